@@ -1,0 +1,119 @@
+package io.elasticgpu.core.model;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+
+/**
+ * What one pod asks for. Immutable.
+ *
+ * <p>Three shapes exist: CPU-only ({@code cards == 0}); whole cards ({@code milliPerCard == 1000}, exclusive); and
+ * slices ({@code cards} distinct cards, each giving {@code milliPerCard} compute and/or {@code memoryMibPerCard}
+ * memory).
+ *
+ * @param cpuMilli         CPU in milli-cores
+ * @param memoryMib        host memory
+ * @param cards            how many distinct cards
+ * @param milliPerCard     compute taken on each card, 0..1000; 1000 means the whole card
+ * @param memoryMibPerCard device memory taken on each card; 0 for whole cards, which take all of it
+ * @param models           acceptable GPU models in the order given; empty means any model
+ */
+public record Request(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard,
+                      List<String> models) {
+
+    public Request {
+        models = List.copyOf(requireNonNull(models, "models"));
+        if (cpuMilli < 0 || memoryMib < 0) {
+            throw new IllegalArgumentException(
+                    "request: cpuMilli and memoryMib must be >= 0, were %d and %d".formatted(cpuMilli, memoryMib));
+        }
+        if (cards < 0) {
+            throw new IllegalArgumentException("request: cards must be >= 0, was %d".formatted(cards));
+        }
+        if (milliPerCard < 0 || milliPerCard > Card.WHOLE) {
+            throw new IllegalArgumentException(("request: milliPerCard must be 0..%d, was %d;"
+                    + " ask for %d to get whole cards").formatted(Card.WHOLE, milliPerCard, Card.WHOLE));
+        }
+        if (memoryMibPerCard < 0) {
+            throw new IllegalArgumentException(
+                    "request: memoryMibPerCard must be >= 0, was %d".formatted(memoryMibPerCard));
+        }
+        if (cards == 0 && (milliPerCard > 0 || memoryMibPerCard > 0)) {
+            throw new IllegalArgumentException(("request: asks %d milli and %d MiB per card but 0 cards;"
+                    + " set cards to at least 1").formatted(milliPerCard, memoryMibPerCard));
+        }
+        if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0) {
+            throw new IllegalArgumentException(("request: asks %d cards but no compute or memory on them;"
+                    + " set milliPerCard or memoryMibPerCard").formatted(cards));
+        }
+        if (milliPerCard == Card.WHOLE && memoryMibPerCard > 0) {
+            throw new IllegalArgumentException(("request: whole cards already include all their memory;"
+                    + " drop memoryMibPerCard (%d) or ask for less than %d milli").formatted(memoryMibPerCard, Card.WHOLE));
+        }
+        for (String model : models) {
+            if (model == null || model.isBlank()) {
+                throw new IllegalArgumentException("request: models must not contain blank names, were " + models);
+            }
+        }
+    }
+
+    public static Request cpuOnly(long cpuMilli, long memoryMib) {
+        return new Request(cpuMilli, memoryMib, 0, 0, 0, List.of());
+    }
+
+    public static Request wholeCards(long cpuMilli, long memoryMib, int cards) {
+        return new Request(cpuMilli, memoryMib, cards, Card.WHOLE, 0, List.of());
+    }
+
+    /** A compute slice of one card, the shape of the Alibaba trace's sharing pods. */
+    public static Request computeSlice(long cpuMilli, long memoryMib, int milli) {
+        return new Request(cpuMilli, memoryMib, 1, milli, 0, List.of());
+    }
+
+    public Request withModels(List<String> acceptable) {
+        return new Request(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable);
+    }
+
+    public boolean needsCards() {
+        return cards > 0;
+    }
+
+    /** Whole cards, exclusive: no other pod may share them. */
+    public boolean wholeCards() {
+        return cards > 0 && milliPerCard == Card.WHOLE;
+    }
+
+    /** A slice of one card that other pods may share. */
+    public boolean sharesOneCard() {
+        return cards == 1 && milliPerCard < Card.WHOLE;
+    }
+
+    /** Total compute asked, in milli-cards: {@code cards x milliPerCard}. */
+    public long totalMilli() {
+        return (long) cards * milliPerCard;
+    }
+
+    public boolean acceptsModel(String model) {
+        return models.isEmpty() || models.contains(model);
+    }
+
+    /**
+     * How much of {@code card} this request takes, in milli-cards: the larger of its compute share and its memory
+     * share, so that policies can weigh memory slices and compute slices on one scale.
+     */
+    public int shareOf(Card card) {
+        if (memoryMibPerCard == 0 || card.memoryMib() == 0) {
+            return milliPerCard;
+        }
+        long memoryShare = Math.ceilDiv(memoryMibPerCard * Card.WHOLE, card.memoryMib());
+        return (int) Math.min(Card.WHOLE, Math.max(milliPerCard, memoryShare));
+    }
+
+    /** The kind of GPU pod, as GPU-clustering groups them: {@code cpu}, {@code share} or {@code <k>-gpu}. */
+    public String tag() {
+        if (cards == 0) {
+            return "cpu";
+        }
+        return sharesOneCard() ? "share" : cards + "-gpu";
+    }
+}

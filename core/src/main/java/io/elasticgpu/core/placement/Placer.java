@@ -1,0 +1,106 @@
+package io.elasticgpu.core.placement;
+
+import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.core.model.Card;
+import io.elasticgpu.core.model.CardShare;
+import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.policy.Choice;
+import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.snapshot.ClusterState;
+import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.core.snapshot.Reason;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Runs scheduling cycles with one policy: every node the request fits is scored, the highest score wins, and on
+ * equal scores the node earlier in cluster order wins (the simulator puts nodes in their priority order).
+ *
+ * <p>Scores are kept per node until that node's state changes, so a cycle after a placement rescores one node, not
+ * the cluster. Not thread-safe; one placer per scheduling thread.
+ */
+public final class Placer {
+
+    private final Policy policy;
+    private final ScoreCache cache = new ScoreCache();
+    private double[] scores = new double[0];
+    private int[] nodes = new int[0];
+    private Choice[] choices = new Choice[0];
+
+    public Placer(Policy policy) {
+        this.policy = requireNonNull(policy, "policy");
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    /** Chooses where {@code request} goes in {@code cluster}; changes nothing. */
+    public Decision place(Request request, ClusterState cluster) {
+        requireNonNull(request, "request");
+        grow(cluster.size());
+        int fitting = 0;
+        Map<Reason, Integer> rejected = null;
+        ScoreCache.Key key = new ScoreCache.Key(request);
+        for (int i = 0; i < cluster.size(); i++) {
+            NodeState node = cluster.node(i);
+            Reason reason = node.check(request);
+            if (reason != Reason.FITS) {
+                if (rejected == null) {
+                    rejected = new EnumMap<>(Reason.class);
+                }
+                rejected.merge(reason, 1, Integer::sum);
+                continue;
+            }
+            Choice choice = policy.cacheable() ? cache.get(i, node, key, policy) : policy.choose(request, node);
+            scores[fitting] = choice.score();
+            choices[fitting] = choice;
+            nodes[fitting] = i;
+            fitting++;
+        }
+        if (fitting == 0) {
+            return unschedulable(cluster.size(), rejected == null ? Map.of() : rejected);
+        }
+        policy.normalize(scores, fitting);
+        int best = 0;
+        for (int j = 1; j < fitting; j++) {
+            if (scores[j] > scores[best]) {
+                best = j;
+            }
+        }
+        NodeState winner = cluster.node(nodes[best]);
+        return new Decision.Placed(placement(request, winner, choices[best].cards()), scores[best]);
+    }
+
+    /** The shares {@code request} takes on {@code cards} of {@code node}: whole cards take all their memory. */
+    public static Placement placement(Request request, NodeState node, int[] cards) {
+        CardShare[] shares = new CardShare[cards.length];
+        for (int i = 0; i < cards.length; i++) {
+            Card card = node.card(cards[i]);
+            shares[i] = request.wholeCards()
+                    ? new CardShare(cards[i], card.computeMilli(), card.memoryMib())
+                    : new CardShare(cards[i], request.milliPerCard(), request.memoryMibPerCard());
+        }
+        return new Placement(node.name(), request, java.util.List.of(shares));
+    }
+
+    private static Decision unschedulable(int nodes, Map<Reason, Integer> rejected) {
+        String detail = rejected.entrySet().stream()
+                .map(e -> e.getValue() + " " + e.getKey().name().toLowerCase().replace('_', ' '))
+                .collect(Collectors.joining(", "));
+        String message = "0/%d nodes fit%s".formatted(nodes, detail.isEmpty() ? "" : ": " + detail);
+        return new Decision.Unschedulable(message, rejected);
+    }
+
+    private void grow(int size) {
+        if (scores.length < size) {
+            scores = new double[size];
+            nodes = new int[size];
+            choices = new Choice[size];
+        }
+    }
+}

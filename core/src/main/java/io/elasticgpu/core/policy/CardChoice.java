@@ -1,0 +1,216 @@
+package io.elasticgpu.core.policy;
+
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.core.snapshot.NodeState;
+
+import java.util.Arrays;
+
+/**
+ * The ways policies pick cards on a node the request fits. Single-card slices go to the tightest or the roomiest
+ * card; everything that takes several cards goes to the best-linked set (NVLink islands first), least loaded among
+ * equals, lowest indexes among equals (seed 000's rule, made exhaustive where the node is small enough).
+ */
+public final class CardChoice {
+
+    /** Above this many candidate sets, {@link #linked} falls back to the greedy rule of seed 000. */
+    static final int EXHAUSTIVE_LIMIT = 20_000;
+
+    private CardChoice() {
+    }
+
+    /** Best fit: a one-card slice takes the card with the least room that fits; other requests {@link #linked}. */
+    public static int[] tightest(Request r, NodeState s) {
+        if (!r.sharesOneCard()) {
+            return linked(r, s);
+        }
+        int best = -1;
+        for (int i = 0; i < s.cardCount(); i++) {
+            if (s.cardFits(r, i) && (best < 0 || s.freeShare(i) < s.freeShare(best))) {
+                best = i;
+            }
+        }
+        return single(best, r, s);
+    }
+
+    /** Worst fit: a one-card slice takes the card with the most room; other requests {@link #linked}. */
+    public static int[] roomiest(Request r, NodeState s) {
+        if (!r.sharesOneCard()) {
+            return linked(r, s);
+        }
+        int best = -1;
+        for (int i = 0; i < s.cardCount(); i++) {
+            if (s.cardFits(r, i) && (best < 0 || s.freeShare(i) > s.freeShare(best))) {
+                best = i;
+            }
+        }
+        return single(best, r, s);
+    }
+
+    /**
+     * {@code r.cards()} fitting cards with the best links between them: the highest weakest link first, then the
+     * highest sum of links, then the least load, then the lowest indexes.
+     */
+    public static int[] linked(Request r, NodeState s) {
+        int[] candidates = s.fittingCards(r);
+        int k = r.cards();
+        if (candidates.length < k) {
+            throw new IllegalStateException("node %s: %d cards fit %s, %d needed"
+                    .formatted(s.name(), candidates.length, r, k));
+        }
+        if (candidates.length == k || allAlike(candidates, s)) {
+            return Arrays.copyOf(candidates, k);
+        }
+        if (binomial(candidates.length, k) <= EXHAUSTIVE_LIMIT) {
+            return exhaustive(candidates, k, s);
+        }
+        return greedy(candidates, k, s);
+    }
+
+    private static int[] single(int card, Request r, NodeState s) {
+        if (card < 0) {
+            throw new IllegalStateException("node %s: no card fits %s".formatted(s.name(), r));
+        }
+        return new int[] {card};
+    }
+
+    /** Every candidate pair equally linked and every candidate equally loaded: any k are as good as the first k. */
+    private static boolean allAlike(int[] c, NodeState s) {
+        Topology t = s.node().topology();
+        int rank = c.length > 1 ? t.rank(c[0], c[1]) : 0;
+        for (int a = 0; a < c.length; a++) {
+            if (s.freeShare(c[a]) != s.freeShare(c[0])) {
+                return false;
+            }
+            for (int b = a + 1; b < c.length; b++) {
+                if (t.rank(c[a], c[b]) != rank) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static int[] exhaustive(int[] c, int k, NodeState s) {
+        Topology t = s.node().topology();
+        int[] pick = new int[k];
+        for (int i = 0; i < k; i++) {
+            pick[i] = i;
+        }
+        int[] set = new int[k];
+        int[] best = null;
+        long[] bestQuality = null;
+        do {
+            for (int i = 0; i < k; i++) {
+                set[i] = c[pick[i]];
+            }
+            long[] quality = quality(set, s, t);
+            if (best == null || better(quality, bestQuality)) {
+                best = set.clone();
+                bestQuality = quality;
+            }
+        } while (nextCombination(pick, c.length));
+        return best;
+    }
+
+    /**
+     * Seed 000's rule, for nodes too large to try every set: from a starting card, repeatedly add the best-linked,
+     * least-loaded peer. Every card is tried as the start (seed 000 starts from the least-loaded one only, which
+     * misses an NVLink island when all cards are equally loaded) and the best resulting set is kept.
+     */
+    private static int[] greedy(int[] c, int k, NodeState s) {
+        Topology t = s.node().topology();
+        int[] best = null;
+        long[] bestQuality = null;
+        for (int start = 0; start < c.length; start++) {
+            int[] set = growFrom(start, c, k, s, t);
+            long[] quality = quality(set, s, t);
+            if (best == null || better(quality, bestQuality)) {
+                best = set;
+                bestQuality = quality;
+            }
+        }
+        Arrays.sort(best);
+        return best;
+    }
+
+    private static int[] growFrom(int start, int[] c, int k, NodeState s, Topology t) {
+        boolean[] taken = new boolean[c.length];
+        int[] out = new int[k];
+        taken[start] = true;
+        out[0] = c[start];
+        for (int n = 1; n < k; n++) {
+            int best = -1;
+            long bestMin = -1;
+            long bestSum = -1;
+            for (int i = 0; i < c.length; i++) {
+                if (taken[i]) {
+                    continue;
+                }
+                long min = Long.MAX_VALUE;
+                long sum = 0;
+                for (int j = 0; j < n; j++) {
+                    int rank = t.rank(c[i], out[j]);
+                    min = Math.min(min, rank);
+                    sum += rank;
+                }
+                if (best < 0 || min > bestMin || (min == bestMin && (sum > bestSum
+                        || (sum == bestSum && s.freeShare(c[i]) > s.freeShare(c[best]))))) {
+                    best = i;
+                    bestMin = min;
+                    bestSum = sum;
+                }
+            }
+            taken[best] = true;
+            out[n] = c[best];
+        }
+        return out;
+    }
+
+    /** (weakest link, sum of links, minus load): larger is better, compared in that order. */
+    private static long[] quality(int[] set, NodeState s, Topology t) {
+        long min = Long.MAX_VALUE;
+        long sum = 0;
+        long load = 0;
+        for (int a = 0; a < set.length; a++) {
+            load += 1000L - s.freeShare(set[a]);
+            for (int b = a + 1; b < set.length; b++) {
+                int rank = t.rank(set[a], set[b]);
+                min = Math.min(min, rank);
+                sum += rank;
+            }
+        }
+        return new long[] {min, sum, -load};
+    }
+
+    private static boolean better(long[] a, long[] b) {
+        return Arrays.compare(a, b) > 0;
+    }
+
+    private static boolean nextCombination(int[] pick, int n) {
+        int k = pick.length;
+        int i = k - 1;
+        while (i >= 0 && pick[i] == n - k + i) {
+            i--;
+        }
+        if (i < 0) {
+            return false;
+        }
+        pick[i]++;
+        for (int j = i + 1; j < k; j++) {
+            pick[j] = pick[j - 1] + 1;
+        }
+        return true;
+    }
+
+    static long binomial(int n, int k) {
+        long result = 1;
+        for (int i = 1; i <= k; i++) {
+            result = result * (n - k + i) / i;
+            if (result > Integer.MAX_VALUE) {
+                return result;
+            }
+        }
+        return result;
+    }
+}

@@ -1,0 +1,47 @@
+package io.elasticgpu.core.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.snapshot.NodeState;
+
+import java.util.random.RandomGenerator;
+
+/**
+ * The paper's baseline: a uniformly random node among those that fit (every node draws a random score, the highest
+ * wins), and for a one-card slice a uniformly random fitting card.
+ */
+public final class RandomPolicy implements Policy {
+
+    private final RandomGenerator random;
+
+    public RandomPolicy(RandomGenerator random) {
+        this.random = requireNonNull(random, "random");
+    }
+
+    @Override
+    public String name() {
+        return "random";
+    }
+
+    @Override
+    public boolean cacheable() {
+        return false;
+    }
+
+    @Override
+    public Choice choose(Request r, NodeState s) {
+        double score = random.nextDouble();
+        if (!r.sharesOneCard()) {
+            return new Choice(score, r.needsCards() ? CardChoice.linked(r, s) : new int[0]);
+        }
+        int card = -1;
+        int seen = 0;
+        for (int i = 0; i < s.cardCount(); i++) {
+            if (s.cardFits(r, i) && random.nextInt(++seen) == 0) {
+                card = i;
+            }
+        }
+        return new Choice(score, new int[] {card});
+    }
+}

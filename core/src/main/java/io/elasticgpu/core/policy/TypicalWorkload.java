@@ -1,0 +1,122 @@
+package io.elasticgpu.core.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.core.model.Request;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The shapes of pods a cluster expects and how often each arrives, estimated the way the FGD paper does: group the
+ * observed pods by (CPU, milli per card, cards, models); keep the most frequent shapes until they cover a given
+ * share of all pods; renormalise. Each shape also carries the median host memory of its group, which the paper
+ * ignores and {@code elastic} uses. Immutable.
+ */
+public final class TypicalWorkload {
+
+    /** One expected pod shape and its probability. */
+    public record Typical(Request shape, double probability) {
+        public Typical {
+            requireNonNull(shape, "shape");
+            if (!(probability >= 0 && probability <= 1)) {
+                throw new IllegalArgumentException("typical pod %s: probability must be 0..1, was %s"
+                        .formatted(shape, probability));
+            }
+        }
+    }
+
+    private final List<Typical> typicals;
+    private final int distinctShapes;
+
+    private TypicalWorkload(List<Typical> typicals, int distinctShapes) {
+        this.typicals = List.copyOf(typicals);
+        this.distinctShapes = distinctShapes;
+    }
+
+    /** A workload given directly, e.g. in tests. */
+    public static TypicalWorkload of(List<Typical> typicals) {
+        return new TypicalWorkload(typicals, typicals.size());
+    }
+
+    /**
+     * Estimates the workload from observed pods.
+     *
+     * @param pods            observed requests, in any order
+     * @param coveragePercent keep shapes until they cover at least this percentage of the pods (the paper uses 95)
+     */
+    public static TypicalWorkload estimate(List<Request> pods, int coveragePercent) {
+        if (coveragePercent < 1 || coveragePercent > 100) {
+            throw new IllegalArgumentException("coveragePercent must be 1..100, was %d".formatted(coveragePercent));
+        }
+        if (pods.isEmpty()) {
+            throw new IllegalArgumentException("cannot estimate a workload from no pods");
+        }
+        Map<Request, List<Long>> groups = new LinkedHashMap<>();
+        for (Request pod : pods) {
+            groups.computeIfAbsent(shapeOf(pod), k -> new ArrayList<>()).add(pod.memoryMib());
+        }
+        Map<Request, Integer> counts = new LinkedHashMap<>();
+        groups.forEach((shape, memory) -> counts.put(shape, memory.size()));
+        List<Map.Entry<Request, Integer>> ranked = new ArrayList<>(counts.entrySet());
+        ranked.sort(Map.Entry.<Request, Integer>comparingByValue()
+                .thenComparing(Map.Entry.comparingByKey(SHAPE_ORDER)).reversed());
+        // The arithmetic below follows the paper's artifact operation by operation, so that frequencies, and with
+        // them every FGD score, come out bit for bit the same.
+        double total = pods.size();
+        double expected = coveragePercent * total / 100.0;
+        double covered = 0;
+        int kept = 0;
+        while (covered < expected && kept < ranked.size()) {
+            covered += ranked.get(kept).getValue();
+            kept++;
+        }
+        List<Typical> out = new ArrayList<>(kept);
+        for (int i = 0; i < kept; i++) {
+            double share = ranked.get(i).getValue() / total;
+            double probability = kept == ranked.size() ? share : share / (covered / total);
+            Request shape = ranked.get(i).getKey();
+            out.add(new Typical(withMemory(shape, median(groups.get(shape))), probability));
+        }
+        return new TypicalWorkload(out, ranked.size());
+    }
+
+    /** Ties between equally frequent shapes go to the larger shape: CPU, then milli, then cards, then models. */
+    private static final Comparator<Request> SHAPE_ORDER = Comparator.comparingLong(Request::cpuMilli)
+            .thenComparingInt(Request::milliPerCard)
+            .thenComparingInt(Request::cards)
+            .thenComparing(r -> String.join("|", r.models()))
+            .thenComparingLong(Request::memoryMibPerCard);
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static Request withMemory(Request shape, long memoryMib) {
+        return new Request(shape.cpuMilli(), memoryMib, shape.cards(), shape.milliPerCard(), shape.memoryMibPerCard(),
+                shape.models());
+    }
+
+    private static Request shapeOf(Request pod) {
+        return new Request(pod.cpuMilli(), 0, pod.cards(), pod.milliPerCard(), pod.memoryMibPerCard(), pod.models());
+    }
+
+    public List<Typical> typicals() {
+        return typicals;
+    }
+
+    /** How many distinct shapes the observed pods had, before the rare ones were cut. */
+    public int distinctShapes() {
+        return distinctShapes;
+    }
+
+    /** The share of observed pods the kept shapes cover, 0..1. */
+    public double coverage(List<Request> pods) {
+        var kept = typicals.stream().map(t -> withMemory(t.shape(), 0)).toList();
+        return pods.stream().map(TypicalWorkload::shapeOf).filter(kept::contains).count() / (double) pods.size();
+    }
+}

@@ -1,0 +1,106 @@
+package io.elasticgpu.core.snapshot;
+
+import io.elasticgpu.core.model.Card;
+import io.elasticgpu.core.model.Request;
+
+/**
+ * Whether a request fits a node now, and if not, why. The checks run in a fixed order (pods, CPU, memory, GPUs,
+ * models, health, card capacity) so that the reason reported is always the first one a person must fix.
+ */
+final class FitCheck {
+
+    private FitCheck() {
+    }
+
+    static Reason reason(Request r, NodeState s) {
+        if (s.pods() + 1 > s.node().maxPods()) {
+            return Reason.TOO_MANY_PODS;
+        }
+        if (s.freeCpu() < r.cpuMilli()) {
+            return Reason.INSUFFICIENT_CPU;
+        }
+        if (s.freeMemory() < r.memoryMib()) {
+            return Reason.INSUFFICIENT_MEMORY;
+        }
+        if (!r.needsCards()) {
+            return Reason.FITS;
+        }
+        return cardReason(r, s);
+    }
+
+    private static Reason cardReason(Request r, NodeState s) {
+        int cards = s.cardCount();
+        if (cards == 0) {
+            return Reason.NO_GPU;
+        }
+        boolean anyAccepted = false;
+        boolean anyHealthy = false;
+        int fitting = 0;
+        for (int i = 0; i < cards; i++) {
+            Card c = s.card(i);
+            if (!r.acceptsModel(c.model())) {
+                continue;
+            }
+            anyAccepted = true;
+            if (!c.healthy()) {
+                continue;
+            }
+            anyHealthy = true;
+            if (s.cardFits(r, i) && ++fitting == r.cards()) {
+                return Reason.FITS;
+            }
+        }
+        if (!anyAccepted) {
+            return Reason.MODEL_NOT_ACCEPTED;
+        }
+        return anyHealthy ? Reason.INSUFFICIENT_GPU : Reason.NO_HEALTHY_GPU;
+    }
+
+    static Fit explain(Request r, NodeState s) {
+        Reason reason = reason(r, s);
+        String node = s.name();
+        return switch (reason) {
+            case FITS -> new Fit.Fits();
+            case TOO_MANY_PODS -> new Fit.DoesNotFit(reason,
+                    "node %s already runs %d of its %d pods".formatted(node, s.pods(), s.node().maxPods()));
+            case INSUFFICIENT_CPU -> new Fit.DoesNotFit(reason,
+                    "node %s has %d milli-CPU free, the pod asks %d".formatted(node, s.freeCpu(), r.cpuMilli()));
+            case INSUFFICIENT_MEMORY -> new Fit.DoesNotFit(reason,
+                    "node %s has %d MiB of memory free, the pod asks %d".formatted(node, s.freeMemory(), r.memoryMib()));
+            case NO_GPU -> new Fit.DoesNotFit(reason, "node %s has no GPUs".formatted(node));
+            case MODEL_NOT_ACCEPTED -> new Fit.DoesNotFit(reason, "node %s has %s cards; the pod accepts only %s"
+                    .formatted(node, s.node().model(), String.join(", ", r.models())));
+            case NO_HEALTHY_GPU -> new Fit.DoesNotFit(reason,
+                    "node %s: all of its %d cards the pod accepts are unhealthy".formatted(node, s.cardCount()));
+            case INSUFFICIENT_GPU -> new Fit.DoesNotFit(reason, gpuMessage(r, s));
+        };
+    }
+
+    private static String gpuMessage(Request r, NodeState s) {
+        int fitting = s.fittingCards(r).length;
+        if (r.wholeCards()) {
+            return "node %s has %d whole cards free, the pod asks %d".formatted(s.name(), fitting, r.cards());
+        }
+        boolean byMemory = r.memoryMibPerCard() > 0;
+        long asked = byMemory ? r.memoryMibPerCard() : r.milliPerCard();
+        String unit = byMemory ? "MiB" : "milli";
+        if (fitting > 0) {
+            return "node %s: only %d cards have %d %s free, the pod asks %d cards"
+                    .formatted(s.name(), fitting, asked, unit, r.cards());
+        }
+        int best = -1;
+        long bestFree = -1;
+        for (int i = 0; i < s.cardCount(); i++) {
+            if (!s.card(i).healthy() || !r.acceptsModel(s.card(i).model())) {
+                continue;
+            }
+            long free = byMemory ? s.freeMemory(i) : s.freeMilli(i);
+            if (free > bestFree) {
+                best = i;
+                bestFree = free;
+            }
+        }
+        return "node %s: no card has %d %s free; largest free is %d %s on card %d"
+                .formatted(s.name(), asked, unit, bestFree, unit, best);
+    }
+}

@@ -1,0 +1,290 @@
+package io.elasticgpu.core.snapshot;
+
+import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.core.model.Card;
+import io.elasticgpu.core.model.CardShare;
+import io.elasticgpu.core.model.Node;
+import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Request;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the pods on one node use, card by card. Immutable: {@link #with} and {@link #without} return new states,
+ * and both refuse any change that would take a card, the CPU or the memory past capacity (rule 2 of DESIGN.md is
+ * enforced here, at the lowest level, whatever the caller).
+ */
+public final class NodeState {
+
+    private final Node node;
+    private final long usedCpu;
+    private final long usedMemory;
+    private final int pods;
+    private final int[] usedMilli;
+    private final long[] usedCardMemory;
+    private final Map<String, Integer> gpuPodTags;
+    private final long freeShareTotal;
+
+    private NodeState(Node node, long usedCpu, long usedMemory, int pods, int[] usedMilli, long[] usedCardMemory,
+                      Map<String, Integer> gpuPodTags) {
+        this.node = node;
+        this.usedCpu = usedCpu;
+        this.usedMemory = usedMemory;
+        this.pods = pods;
+        this.usedMilli = usedMilli;
+        this.usedCardMemory = usedCardMemory;
+        this.gpuPodTags = gpuPodTags;
+        long total = 0;
+        for (int i = 0; i < usedMilli.length; i++) {
+            total += freeShare(i);
+        }
+        this.freeShareTotal = total;
+    }
+
+    /** A node nothing runs on yet. */
+    public static NodeState empty(Node node) {
+        requireNonNull(node, "node");
+        int cards = node.cardCount();
+        return new NodeState(node, 0, 0, 0, new int[cards], new long[cards], Map.of());
+    }
+
+    public Node node() {
+        return node;
+    }
+
+    public String name() {
+        return node.name();
+    }
+
+    public int cardCount() {
+        return usedMilli.length;
+    }
+
+    public Card card(int index) {
+        return node.cards().get(index);
+    }
+
+    public int pods() {
+        return pods;
+    }
+
+    public long freeCpu() {
+        return node.cpuMilli() - usedCpu;
+    }
+
+    public long freeMemory() {
+        return node.memoryMib() - usedMemory;
+    }
+
+    public int usedMilli(int card) {
+        return usedMilli[card];
+    }
+
+    public int freeMilli(int card) {
+        return card(card).computeMilli() - usedMilli[card];
+    }
+
+    public long usedMemory(int card) {
+        return usedCardMemory[card];
+    }
+
+    public long freeMemory(int card) {
+        return card(card).memoryMib() - usedCardMemory[card];
+    }
+
+    /** Nothing is placed on this card. */
+    public boolean idle(int card) {
+        return usedMilli[card] == 0 && usedCardMemory[card] == 0;
+    }
+
+    /**
+     * What is left of a card on one scale, in milli-cards: the smaller of its free compute and its free memory
+     * share. Zero for an unhealthy card, whose capacity nobody can use.
+     */
+    public int freeShare(int card) {
+        Card c = card(card);
+        if (!c.healthy()) {
+            return 0;
+        }
+        int compute = c.computeMilli() - usedMilli[card];
+        if (c.memoryMib() == 0 || usedCardMemory[card] == 0) {
+            return compute;
+        }
+        long memory = (c.memoryMib() - usedCardMemory[card]) * Card.WHOLE / c.memoryMib();
+        return (int) Math.min(compute, memory);
+    }
+
+    /** The sum of {@link #freeShare} over all cards: the node's idle GPU capacity, in milli-cards. */
+    public long freeShareTotal() {
+        return freeShareTotal;
+    }
+
+    /** Healthy cards with nothing placed on them. */
+    public int idleHealthyCards() {
+        int n = 0;
+        for (int i = 0; i < usedMilli.length; i++) {
+            if (idle(i) && card(i).healthy()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** How many GPU pods of each {@link Request#tag()} run here. */
+    public Map<String, Integer> gpuPodTags() {
+        return gpuPodTags;
+    }
+
+    /** Whether {@code card} could take one card's worth of {@code request} right now. */
+    public boolean cardFits(Request request, int card) {
+        Card c = card(card);
+        if (!c.healthy() || !request.acceptsModel(c.model())) {
+            return false;
+        }
+        if (request.wholeCards()) {
+            return idle(card) && c.computeMilli() == Card.WHOLE;
+        }
+        return freeMilli(card) >= request.milliPerCard() && freeMemory(card) >= request.memoryMibPerCard();
+    }
+
+    /** The cards {@code request} could use, in index order. */
+    public int[] fittingCards(Request request) {
+        int[] out = new int[usedMilli.length];
+        int n = 0;
+        for (int i = 0; i < usedMilli.length; i++) {
+            if (cardFits(request, i)) {
+                out[n++] = i;
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    /** The fit check without building a message; {@link Reason#FITS} when the request fits. */
+    public Reason check(Request request) {
+        return FitCheck.reason(request, this);
+    }
+
+    /** The fit check with a message that says what is missing. */
+    public Fit explain(Request request) {
+        return FitCheck.explain(request, this);
+    }
+
+    /**
+     * This node with {@code placement} added.
+     *
+     * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
+     */
+    public NodeState with(Placement placement) {
+        checkNode(placement);
+        Request r = placement.request();
+        if (pods + 1 > node.maxPods()) {
+            throw over("pods", pods + 1, node.maxPods());
+        }
+        if (usedCpu + r.cpuMilli() > node.cpuMilli()) {
+            throw over("milli-CPU", usedCpu + r.cpuMilli(), node.cpuMilli());
+        }
+        if (usedMemory + r.memoryMib() > node.memoryMib()) {
+            throw over("MiB of memory", usedMemory + r.memoryMib(), node.memoryMib());
+        }
+        int[] milli = usedMilli.clone();
+        long[] memory = usedCardMemory.clone();
+        for (CardShare share : placement.shares()) {
+            int i = cardIndex(share);
+            Card c = card(i);
+            if (r.wholeCards() && !idle(i)) {
+                throw new IllegalStateException("node %s: card %d is not free for a whole-card placement"
+                        .formatted(node.name(), i));
+            }
+            milli[i] += share.milli();
+            memory[i] += share.memoryMib();
+            if (milli[i] > c.computeMilli() || memory[i] > c.memoryMib()) {
+                throw new IllegalStateException("node %s: card %d would hold %d of %d milli and %d of %d MiB"
+                        .formatted(node.name(), i, milli[i], c.computeMilli(), memory[i], c.memoryMib()));
+            }
+        }
+        return new NodeState(node, usedCpu + r.cpuMilli(), usedMemory + r.memoryMib(), pods + 1, milli, memory,
+                tagged(r, +1));
+    }
+
+    /**
+     * This node with {@code placement} removed.
+     *
+     * @throws IllegalStateException if the placement is not held here
+     */
+    public NodeState without(Placement placement) {
+        checkNode(placement);
+        Request r = placement.request();
+        if (pods < 1 || usedCpu < r.cpuMilli() || usedMemory < r.memoryMib()) {
+            throw new IllegalStateException("node %s does not hold %s".formatted(node.name(), placement));
+        }
+        int[] milli = usedMilli.clone();
+        long[] memory = usedCardMemory.clone();
+        for (CardShare share : placement.shares()) {
+            int i = cardIndex(share);
+            milli[i] -= share.milli();
+            memory[i] -= share.memoryMib();
+            if (milli[i] < 0 || memory[i] < 0) {
+                throw new IllegalStateException("node %s: card %d does not hold %s".formatted(node.name(), i, share));
+            }
+        }
+        return new NodeState(node, usedCpu - r.cpuMilli(), usedMemory - r.memoryMib(), pods - 1, milli, memory,
+                tagged(r, -1));
+    }
+
+    /**
+     * The same usage on an updated description of the node (health, labels, capacity).
+     *
+     * @throws IllegalArgumentException if the card count changed or the usage no longer fits
+     */
+    public NodeState withNode(Node updated) {
+        if (!updated.name().equals(node.name()) || updated.cardCount() != node.cardCount()) {
+            throw new IllegalArgumentException("node %s: cannot replace %d cards by %s with %d cards"
+                    .formatted(node.name(), node.cardCount(), updated.name(), updated.cardCount()));
+        }
+        for (int i = 0; i < usedMilli.length; i++) {
+            Card c = updated.cards().get(i);
+            if (usedMilli[i] > c.computeMilli() || usedCardMemory[i] > c.memoryMib()) {
+                throw new IllegalArgumentException("node %s: card %d holds more than its new capacity"
+                        .formatted(node.name(), i));
+            }
+        }
+        return new NodeState(updated, usedCpu, usedMemory, pods, usedMilli, usedCardMemory, gpuPodTags);
+    }
+
+    private Map<String, Integer> tagged(Request r, int delta) {
+        if (!r.needsCards()) {
+            return gpuPodTags;
+        }
+        Map<String, Integer> tags = new HashMap<>(gpuPodTags);
+        tags.merge(r.tag(), delta, Integer::sum);
+        tags.values().removeIf(count -> count == 0);
+        return Map.copyOf(tags);
+    }
+
+    private void checkNode(Placement placement) {
+        if (!placement.node().equals(node.name())) {
+            throw new IllegalArgumentException("placement for node %s applied to node %s"
+                    .formatted(placement.node(), node.name()));
+        }
+    }
+
+    private int cardIndex(CardShare share) {
+        if (share.card() >= usedMilli.length) {
+            throw new IllegalArgumentException("node %s has %d cards, no card %d"
+                    .formatted(node.name(), usedMilli.length, share.card()));
+        }
+        return share.card();
+    }
+
+    private IllegalStateException over(String what, long wanted, long capacity) {
+        return new IllegalStateException("node %s would hold %d %s, capacity %d".formatted(node.name(), wanted, what, capacity));
+    }
+
+    @Override
+    public String toString() {
+        return "NodeState[%s cpu=%d/%d mem=%d/%d pods=%d milli=%s]".formatted(node.name(), usedCpu, node.cpuMilli(),
+                usedMemory, node.memoryMib(), pods, java.util.Arrays.toString(usedMilli));
+    }
+}

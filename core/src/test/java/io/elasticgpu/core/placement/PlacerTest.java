@@ -1,0 +1,81 @@
+package io.elasticgpu.core.placement;
+
+import static io.elasticgpu.core.Fixtures.node;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.policy.BinpackPolicy;
+import io.elasticgpu.core.policy.Choice;
+import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.snapshot.ClusterState;
+import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.core.snapshot.Reason;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class PlacerTest {
+
+    @Test
+    void onEqualScoresTheEarlierNodeWins() {
+        ClusterState cluster = new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
+        Decision d = new Placer(new BinpackPolicy()).place(Request.wholeCards(1000, 1000, 1), cluster);
+        assertThat(d).isInstanceOfSatisfying(Decision.Placed.class, p -> {
+            assertThat(p.placement().node()).isEqualTo("b");
+            assertThat(p.placement().cardIndexes()).containsExactly(0);
+        });
+    }
+
+    @Test
+    void theHigherScoreWinsWhateverTheOrder() {
+        ClusterState cluster = new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
+        Placer placer = new Placer(new BinpackPolicy());
+        cluster.assume(((Decision.Placed) placer.place(Request.wholeCards(0, 0, 1), cluster)).placement());
+        // b is now half full: binpack sends the next card there too, not to a
+        Decision d = placer.place(Request.wholeCards(0, 0, 1), cluster);
+        assertThat(((Decision.Placed) d).placement().node()).isEqualTo("b");
+        assertThat(((Decision.Placed) d).placement().cardIndexes()).containsExactly(1);
+    }
+
+    @Test
+    void saysWhyNothingFits() {
+        ClusterState cluster = new ClusterState(List.of(node("a", 1000, 8000, 2, "T4"), node("b", 8000, 8000, 1, "T4")));
+        Decision d = new Placer(new BinpackPolicy()).place(Request.wholeCards(2000, 0, 2), cluster);
+        assertThat(d).isEqualTo(new Decision.Unschedulable("0/2 nodes fit: 1 insufficient cpu, 1 insufficient gpu",
+                Map.of(Reason.INSUFFICIENT_CPU, 1, Reason.INSUFFICIENT_GPU, 1)));
+    }
+
+    @Test
+    void rescoresOnlyNodesThatChanged() {
+        CountingPolicy counting = new CountingPolicy();
+        ClusterState cluster = new ClusterState(List.of(node("a", 8000, 8000, 2, "T4"), node("b", 8000, 8000, 2, "T4"),
+                node("c", 8000, 8000, 2, "T4")));
+        Placer placer = new Placer(counting);
+        Request r = Request.computeSlice(0, 0, 100);
+        cluster.assume(((Decision.Placed) placer.place(r, cluster)).placement());
+        assertThat(counting.calls).isEqualTo(3);
+        placer.place(r, cluster);
+        // only the node the first pod went to is scored again
+        assertThat(counting.calls).isEqualTo(4);
+        placer.place(Request.computeSlice(0, 0, 200), cluster);
+        // a new request shape is scored everywhere
+        assertThat(counting.calls).isEqualTo(7);
+    }
+
+    private static final class CountingPolicy implements Policy {
+        int calls;
+
+        @Override
+        public String name() {
+            return "counting";
+        }
+
+        @Override
+        public Choice choose(Request request, NodeState node) {
+            calls++;
+            return new Choice(0, node.fittingCards(request).length > 0 ? new int[] {node.fittingCards(request)[0]} : new int[0]);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package io.elasticgpu.simulator.trace;
+
+import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.core.model.Request;
+
+/** One pod of a trace: its name and what it asks. Immutable. */
+public record TracePod(String name, Request request) {
+    public TracePod {
+        requireNonNull(name, "name");
+        requireNonNull(request, "request");
+    }
+
+    /** The same request under another name, as the replay names the clones it adds. */
+    public TracePod renamed(String newName) {
+        return new TracePod(newName, request);
+    }
+}
