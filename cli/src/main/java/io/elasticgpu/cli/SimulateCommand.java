@@ -111,11 +111,9 @@ final class SimulateCommand implements Callable<Integer> {
 
     private List<PolicyReport> seeded(Experiment experiment, Trace loaded, List<String> policies, List<Long> seedList,
                                       ProgressLine progress) {
-        long start = System.nanoTime();
         List<Experiment.Run> runs = experiment.run(policies, seedList, (done, total, run) ->
                 progress.update("simulate: %d/%d runs done (%s, seed %d, %.1f s)".formatted(done, total,
                         run.policy(), run.seed(), run.elapsedNanos() / 1e9)));
-        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
         List<PolicyReport> reports = new ArrayList<>();
         for (String name : policies) {
             List<RunMetrics> metrics = runs.stream().filter(r -> r.policy().equals(name))
@@ -123,7 +121,7 @@ final class SimulateCommand implements Callable<Integer> {
             long policyMs = runs.stream().filter(r -> r.policy().equals(name))
                     .mapToLong(r -> r.elapsedNanos() / 1_000_000).sum();
             reports.add(PolicyReport.summarise(loaded.name(), name, seedList, metrics, loaded.capacityMilli(),
-                    Optional.empty(), policies.size() == 1 ? elapsedMs : policyMs));
+                    Optional.empty(), policyMs));
         }
         return reports;
     }

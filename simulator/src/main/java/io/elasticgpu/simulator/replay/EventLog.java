@@ -1,7 +1,5 @@
 package io.elasticgpu.simulator.replay;
 
-import java.util.Arrays;
-
 /**
  * What happened at each event of one replay, all in milli-cards: the GPU asked so far (the current pod included,
  * failed pods included), the GPU held after the event, the cluster's fragmentation after it, and whether the pod
@@ -83,7 +81,6 @@ public final class EventLog {
 
     @Override
     public String toString() {
-        return "EventLog[%d events, %d failed, last used %s]".formatted(size, failures(),
-                size == 0 ? "-" : Arrays.toString(new long[] {used[size - 1]}));
+        return "EventLog[%d events, %d failed]".formatted(size, failures());
     }
 }

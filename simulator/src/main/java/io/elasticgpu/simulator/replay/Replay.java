@@ -49,10 +49,8 @@ public final class Replay {
         EventLog log = new EventLog(cluster.capacityMilli(), arrivals.size());
         for (int i = 0; i < arrivals.size(); i++) {
             TracePod pod = arrivals.get(i);
-            arrived += pod.request().totalMilli();
             Decision decision = placer.place(pod.request(), cluster);
-            String node = decision instanceof Decision.Placed placed ? apply(placed.placement()) : null;
-            log.add(arrived, cluster.usedMilli(), fragmentation, node);
+            record(log, pod, decision instanceof Decision.Placed placed ? placed.placement() : null);
             if ((i + 1) % 1_000 == 0) {
                 progress.accept(i + 1);
             }
@@ -68,7 +66,7 @@ public final class Replay {
         return placer;
     }
 
-    /** Records one event decided elsewhere, for {@link RecordedRun}. */
+    /** Records one event: the pod arrived and went to {@code placement}, or failed when it is null. */
     void record(EventLog log, TracePod pod, Placement placement) {
         arrived += pod.request().totalMilli();
         String node = placement == null ? null : apply(placement);

@@ -14,7 +14,7 @@ public final class TableReport {
         out.append(String.format(Locale.ROOT, "%-15s %9s %6s %9s %17s %17s %17s %17s %8s%n", "policy",
                 "alloc@100", "sd", "unalloc", "first failure", "frag@80", "frag@90", "frag@100", "time"));
         out.append(String.format(Locale.ROOT, "%-15s %9s %6s %9s %17s %17s %17s %17s %8s%n", "",
-                "%", "", "GPUs", "arrived% / GPUs", "amount% / ratio%", "amount% / ratio%", "amount% / ratio%", "s"));
+                "%", "", "GPUs", "arrived% / GPUs", "amount% / ratio%", "amount% / ratio%", "amount% / ratio%", "s, sum"));
         for (PolicyReport r : reports) {
             out.append(String.format(Locale.ROOT, "%-15s %9s %6s %9s %17s %17s %17s %17s %8.1f%n", r.policy(),
                     fixed(r.allocationAt100().mean()), fixed(r.allocationAt100().sd()), fixed(r.unallocatedGpusAt100()),
