@@ -1,0 +1,101 @@
+package io.elasticgpu.api.v1alpha1;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A node's GPUs as the node agent publishes them in the {@link Annotations#INVENTORY} annotation. Immutable.
+ *
+ * <pre>{@code
+ * {"cards": [{"index": 0, "uuid": "GPU-5e1f...", "model": "NVIDIA A100-SXM4-80GB", "memoryMiB": 81920,
+ *             "healthy": true, "numa": 0}, ...],
+ *  "links": [{"a": 0, "b": 1, "kind": "NVLINK", "nvlinks": 12}, ...]}
+ * }</pre>
+ *
+ * Pairs of cards without a link entry reach each other across sockets ({@code SYS}). Link kinds, best first:
+ * {@code NVLINK} (with the lane count), {@code PCIE_SWITCH} ({@code PIX}/{@code PXB}), {@code HOST_BRIDGE}
+ * ({@code PHB}), {@code NUMA_NODE} ({@code NODE}), {@code CROSS_SOCKET} ({@code SYS}).
+ *
+ * @param cards every card, {@code cards.get(i).index() == i}
+ * @param links the connections better than {@code CROSS_SOCKET}, each pair once
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record NodeInventory(List<Card> cards, List<Link> links) {
+
+    /** One GPU. {@code numa} is -1 when unknown. */
+    public record Card(int index, String uuid, String model, @JsonProperty("memoryMiB") long memoryMib, boolean healthy,
+                       int numa) {
+        public Card {
+            requireNonNull(uuid, "uuid");
+            requireNonNull(model, "model");
+        }
+    }
+
+    /** The connection between cards {@code a} and {@code b}. */
+    public record Link(int a, int b, String kind, int nvlinks) {
+        public Link {
+            requireNonNull(kind, "kind");
+        }
+    }
+
+    private static final Set<String> KINDS = Set.of("NVLINK", "PCIE_SWITCH", "HOST_BRIDGE", "NUMA_NODE", "CROSS_SOCKET");
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    public NodeInventory {
+        cards = List.copyOf(requireNonNull(cards, "cards"));
+        links = List.copyOf(links == null ? List.of() : links);
+        for (int i = 0; i < cards.size(); i++) {
+            if (cards.get(i).index() != i) {
+                throw new IllegalArgumentException("inventory: card at position %d has index %d; indexes must be 0..%d in order"
+                        .formatted(i, cards.get(i).index(), cards.size() - 1));
+            }
+        }
+        Set<String> pairs = new HashSet<>();
+        for (Link l : links) {
+            if (l.a() == l.b() || l.a() < 0 || l.b() < 0 || l.a() >= cards.size() || l.b() >= cards.size()) {
+                throw new IllegalArgumentException("inventory: link %d-%d does not join two of the %d cards"
+                        .formatted(l.a(), l.b(), cards.size()));
+            }
+            if (!KINDS.contains(l.kind())) {
+                throw new IllegalArgumentException("inventory: link %d-%d has kind %s; use one of %s"
+                        .formatted(l.a(), l.b(), l.kind(), KINDS));
+            }
+            if (!pairs.add(Math.min(l.a(), l.b()) + "-" + Math.max(l.a(), l.b()))) {
+                throw new IllegalArgumentException("inventory: link %d-%d is listed twice".formatted(l.a(), l.b()));
+            }
+        }
+    }
+
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write inventory", e);
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code json} is not an inventory, saying what is wrong
+     */
+    public static NodeInventory fromJson(String json) {
+        try {
+            NodeInventory inventory = JSON.readValue(json, NodeInventory.class);
+            if (inventory == null || inventory.cards() == null) {
+                throw new IllegalArgumentException("inventory: expected a JSON object with \"cards\", got " + json);
+            }
+            return inventory;
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("inventory: not valid JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.elasticgpu.api.v1alpha1;
+
+import java.util.List;
+
+/** The extended resources pods ask for and nodes advertise (DESIGN.md, "Resource names"). */
+public final class ResourceNames {
+
+    /** Whole cards, exclusive. */
+    public static final String GPU = "elasticgpu.io/gpu";
+    /** Memory slice of one card, in blocks of the node agent's block size (1 MiB unless configured). */
+    public static final String GPU_MEMORY = "elasticgpu.io/gpu-memory";
+    /** Compute slice of one card, in percent: 100 is a whole card. */
+    public static final String GPU_CORE = "elasticgpu.io/gpu-core";
+    /** With a memory or compute slice: that slice on each of this many distinct cards. */
+    public static final String GPU_COUNT = "elasticgpu.io/gpu-count";
+
+    /** NVIDIA's device plugin: whole cards. */
+    public static final String NVIDIA_GPU = "nvidia.com/gpu";
+    /** Aliyun gpushare: memory of one card (GiB by default, as its device plugin advertises it). */
+    public static final String ALIYUN_GPU_MEM = "aliyun.com/gpu-mem";
+    /** Volcano GPU share: memory of one card in MiB. */
+    public static final String VOLCANO_GPU_MEMORY = "volcano.sh/gpu-memory";
+    /** Volcano GPU share: whole cards. */
+    public static final String VOLCANO_GPU_NUMBER = "volcano.sh/gpu-number";
+
+    /** Every name Elastic GPU schedules. */
+    public static final List<String> ALL = List.of(GPU, GPU_MEMORY, GPU_CORE, GPU_COUNT, NVIDIA_GPU, ALIYUN_GPU_MEM,
+            VOLCANO_GPU_MEMORY, VOLCANO_GPU_NUMBER);
+
+    private ResourceNames() {
+    }
+}

@@ -1,0 +1,41 @@
+package io.elasticgpu.e2e.cluster;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+/** Loopback ports: a free one, and whether one is free. */
+public final class Ports {
+
+    private Ports() {
+    }
+
+    /** A port nothing listens on now, chosen by the kernel. */
+    public static int free() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot find a free loopback port: " + e.getMessage(), e);
+        }
+    }
+
+    public static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * @throws IllegalStateException when something already listens on {@code port}
+     */
+    public static void requireFree(int port, String forWhat) {
+        if (!isFree(port)) {
+            throw new IllegalStateException("port %d on 127.0.0.1 (for %s) is taken by another process; stop it or pick another port"
+                    .formatted(port, forWhat));
+        }
+    }
+}
