@@ -2,11 +2,18 @@ package io.elasticgpu.bench;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 
-/** {@code bench/run speed [POD_LIST.csv]} or {@code bench/run reproduce [TRACE_DIR] [RESULTS.csv]}. */
+/**
+ * {@code bench/run speed [POD_LIST.csv]}, {@code bench/run reproduce [TRACE_DIR] [RESULTS.csv]} or
+ * {@code bench/run extender [NODES,NODES] [REQUESTS]}.
+ */
 public final class Bench {
 
     private static final Path SHARED = Path.of(System.getProperty("egpu.shared", "../shared"));
+
+    private static final String USAGE = "usage: bench/run speed [POD_LIST.csv] | reproduce [TRACE_DIR] [RESULTS.csv]"
+            + " | extender [NODES,NODES (default 1000,5000)] [REQUESTS per row (default 2000)]";
 
     private Bench() {
     }
@@ -20,10 +27,27 @@ public final class Bench {
             case "reproduce" -> System.exit(Reproduction.run(
                     rest.length > 0 ? Path.of(rest[0]) : SHARED.resolve("traces/openb"),
                     rest.length > 1 ? Path.of(rest[1]) : SHARED.resolve("placement/fgd-artifact-at-arrival100.csv")));
+            case "extender" -> ExtenderBenchmark.run(rest.length > 0 ? sizes(rest[0]) : List.of(1000, 5000),
+                    rest.length > 1 ? Integer.parseInt(rest[1]) : 2000);
             default -> {
-                System.err.println("usage: bench/run speed [POD_LIST.csv] | reproduce [TRACE_DIR] [RESULTS.csv]");
+                System.err.println(USAGE);
                 System.exit(2);
             }
+        }
+    }
+
+    private static List<Integer> sizes(String csv) {
+        try {
+            List<Integer> sizes = Arrays.stream(csv.split(",")).map(String::trim).map(Integer::valueOf).toList();
+            if (sizes.stream().anyMatch(n -> n < 1)) {
+                throw new NumberFormatException();
+            }
+            return sizes;
+        } catch (NumberFormatException e) {
+            System.err.println("fleet sizes must be positive whole numbers separated by commas, e.g. 1000,5000; got " + csv);
+            System.err.println(USAGE);
+            System.exit(2);
+            return List.of();
         }
     }
 }

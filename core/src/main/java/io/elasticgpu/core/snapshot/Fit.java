@@ -14,13 +14,23 @@ public sealed interface Fit {
         }
     }
 
-    record DoesNotFit(Reason reason, String message) implements Fit {
+    /**
+     * @param node   the node that was checked
+     * @param detail what is missing, without the node's name, e.g. {@code no card has 700 milli free; ...}
+     */
+    record DoesNotFit(Reason reason, String node, String detail) implements Fit {
         public DoesNotFit {
             requireNonNull(reason, "reason");
-            requireNonNull(message, "message");
+            requireNonNull(node, "node");
+            requireNonNull(detail, "detail");
             if (reason == Reason.FITS) {
                 throw new IllegalArgumentException("DoesNotFit cannot carry Reason.FITS");
             }
+        }
+
+        /** {@code node <name>: <detail>}. */
+        public String message() {
+            return "node " + node + ": " + detail;
         }
     }
 }

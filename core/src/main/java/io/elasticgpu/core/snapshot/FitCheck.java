@@ -1,6 +1,5 @@
 package io.elasticgpu.core.snapshot;
 
-import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Request;
 
 /**
@@ -13,7 +12,7 @@ final class FitCheck {
     }
 
     static Reason reason(Request r, NodeState s) {
-        if (s.pods() + 1 > s.node().maxPods()) {
+        if (s.freePods() < 1) {
             return Reason.TOO_MANY_PODS;
         }
         if (s.freeCpu() < r.cpuMilli()) {
@@ -37,12 +36,11 @@ final class FitCheck {
         boolean anyHealthy = false;
         int fitting = 0;
         for (int i = 0; i < cards; i++) {
-            Card c = s.card(i);
-            if (!r.acceptsModel(c.model())) {
+            if (!s.acceptsModel(r, i)) {
                 continue;
             }
             anyAccepted = true;
-            if (!c.healthy()) {
+            if (!s.healthy(i)) {
                 continue;
             }
             anyHealthy = true;
@@ -61,32 +59,31 @@ final class FitCheck {
         String node = s.name();
         return switch (reason) {
             case FITS -> new Fit.Fits();
-            case TOO_MANY_PODS -> new Fit.DoesNotFit(reason,
-                    "node %s already runs %d of its %d pods".formatted(node, s.pods(), s.node().maxPods()));
-            case INSUFFICIENT_CPU -> new Fit.DoesNotFit(reason,
-                    "node %s has %d milli-CPU free, the pod asks %d".formatted(node, s.freeCpu(), r.cpuMilli()));
-            case INSUFFICIENT_MEMORY -> new Fit.DoesNotFit(reason,
-                    "node %s has %d MiB of memory free, the pod asks %d".formatted(node, s.freeMemory(), r.memoryMib()));
-            case NO_GPU -> new Fit.DoesNotFit(reason, "node %s has no GPUs".formatted(node));
-            case MODEL_NOT_ACCEPTED -> new Fit.DoesNotFit(reason, "node %s has %s cards; the pod accepts only %s"
-                    .formatted(node, s.node().model(), String.join(", ", r.models())));
-            case NO_HEALTHY_GPU -> new Fit.DoesNotFit(reason,
-                    "node %s: all of its %d cards the pod accepts are unhealthy".formatted(node, s.cardCount()));
-            case INSUFFICIENT_GPU -> new Fit.DoesNotFit(reason, gpuMessage(r, s));
+            case TOO_MANY_PODS -> new Fit.DoesNotFit(reason, node,
+                    "already runs %d of its %d pods".formatted(s.pods(), s.node().maxPods()));
+            case INSUFFICIENT_CPU -> new Fit.DoesNotFit(reason, node,
+                    "%d milli-CPU free, the pod asks %d".formatted(s.freeCpu(), r.cpuMilli()));
+            case INSUFFICIENT_MEMORY -> new Fit.DoesNotFit(reason, node,
+                    "%d MiB of memory free, the pod asks %d".formatted(s.freeMemory(), r.memoryMib()));
+            case NO_GPU -> new Fit.DoesNotFit(reason, node, "no GPUs");
+            case MODEL_NOT_ACCEPTED -> new Fit.DoesNotFit(reason, node, "%s cards; the pod accepts only %s"
+                    .formatted(s.node().model(), String.join(", ", r.models())));
+            case NO_HEALTHY_GPU -> new Fit.DoesNotFit(reason, node,
+                    "all of its %d cards the pod accepts are unhealthy".formatted(s.cardCount()));
+            case INSUFFICIENT_GPU -> new Fit.DoesNotFit(reason, node, gpuDetail(r, s));
         };
     }
 
-    private static String gpuMessage(Request r, NodeState s) {
+    private static String gpuDetail(Request r, NodeState s) {
         int fitting = s.fittingCards(r).length;
         if (r.wholeCards()) {
-            return "node %s has %d whole cards free, the pod asks %d".formatted(s.name(), fitting, r.cards());
+            return "%d whole cards free, the pod asks %d".formatted(fitting, r.cards());
         }
         boolean byMemory = r.memoryMibPerCard() > 0;
         long asked = byMemory ? r.memoryMibPerCard() : r.milliPerCard();
         String unit = byMemory ? "MiB" : "milli";
         if (fitting > 0) {
-            return "node %s: only %d cards have %d %s free, the pod asks %d cards"
-                    .formatted(s.name(), fitting, asked, unit, r.cards());
+            return "only %d cards have %d %s free, the pod asks %d cards".formatted(fitting, asked, unit, r.cards());
         }
         int best = -1;
         long bestFree = -1;
@@ -100,7 +97,6 @@ final class FitCheck {
                 bestFree = free;
             }
         }
-        return "node %s: no card has %d %s free; largest free is %d %s on card %d"
-                .formatted(s.name(), asked, unit, bestFree, unit, best);
+        return "no card has %d %s free; largest free is %d %s on card %d".formatted(asked, unit, bestFree, unit, best);
     }
 }

@@ -9,6 +9,7 @@ import io.elasticgpu.core.model.Placement;
 import io.elasticgpu.core.model.Request;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,6 +27,13 @@ public final class NodeState {
     private final long[] usedCardMemory;
     private final Map<String, Integer> gpuPodTags;
     private final long freeShareTotal;
+    // Derived at construction so that fit checks read two small arrays rather than every Card object: the
+    // extender checks thousands of nodes per call, and chasing cards through the heap is what costs there.
+    private final int[] availableMilli;   // free compute of each healthy card; -1 for an unhealthy one
+    private final long[] availableMemory; // free memory of each card
+    private final long freeCpu;
+    private final long freeMemory;
+    private final int freePods;
 
     private NodeState(Node node, long usedCpu, long usedMemory, int pods, int[] usedMilli, long[] usedCardMemory,
                       Map<String, Integer> gpuPodTags) {
@@ -37,10 +45,18 @@ public final class NodeState {
         this.usedCardMemory = usedCardMemory;
         this.gpuPodTags = gpuPodTags;
         long total = 0;
+        this.availableMilli = new int[usedMilli.length];
+        this.availableMemory = new long[usedMilli.length];
         for (int i = 0; i < usedMilli.length; i++) {
             total += freeShare(i);
+            Card c = card(i);
+            availableMilli[i] = c.healthy() ? c.computeMilli() - usedMilli[i] : -1;
+            availableMemory[i] = c.memoryMib() - usedCardMemory[i];
         }
         this.freeShareTotal = total;
+        this.freeCpu = node.cpuMilli() - usedCpu;
+        this.freeMemory = node.memoryMib() - usedMemory;
+        this.freePods = node.maxPods() - pods;
     }
 
     /** A node nothing runs on yet. */
@@ -70,12 +86,17 @@ public final class NodeState {
         return pods;
     }
 
+    /** How many more pods the node admits. */
+    public int freePods() {
+        return freePods;
+    }
+
     public long freeCpu() {
-        return node.cpuMilli() - usedCpu;
+        return freeCpu;
     }
 
     public long freeMemory() {
-        return node.memoryMib() - usedMemory;
+        return freeMemory;
     }
 
     public int usedMilli(int card) {
@@ -137,16 +158,26 @@ public final class NodeState {
         return gpuPodTags;
     }
 
+    public boolean healthy(int card) {
+        return availableMilli[card] >= 0;
+    }
+
+    /** Whether {@code card} is of a model {@code request} accepts (looked at only when the request names models). */
+    public boolean acceptsModel(Request request, int card) {
+        return request.models().isEmpty() || request.acceptsModel(card(card).model());
+    }
+
     /** Whether {@code card} could take one card's worth of {@code request} right now. */
     public boolean cardFits(Request request, int card) {
-        Card c = card(card);
-        if (!c.healthy() || !request.acceptsModel(c.model())) {
+        int milli = availableMilli[card];
+        if (milli < 0 || !acceptsModel(request, card)) {
             return false;
         }
         if (request.wholeCards()) {
-            return idle(card) && c.computeMilli() == Card.WHOLE;
+            // a whole, idle card: compute is at most WHOLE, so all of it free means nothing placed and a whole card
+            return milli == Card.WHOLE && usedCardMemory[card] == 0;
         }
-        return freeMilli(card) >= request.milliPerCard() && freeMemory(card) >= request.memoryMibPerCard();
+        return milli >= request.milliPerCard() && availableMemory[card] >= request.memoryMibPerCard();
     }
 
     /** The cards {@code request} could use, in index order. */
@@ -177,35 +208,52 @@ public final class NodeState {
      * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
      */
     public NodeState with(Placement placement) {
-        checkNode(placement);
-        Request r = placement.request();
+        return with(List.of(placement));
+    }
+
+    /**
+     * This node with one pod added whose containers take {@code placements} (CPU and memory summed, one pod
+     * counted).
+     *
+     * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
+     */
+    public NodeState with(List<Placement> placements) {
+        long cpu = usedCpu;
+        long memory = usedMemory;
+        int[] milli = usedMilli.clone();
+        long[] cardMemory = usedCardMemory.clone();
+        Map<String, Integer> tags = gpuPodTags;
         if (pods + 1 > node.maxPods()) {
             throw over("pods", pods + 1, node.maxPods());
         }
-        if (usedCpu + r.cpuMilli() > node.cpuMilli()) {
-            throw over("milli-CPU", usedCpu + r.cpuMilli(), node.cpuMilli());
-        }
-        if (usedMemory + r.memoryMib() > node.memoryMib()) {
-            throw over("MiB of memory", usedMemory + r.memoryMib(), node.memoryMib());
-        }
-        int[] milli = usedMilli.clone();
-        long[] memory = usedCardMemory.clone();
-        for (CardShare share : placement.shares()) {
-            int i = cardIndex(share);
-            Card c = card(i);
-            if (r.wholeCards() && !idle(i)) {
-                throw new IllegalStateException("node %s: card %d is not free for a whole-card placement"
-                        .formatted(node.name(), i));
+        for (Placement placement : placements) {
+            checkNode(placement);
+            Request r = placement.request();
+            cpu += r.cpuMilli();
+            memory += r.memoryMib();
+            for (CardShare share : placement.shares()) {
+                int i = cardIndex(share);
+                Card c = card(i);
+                if (r.wholeCards() && (milli[i] != 0 || cardMemory[i] != 0)) {
+                    throw new IllegalStateException("node %s: card %d is not free for a whole-card placement"
+                            .formatted(node.name(), i));
+                }
+                milli[i] += share.milli();
+                cardMemory[i] += share.memoryMib();
+                if (milli[i] > c.computeMilli() || cardMemory[i] > c.memoryMib()) {
+                    throw new IllegalStateException("node %s: card %d would hold %d of %d milli and %d of %d MiB"
+                            .formatted(node.name(), i, milli[i], c.computeMilli(), cardMemory[i], c.memoryMib()));
+                }
             }
-            milli[i] += share.milli();
-            memory[i] += share.memoryMib();
-            if (milli[i] > c.computeMilli() || memory[i] > c.memoryMib()) {
-                throw new IllegalStateException("node %s: card %d would hold %d of %d milli and %d of %d MiB"
-                        .formatted(node.name(), i, milli[i], c.computeMilli(), memory[i], c.memoryMib()));
-            }
+            tags = tagged(tags, r, +1);
         }
-        return new NodeState(node, usedCpu + r.cpuMilli(), usedMemory + r.memoryMib(), pods + 1, milli, memory,
-                tagged(r, +1));
+        if (cpu > node.cpuMilli()) {
+            throw over("milli-CPU", cpu, node.cpuMilli());
+        }
+        if (memory > node.memoryMib()) {
+            throw over("MiB of memory", memory, node.memoryMib());
+        }
+        return new NodeState(node, cpu, memory, pods + 1, milli, cardMemory, tags);
     }
 
     /**
@@ -214,23 +262,39 @@ public final class NodeState {
      * @throws IllegalStateException if the placement is not held here
      */
     public NodeState without(Placement placement) {
-        checkNode(placement);
-        Request r = placement.request();
-        if (pods < 1 || usedCpu < r.cpuMilli() || usedMemory < r.memoryMib()) {
-            throw new IllegalStateException("node %s does not hold %s".formatted(node.name(), placement));
-        }
+        return without(List.of(placement));
+    }
+
+    /**
+     * This node with one pod removed, whose containers held {@code placements}.
+     *
+     * @throws IllegalStateException if they are not held here
+     */
+    public NodeState without(List<Placement> placements) {
+        long cpu = usedCpu;
+        long memory = usedMemory;
         int[] milli = usedMilli.clone();
-        long[] memory = usedCardMemory.clone();
-        for (CardShare share : placement.shares()) {
-            int i = cardIndex(share);
-            milli[i] -= share.milli();
-            memory[i] -= share.memoryMib();
-            if (milli[i] < 0 || memory[i] < 0) {
-                throw new IllegalStateException("node %s: card %d does not hold %s".formatted(node.name(), i, share));
+        long[] cardMemory = usedCardMemory.clone();
+        Map<String, Integer> tags = gpuPodTags;
+        for (Placement placement : placements) {
+            checkNode(placement);
+            Request r = placement.request();
+            cpu -= r.cpuMilli();
+            memory -= r.memoryMib();
+            for (CardShare share : placement.shares()) {
+                int i = cardIndex(share);
+                milli[i] -= share.milli();
+                cardMemory[i] -= share.memoryMib();
+                if (milli[i] < 0 || cardMemory[i] < 0) {
+                    throw new IllegalStateException("node %s: card %d does not hold %s".formatted(node.name(), i, share));
+                }
             }
+            tags = tagged(tags, r, -1);
         }
-        return new NodeState(node, usedCpu - r.cpuMilli(), usedMemory - r.memoryMib(), pods - 1, milli, memory,
-                tagged(r, -1));
+        if (pods < 1 || cpu < 0 || memory < 0) {
+            throw new IllegalStateException("node %s does not hold %s".formatted(node.name(), placements));
+        }
+        return new NodeState(node, cpu, memory, pods - 1, milli, cardMemory, tags);
     }
 
     /**
@@ -253,11 +317,11 @@ public final class NodeState {
         return new NodeState(updated, usedCpu, usedMemory, pods, usedMilli, usedCardMemory, gpuPodTags);
     }
 
-    private Map<String, Integer> tagged(Request r, int delta) {
+    private static Map<String, Integer> tagged(Map<String, Integer> current, Request r, int delta) {
         if (!r.needsCards()) {
-            return gpuPodTags;
+            return current;
         }
-        Map<String, Integer> tags = new HashMap<>(gpuPodTags);
+        Map<String, Integer> tags = new HashMap<>(current);
         tags.merge(r.tag(), delta, Integer::sum);
         tags.values().removeIf(count -> count == 0);
         return Map.copyOf(tags);

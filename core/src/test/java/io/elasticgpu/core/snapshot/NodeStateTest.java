@@ -102,8 +102,9 @@ class NodeStateTest {
     void explainsAMissingSliceWithTheLargestFreeCard() {
         NodeState state = withUsed(n1, 900, 400, 1000, 1000);
         Fit fit = state.explain(Request.computeSlice(0, 0, 700));
-        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU,
-                "node n1: no card has 700 milli free; largest free is 600 milli on card 1"));
+        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
+                "no card has 700 milli free; largest free is 600 milli on card 1"));
+        assertThat(((Fit.DoesNotFit) fit).message()).isEqualTo("node n1: no card has 700 milli free; largest free is 600 milli on card 1");
     }
 
     @Test
@@ -111,21 +112,21 @@ class NodeStateTest {
         Placement p = new Placement("n1", new Request(0, 0, 1, 0, 10_240, List.of()), List.of(new CardShare(2, 0, 10_240)));
         NodeState state = withUsed(n1, 1000, 1000, 0, 1000).with(p);
         Fit fit = state.explain(new Request(0, 0, 1, 0, 8192, List.of()));
-        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU,
-                "node n1: no card has 8192 MiB free; largest free is 6144 MiB on card 2"));
+        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
+                "no card has 8192 MiB free; largest free is 6144 MiB on card 2"));
     }
 
     @Test
     void explainsMissingWholeCards() {
         Fit fit = withUsed(n1, 100, 0, 100, 100).explain(Request.wholeCards(0, 0, 2));
-        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU,
-                "node n1 has 1 whole cards free, the pod asks 2"));
+        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
+                "1 whole cards free, the pod asks 2"));
     }
 
     @Test
     void explainsCpu() {
         assertThat(NodeState.empty(n1).explain(Request.cpuOnly(32_000, 0))).isEqualTo(new Fit.DoesNotFit(
-                Reason.INSUFFICIENT_CPU, "node n1 has 16000 milli-CPU free, the pod asks 32000"));
+                Reason.INSUFFICIENT_CPU, "n1", "16000 milli-CPU free, the pod asks 32000"));
     }
 
     @Test

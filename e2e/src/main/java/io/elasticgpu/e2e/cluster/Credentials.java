@@ -57,6 +57,9 @@ public final class Credentials {
                 List.of("127.0.0.1", "localhost"), VALIDITY));
         c.write("controller-manager", ca.issue("system:kube-controller-manager", null, List.of(Usage.CLIENT, Usage.SERVER),
                 List.of("127.0.0.1", "localhost"), VALIDITY));
+        // The front proxy's identity: lets the apiserver trust aggregated-API requests and lets the scheduler and
+        // the controller manager read their request-header configuration, as in a kubeadm cluster.
+        c.write("front-proxy-client", ca.issue("front-proxy-client", null, List.of(Usage.CLIENT), List.of(), VALIDITY));
         c.writeServiceAccountKeys();
         return c;
     }

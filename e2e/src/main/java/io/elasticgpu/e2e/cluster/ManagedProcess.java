@@ -10,10 +10,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One upstream program run by the harness: its output goes to a log file, readiness is a probe polled until a
- * deadline, and stopping sends SIGTERM, then SIGKILL to it and anything it started.
+ * One program run by the harness (an upstream one, or an Elastic GPU command): its output goes to a log file,
+ * readiness is a probe polled until a deadline, and stopping sends SIGTERM, then SIGKILL to it and anything it
+ * started.
  */
-final class ManagedProcess {
+public final class ManagedProcess {
 
     private final String name;
     private final Process process;
@@ -25,7 +26,7 @@ final class ManagedProcess {
         this.log = log;
     }
 
-    static ManagedProcess start(String name, List<String> command, Path log) {
+    public static ManagedProcess start(String name, List<String> command, Path log) {
         try {
             Files.createDirectories(log.getParent());
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
@@ -36,19 +37,19 @@ final class ManagedProcess {
         }
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
@@ -56,7 +57,7 @@ final class ManagedProcess {
      * @throws IllegalStateException when the process exits or the probe stays false past {@code timeout}, with the
      *                               end of the process's log
      */
-    void awaitReady(Callable<Boolean> probe, Duration timeout) {
+    public void awaitReady(Callable<Boolean> probe, Duration timeout) {
         // A process that exits ends the wait at once; the check below tells the two endings apart.
         boolean ready = Poll.until(() -> !process.isAlive() || probe.call(), timeout, Duration.ofMillis(100));
         if (!process.isAlive()) {
@@ -70,7 +71,7 @@ final class ManagedProcess {
     }
 
     /** SIGTERM, up to {@code grace} to exit, then SIGKILL; the same for every process it started. */
-    void stop(Duration grace) {
+    public void stop(Duration grace) {
         stop(process.toHandle(), grace);
     }
 
@@ -86,7 +87,18 @@ final class ManagedProcess {
         children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
     }
 
-    String tail(int lines) {
+    /** SIGKILL at once, as a crash would. */
+    public void kill() {
+        process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public String tail(int lines) {
         try {
             List<String> all = Files.readAllLines(log);
             return String.join(System.lineSeparator(), all.subList(Math.max(0, all.size() - lines), all.size()));

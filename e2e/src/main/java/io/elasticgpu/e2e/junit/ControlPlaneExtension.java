@@ -15,8 +15,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * Gives end-to-end tests a real control plane: {@code @ExtendWith(ControlPlaneExtension.class)}, then a
- * {@link TestCluster} parameter. The control plane starts once per test run, on first use, in
- * {@code e2e/target/control-plane-<time>} (its logs stay there), and stops when the run ends, failed or not.
+ * {@link TestCluster} parameter in tests, or a {@link ControlPlane} parameter anywhere (class set-up included). The
+ * control plane starts once per test run, on first use, in {@code e2e/target/control-plane-<time>} (its logs stay
+ * there), and stops when the run ends, failed or not.
  */
 public final class ControlPlaneExtension implements ParameterResolver {
 
@@ -24,12 +25,16 @@ public final class ControlPlaneExtension implements ParameterResolver {
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        return parameter.getParameter().getType() == TestCluster.class;
+        Class<?> type = parameter.getParameter().getType();
+        return type == TestCluster.class || type == ControlPlane.class;
     }
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         ControlPlane controlPlane = shared(context);
+        if (parameter.getParameter().getType() == ControlPlane.class) {
+            return controlPlane;
+        }
         String namespace = namespaceFor(context);
         // Stored in the test's own store: closed (namespace deleted, client closed) when the test ends.
         return context.getStore(NAMESPACE).getOrComputeIfAbsent("cluster", k -> new TestCluster(controlPlane, namespace),

@@ -68,10 +68,21 @@ public final class TestCluster implements AutoCloseable {
         controlPlane.restartScheduler(config);
     }
 
+    /**
+     * Deletes the test's pods at once and waits until they are gone, then its nodes and namespace: a pod left
+     * pending would otherwise be scheduled onto the next test's nodes while its namespace terminates.
+     */
     @Override
     public void close() {
-        nodes.forEach(n -> client.nodes().withName(n).delete());
-        client.namespaces().withName(namespace).delete();
-        client.close();
+        try {
+            client.pods().inNamespace(namespace).withGracePeriod(0).delete();
+            client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("the pods of namespace %s did not go away: %s".formatted(namespace, e.getMessage()), e);
+        } finally {
+            nodes.forEach(n -> client.nodes().withName(n).delete());
+            client.namespaces().withName(namespace).delete();
+            client.close();
+        }
     }
 }

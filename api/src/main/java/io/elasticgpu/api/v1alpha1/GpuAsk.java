@@ -1,0 +1,51 @@
+package io.elasticgpu.api.v1alpha1;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What one container asks of GPUs, whatever names it used. Immutable.
+ *
+ * @param container    the container's name
+ * @param role         app container, init container, or sidecar (an init container that keeps running)
+ * @param cards        how many distinct cards
+ * @param whole        whole cards (exclusive) rather than slices
+ * @param milli        compute on each card for a slice, in milli-cards (gpu-core percent x 10); 0 for memory-only
+ * @param memoryMib    memory on each card for a slice, in MiB; 0 for compute-only
+ * @param family       which resource names the container used, so that the allocation can be told in its words
+ */
+public record GpuAsk(String container, Role role, int cards, boolean whole, int milli, long memoryMib, Family family) {
+
+    /** When the container runs relative to the others. */
+    public enum Role {
+        APP, INIT, SIDECAR
+    }
+
+    /** The resource names a container used. */
+    public enum Family {
+        ELASTIC_GPU, NVIDIA, ALIYUN, VOLCANO
+    }
+
+    public GpuAsk {
+        requireNonNull(container, "container");
+        requireNonNull(role, "role");
+        requireNonNull(family, "family");
+        if (cards < 1) {
+            throw new IllegalArgumentException("container %s: cards must be >= 1, was %d".formatted(container, cards));
+        }
+        if (whole && (milli != 0 || memoryMib != 0)) {
+            throw new IllegalArgumentException("container %s: whole cards carry no slice".formatted(container));
+        }
+        if (!whole && (milli < 0 || milli >= 1000 || memoryMib < 0 || (milli == 0 && memoryMib == 0))) {
+            throw new IllegalArgumentException("container %s: a slice needs 1..999 milli and/or memory, was %d milli and %d MiB"
+                    .formatted(container, milli, memoryMib));
+        }
+    }
+
+    public static GpuAsk whole(String container, Role role, int cards, Family family) {
+        return new GpuAsk(container, role, cards, true, 0, 0, family);
+    }
+
+    public static GpuAsk slice(String container, Role role, int cards, int milli, long memoryMib, Family family) {
+        return new GpuAsk(container, role, cards, false, milli, memoryMib, family);
+    }
+}

@@ -1,0 +1,8 @@
+package io.elasticgpu.api.v1alpha1;
+
+/** A pod whose GPU requests make no sense; the message names the container and says what to change. */
+public final class InvalidGpuRequestException extends RuntimeException {
+    public InvalidGpuRequestException(String message) {
+        super(message);
+    }
+}

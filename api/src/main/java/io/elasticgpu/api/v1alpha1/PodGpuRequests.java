@@ -1,0 +1,199 @@
+package io.elasticgpu.api.v1alpha1;
+
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads what a pod asks of GPUs, container by container, in any of the names of DESIGN.md: Elastic GPU's own
+ * ({@code elasticgpu.io/gpu}, {@code gpu-memory}, {@code gpu-core}, {@code gpu-count}), NVIDIA's, Aliyun's and
+ * Volcano's. Extended resources are read from limits (Kubernetes makes requests equal them).
+ */
+public final class PodGpuRequests {
+
+    /**
+     * How quantities read: the MiB in one unit of {@code elasticgpu.io/gpu-memory} and of {@code aliyun.com/gpu-mem},
+     * and the names of Elastic GPU's own resources (configurable, the compatibility names are not).
+     */
+    public record Units(long memoryBlockMib, long aliyunUnitMib, String gpu, String gpuMemory, String gpuCore,
+                        String gpuCount) {
+        public static final Units DEFAULT = new Units(1, 1024, ResourceNames.GPU, ResourceNames.GPU_MEMORY,
+                ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
+
+        public Units {
+            if (memoryBlockMib < 1 || aliyunUnitMib < 1) {
+                throw new IllegalArgumentException("memory units must be >= 1 MiB, were %d and %d"
+                        .formatted(memoryBlockMib, aliyunUnitMib));
+            }
+        }
+
+        /** Every name whose presence makes a pod Elastic GPU's business. */
+        public List<String> names() {
+            return List.of(gpu, gpuMemory, gpuCore, gpuCount, ResourceNames.NVIDIA_GPU, ResourceNames.ALIYUN_GPU_MEM,
+                    ResourceNames.VOLCANO_GPU_MEMORY, ResourceNames.VOLCANO_GPU_NUMBER);
+        }
+    }
+
+    private PodGpuRequests() {
+    }
+
+    /**
+     * The GPU asks of every container that has one: init containers and sidecars first, in spec order, then app
+     * containers.
+     *
+     * @throws InvalidGpuRequestException when a container's asks contradict each other or are malformed
+     */
+    public static List<GpuAsk> of(Pod pod, Units units) {
+        List<GpuAsk> asks = new ArrayList<>();
+        if (pod.getSpec() == null) {
+            return asks;
+        }
+        for (Container c : nullSafe(pod.getSpec().getInitContainers())) {
+            Role role = "Always".equals(c.getRestartPolicy()) ? Role.SIDECAR : Role.INIT;
+            container(c, role, units).ifPresent(asks::add);
+        }
+        for (Container c : nullSafe(pod.getSpec().getContainers())) {
+            container(c, Role.APP, units).ifPresent(asks::add);
+        }
+        return asks;
+    }
+
+    /** Whether any container names any GPU resource at all, valid or not. */
+    public static boolean asksGpu(Pod pod, Units units) {
+        if (pod.getSpec() == null) {
+            return false;
+        }
+        List<Container> all = new ArrayList<>(nullSafe(pod.getSpec().getInitContainers()));
+        all.addAll(nullSafe(pod.getSpec().getContainers()));
+        return all.stream().anyMatch(c -> units.names().stream().anyMatch(n -> gpuQuantities(c).containsKey(n)));
+    }
+
+    private static java.util.Optional<GpuAsk> container(Container c, Role role, Units units) {
+        Map<String, Quantity> q = gpuQuantities(c);
+        String name = c.getName();
+        long gpu = count(q, units.gpu(), name);
+        long memory = count(q, units.gpuMemory(), name);
+        long core = count(q, units.gpuCore(), name);
+        long cardCount = count(q, units.gpuCount(), name);
+        long nvidia = count(q, ResourceNames.NVIDIA_GPU, name);
+        long aliyun = count(q, ResourceNames.ALIYUN_GPU_MEM, name);
+        long volcanoMemory = count(q, ResourceNames.VOLCANO_GPU_MEMORY, name);
+        long volcanoNumber = count(q, ResourceNames.VOLCANO_GPU_NUMBER, name);
+        List<String> families = new ArrayList<>();
+        if (gpu + memory + core + cardCount > 0) {
+            families.add("elasticgpu.io");
+        }
+        if (nvidia > 0) {
+            families.add("nvidia.com");
+        }
+        if (aliyun > 0) {
+            families.add("aliyun.com");
+        }
+        if (volcanoMemory + volcanoNumber > 0) {
+            families.add("volcano.sh");
+        }
+        if (families.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        if (families.size() > 1) {
+            throw new InvalidGpuRequestException("container %s asks GPUs by the names of %s; use one family of names per container"
+                    .formatted(name, String.join(" and ", families)));
+        }
+        return java.util.Optional.of(switch (families.getFirst()) {
+            case "nvidia.com" -> GpuAsk.whole(name, role, toInt(nvidia), Family.NVIDIA);
+            case "aliyun.com" -> GpuAsk.slice(name, role, 1, 0, aliyun * units.aliyunUnitMib(), Family.ALIYUN);
+            case "volcano.sh" -> volcano(name, role, volcanoMemory, volcanoNumber);
+            default -> elastic(name, role, units, gpu, memory, core, cardCount);
+        });
+    }
+
+    private static GpuAsk elastic(String name, Role role, Units u, long gpu, long memory, long core, long cardCount) {
+        if (gpu > 0 && (memory > 0 || core > 0)) {
+            throw new InvalidGpuRequestException(("container %s asks whole cards (%s: %d) and a slice (%s); ask for one or"
+                    + " the other").formatted(name, u.gpu(), gpu, memory > 0 ? u.gpuMemory() + ": " + memory : u.gpuCore() + ": " + core));
+        }
+        if (gpu > 0) {
+            if (cardCount > 0) {
+                throw new InvalidGpuRequestException("container %s asks %s with %s; %s counts whole cards already, drop %s"
+                        .formatted(name, u.gpuCount(), u.gpu(), u.gpu(), u.gpuCount()));
+            }
+            return GpuAsk.whole(name, role, toInt(gpu), Family.ELASTIC_GPU);
+        }
+        if (memory == 0 && core == 0) {
+            throw new InvalidGpuRequestException("container %s asks %s: %d without %s or %s; add the slice each card gives"
+                    .formatted(name, u.gpuCount(), cardCount, u.gpuMemory(), u.gpuCore()));
+        }
+        if (core > 100) {
+            throw new InvalidGpuRequestException(("container %s asks %s: %d; a slice is at most 100 (percent of one card);"
+                    + " ask for %s: %d for whole cards").formatted(name, u.gpuCore(), core, u.gpu(), (core + 99) / 100));
+        }
+        int cards = cardCount > 0 ? toInt(cardCount) : 1;
+        if (core == 100) {
+            return GpuAsk.whole(name, role, cards, Family.ELASTIC_GPU); // a 100 % slice is the card
+        }
+        return GpuAsk.slice(name, role, cards, toInt(core * 10), memory * u.memoryBlockMib(), Family.ELASTIC_GPU);
+    }
+
+    private static GpuAsk volcano(String name, Role role, long memory, long number) {
+        if (memory > 0 && number > 0) {
+            throw new InvalidGpuRequestException(("container %s asks whole cards (%s: %d) and a slice (%s: %d); ask for one or"
+                    + " the other").formatted(name, ResourceNames.VOLCANO_GPU_NUMBER, number, ResourceNames.VOLCANO_GPU_MEMORY, memory));
+        }
+        return number > 0 ? GpuAsk.whole(name, role, toInt(number), Family.VOLCANO)
+                : GpuAsk.slice(name, role, 1, 0, memory, Family.VOLCANO);
+    }
+
+    /** Limits, else requests, of the GPU names only. */
+    private static Map<String, Quantity> gpuQuantities(Container c) {
+        Map<String, Quantity> out = new LinkedHashMap<>();
+        if (c.getResources() == null) {
+            return out;
+        }
+        if (c.getResources().getRequests() != null) {
+            out.putAll(c.getResources().getRequests());
+        }
+        if (c.getResources().getLimits() != null) {
+            out.putAll(c.getResources().getLimits());
+        }
+        return out;
+    }
+
+    private static long count(Map<String, Quantity> q, String resource, String container) {
+        Quantity quantity = q.get(resource);
+        if (quantity == null) {
+            return 0;
+        }
+        BigDecimal value;
+        try {
+            value = Quantity.getAmountInBytes(quantity);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new InvalidGpuRequestException("container %s: %s: \"%s\" is not a quantity".formatted(container, resource, quantity));
+        }
+        if (value.signum() < 0 || value.stripTrailingZeros().scale() > 0) {
+            throw new InvalidGpuRequestException("container %s: %s must be a whole number >= 0, was %s"
+                    .formatted(container, resource, quantity));
+        }
+        if (value.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
+            throw new InvalidGpuRequestException("container %s: %s: %s is too large".formatted(container, resource, quantity));
+        }
+        return value.setScale(0, RoundingMode.UNNECESSARY).longValueExact();
+    }
+
+    private static int toInt(long v) {
+        return (int) v;
+    }
+
+    private static <T> List<T> nullSafe(List<T> list) {
+        return list == null ? List.of() : list;
+    }
+}

@@ -1,0 +1,91 @@
+package io.elasticgpu.cli;
+
+import io.elasticgpu.scheduler.extender.ExtenderConfig;
+import io.elasticgpu.scheduler.extender.ExtenderService;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code egpu scheduler}: the kube-scheduler extender, until SIGTERM. */
+@Command(name = "scheduler", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Serve the kube-scheduler extender protocol (filter, prioritize, bind) for GPU pods.",
+                "Flags override the configuration file, which overrides the defaults."})
+final class SchedulerCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Extender configuration (YAML).")
+    Path config;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE",
+            description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
+    Path kubeconfig;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Where to serve (default 127.0.0.1:8888).")
+    String listen;
+
+    @Option(names = "--policy", paramLabel = "NAME", description = "Placement policy (default elastic).")
+    String policy;
+
+    @Option(names = "--ledger-namespace", paramLabel = "NS", description = "Namespace of the per-node ledgers (default elastic-gpu-system).")
+    String ledgerNamespace;
+
+    @Option(names = "--memory-block-mib", paramLabel = "MIB", description = "MiB in one unit of the GPU-memory resource (default 1).")
+    Long memoryBlockMib;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "Serve HTTPS with this certificate chain.")
+    String tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "The certificate's PKCS #8 private key.")
+    String tlsKey;
+
+    @Option(names = "--policy-weight", paramLabel = "W", description = "Weight of the policy's ranking in scores (default 1).")
+    Double policyWeight;
+
+    @Option(names = "--topology-weight", paramLabel = "W",
+            description = "Weight of the links between a multi-card pod's cards in scores (default 2).")
+    Double topologyWeight;
+
+    /** The flags given, under the configuration file's key names. */
+    private Map<String, Object> flags() {
+        Map<String, Object> flags = new LinkedHashMap<>();
+        putIfGiven(flags, "listen", listen);
+        putIfGiven(flags, "policy", policy);
+        putIfGiven(flags, "ledgerNamespace", ledgerNamespace);
+        putIfGiven(flags, "memoryBlockMib", memoryBlockMib);
+        putIfGiven(flags, "tlsCertFile", tlsCert);
+        putIfGiven(flags, "tlsKeyFile", tlsKey);
+        putIfGiven(flags, "policyWeight", policyWeight);
+        putIfGiven(flags, "topologyWeight", topologyWeight);
+        return flags;
+    }
+
+    private static void putIfGiven(Map<String, Object> flags, String key, Object value) {
+        if (value != null) {
+            flags.put(key, value);
+        }
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        ExtenderConfig c = config == null ? ExtenderConfig.defaults() : ExtenderConfig.load(config);
+        c = c.with(flags());
+        c.validate();
+        KubernetesClient client = KubernetesClients.create(kubeconfig);
+        ExtenderService service = ExtenderService.start(client, c);
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            service.close();
+            client.close();
+            stop.countDown();
+        }, "extender-shutdown"));
+        stop.await();
+        return 0;
+    }
+}

@@ -1,0 +1,232 @@
+package io.elasticgpu.scheduler.binding;
+
+import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.core.model.Node;
+import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodResources;
+import io.elasticgpu.scheduler.decision.Assignment;
+import io.elasticgpu.scheduler.decision.PodAsk;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds one pod to the node kube-scheduler chose:
+ * <ol>
+ * <li>reads the node's ledger, drops reservations of pods that are gone or went elsewhere, and checks that the
+ *     pod's containers fit on the cards the ledger leaves free (the ledger is the truth every replica shares);</li>
+ * <li>reserves the chosen cards by writing the ledger back with the version it read: if another replica wrote
+ *     first, starts over from 1;</li>
+ * <li>writes the allocation into the pod's annotations, then binds it.</li>
+ * </ol>
+ * A failure at 3 removes the annotations and the reservation again. Thread-safe.
+ */
+public final class Binder {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Binder.class);
+    static final int ATTEMPTS = 10;
+
+    /** The result of a bind. */
+    public sealed interface Outcome {
+        record Bound(Allocation allocation) implements Outcome {
+        }
+
+        record Failed(String message) implements Outcome {
+        }
+    }
+
+    private final ClusterApi api;
+    private final ClusterCache cache;
+    private final Supplier<Policy> policy;
+    private final long aliyunUnitMib;
+    private final InstantSource clock;
+    private final Duration staleReservation;
+
+    /**
+     * @param staleReservation how old a reservation of a pod that is neither bound nor being bound by this replica
+     *                         must be to be dropped as left over from a replica that died mid-bind
+     */
+    public Binder(ClusterApi api, ClusterCache cache, Supplier<Policy> policy, long aliyunUnitMib, InstantSource clock,
+                  Duration staleReservation) {
+        this.api = requireNonNull(api, "api");
+        this.cache = requireNonNull(cache, "cache");
+        this.policy = requireNonNull(policy, "policy");
+        this.aliyunUnitMib = aliyunUnitMib;
+        this.clock = requireNonNull(clock, "clock");
+        this.staleReservation = requireNonNull(staleReservation, "staleReservation");
+    }
+
+    public Outcome bind(String namespace, String name, String uid, PodAsk ask, String nodeName) {
+        Optional<Node> node = cache.node(nodeName);
+        if (node.isEmpty()) {
+            return new Outcome.Failed("node %s publishes no Elastic GPU inventory".formatted(nodeName));
+        }
+        Allocation allocation = null;
+        for (int attempt = 0; attempt < ATTEMPTS && allocation == null; attempt++) {
+            ClusterApi.Ledger ledger = api.readLedger(nodeName);
+            Map<String, String> entries = current(ledger.entries(), nodeName, uid);
+            String mine = entries.get(uid);
+            Allocation chosen;
+            if (mine != null) {
+                chosen = LedgerEntry.fromJson(mine).allocation(); // an earlier attempt reserved it already
+            } else {
+                Optional<Allocation> fit = choose(node.get(), entries, ask);
+                if (fit.isEmpty()) {
+                    return new Outcome.Failed(refusal(node.get(), entries, ask));
+                }
+                chosen = fit.get();
+                entries.put(uid, new LedgerEntry(namespace + "/" + name, clock.millis(), chosen).toJson());
+            }
+            if (mine != null && entries.size() == ledger.entries().size() || api.writeLedger(nodeName, entries, ledger.version())) {
+                allocation = chosen;
+            }
+        }
+        if (allocation == null) {
+            return new Outcome.Failed("node %s: its ledger kept changing under %d attempts; kube-scheduler will retry"
+                    .formatted(nodeName, ATTEMPTS));
+        }
+        return annotateAndBind(namespace, name, uid, ask, node.get(), allocation);
+    }
+
+    private Outcome annotateAndBind(String namespace, String name, String uid, PodAsk ask, Node node, Allocation allocation) {
+        cache.assume(uid, Contribution.of(node.name(), ask.totals(), allocation));
+        long now = clock.millis() * 1_000_000L;
+        Map<String, String> annotations = CompatAnnotations.of(allocation, ask.asks(), node, now, aliyunUnitMib);
+        try {
+            api.annotate(namespace, name, uid, annotations);
+            try {
+                api.bind(namespace, name, uid, node.name());
+            } catch (ClusterApi.AlreadyBoundException e) {
+                if (!e.node().equals(node.name())) {
+                    throw new ClusterApi.ApiException("pod is already bound to node " + e.node());
+                }
+            }
+            return new Outcome.Bound(allocation);
+        } catch (RuntimeException e) {
+            LOG.warn("pod={}/{} bind to node={} failed, undoing: {}", namespace, name, node.name(), e.getMessage());
+            undo(namespace, name, uid, node.name(), annotations);
+            return new Outcome.Failed("binding to node %s failed: %s".formatted(node.name(), e.getMessage()));
+        }
+    }
+
+    private void undo(String namespace, String name, String uid, String node, Map<String, String> annotations) {
+        try {
+            api.annotate(namespace, name, uid, CompatAnnotations.removal(annotations));
+        } catch (RuntimeException e) {
+            LOG.debug("pod={}/{}: annotations not removed ({}); the pod is gone or replaced", namespace, name, e.getMessage());
+        }
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            ClusterApi.Ledger ledger = api.readLedger(node);
+            if (!ledger.entries().containsKey(uid)) {
+                break;
+            }
+            Map<String, String> entries = new LinkedHashMap<>(ledger.entries());
+            entries.remove(uid);
+            if (api.writeLedger(node, entries, ledger.version())) {
+                break;
+            }
+        }
+        cache.forget(uid);
+    }
+
+    /** The ledger without reservations of pods that are gone, went to another node, or were abandoned mid-bind. */
+    private Map<String, String> current(Map<String, String> entries, String node, String binding) {
+        Map<String, String> kept = new LinkedHashMap<>();
+        long now = clock.millis();
+        for (var e : entries.entrySet()) {
+            String uid = e.getKey();
+            LedgerEntry entry;
+            try {
+                entry = LedgerEntry.fromJson(e.getValue());
+            } catch (IllegalArgumentException bad) {
+                LOG.warn("node={}: dropping unreadable ledger entry of uid={}: {}", node, uid, bad.getMessage());
+                continue;
+            }
+            if (uid.equals(binding) || keep(uid, entry, node, now)) {
+                kept.put(uid, e.getValue());
+            }
+        }
+        return kept;
+    }
+
+    /**
+     * Deleted and terminal pods (as the informer reported them, which is final) lose their reservation; pods seen
+     * bound keep it on their node only. A waiting pod's reservation is kept while fresh (its bind may be in flight).
+     * Otherwise (a pod never seen here, or a stale reservation) the API decides: kept if the pod is bound here, or
+     * waiting and the reservation fresh; dropped if it is gone, bound elsewhere, or was abandoned mid-bind.
+     */
+    private boolean keep(String uid, LedgerEntry entry, String node, long now) {
+        ClusterCache.PodStatus status = cache.podStatus(uid);
+        if (status == ClusterCache.PodStatus.GONE) {
+            return false;
+        }
+        Optional<String> bound = cache.boundNode(uid);
+        if (bound.isPresent()) {
+            return bound.get().equals(node);
+        }
+        boolean fresh = now - entry.reservedAtMillis() < staleReservation.toMillis();
+        if (status == ClusterCache.PodStatus.LIVE && fresh) {
+            return true;
+        }
+        ClusterApi.PodView view = api.pod(entry.namespace(), entry.name(), uid);
+        if (!view.live()) {
+            return false;
+        }
+        return view.node() != null ? view.node().equals(node) : fresh;
+    }
+
+    private Optional<Allocation> choose(Node node, Map<String, String> entries, PodAsk ask) {
+        NodeState state = reserved(node, entries);
+        if (!(Assignment.of(ask.gpuOnly(), state, policy.get()) instanceof Assignment.Assigned assigned)) {
+            return Optional.empty();
+        }
+        Map<String, List<Allocation.Share>> containers = new LinkedHashMap<>();
+        for (int i = 0; i < assigned.placements().size(); i++) {
+            Placement p = assigned.placements().get(i);
+            containers.put(ask.asks().get(i).container(), p.shares().stream().map(s -> new Allocation.Share(s.card(),
+                    node.cards().get(s.card()).id(), s.milli(), s.memoryMib())).toList());
+        }
+        return Optional.of(new Allocation(node.name(), containers));
+    }
+
+    private String refusal(Node node, Map<String, String> entries, PodAsk ask) {
+        if (Assignment.of(ask.gpuOnly(), reserved(node, entries), policy.get()) instanceof Assignment.Refused r) {
+            return "node %s no longer fits the pod: %s".formatted(node.name(), r.detail());
+        }
+        return "node %s no longer fits the pod".formatted(node.name());
+    }
+
+    /** The node's cards with every reservation of the ledger applied: GPU shares only. */
+    private static NodeState reserved(Node node, Map<String, String> entries) {
+        NodeState state = NodeState.empty(node);
+        Map<String, Contribution> contributions = new HashMap<>();
+        for (var e : entries.entrySet()) {
+            Allocation a = LedgerEntry.fromJson(e.getValue()).allocation();
+            contributions.put(e.getKey(), Contribution.of(node.name(), new PodResources.Totals(0, 0), a));
+        }
+        for (var c : contributions.entrySet()) {
+            try {
+                state = state.with(c.getValue().placements());
+            } catch (IllegalStateException e) {
+                LOG.warn("node={}: reservation of uid={} no longer fits its cards ({}); it is not counted", node.name(),
+                        c.getKey(), e.getMessage());
+            }
+        }
+        return state;
+    }
+}

@@ -1,0 +1,85 @@
+package io.elasticgpu.scheduler.binding;
+
+import java.util.Map;
+
+/**
+ * The few API calls the extender makes: binding's, and one node annotation for requeueing. Implementations must be thread-safe; each call is one request to the API server
+ * (or, in tests and benchmarks, to an in-memory stand-in with the same semantics).
+ */
+public interface ClusterApi {
+
+    /** A node's ledger: pod UID to entry JSON, and the version to update it from (null when it does not exist yet). */
+    record Ledger(Map<String, String> entries, String version) {
+        public Ledger {
+            entries = Map.copyOf(entries);
+        }
+    }
+
+    /**
+     * A pod as the API server sees it now.
+     *
+     * @param live exists with this uid and is not terminal
+     * @param node the node it is bound to, or null
+     */
+    record PodView(boolean live, String node) {
+        public static final PodView GONE = new PodView(false, null);
+    }
+
+    Ledger readLedger(String node);
+
+    /**
+     * Replaces a node's ledger if nobody changed it since {@code version} was read (null: creates it if absent).
+     *
+     * @return false when someone else changed it first: read again and retry
+     */
+    boolean writeLedger(String node, Map<String, String> entries, String version);
+
+    PodView pod(String namespace, String name, String uid);
+
+    /**
+     * Sets annotations on the pod with {@code uid} (a null value removes the key).
+     *
+     * @throws ApiException when the pod is gone, was replaced (another uid) or the API refuses
+     */
+    void annotate(String namespace, String name, String uid, Map<String, String> annotations);
+
+    /**
+     * Binds the pod with {@code uid} to {@code node}.
+     *
+     * @throws AlreadyBoundException when the pod is bound already (to the node it names)
+     * @throws ApiException          when the pod is gone or the API refuses
+     */
+    void bind(String namespace, String name, String uid, String node);
+
+    /**
+     * Sets annotation {@code key} to {@code value} on a node, leaving the rest of the node alone.
+     *
+     * @throws ApiException when the node is gone or the API refuses
+     */
+    void annotateNode(String node, String key, String value);
+
+    /** The pod was bound before this call: by an earlier attempt, or by someone else. */
+    final class AlreadyBoundException extends RuntimeException {
+        private final String node;
+
+        public AlreadyBoundException(String node) {
+            super("already bound to " + node);
+            this.node = node;
+        }
+
+        public String node() {
+            return node;
+        }
+    }
+
+    /** A refused API call, with the API server's words. */
+    final class ApiException extends RuntimeException {
+        public ApiException(String message) {
+            super(message);
+        }
+
+        public ApiException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

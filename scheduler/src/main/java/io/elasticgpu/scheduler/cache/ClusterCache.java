@@ -1,0 +1,429 @@
+package io.elasticgpu.scheduler.cache;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.core.model.Node;
+import io.elasticgpu.core.snapshot.NodeState;
+
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Nodes with their cards and what every pod holds on them: pods bound to a node count their CPU and memory, and
+ * their cards when their allocation annotation names them; this replica's binds in flight count as soon as they
+ * are assumed, until the pod is seen with its annotation. Deleted, Succeeded and Failed pods free everything at once.
+ *
+ * <p>Thread-safe: informer callbacks and HTTP handlers call in concurrently; every method holds one lock for
+ * microseconds and does no I/O. Readers get immutable {@link NodeState}s.
+ */
+public final class ClusterCache {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterCache.class);
+
+    /** Whether a pod is known here, and how. */
+    public enum PodStatus {
+        /** Bound or waiting, not terminal. */
+        LIVE,
+        /** Deleted, Succeeded or Failed, as far as this cache has seen. */
+        GONE,
+        /** Never seen (the informer may lag the API). */
+        UNKNOWN
+    }
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<String, Node> nodes = new HashMap<>();
+    /** Written under the lock, read without it: the verbs look up thousands of nodes per call. */
+    private final Map<String, Entry> states = new ConcurrentHashMap<>();
+    private final Map<String, Set<String>> podsByNode = new HashMap<>();
+    private final Map<String, Pod> pods = new HashMap<>();
+    private final Map<String, String> uidByName = new HashMap<>();
+    private final Set<String> gone = new HashSet<>();
+    private final Set<String> live = new HashSet<>();
+    private final Map<String, Contribution> observed = new HashMap<>();
+    private final Map<String, Contribution> assumed = new HashMap<>();
+    private final Map<String, Contribution> applied = new HashMap<>();
+    /**
+     * Pods whose recorded cards did not fit their node's state yet, by node: this cache saw another replica reuse a
+     * card before it saw the deletion that freed it. Retried whenever something leaves that node.
+     */
+    private final Map<String, Set<String>> waiting = new HashMap<>();
+    private final Predicate<Pod> asksGpu;
+    private volatile Consumer<String> onFreed = node -> { };
+    private volatile Limits limits = new Limits(0, 0);
+    private int unaccounted;
+
+    /**
+     * A node's state and a slot for what readers derive from exactly this state (the decisions keep their policy
+     * scores there): a new state comes with an empty slot, so derived values never outlive what they came from.
+     */
+    public record Entry(NodeState state, AtomicReference<Object> derived) {
+        Entry(NodeState state) {
+            this(state, new AtomicReference<>());
+        }
+    }
+
+    /** The largest card and the node with most cards, among healthy cards: what any pod can hope for at most. */
+    public record Limits(long maxCardMemoryMib, int maxCardsPerNode) {
+    }
+
+    /** @param asksGpu which pods are Elastic GPU's (their objects are kept for binding) */
+    public ClusterCache(Predicate<Pod> asksGpu) {
+        this.asksGpu = asksGpu;
+    }
+
+    /**
+     * Calls {@code listener} with a node's name whenever something there may have become free: a pod left it or
+     * stopped holding cards, or the node itself appeared or changed. Called under the cache's lock: must not block.
+     */
+    public void onFreed(Consumer<String> listener) {
+        this.onFreed = listener;
+    }
+
+    // ---- informer side ----
+
+    public void upsertNode(io.fabric8.kubernetes.api.model.Node k8s) {
+        String name = k8s.getMetadata().getName();
+        Optional<Node> converted;
+        try {
+            converted = NodeConversion.convert(k8s);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("node={} ignored: {}", name, e.getMessage());
+            converted = Optional.empty();
+        }
+        lock.lock();
+        try {
+            if (converted.isEmpty()) {
+                nodes.remove(name);
+                states.remove(name);
+            } else if (!converted.get().equals(nodes.get(name))) {
+                nodes.put(name, converted.get());
+                rebuild(name);
+                onFreed.accept(name);
+            }
+            recomputeLimits();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void deleteNode(String name) {
+        lock.lock();
+        try {
+            nodes.remove(name);
+            states.remove(name);
+            recomputeLimits();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void upsertPod(Pod pod) {
+        String uid = pod.getMetadata().getUid();
+        String key = key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+        boolean terminal = "Succeeded".equals(phase(pod)) || "Failed".equals(phase(pod));
+        lock.lock();
+        try {
+            if (terminal) {
+                forgetPod(uid, key);
+                return;
+            }
+            gone.remove(uid);
+            live.add(uid);
+            uidByName.put(key, uid);
+            if (asksGpu.test(pod)) {
+                pods.put(uid, pod);
+            }
+            String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+            if (node == null || node.isEmpty()) {
+                observed.remove(uid);
+            } else {
+                Allocation allocation = allocation(pod, node);
+                if (allocation == null && asksGpu.test(pod) && !assumed.containsKey(uid)) {
+                    unaccounted++;
+                    LOG.warn("pod={} on node={} asks GPUs but carries no allocation; its cards are not counted", key, node);
+                }
+                observed.put(uid, Contribution.of(node, PodResources.of(pod), allocation));
+                if (allocation != null) {
+                    assumed.remove(uid);
+                }
+            }
+            reapply(uid);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void deletePod(Pod pod) {
+        lock.lock();
+        try {
+            forgetPod(pod.getMetadata().getUid(), key(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- binding side ----
+
+    /** Counts {@code contribution} for pod {@code uid} until the pod is seen with its allocation or forgotten. */
+    public void assume(String uid, Contribution contribution) {
+        lock.lock();
+        try {
+            assumed.put(uid, contribution);
+            reapply(uid);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops what {@link #assume} counted, after a bind that failed. */
+    public void forget(String uid) {
+        lock.lock();
+        try {
+            if (assumed.remove(uid) != null) {
+                reapply(uid);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- readers ----
+
+    /** A node's state, or null when it has no cards. Lock-free. */
+    public NodeState state(String name) {
+        Entry e = states.get(name);
+        return e == null ? null : e.state();
+    }
+
+    /** A node's state with its slot for derived values, or null when it has no cards. Lock-free. */
+    public Entry entry(String name) {
+        return states.get(name);
+    }
+
+    /** Every node with cards and its state. */
+    public Map<String, NodeState> states() {
+        lock.lock();
+        try {
+            Map<String, NodeState> out = LinkedHashMap.newLinkedHashMap(states.size());
+            states.forEach((name, e) -> out.put(name, e.state()));
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Optional<Node> node(String name) {
+        lock.lock();
+        try {
+            return Optional.ofNullable(nodes.get(name));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The latest object of a GPU pod. */
+    public Optional<Pod> pod(String namespace, String name) {
+        lock.lock();
+        try {
+            String uid = uidByName.get(key(namespace, name));
+            return Optional.ofNullable(uid == null ? null : pods.get(uid));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public PodStatus podStatus(String uid) {
+        lock.lock();
+        try {
+            if (gone.contains(uid)) {
+                return PodStatus.GONE;
+            }
+            return live.contains(uid) ? PodStatus.LIVE : PodStatus.UNKNOWN;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The node pod {@code uid} is seen bound to, if any. */
+    public Optional<String> boundNode(String uid) {
+        lock.lock();
+        try {
+            Contribution c = observed.get(uid);
+            return Optional.ofNullable(c == null ? null : c.node());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every GPU pod the cache knows, bound or waiting: the workload as the cluster shows it. */
+    public List<Pod> gpuPods() {
+        lock.lock();
+        try {
+            return new ArrayList<>(pods.values());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
+    /** Bound GPU pods seen without an allocation annotation since start. */
+    public int unaccounted() {
+        return unaccounted;
+    }
+
+    /** Pods whose recorded cards wait for a deletion this cache has not seen yet. */
+    public int waitingToBeCounted() {
+        lock.lock();
+        try {
+            return waiting.values().stream().mapToInt(Set::size).sum();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- internals, under the lock ----
+
+    private void forgetPod(String uid, String key) {
+        gone.add(uid);
+        if (gone.size() > 100_000) {
+            gone.clear(); // a bound on memory: an unknown pod is asked about at the API, which is only slower
+            gone.add(uid);
+        }
+        uidByName.remove(key, uid);
+        live.remove(uid);
+        pods.remove(uid);
+        observed.remove(uid);
+        assumed.remove(uid);
+        reapply(uid);
+    }
+
+    /** Replaces what pod {@code uid} counts on its node by what it should count now. */
+    private void reapply(String uid) {
+        Contribution old = applied.remove(uid);
+        waiting.values().forEach(set -> set.remove(uid));
+        if (old != null) {
+            podsByNode.getOrDefault(old.node(), Set.of()).remove(uid);
+            NodeState s = state(old.node());
+            if (s != null) {
+                states.put(old.node(), new Entry(s.without(old.placements())));
+            }
+        }
+        Contribution now = effective(uid);
+        if (now != null) {
+            podsByNode.computeIfAbsent(now.node(), k -> new HashSet<>()).add(uid);
+            apply(uid, now);
+        }
+        if (old != null) {
+            retryWaiting(old.node());
+            if (now == null || !now.node().equals(old.node())) {
+                onFreed.accept(old.node());
+            }
+        }
+    }
+
+    private void apply(String uid, Contribution c) {
+        NodeState s = state(c.node());
+        if (s == null) {
+            applied.put(uid, c); // counted once the node has an inventory (see rebuild)
+            return;
+        }
+        try {
+            states.put(c.node(), new Entry(s.with(c.placements())));
+            applied.put(uid, c);
+        } catch (IllegalStateException e) {
+            LOG.debug("pod uid={} waits to be counted on node={}: {}", uid, c.node(), e.getMessage());
+            waiting.computeIfAbsent(c.node(), k -> new HashSet<>()).add(uid);
+        }
+    }
+
+    private void retryWaiting(String node) {
+        Set<String> uids = waiting.remove(node);
+        if (uids == null) {
+            return;
+        }
+        for (String uid : uids) {
+            Contribution c = effective(uid);
+            if (c != null && c.node().equals(node)) {
+                apply(uid, c);
+            }
+        }
+    }
+
+    /** As assumed while a bind is in flight or unobserved, else as observed. */
+    private Contribution effective(String uid) {
+        Contribution mine = assumed.get(uid);
+        return mine != null ? mine : observed.get(uid);
+    }
+
+    private void recomputeLimits() {
+        long memory = 0;
+        int cards = 0;
+        for (Node n : nodes.values()) {
+            int healthy = 0;
+            for (var c : n.cards()) {
+                if (c.healthy()) {
+                    healthy++;
+                    memory = Math.max(memory, c.memoryMib());
+                }
+            }
+            cards = Math.max(cards, healthy);
+        }
+        limits = new Limits(memory, cards);
+    }
+
+    /** Rebuilds a node's state from scratch: after its cards or capacity changed. */
+    private void rebuild(String name) {
+        states.put(name, new Entry(NodeState.empty(nodes.get(name))));
+        waiting.remove(name);
+        for (String uid : List.copyOf(podsByNode.getOrDefault(name, Set.of()))) {
+            applied.remove(uid);
+            Contribution c = effective(uid);
+            if (c != null && c.node().equals(name)) {
+                apply(uid, c);
+            }
+        }
+    }
+
+    private static Allocation allocation(Pod pod, String node) {
+        Map<String, String> annotations = pod.getMetadata().getAnnotations();
+        String json = annotations == null ? null : annotations.get(Annotations.ALLOCATION);
+        if (json == null) {
+            return null;
+        }
+        try {
+            Allocation a = Allocation.fromJson(json);
+            return a.node().equals(node) ? a : null;
+        } catch (IllegalArgumentException e) {
+            LOG.warn("pod={} has an unreadable allocation: {}", key(pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
+                    e.getMessage());
+            return null;
+        }
+    }
+
+    private static String phase(Pod pod) {
+        return pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    }
+
+    private static String key(String namespace, String name) {
+        return namespace + "/" + name;
+    }
+}

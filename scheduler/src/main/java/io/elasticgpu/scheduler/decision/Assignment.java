@@ -1,0 +1,60 @@
+package io.elasticgpu.scheduler.decision;
+
+import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.placement.Placer;
+import io.elasticgpu.core.policy.Choice;
+import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.snapshot.Fit;
+import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.core.snapshot.Reason;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Cards for every container of a pod on one node: each request in turn, on the node as the previous ones left it,
+ * the policy choosing the cards. Either every container fits or the pod does not.
+ */
+public sealed interface Assignment {
+
+    /** Each request's placement, in request order, and the node after them. */
+    record Assigned(List<Placement> placements, NodeState after) implements Assignment {
+        public Assigned {
+            placements = List.copyOf(placements);
+        }
+    }
+
+    /**
+     * Why not, in words a person can act on.
+     *
+     * @param detail what is missing, without the node's name
+     */
+    record Refused(Reason reason, String node, String detail) implements Assignment {
+        /** {@code node <name>: <detail>}. */
+        public String message() {
+            return "node " + node + ": " + detail;
+        }
+    }
+
+    static Assignment of(List<Request> requests, NodeState node, Policy policy) {
+        NodeState state = node;
+        List<Placement> placements = new ArrayList<>();
+        for (Request r : requests) {
+            if (state.explain(r) instanceof Fit.DoesNotFit no) {
+                return new Refused(no.reason(), no.node(), requests.size() > 1 && !placements.isEmpty()
+                        ? no.detail() + " (after placing the pod's other containers)" : no.detail());
+            }
+            Choice choice = policy.choose(r, state);
+            Placement p = Placer.placement(r, state, choice.cards());
+            placements.add(p);
+            state = state.with(p);
+        }
+        return new Assigned(placements, state);
+    }
+
+    /** Whether the requests fit, without building a message: the filter's hot path for one-container pods. */
+    static boolean fits(List<Request> requests, NodeState node) {
+        return requests.size() == 1 && node.check(requests.getFirst()) == Reason.FITS;
+    }
+}

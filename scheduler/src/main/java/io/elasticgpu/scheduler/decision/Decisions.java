@@ -1,0 +1,228 @@
+package io.elasticgpu.scheduler.decision;
+
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.core.policy.Choice;
+import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The extender's answers for one pod, computed on immutable node states: which nodes fit and why the others do
+ * not, and how good each fitting node is on the extender's 0..10 scale. Policy scores are kept with each node's
+ * state in the cache, so they last exactly as long as it does. Thread-safe.
+ */
+public final class Decisions {
+
+    /** The extender's best score (kube-scheduler's {@code MaxExtenderPriority}). */
+    public static final int MAX_SCORE = 10;
+
+    /**
+     * Nodes that fit; nodes that may fit once something is freed; nodes that never will; and how many nodes failed
+     * for each reason (lower-case {@link io.elasticgpu.core.snapshot.Reason} names, or {@code no_inventory}).
+     */
+    public record Filtered(List<String> fit, Map<String, String> failed, Map<String, String> unresolvable,
+                           Map<String, Integer> reasons) {
+    }
+
+    /**
+     * How much the policy's ranking and the card links count in a node's score. Links count only for pods that take
+     * several cards: the weakest link among the cards the pod would get there (NVLink lanes above any PCIe path).
+     */
+    public record Weights(double policy, double topology) {
+        /** Links count twice the policy: an NVLinked set of cards beats the policy's preference for another node. */
+        public static final Weights DEFAULT = new Weights(1, 2);
+    }
+
+    /** Distinct asks kept canonical; past this many the table starts over, which only costs recomputation. */
+    static final int MAX_ASKS = 4096;
+
+    private final Supplier<Policy> policy;
+    private final Weights weights;
+    private final Map<List<Request>, Asked> asks = new ConcurrentHashMap<>();
+
+    /** A fitting node's policy score and the weakest link among the cards the pod would get there. */
+    private record Verdict(double score, int weakestLink) {
+    }
+
+    /** What one policy thought of one node state, per ask; kept in the state's {@link ClusterCache.Entry}. */
+    private record Scored(Policy policy, Map<Asked, Optional<Verdict>> byAsk) {
+    }
+
+    /**
+     * A pod's requests, canonical: one instance per distinct ask, so that the per-node lookups compare identities
+     * (a deep comparison per node would read every stored request).
+     */
+    private static final class Asked {
+        private final List<Request> requests;
+
+        Asked(List<Request> requests) {
+            this.requests = requests;
+        }
+    }
+
+    /** @param policy the current policy (it may change as the workload estimate is refreshed) */
+    public Decisions(Supplier<Policy> policy) {
+        this(policy, Weights.DEFAULT);
+    }
+
+    public Decisions(Supplier<Policy> policy, Weights weights) {
+        this.policy = policy;
+        this.weights = weights;
+    }
+
+    /**
+     * An error when no node of the cluster could ever give the pod what it asks (more memory on one card than any
+     * card has, more cards than any node has); empty otherwise.
+     */
+    public static Optional<String> impossible(PodAsk ask, ClusterCache.Limits limits) {
+        if (limits.maxCardsPerNode() == 0) {
+            return Optional.of("no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on"
+                    + " the GPU nodes");
+        }
+        for (int i = 0; i < ask.asks().size(); i++) {
+            var a = ask.asks().get(i);
+            if (a.memoryMib() > limits.maxCardMemoryMib()) {
+                return Optional.of("container %s asks %d MiB of GPU memory on one card; the largest card in the cluster has %d MiB"
+                        .formatted(a.container(), a.memoryMib(), limits.maxCardMemoryMib()));
+            }
+            if (a.cards() > limits.maxCardsPerNode()) {
+                return Optional.of("container %s asks %d cards on one node; the node with most healthy cards has %d"
+                        .formatted(a.container(), a.cards(), limits.maxCardsPerNode()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @param names  the candidate nodes kube-scheduler sent
+     * @param states a candidate's state, or null when it has no cards
+     */
+    public Filtered filter(PodAsk ask, Collection<String> names, Function<String, NodeState> states) {
+        List<String> fit = new ArrayList<>();
+        Map<String, String> failed = new LinkedHashMap<>();
+        Map<String, String> unresolvable = new LinkedHashMap<>();
+        Map<String, Integer> reasons = new LinkedHashMap<>();
+        Policy current = policy.get();
+        for (String name : names) {
+            NodeState s = states.apply(name);
+            if (s == null) {
+                unresolvable.put(name, "no Elastic GPU inventory published; run the node agent on the node");
+                reasons.merge("no_inventory", 1, Integer::sum);
+            } else if (Assignment.fits(ask.requests(), s)) {
+                fit.add(name);
+            } else if (Assignment.of(ask.requests(), s, current) instanceof Assignment.Refused refused) {
+                failed.put(name, refused.detail()); // without the node's name, so kube-scheduler can group equal ones
+                reasons.merge(refused.reason().name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
+            } else {
+                fit.add(name);
+            }
+        }
+        return new Filtered(fit, failed, unresolvable, reasons);
+    }
+
+    /**
+     * Scores 0..{@value #MAX_SCORE}: each fitting node's policy score and weakest link are placed between the worst
+     * and the best among the candidates (0..1), weighed by {@link Weights}; the nodes with the best blend get
+     * {@value #MAX_SCORE}, the others a share of it by their place between the worst and the best blend, capped below
+     * it so that only the best win outright; nodes that do not fit get 0.
+     */
+    public int[] prioritize(PodAsk ask, List<String> names, Function<String, ClusterCache.Entry> entries) {
+        Policy current = policy.get();
+        Asked asked = canonical(ask.requests());
+        int n = names.size();
+        int[] fitting = new int[n];
+        int count = 0;
+        double[] raw = new double[n];
+        double[] links = new double[n];
+        for (int i = 0; i < n; i++) {
+            ClusterCache.Entry e = entries.apply(names.get(i));
+            Optional<Verdict> verdict = e == null ? Optional.empty() : verdict(e, asked, current);
+            if (verdict.isPresent()) {
+                raw[count] = verdict.get().score();
+                links[count] = verdict.get().weakestLink();
+                fitting[count++] = i;
+            }
+        }
+        current.normalize(raw, count);
+        double[] place = between(blend(between(raw, count), between(links, count), count), count);
+        int[] out = new int[n];
+        for (int j = 0; j < count; j++) {
+            out[fitting[j]] = place[j] == 1 ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.floor(MAX_SCORE * place[j]));
+        }
+        return out;
+    }
+
+    private Asked canonical(List<Request> requests) {
+        if (asks.size() > MAX_ASKS) {
+            asks.clear();
+        }
+        return asks.computeIfAbsent(requests, Asked::new);
+    }
+
+    private double[] blend(double[] policyPlace, double[] linkPlace, int n) {
+        double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = weights.policy() * policyPlace[i] + weights.topology() * linkPlace[i];
+        }
+        return out;
+    }
+
+    /** Each of the first {@code n} values' place between their minimum (0) and maximum (1); all 1 when equal. */
+    private static double[] between(double[] values, int n) {
+        double min = Double.MAX_VALUE;
+        double max = -Double.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            min = Math.min(min, values[i]);
+            max = Math.max(max, values[i]);
+        }
+        double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = values[i] == max ? 1 : (values[i] - min) / (max - min);
+        }
+        return out;
+    }
+
+    /** The policy's verdict on the first container's placement, when the whole pod fits. */
+    private Optional<Verdict> verdict(ClusterCache.Entry e, Asked asked, Policy current) {
+        if (!current.cacheable()) {
+            return compute(e.state(), asked.requests, current);
+        }
+        Scored scored = e.derived().get() instanceof Scored s && s.policy() == current ? s : null;
+        if (scored == null) {
+            scored = new Scored(current, new ConcurrentHashMap<>());
+            e.derived().set(scored);
+        }
+        Optional<Verdict> known = scored.byAsk().get(asked);
+        return known != null ? known : scored.byAsk().computeIfAbsent(asked, a -> compute(e.state(), a.requests, current));
+    }
+
+    private static Optional<Verdict> compute(NodeState s, List<Request> requests, Policy current) {
+        if (Assignment.of(requests, s, current) instanceof Assignment.Refused) {
+            return Optional.empty();
+        }
+        Choice choice = current.choose(requests.getFirst(), s);
+        return Optional.of(new Verdict(choice.score(), weakestLink(choice.cards(), s.node().topology())));
+    }
+
+    /** The lowest {@link io.elasticgpu.core.model.Link#rank()} among the pairs of {@code cards}; 0 for one card. */
+    private static int weakestLink(int[] cards, Topology topology) {
+        int weakest = cards.length < 2 ? 0 : Integer.MAX_VALUE;
+        for (int a = 0; a < cards.length; a++) {
+            for (int b = a + 1; b < cards.length; b++) {
+                weakest = Math.min(weakest, topology.rank(cards[a], cards[b]));
+            }
+        }
+        return weakest;
+    }
+}

@@ -1,0 +1,162 @@
+package io.elasticgpu.scheduler.extender;
+
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.core.policy.Policies;
+import io.elasticgpu.scheduler.decision.Decisions;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * How the extender runs, from a YAML file and flags, validated at start with messages that say what to change.
+ *
+ * @param listen                  host:port to serve the extender protocol on
+ * @param tlsCertFile             PEM certificate to serve HTTPS with, or null for HTTP
+ * @param tlsKeyFile              its PKCS #8 PEM key
+ * @param policy                  the placement policy ({@link Policies#NAMES})
+ * @param ledgerNamespace         where the per-node ledgers (ConfigMaps) live
+ * @param memoryBlockMib          MiB in one unit of the GPU-memory resource
+ * @param aliyunUnitMib           MiB in one unit of {@code aliyun.com/gpu-mem}
+ * @param gpu                     name of the whole-card resource; likewise the three after it
+ * @param staleReservationSeconds age after which a reservation of a pod nobody bound is dropped
+ * @param workloadRefreshSeconds  how often the workload estimate of elastic and fgd is rebuilt
+ * @param policyWeight            weight of the policy's ranking in prioritize scores
+ * @param topologyWeight          weight of the links between the cards a multi-card pod would get
+ */
+public record ExtenderConfig(String listen, String tlsCertFile, String tlsKeyFile, String policy, String ledgerNamespace,
+                             long memoryBlockMib, long aliyunUnitMib, String gpu, String gpuMemory, String gpuCore,
+                             String gpuCount, int staleReservationSeconds, int workloadRefreshSeconds,
+                             double policyWeight, double topologyWeight) {
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    public static ExtenderConfig defaults() {
+        return new ExtenderConfig("127.0.0.1:8888", null, null, Policies.DEFAULT, "elastic-gpu-system", 1, 1024,
+                ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT, 60, 60,
+                Decisions.Weights.DEFAULT.policy(), Decisions.Weights.DEFAULT.topology());
+    }
+
+    /**
+     * The defaults overridden by a YAML file's keys (the record's component names).
+     *
+     * @throws IllegalArgumentException for an unreadable file, an unknown key or a value of the wrong type
+     */
+    public static ExtenderConfig load(Path file) {
+        Map<String, Object> values;
+        try {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> read = YAML.readValue(Files.readString(file), Map.class);
+            values = read == null ? Map.of() : read;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read extender configuration %s: %s".formatted(file, e.getMessage()), e);
+        }
+        return defaults().with(values, file.toString());
+    }
+
+    /**
+     * This configuration with {@code overrides} (keys are the record's component names), as flags give them.
+     *
+     * @throws IllegalArgumentException for an unknown key or a value of the wrong type
+     */
+    public ExtenderConfig with(Map<String, ?> overrides) {
+        return with(overrides, "flags");
+    }
+
+    public ExtenderConfig withListen(String value) {
+        return with(Map.of("listen", value));
+    }
+
+    private ExtenderConfig with(Map<String, ?> overrides, String source) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> merged = new LinkedHashMap<>(YAML.convertValue(this, Map.class));
+        for (var e : overrides.entrySet()) {
+            if (!merged.containsKey(e.getKey())) {
+                throw new IllegalArgumentException("%s: unknown key \"%s\"; known keys: %s"
+                        .formatted(source, e.getKey(), String.join(", ", new TreeMap<>(merged).keySet())));
+            }
+            merged.put(e.getKey(), e.getValue());
+        }
+        try {
+            return YAML.convertValue(merged, ExtenderConfig.class);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("%s: %s".formatted(source, e.getMessage().lines().findFirst().orElse("")), e);
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the first setting that is wrong and how to fix it
+     */
+    public ExtenderConfig validate() {
+        int colon = listen == null ? -1 : listen.lastIndexOf(':');
+        if (colon < 1) {
+            throw new IllegalArgumentException("listen must be host:port, e.g. 0.0.0.0:8888, was \"%s\"".formatted(listen));
+        }
+        try {
+            int port = Integer.parseInt(listen.substring(colon + 1));
+            if (port < 0 || port > 65_535) {
+                throw new NumberFormatException();
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("listen: the port must be 0..65535, was \"%s\"".formatted(listen.substring(colon + 1)));
+        }
+        if ((tlsCertFile == null) != (tlsKeyFile == null)) {
+            throw new IllegalArgumentException("tlsCertFile and tlsKeyFile go together; give both or neither");
+        }
+        for (String f : new String[] {tlsCertFile, tlsKeyFile}) {
+            if (f != null && !Files.isReadable(Path.of(f))) {
+                throw new IllegalArgumentException("cannot read TLS file %s".formatted(f));
+            }
+        }
+        if (!Policies.NAMES.contains(policy)) {
+            throw new IllegalArgumentException("unknown policy \"%s\"; choose one of: %s".formatted(policy, String.join(", ", Policies.NAMES)));
+        }
+        if (memoryBlockMib < 1 || aliyunUnitMib < 1) {
+            throw new IllegalArgumentException("memoryBlockMib and aliyunUnitMib must be >= 1, were %d and %d"
+                    .formatted(memoryBlockMib, aliyunUnitMib));
+        }
+        for (String name : List.of(gpu, gpuMemory, gpuCore, gpuCount)) {
+            if (name == null || !name.matches("([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9][-A-Za-z0-9_.]*")) {
+                throw new IllegalArgumentException("\"%s\" is not a valid extended resource name (domain/name)".formatted(name));
+            }
+        }
+        if (ledgerNamespace == null || !ledgerNamespace.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
+            throw new IllegalArgumentException("ledgerNamespace must be a namespace name, was \"%s\"".formatted(ledgerNamespace));
+        }
+        if (staleReservationSeconds < 10 || workloadRefreshSeconds < 1) {
+            throw new IllegalArgumentException("staleReservationSeconds must be >= 10 and workloadRefreshSeconds >= 1, were %d and %d"
+                    .formatted(staleReservationSeconds, workloadRefreshSeconds));
+        }
+        if (!(policyWeight >= 0) || !(topologyWeight >= 0) || policyWeight + topologyWeight == 0
+                || Double.isInfinite(policyWeight + topologyWeight)) {
+            throw new IllegalArgumentException("policyWeight and topologyWeight must be finite, >= 0 and not both 0, were %s and %s"
+                    .formatted(policyWeight, topologyWeight));
+        }
+        return this;
+    }
+
+    /** How prioritize weighs the policy against card links. */
+    public Decisions.Weights weights() {
+        return new Decisions.Weights(policyWeight, topologyWeight);
+    }
+
+    public String host() {
+        return listen.substring(0, listen.lastIndexOf(':'));
+    }
+
+    public int port() {
+        return Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
+    }
+
+    public PodGpuRequests.Units units() {
+        return new PodGpuRequests.Units(memoryBlockMib, aliyunUnitMib, gpu, gpuMemory, gpuCore, gpuCount);
+    }
+}

@@ -1,0 +1,103 @@
+package io.elasticgpu.scheduler.extender;
+
+import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Map;
+
+/**
+ * The extender's Prometheus metrics: latency per verb, decisions and failures by reason, and what every card holds.
+ * Card gauges are computed from the cache at scrape time.
+ */
+final class ExtenderMetrics {
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Histogram latency = Histogram.builder().name("egpu_extender_request_seconds")
+            .help("Time to answer one extender call, by verb").labelNames("verb").classicOnly()
+            .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
+            .register(registry);
+    private final Counter decisions = Counter.builder().name("egpu_extender_decisions_total")
+            .help("Extender calls by verb and result").labelNames("verb", "result").register(registry);
+    private final Counter failures = Counter.builder().name("egpu_extender_node_failures_total")
+            .help("Nodes the filter refused, by reason").labelNames("reason").register(registry);
+
+    ExtenderMetrics(ClusterCache cache) {
+        GaugeWithCallback.builder().name("egpu_card_memory_allocated_mib").help("GPU memory held on a card")
+                .labelNames("node", "card", "model")
+                .callback(cb -> each(cache, (node, s, i) -> cb.call(s.usedMemory(i), node, Integer.toString(i), s.card(i).model())))
+                .register(registry);
+        GaugeWithCallback.builder().name("egpu_card_memory_capacity_mib").help("GPU memory of a card")
+                .labelNames("node", "card", "model")
+                .callback(cb -> each(cache, (node, s, i) -> cb.call(s.card(i).memoryMib(), node, Integer.toString(i), s.card(i).model())))
+                .register(registry);
+        GaugeWithCallback.builder().name("egpu_card_core_allocated_percent").help("Compute held on a card, percent")
+                .labelNames("node", "card", "model")
+                .callback(cb -> each(cache, (node, s, i) -> cb.call(s.usedMilli(i) / 10.0, node, Integer.toString(i), s.card(i).model())))
+                .register(registry);
+        GaugeWithCallback.builder().name("egpu_cards").help("Cards in the cluster by state")
+                .labelNames("state")
+                .callback(cb -> {
+                    long healthy = 0;
+                    long unhealthy = 0;
+                    long used = 0;
+                    for (NodeState s : cache.states().values()) {
+                        for (int i = 0; i < s.cardCount(); i++) {
+                            if (s.card(i).healthy()) {
+                                healthy++;
+                            } else {
+                                unhealthy++;
+                            }
+                            if (!s.idle(i)) {
+                                used++;
+                            }
+                        }
+                    }
+                    cb.call(healthy, "healthy");
+                    cb.call(unhealthy, "unhealthy");
+                    cb.call(used, "allocated");
+                })
+                .register(registry);
+        GaugeWithCallback.builder().name("egpu_pods_unaccounted").help("Bound GPU pods without an allocation annotation")
+                .callback(cb -> cb.call(cache.unaccounted())).register(registry);
+        GaugeWithCallback.builder().name("egpu_pods_waiting_to_be_counted")
+                .help("Pods seen on cards whose previous holder's deletion this replica has not seen yet")
+                .callback(cb -> cb.call(cache.waitingToBeCounted())).register(registry);
+    }
+
+    private interface CardVisitor {
+        void visit(String node, NodeState state, int card);
+    }
+
+    private static void each(ClusterCache cache, CardVisitor visitor) {
+        for (Map.Entry<String, NodeState> e : cache.states().entrySet()) {
+            for (int i = 0; i < e.getValue().cardCount(); i++) {
+                visitor.visit(e.getKey(), e.getValue(), i);
+            }
+        }
+    }
+
+    void observe(String verb, long startNanos, String result) {
+        latency.labelValues(verb).observe((System.nanoTime() - startNanos) / 1e9);
+        decisions.labelValues(verb, result).inc();
+    }
+
+    void failed(String reason, int nodes) {
+        failures.labelValues(reason).inc(nodes);
+    }
+
+    String contentType() {
+        return PrometheusTextFormatWriter.CONTENT_TYPE;
+    }
+
+    void write(OutputStream out) throws IOException {
+        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+    }
+}

@@ -1,0 +1,142 @@
+package io.elasticgpu.scheduler.extender;
+
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.scheduler.binding.Binder;
+import io.elasticgpu.scheduler.binding.ClusterApi;
+import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.decision.Decisions;
+import io.elasticgpu.scheduler.decision.PolicyProvider;
+import io.elasticgpu.scheduler.requeue.Requeue;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running extender: node and pod informers feeding the cache, the policy, the binder on the real API, and the
+ * HTTP server. Serving starts at once; {@code /readyz} and the verbs wait for the informers' first lists.
+ */
+public final class ExtenderService implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExtenderService.class);
+
+    private final SharedIndexInformer<Node> nodes;
+    private final SharedIndexInformer<Pod> pods;
+    private final ExtenderServer server;
+    private final AtomicBoolean synced;
+
+    private ExtenderService(SharedIndexInformer<Node> nodes, SharedIndexInformer<Pod> pods, ExtenderServer server,
+                            AtomicBoolean synced) {
+        this.nodes = nodes;
+        this.pods = pods;
+        this.server = server;
+        this.synced = synced;
+    }
+
+    public static ExtenderService start(KubernetesClient client, ExtenderConfig config) {
+        return start(client, config, new KubernetesClusterApi(client, config.ledgerNamespace()));
+    }
+
+    static ExtenderService start(KubernetesClient client, ExtenderConfig config, ClusterApi api) {
+        config.validate();
+        ensureNamespace(client, config.ledgerNamespace());
+        ClusterCache cache = new ClusterCache(pod -> PodGpuRequests.asksGpu(pod, config.units()));
+        AtomicBoolean synced = new AtomicBoolean();
+        SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
+        nodeInformer.addEventHandler(handler(cache::upsertNode, n -> cache.deleteNode(n.getMetadata().getName())));
+        SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
+        podInformer.addEventHandler(handler(cache::upsertPod, cache::deletePod));
+        ExtenderServer server = serve(config, cache, api, synced::get);
+        CompletableFuture.allOf(nodeInformer.start().toCompletableFuture(), podInformer.start().toCompletableFuture())
+                .thenRun(() -> {
+                    synced.set(true);
+                    LOG.info("caches synced: nodes={} pods={}", nodeInformer.getStore().list().size(),
+                            podInformer.getStore().list().size());
+                });
+        LOG.info("extender listening on {}:{} policy={} ledgers in namespace {}", config.host(), server.port(),
+                config.policy(), config.ledgerNamespace());
+        return new ExtenderService(nodeInformer, podInformer, server, synced);
+    }
+
+    /**
+     * The verbs and the HTTP server over a cache the caller keeps fed, binding through {@code api}. The informers
+     * of {@link #start} are one feeder; the benchmarks feed the cache directly.
+     */
+    public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
+        config.validate();
+        PodGpuRequests.Units units = config.units();
+        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, units, InstantSource.system(),
+                Duration.ofSeconds(config.workloadRefreshSeconds()));
+        Binder binder = new Binder(api, cache, policy, config.aliyunUnitMib(), InstantSource.system(),
+                Duration.ofSeconds(config.staleReservationSeconds()));
+        ExtenderMetrics metrics = new ExtenderMetrics(cache);
+        Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);
+        cache.onFreed(requeue::freed);
+        Verbs verbs = new Verbs(cache, new Decisions(policy, config.weights()), binder, units, metrics, ready, requeue);
+        return ExtenderServer.start(config, verbs, metrics, ready);
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    public boolean ready() {
+        return synced.get();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        nodes.close();
+        pods.close();
+    }
+
+    private static void ensureNamespace(KubernetesClient client, String name) {
+        try {
+            if (client.namespaces().withName(name).get() == null) {
+                Namespace ns = new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build();
+                client.namespaces().resource(ns).create();
+                LOG.info("created namespace {} for the ledgers", name);
+            }
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw new IllegalStateException("cannot find or create the ledger namespace %s: %s".formatted(name,
+                        e.getMessage()), e);
+            }
+        }
+    }
+
+    private static <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                upsert.accept(obj);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                upsert.accept(newObj);
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                delete.accept(obj);
+            }
+        };
+    }
+}

@@ -1,0 +1,166 @@
+package io.elasticgpu.scheduler.extender;
+
+import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.scheduler.binding.Binder;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.decision.Decisions;
+import io.elasticgpu.scheduler.decision.PodAsk;
+import io.elasticgpu.scheduler.requeue.Requeue;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.NodeListBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+/** The three verbs: decode what kube-scheduler sent, ask the decisions or the binder, encode the answer. */
+final class Verbs implements AutoCloseable {
+
+    private final ClusterCache cache;
+    private final Decisions decisions;
+    private final Binder binder;
+    private final PodGpuRequests.Units units;
+    private final ExtenderMetrics metrics;
+    private final BooleanSupplier synced;
+    private final Requeue requeue;
+    /** Pods seen in filter calls, for binds that arrive before the informer shows the pod. */
+    private final Map<String, Pod> recent = new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Pod> eldest) {
+            return size() > 1024;
+        }
+    };
+
+    Verbs(ClusterCache cache, Decisions decisions, Binder binder, PodGpuRequests.Units units, ExtenderMetrics metrics,
+          BooleanSupplier synced, Requeue requeue) {
+        this.requeue = requeue;
+        this.cache = cache;
+        this.decisions = decisions;
+        this.binder = binder;
+        this.units = units;
+        this.metrics = metrics;
+        this.synced = synced;
+    }
+
+    Wire.ExtenderFilterResult filter(Wire.ExtenderArgs args) {
+        if (args.pod() == null) {
+            return Wire.ExtenderFilterResult.error("the request carries no Pod");
+        }
+        if (!synced.getAsBoolean()) {
+            return Wire.ExtenderFilterResult.error("the extender is still reading the cluster; try again shortly");
+        }
+        remember(args.pod());
+        List<String> names = names(args);
+        PodAsk ask;
+        try {
+            ask = PodAsk.of(args.pod(), units);
+        } catch (InvalidGpuRequestException e) {
+            return Wire.ExtenderFilterResult.error(e.getMessage());
+        }
+        if (!ask.asksGpu()) {
+            return passAll(args, names);
+        }
+        Optional<String> impossible = Decisions.impossible(ask, cache.limits());
+        if (impossible.isPresent()) {
+            return Wire.ExtenderFilterResult.error(impossible.get());
+        }
+        Decisions.Filtered filtered = decisions.filter(ask, names, cache::state);
+        filtered.reasons().forEach(metrics::failed);
+        if (!filtered.failed().isEmpty() || !filtered.unresolvable().isEmpty()) {
+            requeue.rejected();
+        }
+        if (args.nodeNames() != null) {
+            return new Wire.ExtenderFilterResult(null, filtered.fit(), filtered.failed(), filtered.unresolvable(), "");
+        }
+        Set<String> fit = new HashSet<>(filtered.fit());
+        List<Node> kept = args.nodes().getItems().stream().filter(n -> fit.contains(n.getMetadata().getName())).toList();
+        return new Wire.ExtenderFilterResult(new NodeListBuilder().withItems(kept).build(), null, filtered.failed(),
+                filtered.unresolvable(), "");
+    }
+
+    List<Wire.HostPriority> prioritize(Wire.ExtenderArgs args) {
+        List<String> names = names(args);
+        List<Wire.HostPriority> out = new ArrayList<>(names.size());
+        PodAsk ask;
+        try {
+            ask = args.pod() == null ? null : PodAsk.of(args.pod(), units);
+        } catch (InvalidGpuRequestException e) {
+            ask = null;
+        }
+        if (ask == null || !ask.asksGpu()) {
+            names.forEach(n -> out.add(new Wire.HostPriority(n, 0)));
+            return out;
+        }
+        int[] scores = decisions.prioritize(ask, names, cache::entry);
+        for (int i = 0; i < scores.length; i++) {
+            out.add(new Wire.HostPriority(names.get(i), scores[i]));
+        }
+        return out;
+    }
+
+    Wire.ExtenderBindingResult bind(Wire.ExtenderBindingArgs args) {
+        if (args.podName() == null || args.podNamespace() == null || args.podUid() == null || args.node() == null) {
+            return new Wire.ExtenderBindingResult("PodName, PodNamespace, PodUID and Node are all required");
+        }
+        Optional<Pod> pod = cache.pod(args.podNamespace(), args.podName())
+                .filter(p -> args.podUid().equals(p.getMetadata().getUid()))
+                .or(() -> Optional.ofNullable(recalled(args.podUid())));
+        if (pod.isEmpty()) {
+            return new Wire.ExtenderBindingResult("pod %s/%s (uid %s) is not known yet; kube-scheduler will retry"
+                    .formatted(args.podNamespace(), args.podName(), args.podUid()));
+        }
+        PodAsk ask;
+        try {
+            ask = PodAsk.of(pod.get(), units);
+        } catch (InvalidGpuRequestException e) {
+            return new Wire.ExtenderBindingResult(e.getMessage());
+        }
+        return switch (binder.bind(args.podNamespace(), args.podName(), args.podUid(), ask, args.node())) {
+            case Binder.Outcome.Bound bound -> new Wire.ExtenderBindingResult(null);
+            case Binder.Outcome.Failed failed -> new Wire.ExtenderBindingResult(failed.message());
+        };
+    }
+
+    @Override
+    public void close() {
+        requeue.close();
+    }
+
+    private static Wire.ExtenderFilterResult passAll(Wire.ExtenderArgs args, List<String> names) {
+        return args.nodeNames() != null
+                ? new Wire.ExtenderFilterResult(null, names, Map.of(), Map.of(), "")
+                : new Wire.ExtenderFilterResult(args.nodes(), null, Map.of(), Map.of(), "");
+    }
+
+    private static List<String> names(Wire.ExtenderArgs args) {
+        if (args.nodeNames() != null) {
+            return args.nodeNames();
+        }
+        NodeList nodes = args.nodes();
+        return nodes == null || nodes.getItems() == null ? List.of()
+                : nodes.getItems().stream().map(n -> n.getMetadata().getName()).toList();
+    }
+
+    private void remember(Pod pod) {
+        if (pod.getMetadata() != null && pod.getMetadata().getUid() != null) {
+            synchronized (recent) {
+                recent.put(pod.getMetadata().getUid(), pod);
+            }
+        }
+    }
+
+    private Pod recalled(String uid) {
+        synchronized (recent) {
+            return recent.get(uid);
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package io.elasticgpu.scheduler.binding;
+
+import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.node;
+import static io.elasticgpu.scheduler.K8s.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.policy.BinpackPolicy;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.decision.PodAsk;
+
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class BinderTest {
+
+    private final InMemoryClusterApi api = new InMemoryClusterApi();
+    private final AtomicLong now = new AtomicLong(Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
+
+    private ClusterCache cache() {
+        ClusterCache c = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+        api.feed(c);
+        return c;
+    }
+
+    private Binder binder(ClusterCache cache) {
+        return new Binder(api, cache, BinpackPolicy::new, 1024, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60));
+    }
+
+    private Binder.Outcome bind(Binder binder, Pod pod, String node) {
+        PodAsk ask = PodAsk.of(pod, PodGpuRequests.Units.DEFAULT);
+        return binder.bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid(), ask, node);
+    }
+
+    private Pod stored(String name) {
+        return api.pods().stream().filter(p -> p.getMetadata().getName().equals(name)).findFirst().orElseThrow();
+    }
+
+    @BeforeEach
+    void oneNodeOfTwoCards() {
+        api.addNode(node("n1", 2, 16_384, 0));
+    }
+
+    @Test
+    void bindingReservesWritesTheAllocationAndBinds() {
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192")));
+        api.addPod(p);
+        ClusterCache cache = cache();
+        Binder.Outcome outcome = bind(binder(cache), p, "n1");
+
+        Allocation expected = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "GPU-n1-0", 0, 8192))));
+        assertThat(outcome).isEqualTo(new Binder.Outcome.Bound(expected));
+        Pod after = stored("a");
+        assertThat(after.getSpec().getNodeName()).isEqualTo("n1");
+        assertThat(after.getMetadata().getAnnotations()).containsEntry(Annotations.ALLOCATION, expected.toJson())
+                .containsEntry(Annotations.PHASE, "assumed")
+                .containsEntry(Annotations.ASSUME_TIME, Long.toString(now.get() * 1_000_000L));
+        assertThat(api.ledger("n1")).containsOnlyKeys("uid-a");
+        assertThat(cache.state("n1").usedMemory(0)).as("assumed at once").isEqualTo(8192);
+    }
+
+    @Test
+    void twoReplicasThatHaveNotSeenEachOthersBindsStillShareTheCardsThroughTheLedger() {
+        Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "12000")));
+        Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu-memory", "12000")));
+        Pod c = pod("ns", "c", "uid-c", container("main", Map.of("elasticgpu.io/gpu-memory", "12000")));
+        api.addPod(a);
+        api.addPod(b);
+        api.addPod(c);
+        Binder one = binder(cache());
+        Binder two = binder(cache());
+        assertThat(bind(one, a, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(two, b, "n1")).isInstanceOfSatisfying(Binder.Outcome.Bound.class,
+                bound -> assertThat(bound.allocation().cards()).as("the other card").containsExactly(1));
+        assertThat(bind(one, c, "n1")).isEqualTo(new Binder.Outcome.Failed(
+                "node n1 no longer fits the pod: no card has 12000 MiB free; largest free is 4384 MiB on card 0"));
+        assertThat(stored("c").getMetadata().getAnnotations()).isNullOrEmpty();
+    }
+
+    @Test
+    void aFailedBindLeavesNoAllocationBehind() {
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
+        api.addPod(p);
+        ClusterCache cache = cache();
+        api.failBinds(true);
+        assertThat(bind(binder(cache), p, "n1")).isEqualTo(new Binder.Outcome.Failed(
+                "binding to node n1 failed: bindings are refused"));
+        assertThat(stored("a").getMetadata().getAnnotations()).isEmpty();
+        assertThat(api.ledger("n1")).isEmpty();
+        assertThat(cache.state("n1").usedMilli(0)).isZero();
+    }
+
+    @Test
+    void deletedPodsLoseTheirReservation() {
+        Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "2")));
+        Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu", "2")));
+        api.addPod(a);
+        ClusterCache cache = cache();
+        assertThat(bind(binder(cache), a, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        api.deletePod("ns", "a");
+        api.addPod(b);
+        ClusterCache fresh = cache();
+        assertThat(bind(binder(fresh), b, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(api.ledger("n1")).containsOnlyKeys("uid-b");
+    }
+
+    @Test
+    void aStaleReservationOfAPodNobodyBoundIsDroppedButABoundOnesIsKept() {
+        Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
+        Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu", "2")));
+        api.addPod(a);
+        api.addPod(b);
+        ClusterCache cache = cache();
+        api.failBinds(true);
+        // a replica that died after reserving: simulate by writing the reservation directly
+        var entry = new LedgerEntry("ns/a", now.get(), new Allocation("n1", Map.of("main",
+                List.of(new Allocation.Share(0, "GPU-n1-0", 1000, 16_384)))));
+        api.writeLedger("n1", Map.of("uid-a", entry.toJson()), null);
+        api.failBinds(false);
+        assertThat(bind(binder(cache), b, "n1")).as("fresh: kept").isInstanceOf(Binder.Outcome.Failed.class);
+        now.addAndGet(61_000);
+        assertThat(bind(binder(cache), b, "n1")).as("stale and unbound: dropped").isInstanceOf(Binder.Outcome.Bound.class);
+    }
+
+    @Test
+    void aRetriedBindToTheSameNodeSucceedsWithTheSameCards() {
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "100")));
+        api.addPod(p);
+        ClusterCache cache = cache();
+        Binder binder = binder(cache);
+        Binder.Outcome first = bind(binder, p, "n1");
+        Binder.Outcome again = bind(binder, p, "n1");
+        assertThat(again).isEqualTo(first);
+    }
+
+    @Test
+    void podsThatAskedByAliyunOrVolcanoNamesGetTheirAnnotations() {
+        Pod ali = pod("ns", "ali", "uid-1", container("main", Map.of("aliyun.com/gpu-mem", "4")));
+        Pod vol = pod("ns", "vol", "uid-2", container("main", Map.of("volcano.sh/gpu-memory", "1024")));
+        api.addPod(ali);
+        api.addPod(vol);
+        Binder binder = binder(cache());
+        bind(binder, ali, "n1");
+        bind(binder, vol, "n1");
+        String time = Long.toString(now.get() * 1_000_000L);
+        assertThat(stored("ali").getMetadata().getAnnotations()).containsEntry("ALIYUN_COM_GPU_MEM_IDX", "0")
+                .containsEntry("ALIYUN_COM_GPU_MEM_POD", "4").containsEntry("ALIYUN_COM_GPU_MEM_DEV", "16")
+                .containsEntry("ALIYUN_COM_GPU_MEM_ASSUME_TIME", time).containsEntry("ALIYUN_COM_GPU_MEM_ASSIGNED", "false");
+        assertThat(stored("vol").getMetadata().getAnnotations()).containsEntry("volcano.sh/gpu-index", "0")
+                .containsEntry("volcano.sh/predicate-time", time).containsEntry("volcano.sh/gpu-assigned", "false");
+    }
+}

@@ -1,0 +1,140 @@
+package io.elasticgpu.scheduler.cache;
+
+import static io.elasticgpu.scheduler.K8s.bound;
+import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.node;
+import static io.elasticgpu.scheduler.K8s.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.snapshot.NodeState;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class ClusterCacheTest {
+
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final Pod slice = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
+    private final Allocation onCard1 = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
+
+    private NodeState n1() {
+        return cache.state("n1");
+    }
+
+    @Test
+    void aBoundPodHoldsItsAnnotatedCardsAndCpu() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(bound(slice, "n1", onCard1));
+        assertThat(n1().usedMemory(1)).isEqualTo(8192);
+        assertThat(n1().usedMemory(0)).isZero();
+        assertThat(n1().freeCpu()).isEqualTo(62_000);
+        assertThat(n1().pods()).isEqualTo(1);
+    }
+
+    @Test
+    void deletedSucceededAndFailedPodsFreeTheirShareAtOnce() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        Pod placed = bound(slice, "n1", onCard1);
+        cache.upsertPod(placed);
+        cache.upsertPod(new PodBuilder(placed).editStatus().withPhase("Succeeded").endStatus().build());
+        assertThat(n1().usedMemory(1)).isZero();
+        assertThat(cache.podStatus("uid-a")).isEqualTo(ClusterCache.PodStatus.GONE);
+        cache.upsertPod(placed);
+        assertThat(n1().usedMemory(1)).isEqualTo(8192);
+        cache.deletePod(placed);
+        assertThat(n1().usedMemory(1)).isZero();
+        assertThat(n1().pods()).isZero();
+    }
+
+    @Test
+    void freedIsReportedWhenAPodLeavesANodeOrTheNodeChangesButNotForArrivalsOrUnchangedNodes() {
+        List<String> freed = new java.util.ArrayList<>();
+        cache.onFreed(freed::add);
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        assertThat(freed).as("a new node").containsExactly("n1");
+        freed.clear();
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        Pod placed = bound(slice, "n1", onCard1);
+        cache.upsertPod(placed);
+        cache.upsertPod(placed);
+        assertThat(freed).as("the same node again, a pod arriving, the same pod again").isEmpty();
+        cache.upsertPod(new PodBuilder(placed).editStatus().withPhase("Failed").endStatus().build());
+        assertThat(freed).as("a pod failing").containsExactly("n1");
+        cache.upsertPod(placed);
+        cache.deletePod(placed);
+        assertThat(freed).as("a pod deleted").containsExactly("n1", "n1");
+        cache.upsertNode(node("n1", 4, 16_384, 0));
+        assertThat(freed).as("the node grew").containsExactly("n1", "n1", "n1");
+    }
+
+    @Test
+    void anAssumedBindCountsUntilThePodIsSeenWithItsAllocation() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(slice);
+        cache.assume("uid-a", Contribution.of("n1", PodResources.of(slice), onCard1));
+        assertThat(n1().usedMemory(1)).isEqualTo(8192);
+        cache.upsertPod(bound(slice, "n1", onCard1));
+        assertThat(n1().usedMemory(1)).as("counted once, not twice").isEqualTo(8192);
+        cache.forget("uid-a");
+        assertThat(n1().usedMemory(1)).as("the observed allocation remains").isEqualTo(8192);
+    }
+
+    @Test
+    void aForgottenAssumptionFreesItsCards() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.assume("uid-a", Contribution.of("n1", PodResources.of(slice), onCard1));
+        cache.forget("uid-a");
+        assertThat(n1().usedMemory(1)).isZero();
+    }
+
+    @Test
+    void podsBoundBeforeTheirNodeHasAnInventoryCountOnceItHasOne() {
+        cache.upsertPod(bound(slice, "n1", onCard1));
+        assertThat(cache.state("n1")).isNull();
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        assertThat(n1().usedMemory(1)).isEqualTo(8192);
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        assertThat(n1().usedMemory(1)).as("a node update rebuilds, it does not add again").isEqualTo(8192);
+    }
+
+    @Test
+    void aGpuPodBoundWithoutAllocationIsCountedAsUnaccounted() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(bound(slice, "n1", null));
+        assertThat(cache.unaccounted()).isEqualTo(1);
+        assertThat(n1().usedMemory(1)).isZero();
+    }
+
+    @Test
+    void aPodSeenOnACardBeforeTheDeletionThatFreedItIsCountedOnceTheDeletionArrives() {
+        cache.upsertNode(node("n1", 1, 16_384, 0));
+        Pod old = bound(pod("ns", "old", "uid-old", container("main", Map.of("elasticgpu.io/gpu-memory", "12000"))), "n1",
+                new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "g", 0, 12_000)))));
+        Pod reuse = bound(pod("ns", "new", "uid-new", container("main", Map.of("elasticgpu.io/gpu-memory", "10000"))), "n1",
+                new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "g", 0, 10_000)))));
+        cache.upsertPod(old);
+        // another replica saw old deleted and gave its card to new; this cache sees new first
+        cache.upsertPod(reuse);
+        assertThat(cache.waitingToBeCounted()).isEqualTo(1);
+        assertThat(n1().usedMemory(0)).isEqualTo(12_000);
+        cache.deletePod(old);
+        assertThat(cache.waitingToBeCounted()).isZero();
+        assertThat(n1().usedMemory(0)).isEqualTo(10_000);
+    }
+
+    @Test
+    void limitsFollowTheHealthyCards() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertNode(node("n2", 8, 81_920, 4));
+        assertThat(cache.limits()).isEqualTo(new ClusterCache.Limits(81_920, 8));
+        cache.deleteNode("n2");
+        assertThat(cache.limits()).isEqualTo(new ClusterCache.Limits(16_384, 2));
+    }
+}

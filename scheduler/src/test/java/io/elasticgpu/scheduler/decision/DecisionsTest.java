@@ -1,0 +1,115 @@
+package io.elasticgpu.scheduler.decision;
+
+import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.node;
+import static io.elasticgpu.scheduler.K8s.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.policy.BinpackPolicy;
+import io.elasticgpu.scheduler.K8s;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class DecisionsTest {
+
+    private final ClusterCache cache = new ClusterCache(p -> true);
+    private final Decisions decisions = new Decisions(BinpackPolicy::new);
+
+    private PodAsk ask(Map<String, String> limits) {
+        return PodAsk.of(pod("ns", "p", "u", container("main", limits)), PodGpuRequests.Units.DEFAULT);
+    }
+
+    private Map<String, Integer> prioritize(Decisions d, PodAsk ask, List<String> names) {
+        int[] scores = d.prioritize(ask, names, cache::entry);
+        Map<String, Integer> byName = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < scores.length; i++) {
+            byName.put(names.get(i), scores[i]);
+        }
+        return byName;
+    }
+
+    private void hold(String node, String uid, int card, long memory) {
+        var p = pod("ns", uid, uid, container("main", Map.of("elasticgpu.io/gpu-memory", Long.toString(memory))));
+        cache.upsertPod(K8s.bound(p, node, new Allocation(node, Map.of("main", List.of(new Allocation.Share(card, "g", 0, memory))))));
+    }
+
+    @Test
+    void failedNodesSayWhatIsMissingAndNodesWithoutInventoryCannotBeHelped() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertNode(node("n2", 2, 16_384, 0));
+        hold("n1", "x", 0, 12_000);
+        hold("n1", "y", 1, 10_240);
+        List<String> names = List.of("n1", "n2", "cpu-node");
+        Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache::state);
+        assertThat(f.fit()).containsExactly("n2");
+        assertThat(f.failed()).containsExactly(Map.entry("n1",
+                "no card has 8192 MiB free; largest free is 6144 MiB on card 1"));
+        assertThat(f.unresolvable()).containsExactly(Map.entry("cpu-node",
+                "no Elastic GPU inventory published; run the node agent on the node"));
+        assertThat(f.reasons()).containsExactly(Map.entry("insufficient_gpu", 1), Map.entry("no_inventory", 1));
+    }
+
+    @Test
+    void asksNoNodeCouldEverMeetAreErrors() {
+        cache.upsertNode(node("n1", 8, 81_920, 4));
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu-memory", "100000")), cache.limits())).contains(
+                "container main asks 100000 MiB of GPU memory on one card; the largest card in the cluster has 81920 MiB");
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "9")), cache.limits())).contains(
+                "container main asks 9 cards on one node; the node with most healthy cards has 8");
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "8")), cache.limits())).isEmpty();
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "1")), new ClusterCache.Limits(0, 0))).contains(
+                "no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on the GPU nodes");
+    }
+
+    @Test
+    void multiCardPodsPreferNodesThatCanGiveThemNvlinkedCardsAsMuchAsTheWeightsSay() {
+        cache.upsertNode(node("islands", 8, 16_384, 4)); // two NVLink islands of four
+        cache.upsertNode(node("flat", 4, 16_384, 0));    // four cards across sockets
+        List<String> names = List.of("islands", "flat");
+        PodAsk four = ask(Map.of("elasticgpu.io/gpu", "4"));
+        // binpack alone prefers the node the pod fills: flat (4 of 4 cards) over islands (4 of 8)
+        assertThat(prioritize(new Decisions(BinpackPolicy::new, new Decisions.Weights(1, 0)), four, names))
+                .containsExactly(Map.entry("islands", 0), Map.entry("flat", 10));
+        // by default the links count twice the policy
+        assertThat(prioritize(decisions, four, names))
+                .containsExactly(Map.entry("islands", 10), Map.entry("flat", 0));
+        // one-card pods have no links to weigh: the policy decides alone
+        assertThat(prioritize(decisions, ask(Map.of("elasticgpu.io/gpu", "1")), names))
+                .containsExactly(Map.entry("islands", 0), Map.entry("flat", 10));
+    }
+
+    @Test
+    void onlyThePolicysBestGetTheTopScore() {
+        cache.upsertNode(node("full", 2, 16_384, 0));
+        cache.upsertNode(node("half", 2, 16_384, 0));
+        cache.upsertNode(node("empty", 2, 16_384, 0));
+        cache.upsertNode(node("nofit", 1, 16_384, 0));
+        hold("full", "a", 0, 16_000);
+        hold("half", "b", 0, 8_000);
+        hold("nofit", "c", 0, 16_000);
+        List<String> names = List.of("full", "half", "empty", "nofit");
+        // binpack: share of the node's GPU used after placing 500 MiB (31 milli of a 16 GiB card):
+        // full (2000 - 1023 + 31) / 2000 = 50.4 %, half (2000 - 1511 + 31) / 2000 = 26 %, empty 31 / 2000 = 1.55 %;
+        // nofit has 384 MiB free. Scaled: full 10, empty 0, half floor(10 (26 - 1.55) / (50.4 - 1.55)) = 5
+        Map<String, Integer> scores = prioritize(decisions, ask(Map.of("elasticgpu.io/gpu-memory", "500")), names);
+        assertThat(scores).containsExactly(Map.entry("full", 10), Map.entry("half", 5), Map.entry("empty", 0),
+                Map.entry("nofit", 0));
+    }
+
+    @Test
+    void multiContainerPodsMustFitAsAWhole() {
+        cache.upsertNode(node("n1", 1, 16_384, 0));
+        var p = pod("ns", "p", "u", container("a", Map.of("elasticgpu.io/gpu-memory", "10000")),
+                container("b", Map.of("elasticgpu.io/gpu-memory", "10000")));
+        PodAsk ask = PodAsk.of(p, PodGpuRequests.Units.DEFAULT);
+        Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache::state);
+        assertThat(f.failed().get("n1")).isEqualTo(
+                "no card has 10000 MiB free; largest free is 6384 MiB on card 0 (after placing the pod's other containers)");
+    }
+}

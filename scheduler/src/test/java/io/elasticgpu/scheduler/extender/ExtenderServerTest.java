@@ -1,0 +1,175 @@
+package io.elasticgpu.scheduler.extender;
+
+import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.node;
+import static io.elasticgpu.scheduler.K8s.pod;
+import static io.elasticgpu.scheduler.K8s.bound;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.policy.BinpackPolicy;
+import io.elasticgpu.scheduler.binding.Binder;
+import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.decision.Decisions;
+import io.elasticgpu.scheduler.requeue.Requeue;
+
+import io.fabric8.kubernetes.api.model.NodeListBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The extender over real HTTP, with the JSON keys kube-scheduler sends and reads. */
+class ExtenderServerTest {
+
+    private final InMemoryClusterApi api = new InMemoryClusterApi();
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final AtomicBoolean synced = new AtomicBoolean(true);
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final Pod slice = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "20000")));
+    private ExtenderServer server;
+
+    @BeforeEach
+    void start() {
+        api.addNode(node("small", 1, 16_384, 0));
+        api.addNode(node("big", 2, 81_920, 0));
+        api.addPod(slice);
+        api.feed(cache);
+        ExtenderMetrics metrics = new ExtenderMetrics(cache);
+        Binder binder = new Binder(api, cache, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
+        Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
+        cache.onFreed(requeue::freed);
+        Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
+                synced::get, requeue);
+        server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, synced::get);
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private HttpResponse<String> post(String verb, Object body) throws Exception {
+        String json = body instanceof String s ? s : ExtenderServer.JSON.writeValueAsString(body);
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/" + verb))
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void filterByNodeNamesAnswersWithGoFieldNames() throws Exception {
+        HttpResponse<String> r = post("filter", Map.of("Pod", slice, "NodeNames", List.of("small", "big", "cpu-only")));
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode json = ExtenderServer.JSON.readTree(r.body());
+        assertThat(json.get("NodeNames")).hasSize(1);
+        assertThat(json.get("NodeNames").get(0).asText()).isEqualTo("big");
+        assertThat(json.get("FailedNodes").get("small").asText())
+                .isEqualTo("no card has 20000 MiB free; largest free is 16384 MiB on card 0");
+        assertThat(json.get("FailedAndUnresolvableNodes").get("cpu-only").asText())
+                .isEqualTo("no Elastic GPU inventory published; run the node agent on the node");
+        assertThat(json.get("Error").asText()).isEmpty();
+        assertThat(json.has("Nodes")).isFalse();
+    }
+
+    @Test
+    void filterWithFullNodeObjectsAnswersWithNodeObjects() throws Exception {
+        var nodes = new NodeListBuilder().withItems(node("small", 1, 16_384, 0), node("big", 2, 81_920, 0)).build();
+        JsonNode json = ExtenderServer.JSON.readTree(post("filter", Map.of("Pod", slice, "Nodes", nodes)).body());
+        assertThat(json.get("Nodes").get("items")).hasSize(1);
+        assertThat(json.get("Nodes").get("items").get(0).get("metadata").get("name").asText()).isEqualTo("big");
+        assertThat(json.has("NodeNames")).isFalse();
+    }
+
+    @Test
+    void impossibleAndMalformedAsksAnswerWithAnError() throws Exception {
+        Pod huge = pod("ns", "h", "uid-h", container("main", Map.of("elasticgpu.io/gpu-memory", "100000")));
+        JsonNode json = ExtenderServer.JSON.readTree(post("filter", Map.of("Pod", huge, "NodeNames", List.of("big"))).body());
+        assertThat(json.get("Error").asText())
+                .isEqualTo("container main asks 100000 MiB of GPU memory on one card; the largest card in the cluster has 81920 MiB");
+        Pod mixed = pod("ns", "m", "uid-m", container("main", Map.of("elasticgpu.io/gpu", "1", "elasticgpu.io/gpu-core", "50")));
+        json = ExtenderServer.JSON.readTree(post("filter", Map.of("Pod", mixed, "NodeNames", List.of("big"))).body());
+        assertThat(json.get("Error").asText()).startsWith("container main asks whole cards (elasticgpu.io/gpu: 1) and a slice");
+    }
+
+    @Test
+    void prioritizeScoresZeroToTen() throws Exception {
+        JsonNode json = ExtenderServer.JSON.readTree(post("prioritize", Map.of("Pod", slice,
+                "NodeNames", List.of("small", "big"))).body());
+        assertThat(json).hasSize(2);
+        assertThat(json.get(0).get("Host").asText()).isEqualTo("small");
+        assertThat(json.get(0).get("Score").asInt()).isZero();
+        assertThat(json.get(1).get("Host").asText()).isEqualTo("big");
+        assertThat(json.get(1).get("Score").asInt()).isEqualTo(10);
+    }
+
+    @Test
+    void bindChoosesCardsAnnotatesAndBinds() throws Exception {
+        JsonNode json = ExtenderServer.JSON.readTree(post("bind", Map.of("PodName", "p", "PodNamespace", "ns",
+                "PodUID", "uid-p", "Node", "big")).body());
+        assertThat(json.has("Error")).isFalse();
+        Pod stored = api.pods().getFirst();
+        assertThat(stored.getSpec().getNodeName()).isEqualTo("big");
+        assertThat(stored.getMetadata().getAnnotations()).containsKey("elasticgpu.io/allocation");
+        json = ExtenderServer.JSON.readTree(post("bind", Map.of("PodName", "x", "PodNamespace", "ns",
+                "PodUID", "uid-x", "Node", "big")).body());
+        assertThat(json.get("Error").asText()).isEqualTo("pod ns/x (uid uid-x) is not known yet; kube-scheduler will retry");
+    }
+
+    @Test
+    void aPodLeavingANodeAfterARejectionAnnotatesTheNodeSoKubeSchedulerRetries() throws Exception {
+        Pod holder = bound(pod("ns", "holder", "uid-h", container("main", Map.of("elasticgpu.io/gpu", "1"))), "small",
+                new Allocation("small", Map.of("main", List.of(new Allocation.Share(0, "GPU-small-0", 1000, 16_384)))));
+        api.addPod(holder);
+        api.feed(cache);
+        post("filter", Map.of("Pod", slice, "NodeNames", List.of("small", "big")));
+        cache.deletePod(holder);
+        await().atMost(Duration.ofSeconds(10)).until(() -> api.node("small").getMetadata().getAnnotations()
+                .containsKey(Annotations.CAPACITY_FREED));
+    }
+
+    @Test
+    void malformedRequestsGet400AndWrongMethods405() throws Exception {
+        HttpResponse<String> r = post("filter", "{not json");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).startsWith("malformed filter request:");
+        assertThat(get("/filter").statusCode()).isEqualTo(405);
+    }
+
+    @Test
+    void healthReadinessAndMetrics() throws Exception {
+        assertThat(get("/healthz").body()).isEqualTo("ok");
+        assertThat(get("/readyz").statusCode()).isEqualTo(200);
+        synced.set(false);
+        assertThat(get("/readyz").statusCode()).isEqualTo(503);
+        JsonNode json = ExtenderServer.JSON.readTree(post("filter", Map.of("Pod", slice, "NodeNames", List.of("big"))).body());
+        assertThat(json.get("Error").asText()).isEqualTo("the extender is still reading the cluster; try again shortly");
+        synced.set(true);
+        post("filter", Map.of("Pod", slice, "NodeNames", List.of("small", "big")));
+        String metrics = get("/metrics").body();
+        assertThat(metrics).contains("egpu_extender_request_seconds_bucket{verb=\"filter\"")
+                .contains("egpu_extender_node_failures_total{reason=\"insufficient_gpu\"} 1.0")
+                .contains("egpu_card_memory_capacity_mib{card=\"1\",model=\"A100\",node=\"big\"} 81920.0")
+                .contains("egpu_cards{state=\"healthy\"} 3.0");
+    }
+}
