@@ -6,14 +6,15 @@ import java.util.List;
 
 /**
  * {@code bench/run speed [POD_LIST.csv]}, {@code bench/run reproduce [TRACE_DIR] [RESULTS.csv]} or
- * {@code bench/run extender [NODES,NODES] [REQUESTS]}.
+ * {@code bench/run extender [NODES,NODES] [REQUESTS]} or {@code bench/run node-agent [ALLOCATIONS]}.
  */
 public final class Bench {
 
     private static final Path SHARED = Path.of(System.getProperty("egpu.shared", "../shared"));
 
     private static final String USAGE = "usage: bench/run speed [POD_LIST.csv] | reproduce [TRACE_DIR] [RESULTS.csv]"
-            + " | extender [NODES,NODES (default 1000,5000)] [REQUESTS per row (default 2000)]";
+            + " | extender [NODES,NODES (default 1000,5000)] [REQUESTS per row (default 2000)]"
+            + " | node-agent [ALLOCATIONS (default 2000)]";
 
     private Bench() {
     }
@@ -29,6 +30,7 @@ public final class Bench {
                     rest.length > 1 ? Path.of(rest[1]) : SHARED.resolve("placement/fgd-artifact-at-arrival100.csv")));
             case "extender" -> ExtenderBenchmark.run(rest.length > 0 ? sizes(rest[0]) : List.of(1000, 5000),
                     rest.length > 1 ? Integer.parseInt(rest[1]) : 2000);
+            case "node-agent" -> NodeAgentBenchmark.run(rest.length > 0 ? Integer.parseInt(rest[0]) : 2000);
             default -> {
                 System.err.println(USAGE);
                 System.exit(2);

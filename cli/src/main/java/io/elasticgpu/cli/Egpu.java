@@ -10,11 +10,13 @@ import picocli.CommandLine.Command;
 /** The {@code egpu} entry point: one jar, one subcommand per component. */
 @Command(name = "egpu", mixinStandardHelpOptions = true, versionProvider = Egpu.Version.class,
         description = "Elastic GPU: GPU sharing and topology-aware GPU scheduling for Kubernetes.",
-        subcommands = {SimulateCommand.class, SchedulerCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, SchedulerCommand.class, NodeAgentCommand.class, CommandLine.HelpCommand.class})
 public final class Egpu {
 
     /** Exit code for input a person must fix: a bad option, an unreadable or malformed file. */
     static final int BAD_INPUT = 2;
+    /** Exit code when the machine lacks what the command needs (no GPU driver, say); the message says what. */
+    static final int UNAVAILABLE = 3;
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
@@ -27,6 +29,10 @@ public final class Egpu {
                     || e instanceof UncheckedIOException) {
                 commandLine.getErr().println("egpu " + commandLine.getCommandName() + ": " + e.getMessage());
                 return BAD_INPUT;
+            }
+            if (e instanceof io.elasticgpu.node.discovery.DiscoveryException) {
+                commandLine.getErr().println("egpu " + commandLine.getCommandName() + ": " + e.getMessage());
+                return UNAVAILABLE;
             }
             throw e;
         });

@@ -187,7 +187,11 @@ public final class CardChoice {
         return Arrays.compare(a, b) > 0;
     }
 
-    private static boolean nextCombination(int[] pick, int n) {
+    /**
+     * Advances {@code pick}, a k-combination of {@code 0..n-1} in increasing order, to the next one in
+     * lexicographic order; false after the last.
+     */
+    public static boolean nextCombination(int[] pick, int n) {
         int k = pick.length;
         int i = k - 1;
         while (i >= 0 && pick[i] == n - k + i) {

@@ -1,0 +1,49 @@
+package io.elasticgpu.bench;
+
+import io.elasticgpu.node.agent.Cluster;
+import io.elasticgpu.node.allocation.NodePod;
+import io.elasticgpu.node.allocation.PodSource;
+import io.elasticgpu.node.allocation.TruthWriter;
+import io.elasticgpu.node.discovery.Hardware;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
+
+/** The API server as the benchmarks need it: a list of pods, and counters of what the agent wrote. */
+final class MemoryCluster implements Cluster {
+
+    final List<NodePod> pods = new CopyOnWriteArrayList<>();
+    final AtomicInteger recorded = new AtomicInteger();
+
+    private final PodSource source = new PodSource() {
+        @Override
+        public List<NodePod> pods() {
+            return List.copyOf(pods);
+        }
+
+        @Override
+        public List<NodePod> refresh() {
+            return List.copyOf(pods);
+        }
+    };
+
+    @Override
+    public PodSource pods() {
+        return source;
+    }
+
+    @Override
+    public TruthWriter truth() {
+        return (pod, given, notes, complete) -> recorded.incrementAndGet();
+    }
+
+    @Override
+    public void publish(Hardware hardware, IntPredicate healthy) {
+    }
+
+    @Override
+    public void close() {
+    }
+}

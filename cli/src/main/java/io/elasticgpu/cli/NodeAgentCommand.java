@@ -1,0 +1,119 @@
+package io.elasticgpu.cli;
+
+import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.agent.KubernetesCluster;
+import io.elasticgpu.node.agent.NodeAgent;
+import io.elasticgpu.node.discovery.GpuBackend;
+import io.elasticgpu.node.discovery.NvmlBackend;
+import io.elasticgpu.node.discovery.SimulatedBackend;
+import io.elasticgpu.node.health.HealthPolicy;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+@Command(name = "node-agent", mixinStandardHelpOptions = true,
+        description = {"Run the node agent: discover the node's GPUs, publish them, and serve kubelet's device plugin API.",
+                "Runs on every GPU node (a DaemonSet) with kubelet's device-plugins and pod-resources directories mounted."})
+final class NodeAgentCommand implements Callable<Integer> {
+
+    @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}",
+            description = "This node's name (default: $NODE_NAME).")
+    String nodeName;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
+    Path kubeconfig;
+
+    @Option(names = "--backend", paramLabel = "nvml|simulated", defaultValue = "nvml",
+            description = "Where GPUs come from (default nvml).")
+    String backend;
+
+    @Option(names = "--simulated-gpus", paramLabel = "YAML", description = "With --backend simulated: the cards and links.")
+    Path simulated;
+
+    @Option(names = "--nvml-library", paramLabel = "FILE", description = "libnvidia-ml.so.1 to use (default: searched).")
+    Path nvmlLibrary;
+
+    @Option(names = "--device-plugin-dir", paramLabel = "DIR", description = "kubelet's device-plugins directory (default /var/lib/kubelet/device-plugins).")
+    Path pluginDir = AgentConfig.DEFAULT_PLUGIN_DIR;
+
+    @Option(names = "--pod-resources-socket", paramLabel = "FILE", description = "kubelet's pod-resources socket (default /var/lib/kubelet/pod-resources/kubelet.sock).")
+    Path podResources = AgentConfig.DEFAULT_POD_RESOURCES;
+
+    @Option(names = "--mode", paramLabel = "slices|replicas", defaultValue = "slices",
+            description = "slices: with the extender (default); replicas: each card as --replicas virtual devices, no extender.")
+    String mode;
+
+    @Option(names = "--replicas", paramLabel = "N", defaultValue = "4", description = "Virtual devices per card in replicas mode (default 4).")
+    int replicas;
+
+    @Option(names = "--memory-block-mib", paramLabel = "MIB", defaultValue = "1",
+            description = "MiB per device of elasticgpu.io/gpu-memory; must equal the extender's memoryBlockMib (default 1).")
+    long memoryBlockMib;
+
+    @Option(names = "--no-compatibility", description = "Do not advertise nvidia.com, aliyun.com and volcano.sh names.")
+    boolean noCompatibility;
+
+    @Option(names = "--mps", description = "Give containers MPS limits and mount the MPS pipe directory.")
+    boolean mps;
+
+    @Option(names = "--mps-pipe-dir", paramLabel = "DIR", defaultValue = "/tmp/nvidia-mps", description = "The MPS daemon's pipe directory on the host.")
+    Path mpsPipeDir;
+
+    @Option(names = "--health-quiet-period", paramLabel = "DURATION", defaultValue = "PT5M",
+            description = "How long an unhealthy card must stay quiet, and answer NVML, to return (ISO-8601, default PT5M).")
+    Duration quietPeriod;
+
+    @Option(names = "--ignored-xids", paramLabel = "XID", split = ",", defaultValue = "13,31,43,45,68,109",
+            description = "Xids that do not take a card out of service (default: application errors 13,31,43,45,68,109).")
+    List<Long> ignoredXids;
+
+    AgentConfig config() {
+        AgentConfig.Mode m = switch (mode) {
+            case "slices" -> AgentConfig.Mode.SLICES;
+            case "replicas" -> AgentConfig.Mode.REPLICAS;
+            default -> throw new IllegalArgumentException("--mode must be slices or replicas, was " + mode);
+        };
+        return new AgentConfig(nodeName == null ? "" : nodeName, pluginDir, podResources, m, replicas, memoryBlockMib, 1024,
+                !noCompatibility, mps, mpsPipeDir, new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod));
+    }
+
+    GpuBackend openBackend() {
+        return switch (backend) {
+            case "nvml" -> nvmlLibrary == null ? NvmlBackend.open() : NvmlBackend.open(nvmlLibrary);
+            case "simulated" -> {
+                if (simulated == null) {
+                    throw new IllegalArgumentException("--backend simulated needs --simulated-gpus FILE (a YAML list of cards and links)");
+                }
+                yield SimulatedBackend.load(simulated, nodeName);
+            }
+            default -> throw new IllegalArgumentException("--backend must be nvml or simulated, was " + backend);
+        };
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        AgentConfig c = config();
+        GpuBackend gpus = openBackend();
+        KubernetesClient client = KubernetesClients.create(kubeconfig);
+        KubernetesCluster cluster = new KubernetesCluster(client, c);
+        NodeAgent agent = NodeAgent.start(c, gpus, cluster, InstantSource.system());
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            agent.close(); // removes the plugin sockets, so kubelet stops offering our devices
+            cluster.close();
+            gpus.close();
+            client.close();
+            stop.countDown();
+        }, "node-agent-shutdown"));
+        stop.await();
+        return 0;
+    }
+}

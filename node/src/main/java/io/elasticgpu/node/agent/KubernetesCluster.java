@@ -1,0 +1,45 @@
+package io.elasticgpu.node.agent;
+
+import io.elasticgpu.node.allocation.ClusterPods;
+import io.elasticgpu.node.allocation.PodAnnotations;
+import io.elasticgpu.node.allocation.PodSource;
+import io.elasticgpu.node.allocation.TruthWriter;
+import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.inventory.InventoryPublisher;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.util.function.IntPredicate;
+
+/** The agent's view of the API server through fabric8: pods on this node, pod annotations, node inventory. */
+public final class KubernetesCluster implements Cluster {
+
+    private final ClusterPods pods;
+    private final PodAnnotations truth;
+    private final InventoryPublisher inventory;
+
+    public KubernetesCluster(KubernetesClient client, AgentConfig config) {
+        this.pods = new ClusterPods(client, config.nodeName(), config.units());
+        this.truth = new PodAnnotations(client, config.nodeName());
+        this.inventory = new InventoryPublisher(client, config.nodeName());
+    }
+
+    @Override
+    public PodSource pods() {
+        return pods;
+    }
+
+    @Override
+    public TruthWriter truth() {
+        return truth;
+    }
+
+    @Override
+    public void publish(Hardware hardware, IntPredicate healthy) {
+        inventory.publish(hardware, healthy);
+    }
+
+    @Override
+    public void close() {
+        pods.close();
+    }
+}

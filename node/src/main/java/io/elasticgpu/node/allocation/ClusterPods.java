@@ -1,0 +1,128 @@
+package io.elasticgpu.node.allocation;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.GpuAsk;
+import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The pods bound to this node, watched through an informer restricted to {@code spec.nodeName}, as
+ * {@link NodePod}s. Pods that ended or are being deleted are left out: they hold nothing kubelet will allocate.
+ */
+public final class ClusterPods implements PodSource, AutoCloseable {
+
+    private final KubernetesClient client;
+    private final String node;
+    private final PodGpuRequests.Units units;
+    private final SharedIndexInformer<Pod> informer;
+
+    public ClusterPods(KubernetesClient client, String node, PodGpuRequests.Units units) {
+        this.client = client;
+        this.node = node;
+        this.units = units;
+        this.informer = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform();
+    }
+
+    @Override
+    public List<NodePod> pods() {
+        return convert(informer.getStore().list());
+    }
+
+    @Override
+    public List<NodePod> refresh() {
+        return convert(client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems());
+    }
+
+    private List<NodePod> convert(List<Pod> pods) {
+        List<NodePod> out = new ArrayList<>();
+        for (Pod p : pods) {
+            of(p, node, units).ifPresent(out::add);
+        }
+        return out;
+    }
+
+    /** The pod as allocation sees it, if it is alive and asks for GPUs in a way that can be read. */
+    public static Optional<NodePod> of(Pod p, String node, PodGpuRequests.Units units) {
+        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+        if ("Succeeded".equals(phase) || "Failed".equals(phase) || p.getMetadata().getDeletionTimestamp() != null) {
+            return Optional.empty();
+        }
+        Map<String, GpuAsk.Family> families = new HashMap<>();
+        try {
+            PodGpuRequests.of(p, units).forEach(a -> families.put(a.container(), a.family()));
+        } catch (InvalidGpuRequestException e) {
+            return Optional.empty();
+        }
+        if (families.isEmpty()) {
+            return Optional.empty();
+        }
+        List<NodePod.Container> containers = new ArrayList<>();
+        List<Container> ordered = new ArrayList<>(nullSafe(p.getSpec().getInitContainers()));
+        ordered.addAll(nullSafe(p.getSpec().getContainers()));
+        int inits = nullSafe(p.getSpec().getInitContainers()).size();
+        for (int i = 0; i < ordered.size(); i++) {
+            Container c = ordered.get(i);
+            GpuAsk.Family family = families.get(c.getName());
+            if (family != null) {
+                boolean init = i < inits && !"Always".equals(c.getRestartPolicy());
+                containers.add(new NodePod.Container(c.getName(), limits(c, units), family, init));
+            }
+        }
+        Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
+        Optional<Allocation> plan = Optional.ofNullable(a.get(Annotations.ALLOCATION)).flatMap(json -> parse(json, node));
+        return Optional.of(new NodePod(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
+                assumeTime(a.get(Annotations.ASSUME_TIME)), plan, Annotations.PHASE_ALLOCATED.equals(a.get(Annotations.PHASE)),
+                containers));
+    }
+
+    private static Optional<Allocation> parse(String json, String node) {
+        try {
+            Allocation allocation = Allocation.fromJson(json);
+            return node.equals(allocation.node()) ? Optional.of(allocation) : Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static long assumeTime(String value) {
+        try {
+            return value == null ? Long.MAX_VALUE : Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static Map<String, Long> limits(Container c, PodGpuRequests.Units units) {
+        Map<String, Long> out = new HashMap<>();
+        Map<String, Quantity> limits = c.getResources() == null || c.getResources().getLimits() == null ? Map.of()
+                : c.getResources().getLimits();
+        for (String name : units.names()) {
+            Quantity q = limits.get(name);
+            if (q != null) {
+                out.put(name, Quantity.getAmountInBytes(q).longValue());
+            }
+        }
+        return out;
+    }
+
+    private static <T> List<T> nullSafe(List<T> list) {
+        return list == null ? List.of() : list;
+    }
+
+    @Override
+    public void close() {
+        informer.close();
+    }
+}

@@ -1,0 +1,57 @@
+package io.elasticgpu.node.allocation;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A pod bound to this node as the agent needs it: what each container asks by resource name, and the cards the
+ * extender planned. Immutable; made from the API's pods by {@link ClusterPods}.
+ *
+ * @param uid        the pod's uid
+ * @param assumeTime when the extender chose its cards (Unix nanoseconds), {@code Long.MAX_VALUE} if unknown
+ * @param plan       the {@code elasticgpu.io/allocation} annotation, if the extender wrote one
+ * @param allocated  whether the agent already recorded what kubelet gave it ({@code elasticgpu.io/phase: allocated})
+ * @param containers init containers first, then app containers, in spec order (kubelet's allocation order)
+ */
+public record NodePod(String uid, String namespace, String name, long assumeTime, Optional<Allocation> plan,
+                      boolean allocated, List<Container> containers) {
+
+    /**
+     * One container: its extended-resource limits, the resource family it used, and whether it is an init container
+     * that runs to completion (kubelet's pod-resources API never lists those).
+     */
+    public record Container(String name, Map<String, Long> limits, Family family, boolean init) {
+        public Container {
+            requireNonNull(name, "name");
+            limits = Map.copyOf(limits);
+            requireNonNull(family, "family");
+        }
+
+        public long asks(String resource) {
+            return limits.getOrDefault(resource, 0L);
+        }
+    }
+
+    public NodePod {
+        requireNonNull(uid, "uid");
+        requireNonNull(namespace, "namespace");
+        requireNonNull(name, "name");
+        requireNonNull(plan, "plan");
+        containers = List.copyOf(containers);
+    }
+
+    public ContainerKey key(Container c) {
+        return new ContainerKey(namespace, name, c.name());
+    }
+
+    /** The shares the extender planned for {@code container}, empty when it planned none. */
+    public List<Allocation.Share> planFor(String container) {
+        return plan.map(a -> a.containers().getOrDefault(container, List.of())).orElse(List.of());
+    }
+}

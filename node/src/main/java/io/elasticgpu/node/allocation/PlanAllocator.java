@@ -1,0 +1,352 @@
+package io.elasticgpu.node.allocation;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.core.model.Topology;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Sharing with the scheduler extender: every container gets the cards the extender planned for it (the pod's
+ * {@code elasticgpu.io/allocation}), found through {@link Matcher}. Before answering, the plan is checked against
+ * what the node's containers hold now (node-level rule 2: kubelet may admit pods in another order than the
+ * extender assumed); when several pods wait with the same ask, plans are a pool and a container may take another
+ * waiting pod's plan if its own is taken, which {@link #reconcile} later records in the pods. The lock is held for
+ * one decision (microseconds to a few milliseconds), never across API calls or waits.
+ */
+public final class PlanAllocator implements Allocator {
+
+    private final PodSource pods;
+    private final KubeletRecords kubelet;
+    private final CardTable cards;
+    private final Topology topology;
+    /** Answered calls, by the order they were answered in. */
+    private final Map<String, Handout> handouts = new HashMap<>();
+    private long answered;
+    private Map<ContainerKey, Map<String, List<String>>> learnt; // the records learn() last read
+    private volatile Records last = new Records(Map.of(), 0);
+
+    /** kubelet's records as last read, and when (System.nanoTime). */
+    private record Records(Map<ContainerKey, Map<String, List<String>>> byContainer, long nanos) {
+    }
+
+    /** How long kubelet's records are reused while every answered call was for a known container. */
+    static final Duration REUSE_RECORDS = Duration.ofSeconds(10);
+
+    public PlanAllocator(PodSource pods, KubeletRecords kubelet, CardTable cards, Topology topology) {
+        this.pods = pods;
+        this.kubelet = kubelet;
+        this.cards = cards;
+        this.topology = topology;
+    }
+
+    /**
+     * Answers kubelet's {@code Allocate} for {@code ids} of {@code resource}.
+     *
+     * @throws AllocationException when no waiting container asks for it or its cards would exceed a capacity
+     */
+    @Override
+    public Grant allocate(String resource, List<String> ids) {
+        List<NodePod> podList = pods.pods();
+        boolean fresh = mustReread(podList);
+        Map<ContainerKey, Map<String, List<String>>> records = fresh ? reread() : last.byContainer();
+        try {
+            Optional<Grant> grant = decide(resource, ids, podList, records, fresh);
+            if (grant.isEmpty()) { // the watch may not have seen a pod kubelet already has
+                grant = decide(resource, ids, pods.refresh(), fresh ? records : reread(), true);
+            }
+            return grant.orElseThrow(() -> new AllocationException(
+                    "no pod bound to this node waits for %d of %s (kubelet asked for devices %s); check that the pod was bound by the Elastic GPU extender (it has the elasticgpu.io/allocation annotation)"
+                            .formatted(ids.size(), resource, abbreviate(ids))));
+        } catch (AllocationException e) {
+            if (fresh) {
+                throw e;
+            }
+            return decide(resource, ids, pods.refresh(), reread(), true).orElseThrow(() -> e); // never refuse on old records
+        }
+    }
+
+    /**
+     * kubelet's pod-resources list costs milliseconds on a busy node, so it is reused for {@link #REUSE_RECORDS}
+     * while what kubelet recorded since is known: only this agent's answers change it, and pods that left are known
+     * from the API. A call that finds no container or would over-commit reads it again before refusing, and the
+     * recorder reads it afresh before writing anything into a pod.
+     */
+    private synchronized boolean mustReread(List<NodePod> podList) {
+        if (System.nanoTime() - last.nanos() > REUSE_RECORDS.toNanos()) {
+            return true;
+        }
+        // After a guess among pods of one shape, who got what does not change what the next call gets (plans are a
+        // pool), only which pod is part-way through admission: that needs kubelet's records when a pod has steps.
+        boolean guessed = handouts.values().stream().anyMatch(h -> !h.seen() && !h.certain());
+        return guessed && podList.stream().anyMatch(p -> p.containers().size() > 1
+                || p.containers().stream().anyMatch(c -> c.limits().size() > 1));
+    }
+
+    private Map<ContainerKey, Map<String, List<String>>> reread() {
+        long now = System.nanoTime();
+        Map<ContainerKey, Map<String, List<String>>> records = kubelet.list();
+        last = new Records(records, now);
+        return records;
+    }
+
+    /**
+     * @param fresh whether {@code records} were read for this call; older records still show everything kubelet
+     *              did unless an earlier answer was a guess, and then this call cannot be certain either
+     */
+    private synchronized Optional<Grant> decide(String resource, List<String> ids, List<NodePod> podList,
+                                                Map<ContainerKey, Map<String, List<String>>> records, boolean fresh) {
+        boolean known = fresh || handouts.values().stream().noneMatch(h -> !h.seen() && !h.certain());
+        learn(records, podList);
+        Served served = new Served(records, inFlight());
+        Optional<Match> match = Matcher.match(resource, ids.size(), podList, served);
+        if (match.isEmpty()) {
+            return Optional.empty();
+        }
+        Match m = match.get();
+        Optional<Map.Entry<String, Handout>> earlier = handouts.entrySet().stream()
+                .filter(e -> e.getValue().grant().container().equals(m.key()) && !e.getValue().ids().containsKey(resource))
+                .findFirst();
+        if (earlier.isPresent()) { // another resource of this container was answered: same cards
+            Handout h = earlier.get().getValue();
+            String overflow = usage(podList, records, h).overflow(h.grant().shares()); // its shares change after a guess
+            if (!overflow.isEmpty()) {
+                throw new AllocationException("cannot give %s its share on the cards kubelet's previous call got for it: %s"
+                        .formatted(m.key(), overflow));
+            }
+            handouts.put(earlier.get().getKey(), h.plus(resource, ids));
+            return Optional.of(h.grant());
+        }
+        if (m.certain() && known) {
+            Optional<Grant> regrant = reattribute(m, resource, ids, podList, records);
+            if (regrant.isPresent()) {
+                return regrant;
+            }
+        }
+        Usage usage = usage(podList, records, null);
+        PlanChoice choice = choose(m, resource, ids, usage, podList);
+        Grant grant = new Grant(m.key(), choice.shares(), m.container().family(), choice.note());
+        handouts.put(Long.toString(++answered),
+                new Handout(grant, choice.owner(), Map.of(resource, List.copyOf(ids)), System.nanoTime(), false, m.certain() && known));
+        return Optional.of(grant);
+    }
+
+    /**
+     * Answers kubelet's {@code GetPreferredAllocation}: device ids on the cards planned for the container the next
+     * call will most likely be for, so that kubelet's own records name the planned cards. Without a plan: whole
+     * cards the best-linked set, slices the first ids.
+     */
+    @Override
+    public List<String> preferred(String resource, List<String> available, List<String> mustInclude, int size) {
+        Optional<Match> match;
+        synchronized (this) {
+            match = Matcher.match(resource, size, pods.pods(), new Served(kubelet.list(), inFlight()));
+        }
+        List<Integer> planned = match.map(m -> cardsOf(m.pod().planFor(m.container().name()))).orElse(List.of());
+        return Preference.of(cards, resource, available, mustInclude, size, planned, topology);
+    }
+
+    /**
+     * kubelet allocates a container's resources one after another in no fixed order. When this call is certainly
+     * for a container that asks other resources too, and the call just before was a guess for another container
+     * with the same count, kubelet was admitting this container then: that answer's cards are this container's
+     * (the first answer is out and names them), with this container's own shares on them.
+     */
+    private Optional<Grant> reattribute(Match m, String resource, List<String> ids, List<NodePod> podList,
+                                        Map<ContainerKey, Map<String, List<String>>> records) {
+        Optional<Map.Entry<String, Handout>> latest = handouts.entrySet().stream()
+                .max(java.util.Comparator.comparingLong(e -> Long.parseLong(e.getKey())));
+        if (latest.isEmpty()) {
+            return Optional.empty();
+        }
+        Handout h = latest.get().getValue();
+        boolean sameCounts = h.ids().entrySet().stream().allMatch(e -> m.container().asks(e.getKey()) == e.getValue().size());
+        if (h.seen() || h.certain() || h.ids().containsKey(resource) || h.grant().container().equals(m.key()) || !sameCounts) {
+            return Optional.empty();
+        }
+        List<Share> shares = ownSharesOn(m.key(), h.grant().shares(), podList);
+        String overflow = usage(podList, records, h).overflow(shares);
+        if (!overflow.isEmpty()) {
+            throw new AllocationException("cannot give %s the cards kubelet's previous call got for it: %s".formatted(m.key(), overflow));
+        }
+        Grant grant = new Grant(m.key(), shares, m.container().family(),
+                "kubelet was admitting this container when it asked for %s; it has the cards answered then"
+                        .formatted(String.join(", ", h.ids().keySet())));
+        handouts.put(latest.get().getKey(), new Handout(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
+        return Optional.of(grant);
+    }
+
+    /** {@code container}'s own planned shares, on the cards it was given (they differ only after a guess). */
+    private static List<Share> ownSharesOn(ContainerKey container, List<Share> given, List<NodePod> podList) {
+        List<Share> plan = podList.stream().filter(p -> p.namespace().equals(container.namespace()) && p.name().equals(container.pod()))
+                .findFirst().map(p -> p.planFor(container.container())).orElse(List.of());
+        if (plan.size() != given.size()) {
+            return given;
+        }
+        return java.util.stream.IntStream.range(0, given.size())
+                .mapToObj(i -> new Share(given.get(i).card(), given.get(i).uuid(), plan.get(i).milli(), plan.get(i).memoryMib()))
+                .toList();
+    }
+
+    private record PlanChoice(ContainerKey owner, List<Share> shares, String note) {
+    }
+
+    /**
+     * The container's own plan if it is free and fits; else a free plan of another container with the same ask
+     * (waiting ones first): when kubelet admitted a pod other than the one guessed, that pod took the guessed pod's
+     * plan and its own plan is the one left.
+     */
+    private PlanChoice choose(Match m, String resource, List<String> ids, Usage usage, List<NodePod> podList) {
+        Set<ContainerKey> taken = new HashSet<>();
+        handouts.values().forEach(h -> taken.add(h.planOwner()));
+        List<Match.Others> pool = new ArrayList<>();
+        pool.add(new Match.Others(m.pod(), m.container()));
+        pool.addAll(m.others());
+        int count = ids.size();
+        Set<ContainerKey> inPool = new HashSet<>();
+        pool.forEach(o -> inPool.add(o.pod().key(o.container())));
+        podList.stream().sorted(java.util.Comparator.comparingLong(NodePod::assumeTime)).forEach(p -> p.containers().stream()
+                .filter(c -> c.asks(resource) == count && inPool.add(p.key(c)))
+                .forEach(c -> pool.add(new Match.Others(p, c))));
+        String why = "";
+        for (Match.Others o : pool) {
+            ContainerKey owner = o.pod().key(o.container());
+            List<Share> plan = o.pod().planFor(o.container().name());
+            if (taken.contains(owner) || plan.isEmpty()) {
+                continue;
+            }
+            if (cards.wholeCards(resource) && !cardsOf(plan).equals(cards.cardsOf(ids))) {
+                why = why.isEmpty() ? "kubelet chose cards %s, the plan says %s".formatted(cards.cardsOf(ids), cardsOf(plan)) : why;
+                continue;
+            }
+            String overflow = usage.overflow(plan);
+            if (!overflow.isEmpty()) {
+                why = why.isEmpty() ? overflow : why;
+                continue;
+            }
+            String note = owner.equals(m.key()) ? (m.certain() ? "" : "oldest of %d waiting with the same ask".formatted(m.others().size() + 1))
+                    : "took the cards planned for %s".formatted(owner);
+            return new PlanChoice(owner, plan, note);
+        }
+        throw new AllocationException("cannot give %s the cards the scheduler planned: %s; no card is over-committed, the container waits for kubelet to retry"
+                .formatted(m.key(), why.isEmpty() ? "the extender planned nothing for it" : why));
+    }
+
+    private static List<Integer> cardsOf(List<Share> shares) {
+        return shares.stream().map(Share::card).distinct().sorted().toList();
+    }
+
+    /** What every container holds: what this agent gave it, else what its pod's annotation says it got. */
+    private Usage usage(List<NodePod> podList, Map<ContainerKey, Map<String, List<String>>> records, Handout skip) {
+        Usage usage = new Usage(cards);
+        Set<ContainerKey> counted = new HashSet<>();
+        Set<String> alive = new HashSet<>();
+        podList.forEach(p -> alive.add(p.namespace() + "/" + p.name()));
+        handouts.values().forEach(h -> { // a pod deleted since kubelet's records were read holds nothing any more
+            ContainerKey k = h.grant().container();
+            if (h != skip && counted.add(k) && alive.contains(k.namespace() + "/" + k.pod())) {
+                usage.add(h.grant().shares());
+            }
+        });
+        for (NodePod p : podList) {
+            for (NodePod.Container c : p.containers()) {
+                ContainerKey k = p.key(c);
+                if (records.containsKey(k) && counted.add(k)) {
+                    usage.add(p.planFor(c.name()));
+                }
+            }
+        }
+        return usage;
+    }
+
+    /**
+     * Moves each answered call to the container kubelet recorded it under, and forgets calls of containers kubelet
+     * listed before and no longer does (their pods ended) or never listed within {@link #FORGET_AFTER}.
+     */
+    private void learn(Map<ContainerKey, Map<String, List<String>>> records, List<NodePod> podList) {
+        if (handouts.isEmpty() || records == learnt) {
+            return; // the same records teach nothing new
+        }
+        learnt = records;
+        Served served = new Served(records, Map.of());
+        for (Map.Entry<String, Handout> e : List.copyOf(handouts.entrySet())) {
+            Handout h = e.getValue();
+            ContainerKey said = h.grant().container();
+            if (h.seen()) { // who holds it is known; only whether kubelet still lists it matters
+                if (!records.containsKey(said)) {
+                    handouts.remove(e.getKey());
+                }
+                continue;
+            }
+            Map.Entry<String, List<String>> any = h.ids().entrySet().iterator().next();
+            Optional<ContainerKey> holder = served.holderOf(any.getKey(), any.getValue());
+            if (holder.isEmpty()) {
+                if (System.nanoTime() - h.nanos() > FORGET_AFTER.toNanos()) {
+                    handouts.remove(e.getKey());
+                }
+            } else if (holder.get().equals(said)) {
+                handouts.put(e.getKey(), h.recorded());
+            } else if (!h.certain()) {
+                // A guess kubelet's records correct. A certain answer is never moved: kubelet hands a finished init
+                // container's ids on to the next container, so two containers may show the same ids.
+                Grant g = h.grant();
+                Grant truth = new Grant(holder.get(), ownSharesOn(holder.get(), g.shares(), podList), g.family(),
+                        "kubelet gave these cards to this container, not to %s".formatted(said));
+                handouts.put(e.getKey(), new Handout(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
+            }
+        }
+    }
+
+    /** A call kubelet has not recorded this long after it was answered was abandoned (pod gone, admission failed). */
+    static final Duration FORGET_AFTER = Duration.ofMinutes(2);
+
+    private Map<ContainerKey, Set<String>> inFlight() {
+        Map<ContainerKey, Set<String>> out = new HashMap<>();
+        handouts.values().forEach(h -> out.computeIfAbsent(h.grant().container(), k -> new HashSet<>()).addAll(h.resources()));
+        return out;
+    }
+
+    /** Whether some answered call has not been seen in kubelet's records yet. */
+    public synchronized boolean truthPending() {
+        return handouts.values().stream().anyMatch(h -> !h.seen());
+    }
+
+    /** The grants kubelet has recorded, by container, for writing into the pods. */
+    public Map<ContainerKey, Grant> reconcile() {
+        Map<ContainerKey, Map<String, List<String>>> records = reread();
+        return reconcile(records);
+    }
+
+    private synchronized Map<ContainerKey, Grant> reconcile(Map<ContainerKey, Map<String, List<String>>> records) {
+        learn(records, pods.pods());
+        Map<ContainerKey, Grant> out = new HashMap<>();
+        Set<String> admitted = new HashSet<>();
+        handouts.values().forEach(h -> {
+            if (h.seen()) {
+                out.put(h.grant().container(), h.grant());
+                admitted.add(h.grant().container().namespace() + "/" + h.grant().container().pod());
+            }
+        });
+        // kubelet never lists init containers that run to completion; once a later container of their pod is
+        // listed, kubelet has admitted the pod and what they were answered is what they got.
+        Set<ContainerKey> inits = new HashSet<>();
+        pods.pods().forEach(p -> p.containers().stream().filter(NodePod.Container::init).forEach(c -> inits.add(p.key(c))));
+        handouts.values().forEach(h -> {
+            ContainerKey k = h.grant().container();
+            if (!h.seen() && inits.contains(k) && admitted.contains(k.namespace() + "/" + k.pod())) {
+                out.putIfAbsent(k, h.grant());
+            }
+        });
+        return out;
+    }
+
+    private static String abbreviate(List<String> ids) {
+        return ids.size() <= 4 ? ids.toString() : ids.subList(0, 4) + " and " + (ids.size() - 4) + " more";
+    }
+}

@@ -1,0 +1,80 @@
+package io.elasticgpu.node.discovery;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+
+/**
+ * The C structs and function types of {@code nvml.h} that {@link Nvml} passes across, as {@code java.lang.foreign}
+ * layouts with the byte offsets of the fields it reads. {@code nvmlReturn_t}, the other enums and {@code unsigned int}
+ * are 32-bit, {@code unsigned long long} is 64-bit; handles ({@code nvmlDevice_t}, {@code nvmlEventSet_t}) are opaque
+ * pointers.
+ */
+final class NvmlLayouts {
+
+    /** {@code NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE}. */
+    static final int DRIVER_VERSION_SIZE = 80;
+    /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}. */
+    static final int UUID_SIZE = 96;
+    /** {@code NVML_DEVICE_NAME_V2_BUFFER_SIZE}. */
+    static final int NAME_SIZE = 96;
+    /** {@code NVML_NVLINK_MAX_LINKS}: link numbers a scan tries, 0..17. */
+    static final int NVLINK_MAX_LINKS = 18;
+
+    /** {@code nvmlMemory_t}: total, free, used, in bytes. */
+    static final StructLayout MEMORY = MemoryLayout.structLayout(
+            JAVA_LONG.withName("total"),
+            JAVA_LONG.withName("free"),
+            JAVA_LONG.withName("used"));
+
+    /**
+     * {@code nvmlPciInfo_t} as {@code nvmlDeviceGetPciInfo_v3} and {@code nvmlDeviceGetNvLinkRemotePciInfo_v2} fill
+     * it: 68 bytes, 4-aligned; the char array before the ints is 16 long, so C adds no padding anywhere.
+     */
+    static final StructLayout PCI_INFO = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("busIdLegacy"),
+            JAVA_INT.withName("domain"),
+            JAVA_INT.withName("bus"),
+            JAVA_INT.withName("device"),
+            JAVA_INT.withName("pciDeviceId"),
+            JAVA_INT.withName("pciSubSystemId"),
+            MemoryLayout.sequenceLayout(32, JAVA_BYTE).withName("busId"));
+
+    /**
+     * {@code nvmlEventData_t}: a pointer, two 64-bit fields, then two ints. The ints end on a multiple of 8, so C
+     * adds no tail padding and the struct is 32 bytes; a field added after them would need
+     * {@code MemoryLayout.paddingLayout} here, which {@code structLayout} would otherwise reject as misaligned.
+     */
+    static final StructLayout EVENT_DATA = MemoryLayout.structLayout(
+            ADDRESS.withName("device"),
+            JAVA_LONG.withName("eventType"),
+            JAVA_LONG.withName("eventData"),
+            JAVA_INT.withName("gpuInstanceId"),
+            JAVA_INT.withName("computeInstanceId"));
+
+    static final long MEMORY_TOTAL = MEMORY.byteOffset(groupElement("total"));
+    static final long PCI_DOMAIN = PCI_INFO.byteOffset(groupElement("domain"));
+    static final long PCI_BUS = PCI_INFO.byteOffset(groupElement("bus"));
+    static final long PCI_DEVICE = PCI_INFO.byteOffset(groupElement("device"));
+    static final long PCI_BUS_ID = PCI_INFO.byteOffset(groupElement("busId"));
+    static final long EVENT_DEVICE = EVENT_DATA.byteOffset(groupElement("device"));
+    static final long EVENT_TYPE = EVENT_DATA.byteOffset(groupElement("eventType"));
+    static final long EVENT_VALUE = EVENT_DATA.byteOffset(groupElement("eventData"));
+
+    /** {@code const char *nvmlErrorString(nvmlReturn_t)}. */
+    static final FunctionDescriptor ERROR_STRING = FunctionDescriptor.of(ADDRESS, JAVA_INT);
+
+    /** Every other NVML function returns {@code nvmlReturn_t}; {@code arguments} is its parameter list. */
+    static FunctionDescriptor returningCode(MemoryLayout... arguments) {
+        return FunctionDescriptor.of(JAVA_INT, arguments);
+    }
+
+    private NvmlLayouts() {
+    }
+}

@@ -1,0 +1,46 @@
+package io.elasticgpu.node.inventory;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.node.discovery.Hardware;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.function.IntPredicate;
+
+/** Writes the node's labels and inventory annotation with one merge patch; called at start and on every health change. */
+public final class InventoryPublisher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InventoryPublisher.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final KubernetesClient client;
+    private final String node;
+
+    public InventoryPublisher(KubernetesClient client, String node) {
+        this.client = client;
+        this.node = node;
+    }
+
+    /** @return whether the node took it (a failure is logged; the next change or restart tries again) */
+    public synchronized boolean publish(Hardware hw, IntPredicate healthy) {
+        Map<String, Object> patch = Map.of("metadata", Map.of(
+                "labels", InventoryDocument.labels(hw),
+                "annotations", Map.of(Annotations.INVENTORY, InventoryDocument.inventory(hw, healthy).toJson())));
+        try {
+            client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
+            return true;
+        } catch (KubernetesClientException e) {
+            LOG.error("cannot publish the inventory of node {}: {}; the extender keeps the last one it saw", node, e.getMessage());
+            return false;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,388 @@
+/*
+ * A stand-in libnvidia-ml.so.1 for the NVML binding's tests: the real C ABI (names, signatures, struct layouts and
+ * return codes of nvml.h) over a node described by a small text file, so the Java side is tested through the same
+ * dlopen + downcall path it takes on a GPU node. Stub-only entry points start with nvmlStub.
+ *
+ * Configuration (nvmlStubConfigure), one directive a line, '#' starts a comment:
+ *   driver <version>
+ *   card <uuid> <busId> <minor> <numa|-1> <mig 0|1> <memoryMiB> <name, rest of the line>
+ *   topo <a> <b> <level>             nvmlGpuTopologyLevel_t; pairs not named are SYSTEM (50)
+ *   nvlink <a> <b> <lanes>           direct links; each card uses its next free link numbers
+ *   nvswitch <card> <switch> <lanes> links from the card to NVSwitch number <switch>
+ *   down <card> <link>               that link exists but is inactive
+ *   events <card> <mask>             event types the card supports (default 0xa: Xid and double-bit ECC)
+ *   fail <function> <card|-1> <rc>   that function returns rc for that card (-1: every call)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int nvmlReturn_t;
+typedef struct card *nvmlDevice_t;
+typedef struct event_set *nvmlEventSet_t;
+
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct {
+    char busIdLegacy[16];
+    unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+    char busId[32];
+} nvmlPciInfo_t;
+typedef struct {
+    nvmlDevice_t device;
+    unsigned long long eventType, eventData;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlEventData_t;
+
+/* The Java layouts (NvmlLayouts) are written against these sizes; a mismatch must fail here, not at run time. */
+_Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t");
+_Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
+
+#define MAX_CARDS 16
+#define MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS */
+#define MAX_FAILS 32
+#define MAX_QUEUE 64
+#define LINK_TO_GPU 0
+#define LINK_TO_SWITCH 2
+
+struct link { int used, active, kind, remote; };
+struct card {
+    char uuid[96], name[96], bus_id[32];
+    unsigned int bus, minor, mig, memory_mib, event_mask;
+    int numa;
+    struct link links[MAX_LINKS];
+};
+struct fail { char function[64]; int card; nvmlReturn_t rc; };
+struct event { int card; unsigned long long type, data; nvmlReturn_t rc; };
+struct event_set { unsigned long long mask[MAX_CARDS]; };
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t arrived = PTHREAD_COND_INITIALIZER;
+static struct card cards[MAX_CARDS];
+static int card_count, init_count, event_sets;
+static int topo[MAX_CARDS][MAX_CARDS];
+static char driver[80];
+static struct fail fails[MAX_FAILS];
+static int fail_count;
+static struct event queue[MAX_QUEUE];
+static int queued;
+
+static nvmlReturn_t injected(const char *function, int card) {
+    for (int i = 0; i < fail_count; i++) {
+        if (strcmp(fails[i].function, function) == 0 && (fails[i].card == -1 || fails[i].card == card)) {
+            return fails[i].rc;
+        }
+    }
+    return 0;
+}
+
+/* Every device call starts here: initialised, a handle this library gave out, no injected failure. */
+static nvmlReturn_t enter(const char *function, nvmlDevice_t device) {
+    if (init_count == 0) return 1;
+    if (device < cards || device >= cards + card_count) return 2;
+    return injected(function, (int) (device - cards));
+}
+
+static int free_link(struct card *c) {
+    for (int l = 0; l < MAX_LINKS; l++) if (!c->links[l].used) return l;
+    return -1;
+}
+
+static int add_links(int a, int kind, int remote, int lanes) {
+    for (int n = 0; n < lanes; n++) {
+        int l = free_link(&cards[a]);
+        if (l < 0) return -1;
+        cards[a].links[l] = (struct link) {1, 1, kind, remote};
+    }
+    return 0;
+}
+
+static int known(int card) { return card >= 0 && card < card_count; }
+
+static int directive(char *line) {
+    char word[64], first[96], second[32];
+    int a, b, c, d, e, f, rest;
+    unsigned int u;
+    if (sscanf(line, " %63s", word) != 1 || word[0] == '#') return 0;
+    if (strcmp(word, "driver") == 0 && sscanf(line, " driver %79s", driver) == 1) return 0;
+    if (strcmp(word, "card") == 0 && card_count < MAX_CARDS
+            && sscanf(line, " card %95s %31s %d %d %d %d %n", first, second, &a, &b, &c, &d, &rest) == 6) {
+        struct card *k = &cards[card_count];
+        snprintf(k->uuid, sizeof k->uuid, "%s", first);
+        snprintf(k->bus_id, sizeof k->bus_id, "%s", second);
+        snprintf(k->name, sizeof k->name, "%s", line + rest);
+        k->name[strcspn(k->name, "\r\n")] = 0;
+        if (sscanf(second, "%*x:%x:", &k->bus) != 1) return -1;
+        k->minor = a, k->numa = b, k->mig = c, k->memory_mib = d, k->event_mask = 0xa;
+        card_count++;
+        return 0;
+    }
+    if (sscanf(line, " topo %d %d %d", &a, &b, &c) == 3 && known(a) && known(b)) {
+        topo[a][b] = topo[b][a] = c;
+        return 0;
+    }
+    if (sscanf(line, " nvlink %d %d %d", &a, &b, &c) == 3 && known(a) && known(b) && a != b) {
+        return add_links(a, LINK_TO_GPU, b, c) | add_links(b, LINK_TO_GPU, a, c);
+    }
+    if (sscanf(line, " nvswitch %d %d %d", &a, &b, &c) == 3 && known(a) && b >= 0) {
+        return add_links(a, LINK_TO_SWITCH, b, c);
+    }
+    if (sscanf(line, " down %d %d", &a, &b) == 2 && known(a) && b >= 0 && b < MAX_LINKS) {
+        cards[a].links[b].active = 0;
+        return 0;
+    }
+    if (sscanf(line, " events %d %i", &a, &u) == 2 && known(a)) {
+        cards[a].event_mask = u;
+        return 0;
+    }
+    if (sscanf(line, " fail %63s %d %d", word, &e, &f) == 3 && fail_count < MAX_FAILS) {
+        snprintf(fails[fail_count].function, sizeof fails[0].function, "%s", word);
+        fails[fail_count].card = e, fails[fail_count].rc = f;
+        fail_count++;
+        return 0;
+    }
+    return -1;
+}
+
+/* (Re)reads the configuration and forgets everything else, init count and queued events included. 0, or the line
+ * number that could not be understood. */
+int nvmlStubConfigure(const char *path) {
+    FILE *in = fopen(path, "r");
+    if (in == NULL) return -1;
+    pthread_mutex_lock(&lock);
+    memset(cards, 0, sizeof cards);
+    card_count = init_count = event_sets = fail_count = queued = 0;
+    for (int a = 0; a < MAX_CARDS; a++) for (int b = 0; b < MAX_CARDS; b++) topo[a][b] = 50;
+    snprintf(driver, sizeof driver, "%s", "570.86.15");
+    char line[512];
+    int number = 0, bad = 0;
+    while (!bad && fgets(line, sizeof line, in) != NULL) {
+        number++;
+        if (directive(line) != 0) bad = number;
+    }
+    pthread_mutex_unlock(&lock);
+    fclose(in);
+    if (bad) fprintf(stderr, "nvml stub: %s:%d: cannot understand: %s", path, bad, line);
+    return bad;
+}
+
+int nvmlStubInitCount(void) { return init_count; }
+
+int nvmlStubEventSets(void) { return event_sets; }
+
+static void push(struct event e) {
+    pthread_mutex_lock(&lock);
+    if (queued < MAX_QUEUE) queue[queued++] = e;
+    pthread_cond_broadcast(&arrived);
+    pthread_mutex_unlock(&lock);
+}
+
+void nvmlStubEmit(int card, unsigned long long type, unsigned long long data) {
+    push((struct event) {card, type, data, 0});
+}
+
+/* The next wait returns rc with the device of `card` filled in (none for -1), as a card falling off the bus does. */
+void nvmlStubEmitError(int card, int rc) { push((struct event) {card, 0, 0, rc}); }
+
+nvmlReturn_t nvmlInit_v2(void) {
+    nvmlReturn_t rc = injected("nvmlInit_v2", -1);
+    if (rc == 0) init_count++;
+    return rc;
+}
+
+nvmlReturn_t nvmlShutdown(void) {
+    if (init_count == 0) return 1;
+    init_count--;
+    return 0;
+}
+
+const char *nvmlErrorString(nvmlReturn_t rc) {
+    switch (rc) {
+        case 0: return "Success";
+        case 1: return "Uninitialized";
+        case 2: return "Invalid Argument";
+        case 3: return "Not Supported";
+        case 4: return "Insufficient Permissions";
+        case 6: return "Not Found";
+        case 9: return "Driver Not Loaded";
+        case 10: return "Timeout";
+        case 13: return "Function Not Found";
+        case 15: return "GPU is lost";
+        default: return "Unknown Error";
+    }
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length) {
+    if (init_count == 0) return 1;
+    nvmlReturn_t rc = injected("nvmlSystemGetDriverVersion", -1);
+    if (rc == 0) snprintf(version, length, "%s", driver);
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
+    if (init_count == 0) return 1;
+    nvmlReturn_t rc = injected("nvmlDeviceGetCount_v2", -1);
+    if (rc == 0) *count = card_count;
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
+    if (init_count == 0) return 1;
+    if (index >= (unsigned int) card_count) return 2;
+    nvmlReturn_t rc = injected("nvmlDeviceGetHandleByIndex_v2", index);
+    if (rc == 0) *device = &cards[index];
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned int length) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetUUID", d);
+    if (rc == 0) snprintf(uuid, length, "%s", d->uuid);
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned int length) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetName", d);
+    if (rc == 0) snprintf(name, length, "%s", d->name);
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *memory) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetMemoryInfo", d);
+    if (rc == 0) {
+        memory->total = (unsigned long long) d->memory_mib << 20;
+        memory->used = 1ULL << 20;
+        memory->free = memory->total - memory->used;
+    }
+    return rc;
+}
+
+static void pci_info(nvmlPciInfo_t *pci, unsigned int bus, const char *bus_id) {
+    memset(pci, 0, sizeof *pci);
+    pci->bus = bus;
+    pci->pciDeviceId = 0x20b210de;
+    snprintf(pci->busId, sizeof pci->busId, "%s", bus_id);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "0000:%02X:00.0", bus);
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetPciInfo_v3", d);
+    if (rc == 0) pci_info(pci, d->bus, d->bus_id);
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned int *minor) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetMinorNumber", d);
+    if (rc == 0) *minor = d->minor;
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *current, unsigned int *pending) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetMigMode", d);
+    if (rc == 0) *current = *pending = d->mig;
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t d, unsigned int *node) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetNumaNodeId", d);
+    if (rc == 0 && d->numa < 0) rc = 3; /* what a driver without NUMA information says */
+    if (rc == 0) *node = d->numa;
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, int *level) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetTopologyCommonAncestor", a);
+    if (rc == 0) rc = enter("nvmlDeviceGetTopologyCommonAncestor", b);
+    if (rc == 0) *level = topo[a - cards][b - cards];
+    return rc;
+}
+
+/* A card without NVLink says NOT_SUPPORTED for link 0; past a card's last link the driver says INVALID_ARGUMENT. */
+static nvmlReturn_t link_of(const char *function, nvmlDevice_t d, unsigned int link, struct link **out) {
+    nvmlReturn_t rc = enter(function, d);
+    if (rc != 0) return rc;
+    if (!d->links[0].used) return 3;
+    if (link >= MAX_LINKS || !d->links[link].used) return 2;
+    *out = &d->links[link];
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, int *active) {
+    struct link *l;
+    nvmlReturn_t rc = link_of("nvmlDeviceGetNvLinkState", d, link, &l);
+    if (rc == 0) *active = l->active;
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t d, unsigned int link, nvmlPciInfo_t *pci) {
+    struct link *l;
+    nvmlReturn_t rc = link_of("nvmlDeviceGetNvLinkRemotePciInfo_v2", d, link, &l);
+    if (rc != 0) return rc;
+    if (l->kind == LINK_TO_GPU) {
+        pci_info(pci, cards[l->remote].bus, cards[l->remote].bus_id);
+    } else {
+        char id[32];
+        snprintf(id, sizeof id, "00000000:%02X:00.0", 0xC0 + l->remote);
+        pci_info(pci, 0xC0 + l->remote, id);
+    }
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned int link, int *type) {
+    struct link *l;
+    nvmlReturn_t rc = link_of("nvmlDeviceGetNvLinkRemoteDeviceType", d, link, &l);
+    if (rc == 0) *type = l->kind;
+    return rc;
+}
+
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
+    if (init_count == 0) return 1;
+    nvmlReturn_t rc = injected("nvmlEventSetCreate", -1);
+    if (rc == 0) {
+        *set = calloc(1, sizeof(struct event_set));
+        event_sets++;
+    }
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set) {
+    nvmlReturn_t rc = enter("nvmlDeviceRegisterEvents", d);
+    if (rc == 0 && (types & ~(unsigned long long) d->event_mask) != 0) rc = 3;
+    if (rc == 0) set->mask[d - cards] |= types;
+    return rc;
+}
+
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeout_ms) {
+    if (init_count == 0) return 1;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) deadline.tv_sec++, deadline.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (queued > 0) {
+            struct event e = queue[0];
+            memmove(queue, queue + 1, --queued * sizeof queue[0]);
+            int known = e.card >= 0 && e.card < card_count;
+            if (e.rc == 0 && !(known && (set->mask[e.card] & e.type))) continue; /* not registered: not delivered */
+            memset(data, 0, sizeof *data);
+            data->device = known ? &cards[e.card] : NULL;
+            data->eventType = e.type;
+            data->eventData = e.data;
+            pthread_mutex_unlock(&lock);
+            return e.rc;
+        }
+        if (pthread_cond_timedwait(&arrived, &lock, &deadline) != 0 && queued == 0) break;
+    }
+    pthread_mutex_unlock(&lock);
+    return 10;
+}
+
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+    if (init_count == 0) return 1;
+    free(set);
+    event_sets--;
+    return 0;
+}

@@ -1,0 +1,288 @@
+package io.elasticgpu.node.agent;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.core.model.Link;
+import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.node.discovery.Gpu;
+import io.elasticgpu.node.discovery.GpuEvent;
+import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.discovery.SimulatedBackend;
+import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.kubelet.Admission;
+import io.elasticgpu.node.kubelet.ContainerResult;
+import io.elasticgpu.node.kubelet.DriverBinary;
+import io.elasticgpu.node.kubelet.KubeletDriver;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.elasticgpu.node.agent.GpuPods.container;
+import static io.elasticgpu.node.agent.GpuPods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The node agent against kubelet's own device manager and pod-resources server (the Go kubelet driver): the real
+ * registration, ListAndWatch, GetPreferredAllocation and Allocate calls in kubelet's order, for real pod specs.
+ */
+class NodeAgentIT {
+
+    private static final String MEM = ResourceNames.GPU_MEMORY;
+    private static final String CORE = ResourceNames.GPU_CORE;
+    private static final String GPU = ResourceNames.GPU;
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static Path binary;
+
+    private KubeletDriver kubelet;
+    private SimulatedBackend gpus;
+    private TestCluster cluster;
+    private NodeAgent agent;
+
+    @BeforeAll
+    static void driverBinary() {
+        binary = DriverBinary.requireOrSkip();
+    }
+
+    private void start(Hardware hw, AgentConfig.Mode mode) {
+        kubelet = KubeletDriver.start(binary);
+        AgentConfig config = new AgentConfig(GpuPods.NODE, kubelet.pluginDir(), kubelet.podResourcesSocket(), mode, 4, 64, 1024,
+                false, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMillis(300)));
+        gpus = SimulatedBackend.of(hw);
+        cluster = new TestCluster(config);
+        agent = NodeAgent.start(config, gpus, cluster, InstantSource.system());
+        awaitAllRegistered();
+    }
+
+    /** Every plugin registered and its devices listed, as kubelet's node status would show. */
+    private void awaitAllRegistered() {
+        await().atMost(WAIT).untilAsserted(() -> {
+            var capacity = kubelet.capacity();
+            for (var r : agent.resources()) {
+                long n = r.kind() == io.elasticgpu.node.deviceplugin.AdvertisedResource.Kind.WHOLE ? gpus.discover().gpus().size()
+                        : gpus.discover().gpus().stream().mapToLong(g -> r.devicesOn(g.memoryMib())).sum();
+                assertThat(capacity.allocatable(r.name())).as(r.name()).isEqualTo(n);
+            }
+        });
+    }
+
+    @AfterEach
+    void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (kubelet != null) {
+            kubelet.close();
+        }
+    }
+
+    static Hardware cards(int n, long memoryMib, Topology topology) {
+        List<Gpu> list = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            list.add(new Gpu(i, "GPU-%08d-aaaa-bbbb-cccc-000000000000".formatted(i), "Tesla T4", memoryMib,
+                    "00000000:%02X:00.0".formatted(i + 1), i, i < n / 2 ? 0 : 1, false));
+        }
+        return new Hardware("570.86.15", list, topology);
+    }
+
+    private static Share slice(int card, int milli, long memoryMib) {
+        return new Share(card, "GPU-%08d-aaaa-bbbb-cccc-000000000000".formatted(card), milli, memoryMib);
+    }
+
+    private static int card(ContainerResult c) {
+        assertThat(c.envs()).as("environment of %s", c).containsKey("ELASTICGPU_CARD_INDEX");
+        return Integer.parseInt(c.envs().get("ELASTICGPU_CARD_INDEX"));
+    }
+
+    private ContainerResult admitted(Pod p, String container) {
+        Admission a = kubelet.admit(p);
+        assertThat(a).as("admission of %s", p.getMetadata().getName()).isInstanceOf(Admission.Admitted.class);
+        return ((Admission.Admitted) a).container(container);
+    }
+
+    @Test
+    void podsOfOneShapeAdmittedNewestFirstStayWithinCapacityAndTheirAnnotationsSayWhatTheyGot() {
+        start(cards(4, 16_384, Topology.uniform(4, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+        List<Pod> pods = new ArrayList<>();
+        for (int i = 0; i < 8; i++) { // the extender put two 8 GiB slices on each 16 GiB card
+            pods.add(pod("p" + i, 1000 + i, List.of(), List.of(container("main", Map.of(MEM, "128"))),
+                    Map.of("main", List.of(slice(i / 2, 0, 8192)))));
+        }
+        cluster.pods.addAll(pods);
+        Map<String, Integer> told = new HashMap<>();
+        int[] perCard = new int[4];
+        for (Pod p : pods.reversed()) { // kubelet admits them in the opposite order to the extender's
+            int c = card(admitted(p, "main"));
+            told.put(p.getMetadata().getName(), c);
+            perCard[c]++;
+        }
+
+        assertThat(perCard).containsExactly(2, 2, 2, 2);
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.recorded).hasSize(8);
+            told.forEach((pod, c) -> assertThat(cluster.recorded.get(pod).get("main").getFirst().card()).as(pod).isEqualTo(c));
+            assertThat(cluster.complete).containsOnlyKeys(told.keySet()).doesNotContainValue(false);
+        });
+    }
+
+    @Test
+    void aContainerAskingMemoryAndComputeGetsBothSharesOnOneCardWhicheverResourceKubeletAsksFirst() {
+        start(cards(4, 16_384, Topology.uniform(4, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+        Pod other = pod("other", 1, List.of(), List.of(container("main", Map.of(CORE, "30"))), Map.of("main", List.of(slice(0, 300, 0))));
+        Pod both = pod("both", 2, List.of(), List.of(container("main", Map.of(MEM, "64", CORE, "30"))),
+                Map.of("main", List.of(slice(2, 300, 4096))));
+        cluster.pods.addAll(List.of(other, both));
+
+        // kubelet asks for a container's resources in map order: when gpu-core comes first the call could be for
+        // either pod, and the older one's plan (card 0) is answered; the gpu-memory call that follows settles it.
+        ContainerResult c = admitted(both, "main");
+        ContainerResult o = admitted(other, "main");
+
+        int card = card(c);
+        assertThat(card).isIn(0, 2);
+        assertThat(c.envs()).containsEntry("ELASTICGPU_CORE_PERCENT", "30").containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "4096")
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-%08d-aaaa-bbbb-cccc-000000000000".formatted(card));
+        assertThat(c.devices(MEM)).hasSize(64);
+        assertThat(card(o)).as("the other pod gets the card left").isEqualTo(card == 0 ? 2 : 0);
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.recorded).containsKeys("both", "other");
+            assertThat(cluster.recorded.get("both").get("main")).singleElement()
+                    .isEqualTo(new Share(card, "GPU-%08d-aaaa-bbbb-cccc-000000000000".formatted(card), 300, 4096));
+            assertThat(cluster.recorded.get("other").get("main").getFirst().card()).isEqualTo(card == 0 ? 2 : 0);
+        });
+    }
+
+    @Test
+    void initContainersSidecarsAndAppContainersEachGetTheirOwnPlan() {
+        start(cards(4, 16_384, Topology.uniform(4, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+        Container setup = container("setup", Map.of(MEM, "16"));
+        Container sidecar = container("agent", Map.of(MEM, "16"));
+        sidecar.setRestartPolicy("Always");
+        Map<String, List<Share>> plan = new LinkedHashMap<>();
+        plan.put("setup", List.of(slice(1, 0, 1024)));
+        plan.put("agent", List.of(slice(3, 0, 1024)));
+        plan.put("train", List.of(slice(1, 0, 4096)));
+        Pod p = pod("mixed", 1, List.of(setup, sidecar), List.of(container("train", Map.of(MEM, "64"))), plan);
+        cluster.pods.add(p);
+
+        Admission.Admitted a = (Admission.Admitted) kubelet.admit(p);
+
+        assertThat(card(a.container("setup"))).isEqualTo(1);
+        assertThat(card(a.container("agent"))).isEqualTo(3);
+        assertThat(card(a.container("train"))).isEqualTo(1);
+        assertThat(a.container("train").envs()).containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "4096");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.complete).as("recorded %s", cluster.recorded).containsEntry("mixed", true));
+    }
+
+    @Test
+    void aFourCardPodGetsOneNvlinkIslandThroughPreferredAllocation() {
+        Topology.Builder t = Topology.builder(8);
+        for (int a = 0; a < 8; a++) {
+            for (int b = a + 1; b < 8; b++) {
+                if (a / 4 == b / 4) {
+                    t.link(a, b, Link.nvlink(12));
+                }
+            }
+        }
+        start(cards(8, 16_384, t.build()), AgentConfig.Mode.SLICES);
+        List<Share> island = List.of(slice(4, 1000, 16_384), slice(5, 1000, 16_384), slice(6, 1000, 16_384), slice(7, 1000, 16_384));
+        Pod p = pod("train", 1, List.of(), List.of(container("main", Map.of(GPU, "4"))), Map.of("main", island));
+        cluster.pods.add(p);
+
+        ContainerResult c = admitted(p, "main");
+
+        assertThat(c.devices(GPU)).containsExactlyInAnyOrder(island.stream().map(Share::uuid).toArray(String[]::new));
+        assertThat(c.envs()).containsEntry("ELASTICGPU_CARD_INDEX", "4,5,6,7");
+    }
+
+    @Test
+    void afterAKubeletRestartThePluginsRegisterAgainAndEarlierAllocationsStay() {
+        start(cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+        Pod first = pod("first", 1, List.of(), List.of(container("main", Map.of(MEM, "64"))), Map.of("main", List.of(slice(0, 0, 4096))));
+        cluster.pods.add(first);
+        admitted(first, "main");
+
+        kubelet.restart();
+        awaitAllRegistered();
+        Pod second = pod("second", 2, List.of(), List.of(container("main", Map.of(MEM, "64"))), Map.of("main", List.of(slice(1, 0, 4096))));
+        cluster.pods.add(second);
+
+        assertThat(card(admitted(second, "main"))).isEqualTo(1);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.recorded).containsKeys("first", "second"));
+    }
+
+    @Test
+    void aDeletedPluginSocketIsServedAndRegisteredAgain() throws Exception {
+        start(cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+        Path socket = kubelet.pluginDir().resolve("egpu-elasticgpu.io-gpu-memory.sock");
+        assertThat(socket).exists();
+
+        Files.delete(socket);
+
+        await().atMost(WAIT).until(() -> Files.exists(socket));
+        Pod p = pod("after", 1, List.of(), List.of(container("main", Map.of(MEM, "64"))), Map.of("main", List.of(slice(1, 0, 4096))));
+        cluster.pods.add(p);
+        await().atMost(WAIT).untilAsserted(() -> {
+            Admission a = kubelet.admit(p);
+            if (!(a instanceof Admission.Admitted)) {
+                kubelet.remove(p.getMetadata().getUid()); // not re-registered yet: kubelet refused; try again
+            }
+            assertThat(a).isInstanceOf(Admission.Admitted.class);
+        });
+    }
+
+    @Test
+    void aCardWithACriticalXidLeavesServiceAtOnceAndReturnsAfterAQuietPeriod() {
+        start(cards(4, 16_384, Topology.uniform(4, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+
+        gpus.inject(new GpuEvent.Xid(1, 79));
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(kubelet.capacity().allocatable(GPU)).isEqualTo(3);
+            assertThat(cluster.lastHealth[1]).as("published unhealthy").isFalse();
+        });
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(kubelet.capacity().allocatable(GPU)).isEqualTo(4);
+            assertThat(cluster.lastHealth[1]).as("published healthy again").isTrue();
+        });
+    }
+
+    @Test
+    void anApplicationXidLeavesTheCardInService() {
+        start(cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+        int published = cluster.publications.get();
+
+        gpus.inject(new GpuEvent.Xid(0, 13));
+        gpus.inject(new GpuEvent.Xid(1, 79)); // a marker: once card 1 is out, the Xid 13 has been handled
+
+        await().atMost(WAIT).until(() -> kubelet.capacity().allocatable(GPU) == 1);
+        assertThat(agent.health().healthy(0)).isTrue();
+        assertThat(cluster.publications.get()).isEqualTo(published + 1);
+    }
+
+    @Test
+    void inReplicasModeContainersGoToTheLeastLoadedCards() {
+        start(cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN)), AgentConfig.Mode.REPLICAS);
+        List<Integer> given = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Pod p = pod("r" + i, i, List.of(), List.of(container("main", Map.of(GPU, "1"))), Map.of());
+            given.add(card(admitted(p, "main")));
+        }
+        Pod two = pod("two", 9, List.of(), List.of(container("main", Map.of(GPU, "2"))), Map.of());
+
+        assertThat(given).as("alternating, each card's load kept even").containsExactly(0, 1, 0, 1);
+        assertThat(admitted(two, "main").envs()).containsEntry("ELASTICGPU_CARD_INDEX", "0,1");
+    }
+}

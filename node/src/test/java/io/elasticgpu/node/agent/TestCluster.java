@@ -1,0 +1,72 @@
+package io.elasticgpu.node.agent;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.node.allocation.ClusterPods;
+import io.elasticgpu.node.allocation.NodePod;
+import io.elasticgpu.node.allocation.PodSource;
+import io.elasticgpu.node.allocation.TruthWriter;
+import io.elasticgpu.node.discovery.Hardware;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
+
+/** The API server as the agent sees it, in memory: pods bound to the node, what the agent recorded, what it published. */
+final class TestCluster implements Cluster {
+
+    final List<Pod> pods = new CopyOnWriteArrayList<>();
+    final Map<String, Map<String, List<Share>>> recorded = new ConcurrentHashMap<>();
+    final Map<String, Map<String, String>> notes = new ConcurrentHashMap<>();
+    final Map<String, Boolean> complete = new ConcurrentHashMap<>();
+    final AtomicInteger publications = new AtomicInteger();
+    volatile boolean[] lastHealth = new boolean[0];
+    private final AgentConfig config;
+
+    TestCluster(AgentConfig config) {
+        this.config = config;
+    }
+
+    private final PodSource source = new PodSource() {
+        @Override
+        public List<NodePod> pods() {
+            return pods.stream().flatMap(p -> ClusterPods.of(p, config.nodeName(), config.units()).stream()).toList();
+        }
+
+        @Override
+        public List<NodePod> refresh() {
+            return pods();
+        }
+    };
+
+    @Override
+    public PodSource pods() {
+        return source;
+    }
+
+    @Override
+    public TruthWriter truth() {
+        return (pod, given, notesByContainer, done) -> {
+            recorded.put(pod.name(), Map.copyOf(given));
+            notes.put(pod.name(), Map.copyOf(notesByContainer));
+            complete.put(pod.name(), done);
+        };
+    }
+
+    @Override
+    public void publish(Hardware hardware, IntPredicate healthy) {
+        boolean[] h = new boolean[hardware.gpus().size()];
+        for (int i = 0; i < h.length; i++) {
+            h[i] = healthy.test(i);
+        }
+        lastHealth = h;
+        publications.incrementAndGet();
+    }
+
+    @Override
+    public void close() {
+    }
+}

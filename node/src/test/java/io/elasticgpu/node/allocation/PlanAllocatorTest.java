@@ -1,0 +1,98 @@
+package io.elasticgpu.node.allocation;
+
+import io.elasticgpu.core.model.Link;
+import io.elasticgpu.core.model.Topology;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class PlanAllocatorTest {
+
+    private static final String MEM = "elasticgpu.io/gpu-memory";
+
+    private final FakeNode node = new FakeNode(2, 16_384);
+    private final PlanAllocator allocator = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN));
+
+    @Test
+    void aContainerGetsTheCardTheExtenderPlannedForIt() {
+        node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
+        List<String> ids = node.memoryIds(0, 4096); // kubelet's ids may name another card: the plan decides
+
+        Grant g = allocator.allocate(MEM, ids);
+
+        assertThat(g.container()).isEqualTo(new ContainerKey("default", "a", "main"));
+        assertThat(g.shares()).singleElement().satisfies(s -> {
+            assertThat(s.card()).isEqualTo(1);
+            assertThat(s.memoryMib()).isEqualTo(4096);
+        });
+        assertThat(g.note()).isEmpty();
+    }
+
+    @Test
+    void ofTwoPodsWithTheSameAskTheOlderIsTakenAndKubeletsRecordCorrectsIt() {
+        node.pods.add(node.slicePod("young", 20, MEM, 8192, 1));
+        node.pods.add(node.slicePod("old", 10, MEM, 8192, 0));
+        List<String> ids = node.memoryIds(0, 8192);
+
+        Grant first = allocator.allocate(MEM, ids);
+        assertThat(first.container().pod()).isEqualTo("old");
+        assertThat(first.note()).isEqualTo("oldest of 2 waiting with the same ask");
+
+        // kubelet was in fact admitting "young": its record says so; the next call, for "old", gets the plan left
+        node.record(new ContainerKey("default", "young", "main"), MEM, ids);
+        List<String> next = node.memoryIds(1, 8192);
+        Grant second = allocator.allocate(MEM, next);
+        node.record(new ContainerKey("default", "old", "main"), MEM, next);
+
+        assertThat(second.shares().getFirst().card()).as("card 0 went to young; young's card 1 is what is left").isEqualTo(1);
+        Map<ContainerKey, Grant> truth = allocator.reconcile();
+        assertThat(truth.get(new ContainerKey("default", "young", "main")).shares().getFirst().card()).isZero();
+        assertThat(truth.get(new ContainerKey("default", "young", "main")).note())
+                .isEqualTo("kubelet gave these cards to this container, not to default/old/main");
+        assertThat(truth.get(new ContainerKey("default", "old", "main")).shares().getFirst().card()).isEqualTo(1);
+    }
+
+    @Test
+    void aPlanThatWouldOverCommitACardIsRefused() {
+        node.pods.add(node.slicePod("holder", 1, MEM, 12_288, 0));
+        node.record(new ContainerKey("default", "holder", "main"), MEM, node.memoryIds(0, 12_288));
+        node.pods.add(node.slicePod("late", 2, MEM, 8192, 0)); // a stale plan: card 0 has 4096 MiB left
+
+        assertThatThrownBy(() -> allocator.allocate(MEM, node.memoryIds(1, 8192)))
+                .isInstanceOf(AllocationException.class)
+                .hasMessage("cannot give default/late/main the cards the scheduler planned: card 0 would hold 20480 of 16384 MiB;"
+                        + " no card is over-committed, the container waits for kubelet to retry");
+    }
+
+    @Test
+    void aCallNoWaitingPodAsksForIsRefusedWithWhatToCheck() {
+        node.pods.add(node.slicePod("a", 1, MEM, 4096, 0));
+
+        assertThatThrownBy(() -> allocator.allocate(MEM, node.memoryIds(0, 100)))
+                .isInstanceOf(AllocationException.class)
+                .hasMessageStartingWith("no pod bound to this node waits for 100 of elasticgpu.io/gpu-memory (kubelet asked for devices [GPU-0000::m");
+    }
+
+    @Test
+    void theSecondResourceOfAContainerGetsTheSameCards() {
+        String core = "elasticgpu.io/gpu-core";
+        NodePod pod = node.slicePod("both", 1, MEM, 4096, 1);
+        NodePod both = new NodePod(pod.uid(), pod.namespace(), pod.name(), 1, pod.plan(), false,
+                List.of(new NodePod.Container("main", Map.of(MEM, 4096L, core, 2L), pod.containers().getFirst().family(), false)));
+        node.pods.add(both);
+        node.pods.add(node.slicePod("other", 0, core, 2, 0)); // older, same core ask: would win a guess
+
+        List<String> memIds = node.memoryIds(1, 4096);
+        Grant g1 = allocator.allocate(MEM, memIds);
+        node.record(new ContainerKey("default", "both", "main"), MEM, memIds);
+        Grant g2 = allocator.allocate(core, List.of("GPU-0001::p0", "GPU-0001::p1"));
+
+        assertThat(g1.container().pod()).isEqualTo("both");
+        assertThat(g2.container().pod()).as("kubelet is part-way through 'both', so the call is certainly for it").isEqualTo("both");
+        assertThat(g2.shares()).isEqualTo(g1.shares());
+    }
+}

@@ -1,0 +1,79 @@
+package io.elasticgpu.node.deviceplugin;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.node.allocation.ContainerKey;
+import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
+import io.elasticgpu.node.discovery.Gpu;
+import io.elasticgpu.node.discovery.Hardware;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ContainerEnvironmentTest {
+
+    private static final ContainerKey KEY = new ContainerKey("ns", "pod", "main");
+    private static final AdvertisedResource MEMORY = new AdvertisedResource("elasticgpu.io/gpu-memory", AdvertisedResource.Kind.MEMORY, 1);
+    private static final AdvertisedResource CORE = new AdvertisedResource("elasticgpu.io/gpu-core", AdvertisedResource.Kind.PERCENT, 100);
+    private static final AdvertisedResource WHOLE = new AdvertisedResource("nvidia.com/gpu", AdvertisedResource.Kind.WHOLE, 0);
+    private final DeviceCatalog cards = new DeviceCatalog(new Hardware("570.1", List.of(
+            new Gpu(0, "GPU-a", "T4", 15_360, "00000000:01:00.0", 0, 0, false),
+            new Gpu(1, "GPU-b", "T4", 15_360, "00000000:02:00.0", 1, 0, false)), Topology.uniform(2, io.elasticgpu.core.model.Link.UNKNOWN)), List.of());
+
+    @Test
+    void eachResourceTellsTheCardsAndOnlyItsOwnShare() {
+        Grant g = new Grant(KEY, List.of(new Share(1, "GPU-b", 300, 4096)), Family.ELASTIC_GPU, "");
+        ContainerEnvironment env = new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024);
+
+        ContainerAllocateResponse memory = env.response(g, cards, MEMORY);
+        ContainerAllocateResponse core = env.response(g, cards, CORE);
+
+        // kubelet keeps the first value of a variable among a container's answers, in no fixed order
+        assertThat(memory.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-b").containsEntry("ELASTICGPU_CARD_INDEX", "1")
+                .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "4096").doesNotContainKey("ELASTICGPU_CORE_PERCENT");
+        assertThat(core.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-b").containsEntry("ELASTICGPU_CARD_INDEX", "1")
+                .containsEntry("ELASTICGPU_CORE_PERCENT", "30").doesNotContainKey("ELASTICGPU_MEMORY_LIMIT_MIB");
+        assertThat(memory.getMountsList()).isEmpty();
+    }
+
+    @Test
+    void volcanoAndAliyunPodsGetTheirVariables() {
+        Grant volcano = new Grant(KEY, List.of(new Share(0, "GPU-a", 0, 1024)), Family.VOLCANO, "");
+        Grant aliyun = new Grant(KEY, List.of(new Share(1, "GPU-b", 0, 8192)), Family.ALIYUN, "");
+        ContainerEnvironment env = new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024);
+
+        assertThat(env.response(volcano, cards, MEMORY).getEnvsMap()).containsEntry("VOLCANO_GPU_ALLOCATED", "1024")
+                .containsEntry("VOLCANO_GPU_MEMORY_TOTAL", "15360").containsEntry("VOLCANO_GPU_TOTAL", "15360");
+        assertThat(env.response(aliyun, cards, MEMORY).getEnvsMap()).containsEntry("ALIYUN_COM_GPU_MEM_IDX", "1")
+                .containsEntry("ALIYUN_COM_GPU_MEM_CONTAINER", "8").containsEntry("ALIYUN_COM_GPU_MEM_DEV", "15");
+    }
+
+    @Test
+    void inMpsModeTheDriverEnforcesTheShareOnEveryCard() {
+        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 250, 2048), new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
+
+        ContainerEnvironment env = new ContainerEnvironment(true, "/run/nvidia-mps", 1024);
+        ContainerAllocateResponse r = env.response(g, cards, MEMORY);
+
+        assertThat(r.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-a,GPU-b")
+                .containsEntry("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=2048M,1=2048M")
+                .containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps");
+        assertThat(env.response(g, cards, CORE).getEnvsMap()).containsEntry("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "25");
+        assertThat(r.getMountsList()).singleElement().satisfies(m -> {
+            assertThat(m.getHostPath()).isEqualTo("/run/nvidia-mps");
+            assertThat(m.getContainerPath()).isEqualTo("/tmp/nvidia-mps");
+        });
+    }
+
+    @Test
+    void wholeCardsAreNotLimitedByMps() {
+        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
+
+        assertThat(new ContainerEnvironment(true, "/run/nvidia-mps", 1024).response(g, cards, WHOLE).getEnvsMap())
+                .doesNotContainKey("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE").containsEntry("ELASTICGPU_CORE_PERCENT", "100");
+    }
+}
