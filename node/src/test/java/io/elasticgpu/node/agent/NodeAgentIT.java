@@ -244,6 +244,19 @@ class NodeAgentIT {
     }
 
     @Test
+    void stoppingTheAgentRemovesItsSocketsSoKubeletStopsOfferingTheDevices() {
+        start(cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
+        List<Path> sockets = agent.resources().stream().map(r -> kubelet.pluginDir().resolve(r.socketName())).toList();
+        assertThat(sockets).allMatch(Files::exists);
+
+        agent.close(); // what the shutdown hook does on SIGTERM
+        agent = null;
+
+        assertThat(sockets).noneMatch(Files::exists);
+        await().atMost(WAIT).until(() -> kubelet.capacity().allocatable(GPU) == 0);
+    }
+
+    @Test
     void aCardWithACriticalXidLeavesServiceAtOnceAndReturnsAfterAQuietPeriod() {
         start(cards(4, 16_384, Topology.uniform(4, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
 
