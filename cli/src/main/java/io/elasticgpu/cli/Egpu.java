@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 /** The {@code egpu} entry point: one jar, one subcommand per component. */
 @Command(name = "egpu", mixinStandardHelpOptions = true, versionProvider = Egpu.Version.class,
         description = "Elastic GPU: GPU sharing and topology-aware GPU scheduling for Kubernetes.",
-        subcommands = {SimulateCommand.class, SchedulerCommand.class, NodeAgentCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, SchedulerCommand.class, NodeAgentCommand.class, InspectCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Egpu {
 
     /** Exit code for input a person must fix: a bad option, an unreadable or malformed file. */

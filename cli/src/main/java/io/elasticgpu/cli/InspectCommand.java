@@ -1,0 +1,96 @@
+package io.elasticgpu.cli;
+
+import io.elasticgpu.controller.view.ClusterView;
+import io.elasticgpu.controller.view.Scope;
+import io.elasticgpu.controller.view.ViewFormat;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code egpu inspect}: lists nodes and pods once, prints who holds which card. Reads only; writes nothing. */
+@Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Show every GPU card in the cluster and the pods holding it.")
+final class InspectCommand implements Callable<Integer> {
+
+    /** Where the nodes and pods come from: the API server, or a fixed list in tests. */
+    @FunctionalInterface
+    interface Source {
+        Listing list(Path kubeconfig);
+    }
+
+    /** Every node and every pod of every namespace, as listed. */
+    record Listing(List<Node> nodes, List<Pod> pods) {
+    }
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE",
+            description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
+    Path kubeconfig;
+
+    @Option(names = "--node", paramLabel = "NAME", description = "Only this node.")
+    String node;
+
+    @Option(names = "--namespace", paramLabel = "NS",
+            description = "Only the pods of this namespace; usage figures still count every namespace.")
+    String namespace;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "table|wide|json|yaml", defaultValue = "table",
+            converter = FormatConverter.class, description = "Output format (default: ${DEFAULT-VALUE}).")
+    ViewFormat format;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Source source;
+
+    InspectCommand() {
+        this(InspectCommand::fromApiServer);
+    }
+
+    InspectCommand(Source source) {
+        this.source = source;
+    }
+
+    @Override
+    public Integer call() {
+        Listing listing;
+        try {
+            listing = source.list(kubeconfig);
+        } catch (KubernetesClientException e) {
+            spec.commandLine().getErr().println("egpu inspect: cannot list nodes and pods: " + e.getMessage());
+            return Egpu.UNAVAILABLE;
+        }
+        ClusterView view = ClusterView.of(listing.nodes(), listing.pods(), new Scope(node, namespace));
+        spec.commandLine().getOut().print(format.render(view));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    private static Listing fromApiServer(Path kubeconfig) {
+        try (KubernetesClient client = KubernetesClients.create(kubeconfig)) {
+            return new Listing(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems());
+        }
+    }
+
+    /** {@code -o xml} is a usage error (exit 2) that lists the formats. */
+    static final class FormatConverter implements CommandLine.ITypeConverter<ViewFormat> {
+        @Override
+        public ViewFormat convert(String value) {
+            try {
+                return ViewFormat.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}

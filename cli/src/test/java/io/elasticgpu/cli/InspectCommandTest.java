@@ -1,0 +1,102 @@
+package io.elasticgpu.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.controller.view.ViewFormat;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import picocli.CommandLine;
+
+/** {@code egpu inspect} parses its options and prints the view in the format asked, from a fixed listing. */
+class InspectCommandTest {
+
+    private static final InspectCommand.Listing LISTING = new InspectCommand.Listing(
+            List.of(new NodeBuilder().withNewMetadata().withName("n1").addToAnnotations(Annotations.INVENTORY,
+                    new NodeInventory(List.of(new NodeInventory.Card(0, "GPU-0", "Tesla T4", 15360, true, 0)),
+                            List.of()).toJson()).endMetadata().build()),
+            List.of(new PodBuilder().withNewMetadata().withNamespace("ml").withName("infer")
+                    .addToAnnotations(Annotations.ALLOCATION, new Allocation("n1", Map.of("main",
+                            List.of(new Allocation.Share(0, "GPU-0", 500, 4096)))).toJson())
+                    .addToAnnotations(Annotations.PHASE, "allocated").endMetadata()
+                    .withNewSpec().withNodeName("n1").endSpec().build()));
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+    private final List<Path> kubeconfigsAsked = new ArrayList<>();
+
+    private int run(String... args) {
+        CommandLine cli = new CommandLine(new InspectCommand(kubeconfig -> {
+            kubeconfigsAsked.add(kubeconfig);
+            return LISTING;
+        }));
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        return cli.execute(args);
+    }
+
+    @Test
+    void optionsReachTheCommand() {
+        InspectCommand command = new InspectCommand(k -> LISTING);
+        new CommandLine(command).parseArgs("--kubeconfig", "/tmp/kc", "--node", "n1", "--namespace", "ml", "-o", "yaml");
+        assertThat(command.kubeconfig).isEqualTo(Path.of("/tmp/kc"));
+        assertThat(command.node).isEqualTo("n1");
+        assertThat(command.namespace).isEqualTo("ml");
+        assertThat(command.format).isEqualTo(ViewFormat.YAML);
+    }
+
+    @Test
+    void theDefaultIsTheTableFromTheDefaultKubeconfig() {
+        assertThat(run()).isZero();
+        assertThat(kubeconfigsAsked).containsExactly((Path) null);
+        assertThat(out.toString()).startsWith("GPU nodes  1, 1 card\n")
+                .contains("  0     Tesla T4                  4.0/15.0   50%  infer\n");
+    }
+
+    @ParameterizedTest(name = "-o {0} prints what begins with {1}")
+    @CsvSource(delimiter = '|', value = {
+            "table | GPU nodes  1, 1 card",
+            "wide  | GPU nodes  1, 1 card",
+            "json  | {",
+            "yaml  | scope: {}",
+    })
+    void eachFormatPrintsItsRendering(String format, String start) {
+        assertThat(run("-o", format)).isZero();
+        assertThat(out.toString()).startsWith(start);
+        assertThat(out.toString()).isEqualTo(ViewFormat.parse(format).render(
+                io.elasticgpu.controller.view.ClusterView.of(LISTING.nodes(), LISTING.pods())));
+    }
+
+    @Test
+    void anUnknownFormatIsAUsageErrorListingTheChoices() {
+        CommandLine cli = Egpu.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        assertThat(cli.execute("inspect", "-o", "xml")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("Invalid value for option '--output': "
+                + "expected one of table, wide, json, yaml, was \"xml\"");
+    }
+
+    @Test
+    void aNodeWithoutInventoryExitsWithTwoNamingTheGpuNodes() {
+        CommandLine cli = new CommandLine(new InspectCommand(k -> LISTING));
+        cli.setErr(new PrintWriter(err));
+        cli.setExecutionExceptionHandler(Egpu.commandLine().getExecutionExceptionHandler());
+        assertThat(cli.execute("--node", "n2")).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("egpu inspect: node n2 has no readable GPU inventory; GPU nodes: n1\n");
+    }
+}

@@ -1,0 +1,204 @@
+package io.elasticgpu.controller.view;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** Builds one {@link ClusterView}: reads inventories, then allocations, then sums per card. Single use. */
+final class Census {
+
+    private static final Comparator<Holder> HOLDER_ORDER = Comparator.comparing(Holder::namespace)
+            .thenComparing(Holder::pod).thenComparing(Holder::container);
+
+    private final Scope scope;
+    private final Map<String, Node> nodeObjects = new TreeMap<>();
+    private final Map<String, NodeInventory> inventories = new TreeMap<>();
+    /** Every holder of each card, all namespaces: node → card index → holders. */
+    private final Map<String, Map<Integer, List<Holder>>> holders = new TreeMap<>();
+    private final Set<String> podsHolding = new HashSet<>();
+    private final List<PendingPod> pending = new ArrayList<>();
+    private final List<Problem> problems = new ArrayList<>();
+    private int podsPending;
+
+    Census(Scope scope) {
+        this.scope = Objects.requireNonNull(scope, "scope");
+    }
+
+    ClusterView read(List<Node> nodes, List<Pod> pods) {
+        nodes.forEach(this::readNode);
+        if (scope.node() != null && !inventories.containsKey(scope.node())) {
+            throw new IllegalArgumentException("node %s has no readable GPU inventory; GPU nodes: %s"
+                    .formatted(scope.node(), inventories.isEmpty() ? "none" : String.join(", ", inventories.keySet())));
+        }
+        pods.forEach(this::readPod);
+        List<NodeView> views = inventories.keySet().stream().filter(scope::showsNode).map(this::nodeView).toList();
+        return new ClusterView(scope, summary(views), views,
+                pending.stream().sorted(Comparator.comparing(PendingPod::namespace).thenComparing(PendingPod::pod)).toList(),
+                problems.stream().sorted(Comparator.comparing(Problem::object)).toList());
+    }
+
+    private void readNode(Node node) {
+        String name = node.getMetadata().getName();
+        String json = annotation(node, Annotations.INVENTORY);
+        if (json == null) {
+            if ("true".equals(label(node, NodeLabels.PRESENT)) && scope.showsNode(name)) {
+                problem("node " + name, "labelled %s=true but has no %s annotation; is the node agent running there?"
+                        .formatted(NodeLabels.PRESENT, Annotations.INVENTORY));
+            }
+            return;
+        }
+        try {
+            inventories.put(name, NodeInventory.fromJson(json));
+            nodeObjects.put(name, node);
+        } catch (IllegalArgumentException e) {
+            if (scope.showsNode(name)) {
+                problem("node " + name, e.getMessage());
+            }
+        }
+    }
+
+    private void readPod(Pod pod) {
+        if (holdsNothing(pod)) {
+            return;
+        }
+        String ns = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        String json = annotation(pod, Annotations.ALLOCATION);
+        if (json == null) {
+            if ((boundTo == null || boundTo.isEmpty()) && PodGpuRequests.asksGpu(pod, PodGpuRequests.Units.DEFAULT)) {
+                podsPending++;
+                if (scope.showsNamespace(ns) && scope.node() == null) {
+                    pending.add(new PendingPod(ns, name));
+                }
+            }
+            return;
+        }
+        Allocation allocation;
+        try {
+            allocation = Allocation.fromJson(json);
+        } catch (IllegalArgumentException e) {
+            podProblem(ns, name, boundTo, withoutParserLocation(e.getMessage()));
+            return;
+        }
+        String node = allocation.node();
+        String mismatch = mismatch(allocation, boundTo);
+        if (mismatch != null) {
+            podProblem(ns, name, node, mismatch);
+            return;
+        }
+        String phase = Objects.requireNonNullElse(annotation(pod, Annotations.PHASE), "unknown");
+        Map<Integer, List<Holder>> cards = holders.computeIfAbsent(node, n -> new TreeMap<>());
+        allocation.containers().forEach((container, shares) -> shares.forEach(share -> cards
+                .computeIfAbsent(share.card(), c -> new ArrayList<>())
+                .add(new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase))));
+        if (scope.showsNode(node)) {
+            podsHolding.add(ns + "/" + name);
+        }
+    }
+
+    /** Why an allocation cannot be counted on its node's cards, or null when it can. */
+    private String mismatch(Allocation allocation, String boundTo) {
+        String node = allocation.node();
+        NodeInventory inventory = inventories.get(node);
+        if (inventory == null) {
+            return "allocation names node %s, which has no readable GPU inventory".formatted(node);
+        }
+        if (boundTo != null && !boundTo.isEmpty() && !boundTo.equals(node)) {
+            return "allocation names node %s but the pod is bound to %s".formatted(node, boundTo);
+        }
+        int count = inventory.cards().size();
+        for (List<Allocation.Share> shares : allocation.containers().values()) {
+            for (Allocation.Share share : shares) {
+                if (share.card() < 0 || share.card() >= count) {
+                    return "allocation names card %d on node %s, which has cards 0..%d"
+                            .formatted(share.card(), node, count - 1);
+                }
+                String uuid = inventory.cards().get(share.card()).uuid();
+                if (!uuid.equals(share.uuid())) {
+                    return "allocation names card %d as %s, but card %d on node %s is %s"
+                            .formatted(share.card(), share.uuid(), share.card(), node, uuid);
+                }
+            }
+        }
+        return null;
+    }
+
+    private NodeView nodeView(String name) {
+        NodeInventory inventory = inventories.get(name);
+        Map<Integer, List<Holder>> byCard = holders.getOrDefault(name, Map.of());
+        List<CardView> cards = new ArrayList<>();
+        for (NodeInventory.Card card : inventory.cards()) {
+            List<Holder> all = byCard.getOrDefault(card.index(), List.of());
+            long memory = all.stream().mapToLong(Holder::memoryMib).sum();
+            int compute = all.stream().mapToInt(Holder::percent).sum();
+            if (memory > card.memoryMib() || compute > 100) {
+                problem("node " + name, "card %d is over-committed: %d/%d MiB, %d/100%% compute"
+                        .formatted(card.index(), memory, card.memoryMib(), compute));
+            }
+            List<Holder> shown = all.stream().filter(h -> scope.showsNamespace(h.namespace())).sorted(HOLDER_ORDER).toList();
+            cards.add(new CardView(card.index(), card.uuid(), card.model(), card.healthy(), memory, card.memoryMib(),
+                    compute, 100, shown));
+        }
+        Set<String> models = new java.util.TreeSet<>(inventory.cards().stream().map(NodeInventory.Card::model).toList());
+        String model = models.size() == 1 ? models.iterator().next() : models.isEmpty() ? "none" : "mixed";
+        String driver = Objects.requireNonNullElse(label(nodeObjects.get(name), NodeLabels.DRIVER), "");
+        return new NodeView(name, model, driver, NvlinkIslands.of(inventory), cards);
+    }
+
+    private Summary summary(List<NodeView> views) {
+        List<CardView> cards = views.stream().flatMap(n -> n.cards().stream()).toList();
+        return new Summary(views.size(), cards.size(), (int) cards.stream().filter(c -> !c.healthy()).count(),
+                cards.stream().mapToLong(CardView::memoryUsedMib).sum(),
+                cards.stream().mapToLong(CardView::memoryTotalMib).sum(),
+                cards.stream().mapToLong(CardView::computeUsedPercent).sum(),
+                cards.stream().mapToLong(CardView::computeTotalPercent).sum(),
+                podsHolding.size(), podsPending);
+    }
+
+    private void podProblem(String ns, String name, String node, String reason) {
+        if (scope.showsNamespace(ns) && (scope.node() == null || scope.node().equals(node))) {
+            problem("pod " + ns + "/" + name, reason);
+        }
+    }
+
+    private void problem(String object, String reason) {
+        problems.add(new Problem(object, reason));
+    }
+
+    /** Jackson's "(start marker at [Source: …; line: 1, column: 34])" says nothing a person can act on. */
+    private static String withoutParserLocation(String message) {
+        return message.replaceAll("(?s)\\s*\\(start marker at \\[Source:.*$", "")
+                .replaceAll("(?s)\\s*at \\[Source:.*$", "");
+    }
+
+    /** Finished pods and pods being deleted hold nothing, as the extender counts them. */
+    private static boolean holdsNothing(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
+    }
+
+    private static String annotation(HasMetadata object, String key) {
+        Map<String, String> annotations = object.getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(key);
+    }
+
+    private static String label(HasMetadata object, String key) {
+        Map<String, String> labels = object.getMetadata().getLabels();
+        return labels == null ? null : labels.get(key);
+    }
+}

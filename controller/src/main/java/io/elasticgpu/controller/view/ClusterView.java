@@ -1,0 +1,39 @@
+package io.elasticgpu.controller.view;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.List;
+
+/**
+ * Who holds which card, cluster-wide, as the API server says: nodes from their {@code elasticgpu.io/inventory},
+ * holders from their pods' {@code elasticgpu.io/allocation}. Immutable; built by {@link #of}, rendered by
+ * {@link ViewFormat}.
+ *
+ * @param pending  pods that ask GPUs and are not bound, in the scope's namespace, sorted
+ * @param problems annotations that could not be read or do not match the nodes, in scope, sorted
+ */
+public record ClusterView(Scope scope, Summary summary, List<NodeView> nodes, List<PendingPod> pending,
+                          List<Problem> problems) {
+
+    public ClusterView {
+        nodes = List.copyOf(nodes);
+        pending = List.copyOf(pending);
+        problems = List.copyOf(problems);
+    }
+
+    /** Every GPU node, every namespace. */
+    public static ClusterView of(List<Node> nodes, List<Pod> pods) {
+        return of(nodes, pods, Scope.ALL);
+    }
+
+    /**
+     * Reads nodes and pods as listed from the API server. Malformed annotations do not stop it: they become
+     * {@link #problems()}. Pods that have finished or are being deleted hold nothing.
+     *
+     * @throws IllegalArgumentException when the scope names a node without a readable GPU inventory
+     */
+    public static ClusterView of(List<Node> nodes, List<Pod> pods, Scope scope) {
+        return new Census(scope).read(nodes, pods);
+    }
+}

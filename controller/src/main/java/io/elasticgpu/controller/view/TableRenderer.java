@@ -1,0 +1,135 @@
+package io.elasticgpu.controller.view;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The view for people. {@code table} keeps every line within {@value #WIDTH} columns (long pod lists, node headers
+ * and problems are cut with an ellipsis or wrapped); {@code wide} adds card uuids and one line per holder, and may be
+ * wider. Memory in GiB with one decimal, compute in percent of a card.
+ */
+public final class TableRenderer {
+
+    /** The widest line {@code table} prints. */
+    public static final int WIDTH = 80;
+    private static final String ELLIPSIS = "…";
+    private static final String CARD_LINE = "  %-4s  %-21s  %11s  %4s  %s";
+
+    private final boolean wide;
+
+    public TableRenderer(boolean wide) {
+        this.wide = wide;
+    }
+
+    public String render(ClusterView view) {
+        List<String> lines = new ArrayList<>();
+        summary(view, lines);
+        for (NodeView node : view.nodes()) {
+            lines.add("");
+            node(node, lines);
+        }
+        if (!view.pending().isEmpty()) {
+            lines.add("");
+            String pods = view.pending().stream().map(p -> p.namespace() + "/" + p.pod()).collect(Collectors.joining(", "));
+            wrap("pending (%d): %s".formatted(view.pending().size(), pods), "  ", lines);
+        }
+        if (!view.problems().isEmpty()) {
+            lines.add("");
+            lines.add("problems (%d):".formatted(view.problems().size()));
+            for (Problem p : view.problems()) {
+                wrap("  " + p.object() + ": " + p.reason(), "      ", lines);
+            }
+        }
+        return String.join("\n", lines) + "\n";
+    }
+
+    private static void summary(ClusterView view, List<String> lines) {
+        Summary s = view.summary();
+        String unhealthy = s.unhealthyCards() == 0 ? "" : " (%d unhealthy)".formatted(s.unhealthyCards());
+        lines.add("GPU nodes  %d, %d card%s%s".formatted(s.nodes(), s.cards(), s.cards() == 1 ? "" : "s", unhealthy));
+        lines.add("memory     %s/%s GiB allocated (%d%%)".formatted(gib(s.memoryAllocatedMib()),
+                gib(s.memoryCapacityMib()), percent(s.memoryAllocatedMib(), s.memoryCapacityMib())));
+        lines.add("compute    %d/%d allocated, 100 per card (%d%%)".formatted(s.computeAllocatedPercent(),
+                s.computeCapacityPercent(), percent(s.computeAllocatedPercent(), s.computeCapacityPercent())));
+        lines.add("pods       %d holding cards, %d pending".formatted(s.podsHoldingCards(), s.podsPending()));
+        Scope scope = view.scope();
+        if (scope.node() != null) {
+            wrap("scope      node %s only; pending pods are counted cluster-wide".formatted(scope.node()),
+                    "           ", lines);
+        }
+        if (scope.namespace() != null) {
+            wrap("scope      namespace %s: its pods only; usage counts all namespaces"
+                    .formatted(scope.namespace()), "           ", lines);
+        }
+    }
+
+    private void node(NodeView node, List<String> lines) {
+        StringBuilder header = new StringBuilder(node.name()).append("  ").append(node.cards().size()).append(" × ")
+                .append(node.model());
+        if (!node.driver().isEmpty()) {
+            header.append("  driver ").append(node.driver());
+        }
+        if (!node.nvlinkIslands().isEmpty()) {
+            header.append("  NVLink ").append(node.nvlinkIslands().stream().map(TableRenderer::cardRange)
+                    .collect(Collectors.joining(" ")));
+        }
+        lines.add(wide ? header.toString() : cut(header.toString(), WIDTH));
+        lines.add(CARD_LINE.formatted("CARD", "MODEL", "MEMORY GiB", "CORE", wide ? "UUID" : "PODS").stripTrailing());
+        int podWidth = node.cards().stream().flatMap(c -> c.holders().stream())
+                .mapToInt(h -> h.podName().length()).max().orElse(0);
+        int containerWidth = node.cards().stream().flatMap(c -> c.holders().stream())
+                .mapToInt(h -> h.container().length()).max().orElse(0);
+        for (CardView card : node.cards()) {
+            String pods = card.holders().stream().map(Holder::pod).distinct().collect(Collectors.joining(", "));
+            String prefix = CARD_LINE.formatted(card.index() + (card.healthy() ? "" : "*"), cut(card.model(), 21),
+                    gib(card.memoryUsedMib()) + "/" + gib(card.memoryTotalMib()),
+                    card.computeUsedPercent() + "%", "");
+            lines.add((wide ? prefix + card.uuid() : prefix + cut(pods, WIDTH - prefix.length())).stripTrailing());
+            if (wide) {
+                for (Holder h : card.holders()) {
+                    lines.add(("        %-" + podWidth + "s  %-" + containerWidth + "s  %8s GiB  %3d%%  %s")
+                            .formatted(h.podName(), h.container(), gib(h.memoryMib()), h.percent(), h.phase()));
+                }
+            }
+        }
+        if (node.cards().stream().anyMatch(c -> !c.healthy())) {
+            lines.add("  * unhealthy: the scheduler places nothing new on it");
+        }
+    }
+
+    /** {@code 0-3} for consecutive cards, else {@code 0,2,5}. */
+    private static String cardRange(List<Integer> cards) {
+        boolean consecutive = cards.getLast() - cards.getFirst() == cards.size() - 1;
+        return consecutive && cards.size() > 1 ? cards.getFirst() + "-" + cards.getLast()
+                : cards.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    /** Breaks {@code text} into lines of at most {@value #WIDTH} at spaces, continuing with {@code indent}. */
+    private static void wrap(String text, String indent, List<String> lines) {
+        String rest = text;
+        while (rest.length() > WIDTH) {
+            int at = rest.lastIndexOf(' ', WIDTH);
+            if (at <= indent.length()) {
+                at = WIDTH;
+            }
+            lines.add(rest.substring(0, at).stripTrailing());
+            rest = indent + rest.substring(at).strip();
+        }
+        lines.add(rest);
+    }
+
+    /** {@code text}, or its first {@code width - 1} characters and an ellipsis. */
+    static String cut(String text, int width) {
+        return text.length() <= width ? text : text.substring(0, Math.max(0, width - 1)) + ELLIPSIS;
+    }
+
+    private static String gib(long mib) {
+        return String.format(Locale.ROOT, "%.1f", mib / 1024.0);
+    }
+
+    private static long percent(long part, long whole) {
+        return whole == 0 ? 0 : Math.round(100.0 * part / whole);
+    }
+}
