@@ -244,6 +244,24 @@ class NodeAgentIT {
     }
 
     @Test
+    void anAgentStartedBeforeKubeletRegistersOnceKubeletIsThere() throws Exception {
+        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "kubelet");
+        Files.createDirectories(KubeletDriver.pluginDirIn(work));
+        Hardware hw = cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN));
+        AgentConfig config = new AgentConfig(GpuPods.NODE, KubeletDriver.pluginDirIn(work), KubeletDriver.podResourcesSocketIn(work),
+                AgentConfig.Mode.SLICES, 4, 64, 1024, false, false, Path.of("/tmp/nvidia-mps"), HealthPolicy.DEFAULT);
+        gpus = SimulatedBackend.of(hw);
+        cluster = new TestCluster(config);
+        agent = NodeAgent.start(config, gpus, cluster, InstantSource.system()); // no kubelet.sock yet: retries, backing off
+        assertThat(agent.registered()).isFalse();
+
+        kubelet = KubeletDriver.start(binary, work); // kubelet starts, deleting the sockets it finds, as it does
+
+        awaitAllRegistered();
+        assertThat(agent.registered()).isTrue();
+    }
+
+    @Test
     void stoppingTheAgentRemovesItsSocketsSoKubeletStopsOfferingTheDevices() {
         start(cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN)), AgentConfig.Mode.SLICES);
         List<Path> sockets = agent.resources().stream().map(r -> kubelet.pluginDir().resolve(r.socketName())).toList();

@@ -67,11 +67,11 @@ public final class KubeletDriver implements AutoCloseable {
     private final Thread stderrReader;
     private boolean closed;
 
-    private KubeletDriver(Path binary) throws IOException {
+    private KubeletDriver(Path binary, Path dir) throws IOException {
         // Unix socket paths must stay under 108 bytes, so the directory is short and in the system temp dir.
-        workDir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "kubelet");
-        pluginDir = workDir.resolve("device-plugins");
-        podResourcesSocket = workDir.resolve("pod-resources").resolve("kubelet.sock");
+        workDir = dir != null ? dir : Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "kubelet");
+        pluginDir = pluginDirIn(workDir);
+        podResourcesSocket = podResourcesSocketIn(workDir);
         Files.createDirectories(pluginDir);
         List<String> command = new ArrayList<>(List.of(binary.toString(),
                 "--plugin-dir", pluginDir.toString(), "--pod-resources-socket", podResourcesSocket.toString()));
@@ -104,10 +104,28 @@ public final class KubeletDriver implements AutoCloseable {
 
     /** Starts {@code binary} and waits until both its servers listen. */
     public static KubeletDriver start(Path binary) {
+        return start(binary, null);
+    }
+
+    /** Where a driver started in {@code workDir} puts its device-plugins directory. */
+    public static Path pluginDirIn(Path workDir) {
+        return workDir.resolve("device-plugins");
+    }
+
+    /** Where a driver started in {@code workDir} serves pod-resources. */
+    public static Path podResourcesSocketIn(Path workDir) {
+        return workDir.resolve("pod-resources").resolve("kubelet.sock");
+    }
+
+    /**
+     * Starts {@code binary} in {@code workDir} (short; created by the caller, or null for a new temporary one), as
+     * kubelet starting on a node where plugins may already be waiting; deleted on {@link #close}.
+     */
+    public static KubeletDriver start(Path binary, Path workDir) {
         requireNonNull(binary, "binary");
         KubeletDriver driver;
         try {
-            driver = new KubeletDriver(binary);
+            driver = new KubeletDriver(binary, workDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start kubelet-driver " + binary, e);
         }
