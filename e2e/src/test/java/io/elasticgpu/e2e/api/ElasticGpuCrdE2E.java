@@ -49,12 +49,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * defaults, invalid ones come back with the CEL messages of {@link ValidationMessages}.
  */
 @ExtendWith(ControlPlaneExtension.class)
-class ElasticGpuCrdE2E {
+public class ElasticGpuCrdE2E {
 
     private static final List<String> CRDS = List.of("elasticgpuclasses", "elasticgpuclaims", "elasticgpus");
 
+    /** Applies the three generated CRDs and waits until the apiserver serves them; other e2e tests reuse it. */
     @BeforeAll
-    static void applyTheGeneratedCrds(ControlPlane controlPlane) {
+    public static void applyTheGeneratedCrds(ControlPlane controlPlane) {
         try (KubernetesClient client = controlPlane.newClient()) {
             for (String plural : CRDS) {
                 CustomResourceDefinition crd = generated(plural);

@@ -1,0 +1,187 @@
+package io.elasticgpu.controller.webhook;
+
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What the webhook does to a pod being created: for every annotation {@code elasticgpu.io/egpuc-<container>: <claim>},
+ * copy the claim's {@code elasticgpu.io/gpu|gpu-memory|gpu-core|gpu-count} requests into that container's
+ * {@code resources.limits} and {@code resources.requests} (equal, as extended resources must be). A pure function:
+ * claims come through {@link Claims}, the answer is a {@link Decision}.
+ *
+ * <p>Annotations are handled in key order and the first problem rejects the pod, so a pod with several bad
+ * annotations hears about one at a time. Only {@code spec.containers} are considered; init containers are not.
+ */
+public final class ClaimMutation {
+
+    /** The annotation key prefix; the rest of the key is the container's name. */
+    public static final String ANNOTATION_PREFIX = "elasticgpu.io/egpuc-";
+    /** The request names copied from a claim, in patch order. */
+    static final List<String> COPIED = List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE,
+            ResourceNames.GPU_COUNT);
+
+    /** HTTP status of a pod whose annotation is malformed: the pod itself must change. */
+    public static final int BAD_REQUEST = 400;
+    /** HTTP status of a pod naming a claim that does not exist (yet) or asks nothing: the claim must change. */
+    public static final int FORBIDDEN = 403;
+
+    /** The claims of the pod's namespace, by name. */
+    @FunctionalInterface
+    public interface Claims {
+        Optional<ElasticGPUClaim> find(String name);
+    }
+
+    /** One RFC 6902 operation; {@code value} is JSON-ready (maps and strings). */
+    public record PatchOperation(String op, String path, Object value) {
+        static PatchOperation add(String path, Object value) {
+            return new PatchOperation("add", path, value);
+        }
+    }
+
+    /** The answer for one pod: a closed set. */
+    public sealed interface Decision {
+        /** The pod names no claim: admit it as it is. */
+        record Unchanged() implements Decision {
+        }
+
+        /** Admit the pod with these operations applied. */
+        record Patch(List<PatchOperation> operations) implements Decision {
+            public Patch {
+                operations = List.copyOf(operations);
+            }
+        }
+
+        /** Refuse the pod; {@code message} says what to change. */
+        record Rejected(int code, String message) implements Decision {
+        }
+    }
+
+    private ClaimMutation() {
+    }
+
+    /**
+     * @param namespace the namespace the pod is created in (the admission request's, which a pod's own metadata may
+     *                  leave empty)
+     */
+    public static Decision decide(String namespace, Pod pod, Claims claims) {
+        Map<String, String> annotations = pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null
+                ? Map.of() : new TreeMap<>(pod.getMetadata().getAnnotations());
+        String podName = namespace + "/" + podName(pod);
+        List<Container> containers = pod.getSpec() == null || pod.getSpec().getContainers() == null
+                ? List.of() : pod.getSpec().getContainers();
+        List<PatchOperation> operations = new ArrayList<>();
+        for (Map.Entry<String, String> annotation : annotations.entrySet()) {
+            String key = annotation.getKey();
+            if (!key.startsWith(ANNOTATION_PREFIX)) {
+                continue;
+            }
+            String containerName = key.substring(ANNOTATION_PREFIX.length());
+            String claimName = annotation.getValue() == null ? "" : annotation.getValue().strip();
+            int index = indexOf(containers, containerName);
+            if (index < 0) {
+                return new Decision.Rejected(BAD_REQUEST, ("pod %s: annotation %s names container %s, which the pod"
+                        + " does not have (containers: %s); the key must be %s<container>").formatted(podName, key,
+                        containerName.isEmpty() ? "\"\"" : containerName, String.join(", ",
+                                containers.stream().map(Container::getName).toList()), ANNOTATION_PREFIX));
+            }
+            if (claimName.isEmpty()) {
+                return new Decision.Rejected(BAD_REQUEST, ("pod %s: annotation %s is empty; set it to the name of"
+                        + " an ElasticGPUClaim in namespace %s").formatted(podName, key, namespace));
+            }
+            if (claimName.contains("/")) {
+                return new Decision.Rejected(BAD_REQUEST, ("pod %s: annotation %s is %s, but ElasticGPUClaims are"
+                        + " namespaced and a pod can only use claims of its own namespace %s; create the claim in %s"
+                        + " and give its name alone").formatted(podName, key, claimName, namespace, namespace));
+            }
+            Optional<ElasticGPUClaim> claim = claims.find(claimName);
+            if (claim.isEmpty()) {
+                return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s, which does"
+                        + " not exist in namespace %s; create it or fix the annotation %s")
+                        .formatted(podName, containerName, claimName, namespace, key));
+            }
+            Map<String, String> asked = requests(claim.get());
+            if (asked.isEmpty()) {
+                return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace"
+                        + " %s, which asks for none of %s; fix the claim's spec.resources.requests")
+                        .formatted(podName, containerName, claimName, namespace, String.join(", ", COPIED)));
+            }
+            operations.addAll(patch(index, containers.get(index), asked));
+        }
+        return operations.isEmpty() ? new Decision.Unchanged() : new Decision.Patch(operations);
+    }
+
+    /** Whether the pod has a claim annotation at all (what the webhook's matchCondition checks on the apiserver). */
+    public static boolean namesAClaim(Pod pod) {
+        return pod.getMetadata() != null && pod.getMetadata().getAnnotations() != null
+                && pod.getMetadata().getAnnotations().keySet().stream().anyMatch(k -> k.startsWith(ANNOTATION_PREFIX));
+    }
+
+    private static List<PatchOperation> patch(int index, Container container, Map<String, String> asked) {
+        String resources = "/spec/containers/" + index + "/resources";
+        if (container.getResources() == null) {
+            Map<String, Object> both = new LinkedHashMap<>(); // ordered, for a patch that reads the same every time
+            both.put("limits", asked);
+            both.put("requests", asked);
+            return List.of(PatchOperation.add(resources, both));
+        }
+        // "add" on an existing member replaces it (RFC 6902 4.1): the whole map, the container's own names kept.
+        return List.of(
+                PatchOperation.add(resources + "/limits", merged(container.getResources().getLimits(), asked)),
+                PatchOperation.add(resources + "/requests", merged(container.getResources().getRequests(), asked)));
+    }
+
+    private static Map<String, String> merged(Map<String, Quantity> existing, Map<String, String> asked) {
+        Map<String, String> result = new LinkedHashMap<>();
+        if (existing != null) {
+            existing.forEach((name, quantity) -> result.put(name, quantity.toString()));
+        }
+        result.putAll(asked);
+        return result;
+    }
+
+    private static Map<String, String> requests(ElasticGPUClaim claim) {
+        Map<String, Quantity> requests = claim.getSpec() == null || claim.getSpec().getResources() == null
+                || claim.getSpec().getResources().getRequests() == null
+                ? Map.of() : claim.getSpec().getResources().getRequests();
+        Map<String, String> asked = new LinkedHashMap<>();
+        for (String name : COPIED) {
+            Quantity quantity = requests.get(name);
+            if (quantity != null) {
+                asked.put(name, quantity.toString());
+            }
+        }
+        return asked;
+    }
+
+    private static int indexOf(List<Container> containers, String name) {
+        for (int i = 0; i < containers.size(); i++) {
+            if (name.equals(containers.get(i).getName())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The pod's name, or for a pod named by the apiserver (a ReplicaSet's), its {@code generateName} and a star. */
+    private static String podName(Pod pod) {
+        if (pod.getMetadata() == null) {
+            return "";
+        }
+        String name = pod.getMetadata().getName();
+        if (name != null && !name.isEmpty()) {
+            return name;
+        }
+        return pod.getMetadata().getGenerateName() == null ? "" : pod.getMetadata().getGenerateName() + "*";
+    }
+}

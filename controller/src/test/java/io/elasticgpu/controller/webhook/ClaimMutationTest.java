@@ -1,0 +1,179 @@
+package io.elasticgpu.controller.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
+import io.elasticgpu.controller.webhook.ClaimMutation.Decision;
+import io.elasticgpu.controller.webhook.ClaimMutation.PatchOperation;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every answer of the webhook for pods of namespace team-a, whose claims are {@link #CLAIMS}; exact messages. */
+class ClaimMutationTest {
+
+    private static final String MEM = "elasticgpu.io/gpu-memory";
+    private static final String CORE = "elasticgpu.io/gpu-core";
+    private static final String COUNT = "elasticgpu.io/gpu-count";
+    private static final String GPU = "elasticgpu.io/gpu";
+
+    /** The claims of team-a. */
+    private static final Map<String, ElasticGPUClaim> CLAIMS = Map.of(
+            "slice", claim(Map.of(MEM, "4096", CORE, "30")),
+            "two-slices", claim(Map.of(MEM, "8192", COUNT, "2")),
+            "whole", claim(Map.of(GPU, "2")),
+            "hollow", claim(Map.of()));
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of("no annotations: untouched",
+                        pod(Map.of(), bare("main")), new Decision.Unchanged()),
+                Arguments.of("other annotations only: untouched",
+                        pod(Map.of("elasticgpu.io/allocation", "{}", "egpuc-main", "slice"), bare("main")),
+                        new Decision.Unchanged()),
+                Arguments.of("container without resources: the whole resources object is added",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "slice"), bare("main")),
+                        new Decision.Patch(List.of(add("/spec/containers/0/resources",
+                                Map.of("limits", ordered(MEM, "4096", CORE, "30"),
+                                        "requests", ordered(MEM, "4096", CORE, "30")))))),
+                Arguments.of("container with cpu: limits and requests replaced by theirs plus the claim's",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "two-slices"),
+                                withResources("main", Map.of("cpu", "1"), Map.of("cpu", "500m"))),
+                        new Decision.Patch(List.of(
+                                add("/spec/containers/0/resources/limits", ordered("cpu", "1", MEM, "8192", COUNT, "2")),
+                                add("/spec/containers/0/resources/requests",
+                                        ordered("cpu", "500m", MEM, "8192", COUNT, "2"))))),
+                Arguments.of("the claim overrides what the container already asks of the same name",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "whole"),
+                                withResources("main", Map.of(GPU, "1"), Map.of(GPU, "1"))),
+                        new Decision.Patch(List.of(add("/spec/containers/0/resources/limits", ordered(GPU, "2")),
+                                add("/spec/containers/0/resources/requests", ordered(GPU, "2"))))),
+                Arguments.of("two containers, two claims: patched in annotation key order (sidecar < trainer)",
+                        pod(Map.of("elasticgpu.io/egpuc-trainer", "whole", "elasticgpu.io/egpuc-sidecar", "slice"),
+                                bare("trainer"), bare("sidecar")),
+                        new Decision.Patch(List.of(
+                                add("/spec/containers/1/resources", Map.of("limits", ordered(MEM, "4096", CORE, "30"),
+                                        "requests", ordered(MEM, "4096", CORE, "30"))),
+                                add("/spec/containers/0/resources", Map.of("limits", ordered(GPU, "2"),
+                                        "requests", ordered(GPU, "2")))))),
+                Arguments.of("missing claim",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "big-gpu"), bare("main")),
+                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim big-gpu,"
+                                + " which does not exist in namespace team-a; create it or fix the annotation"
+                                + " elasticgpu.io/egpuc-main")),
+                Arguments.of("container that does not exist",
+                        pod(Map.of("elasticgpu.io/egpuc-mian", "slice"), bare("main"), bare("logs")),
+                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc-mian names"
+                                + " container mian, which the pod does not have (containers: main, logs); the key must"
+                                + " be elasticgpu.io/egpuc-<container>")),
+                Arguments.of("no container name at all",
+                        pod(Map.of("elasticgpu.io/egpuc-", "slice"), bare("main")),
+                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc- names"
+                                + " container \"\", which the pod does not have (containers: main); the key must"
+                                + " be elasticgpu.io/egpuc-<container>")),
+                Arguments.of("claim of another namespace",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "team-b/slice"), bare("main")),
+                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc-main is"
+                                + " team-b/slice, but ElasticGPUClaims are namespaced and a pod can only use claims of"
+                                + " its own namespace team-a; create the claim in team-a and give its name alone")),
+                Arguments.of("empty claim name",
+                        pod(Map.of("elasticgpu.io/egpuc-main", " "), bare("main")),
+                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc-main is empty;"
+                                + " set it to the name of an ElasticGPUClaim in namespace team-a")),
+                Arguments.of("claim asking for none of the four names",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "hollow"), bare("main")),
+                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim hollow in"
+                                + " namespace team-a, which asks for none of elasticgpu.io/gpu, elasticgpu.io/gpu-memory,"
+                                + " elasticgpu.io/gpu-core, elasticgpu.io/gpu-count; fix the claim's"
+                                + " spec.resources.requests")),
+                Arguments.of("one good and one bad annotation: rejected, nothing patched",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "slice", "elasticgpu.io/egpuc-logs", "nope"),
+                                bare("main"), bare("logs")),
+                        new Decision.Rejected(403, "pod team-a/train: container logs names ElasticGPUClaim nope,"
+                                + " which does not exist in namespace team-a; create it or fix the annotation"
+                                + " elasticgpu.io/egpuc-logs")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void decides(String name, Pod pod, Decision expected) {
+        assertThat(ClaimMutation.decide("team-a", pod, claim -> Optional.ofNullable(CLAIMS.get(claim))))
+                .isEqualTo(expected);
+    }
+
+    @Test
+    void aPodNamedByTheApiserverIsCalledByItsGenerateName() {
+        Pod pod = new PodBuilder().withNewMetadata().withGenerateName("train-7f9c-")
+                .addToAnnotations("elasticgpu.io/egpuc-main", "big-gpu").endMetadata()
+                .withNewSpec().addToContainers(bare("main").build()).endSpec().build();
+
+        assertThat(ClaimMutation.decide("team-a", pod, claim -> Optional.empty())).isEqualTo(new Decision.Rejected(403,
+                "pod team-a/train-7f9c-*: container main names ElasticGPUClaim big-gpu, which does not exist in"
+                        + " namespace team-a; create it or fix the annotation elasticgpu.io/egpuc-main"));
+    }
+
+    @Test
+    void namesAClaimIsWhatTheMatchConditionChecks() {
+        assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/egpuc-main", "x"), bare("main")))).isTrue();
+        assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/allocation", "x"), bare("main")))).isFalse();
+        assertThat(ClaimMutation.namesAClaim(pod(Map.of(), bare("main")))).isFalse();
+    }
+
+    static Pod pod(Map<String, String> annotations, ContainerBuilder... containers) {
+        return new PodBuilder().withNewMetadata().withName("train").withAnnotations(annotations).endMetadata()
+                .withNewSpec().withContainers(Stream.of(containers).map(ContainerBuilder::build).toList()).endSpec()
+                .build();
+    }
+
+    static ContainerBuilder bare(String name) {
+        return new ContainerBuilder().withName(name).withImage("trainer:1");
+    }
+
+    private static ContainerBuilder withResources(String name, Map<String, String> limits, Map<String, String> requests) {
+        return bare(name).withNewResources().withLimits(quantities(limits)).withRequests(quantities(requests))
+                .endResources();
+    }
+
+    static ElasticGPUClaim claim(Map<String, String> requests) {
+        ElasticGPUClaim claim = new ElasticGPUClaim();
+        claim.setSpec(new ElasticGPUClaimSpec());
+        claim.getSpec().setElasticGPUClassName("qgpu");
+        claim.getSpec().setResources(new ElasticGPUResources());
+        claim.getSpec().getResources().setRequests(quantities(requests));
+        return claim;
+    }
+
+    private static Map<String, Quantity> quantities(Map<String, String> values) {
+        Map<String, Quantity> result = new LinkedHashMap<>();
+        values.forEach((k, v) -> result.put(k, new Quantity(v)));
+        return result;
+    }
+
+    /** A map in the given order (key, value, key, value …). */
+    private static Map<String, String> ordered(String... pairs) {
+        Map<String, String> result = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            result.put(pairs[i], pairs[i + 1]);
+        }
+        return result;
+    }
+
+    private static PatchOperation add(String path, Object value) {
+        return new PatchOperation("add", path, value);
+    }
+}

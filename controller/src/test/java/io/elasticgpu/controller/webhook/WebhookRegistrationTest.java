@@ -1,0 +1,64 @@
+package io.elasticgpu.controller.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** The MutatingWebhookConfiguration the webhook writes. */
+class WebhookRegistrationTest {
+
+    private static final String CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+
+    @Test
+    void behindAServiceItIsCalledThroughTheServiceWithTheCaBundle() {
+        MutatingWebhookConfiguration configuration = WebhookRegistration.configuration(
+                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system"), 8443, CA);
+
+        assertThat(configuration.getMetadata().getName()).isEqualTo("elastic-gpu");
+        MutatingWebhook webhook = configuration.getWebhooks().getFirst();
+        assertThat(webhook.getName()).isEqualTo("claims.elasticgpu.io");
+        assertThat(webhook.getFailurePolicy()).isEqualTo("Fail");
+        assertThat(webhook.getSideEffects()).isEqualTo("None");
+        assertThat(webhook.getAdmissionReviewVersions()).containsExactly("v1");
+        assertThat(webhook.getRules()).singleElement().satisfies(rule -> {
+            assertThat(rule.getOperations()).containsExactly("CREATE");
+            assertThat(rule.getResources()).containsExactly("pods");
+        });
+        assertThat(webhook.getMatchConditions()).singleElement().satisfies(condition -> assertThat(
+                condition.getExpression()).isEqualTo("has(object.metadata.annotations) &&"
+                + " object.metadata.annotations.exists(k, k.startsWith('elasticgpu.io/egpuc-'))"));
+        assertThat(webhook.getClientConfig().getUrl()).isNull();
+        assertThat(webhook.getClientConfig().getService().getName()).isEqualTo("egpu-webhook");
+        assertThat(webhook.getClientConfig().getService().getNamespace()).isEqualTo("egpu-system");
+        assertThat(webhook.getClientConfig().getService().getPort()).isEqualTo(443);
+        assertThat(webhook.getClientConfig().getService().getPath()).isEqualTo("/mutate-pods");
+        assertThat(new String(Base64.getDecoder().decode(webhook.getClientConfig().getCaBundle()),
+                StandardCharsets.US_ASCII)).isEqualTo(CA);
+    }
+
+    @Test
+    void calledDirectlyItsUrlHasTheHostAndThePortListenedOn() {
+        WebhookConfig config = WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1");
+
+        assertThat(WebhookRegistration.configuration(config, 40123, CA).getWebhooks().getFirst().getClientConfig()
+                .getUrl()).isEqualTo("https://127.0.0.1:40123/mutate-pods");
+        assertThat(config.certificateNames()).containsExactly("127.0.0.1");
+        assertThat(WebhookRegistration.configuration(WebhookConfig.forUrl(new InetSocketAddress(0), "::1"), 8443, CA)
+                .getWebhooks().getFirst().getClientConfig().getUrl()).isEqualTo("https://[::1]:8443/mutate-pods");
+    }
+
+    @Test
+    void behindAServiceTheCertificateNamesTheServiceDnsNames() {
+        assertThat(WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system")
+                .certificateNames()).isEqualTo(List.of("egpu-webhook.egpu-system.svc",
+                "egpu-webhook.egpu-system.svc.cluster.local"));
+    }
+}

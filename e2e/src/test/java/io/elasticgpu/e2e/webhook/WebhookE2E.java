@@ -1,0 +1,161 @@
+package io.elasticgpu.e2e.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.controller.webhook.AdmissionWebhook;
+import io.elasticgpu.controller.webhook.WebhookConfig;
+import io.elasticgpu.e2e.api.ElasticGpuCrdE2E;
+import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The admission webhook in-process on 127.0.0.1, called by the real kube-apiserver through the
+ * MutatingWebhookConfiguration it registers (URL and CA bundle): pods naming a claim get its resources or are
+ * refused with the webhook's message; with the webhook down, only pods naming a claim are refused.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class WebhookE2E {
+
+    private static final AtomicInteger PODS = new AtomicInteger();
+
+    @BeforeAll
+    static void applyTheCrds(ControlPlane controlPlane) {
+        ElasticGpuCrdE2E.applyTheGeneratedCrds(controlPlane);
+    }
+
+    /** The configuration outlives the webhook on purpose; other tests of the run must not meet it. */
+    @AfterAll
+    static void removeTheConfiguration(ControlPlane controlPlane) {
+        try (KubernetesClient client = controlPlane.newClient()) {
+            client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                    .withName(WebhookConfig.CONFIGURATION_NAME).delete();
+        }
+    }
+
+    @Test
+    void aPodNamingAClaimGetsItsResourcesAndOneNamingAMissingClaimIsRefused(TestCluster cluster) {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        try (AdmissionWebhook webhook = startWebhook(client)) {
+            createClassAndClaim(client, ns, "slice");
+
+            Pod mutated = createdOnceTheApiserverCallsTheWebhook(client, ns, "slice");
+            var resources = mutated.getSpec().getContainers().getFirst().getResources();
+            assertThat(resources.getLimits()).containsEntry(ResourceNames.GPU_MEMORY, new Quantity("4096"));
+            assertThat(resources.getRequests()).containsEntry(ResourceNames.GPU_MEMORY, new Quantity("4096"));
+
+            assertThatThrownBy(() -> client.pods().inNamespace(ns).resource(pod("train", "big-gpu")).create())
+                    .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                        assertThat(e.getCode()).isEqualTo(403);
+                        assertThat(e.getMessage()).contains(("admission webhook \"claims.elasticgpu.io\" denied the"
+                                + " request: pod %s/train: container main names ElasticGPUClaim big-gpu, which does not"
+                                + " exist in namespace %s; create it or fix the annotation elasticgpu.io/egpuc-main")
+                                .formatted(ns, ns));
+                    });
+            assertThat(client.pods().inNamespace(ns).withName("train").get()).isNull();
+        } finally {
+            client.resources(ElasticGPUClass.class).withName(ns).delete();
+        }
+    }
+
+    @Test
+    void withTheWebhookDownPlainPodsAreStillCreatedAndClaimPodsAreRefused(TestCluster cluster) {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        try {
+            createClassAndClaim(client, ns, "slice");
+            try (AdmissionWebhook webhook = startWebhook(client)) {
+                createdOnceTheApiserverCallsTheWebhook(client, ns, "slice");
+            }
+
+            // matchConditions keep pods without a claim annotation away from the webhook …
+            Pod plain = client.pods().inNamespace(ns).resource(pod("plain", null)).create();
+            assertThat(plain.getMetadata().getUid()).isNotBlank();
+            // … and failurePolicy Fail keeps pods naming a claim out while it is down.
+            assertThatThrownBy(() -> client.pods().inNamespace(ns).resource(pod("claimed", "slice")).create())
+                    .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                        assertThat(e.getCode()).isEqualTo(500);
+                        assertThat(e.getMessage()).contains("failed calling webhook \"claims.elasticgpu.io\"");
+                    });
+            assertThat(client.pods().inNamespace(ns).withName("claimed").get()).isNull();
+        } finally {
+            client.resources(ElasticGPUClass.class).withName(ns).delete();
+        }
+    }
+
+    private static AdmissionWebhook startWebhook(KubernetesClient client) {
+        return AdmissionWebhook.start(client, WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                .withCertificateLifetime(Duration.ofHours(1)));
+    }
+
+    /**
+     * The apiserver picks up a new or changed MutatingWebhookConfiguration a moment after it is written: until then
+     * pods go in unmutated. Creates a pod naming {@code claim} (a new name each try) until one comes back mutated.
+     */
+    private static Pod createdOnceTheApiserverCallsTheWebhook(KubernetesClient client, String ns, String claim) {
+        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            Pod created = client.pods().inNamespace(ns).resource(pod("trainer-" + PODS.incrementAndGet(), claim))
+                    .create();
+            var resources = created.getSpec().getContainers().getFirst().getResources();
+            var limits = resources == null ? null : resources.getLimits();
+            if (limits == null || !limits.containsKey(ResourceNames.GPU_MEMORY)) {
+                client.pods().inNamespace(ns).resource(created).withGracePeriod(0).delete();
+                return null;
+            }
+            return created;
+        }, p -> p != null);
+    }
+
+    private static void createClassAndClaim(KubernetesClient client, String ns, String claimName) {
+        ElasticGPUClass gpuClass = new ElasticGPUClass();
+        gpuClass.setMetadata(new ObjectMetaBuilder().withName(ns).build());
+        gpuClass.setSpec(new ElasticGPUClassSpec());
+        gpuClass.getSpec().setProvisioner(ElasticGPUClassSpec.Provisioner.QGPU);
+        client.resource(gpuClass).create();
+
+        ElasticGPUClaim claim = new ElasticGPUClaim();
+        claim.setMetadata(new ObjectMetaBuilder().withName(claimName).withNamespace(ns).build());
+        claim.setSpec(new ElasticGPUClaimSpec());
+        claim.getSpec().setElasticGPUClassName(ns);
+        claim.getSpec().setResources(new ElasticGPUResources());
+        claim.getSpec().getResources().setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")));
+        client.resource(claim).create();
+    }
+
+    /** A pod with one container {@code main}, annotated with {@code claim} unless it is null. */
+    private static Pod pod(String name, String claim) {
+        PodBuilder pod = new PodBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10").endContainer()
+                .endSpec();
+        if (claim != null) {
+            pod.editMetadata().addToAnnotations("elasticgpu.io/egpuc-main", claim).endMetadata();
+        }
+        return pod.build();
+    }
+}
