@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
 @Command(name = "egpu", mixinStandardHelpOptions = true, versionProvider = Egpu.Version.class,
         description = "Elastic GPU: GPU sharing and topology-aware GPU scheduling for Kubernetes.",
         subcommands = {SimulateCommand.class, SchedulerCommand.class, NodeAgentCommand.class, InspectCommand.class,
+                ControllerCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Egpu {
 

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +30,7 @@ final class Census {
     private final Map<String, NodeInventory> inventories = new TreeMap<>();
     /** Every holder of each card, all namespaces: node → card index → holders. */
     private final Map<String, Map<Integer, List<Holder>>> holders = new TreeMap<>();
+    private final Map<String, Map<Integer, Integer>> milliByCard = new HashMap<>(); // node -> card -> milli
     private final Set<String> podsHolding = new HashSet<>();
     private final List<PendingPod> pending = new ArrayList<>();
     private final List<Problem> problems = new ArrayList<>();
@@ -103,9 +105,12 @@ final class Census {
         }
         String phase = Objects.requireNonNullElse(annotation(pod, Annotations.PHASE), "unknown");
         Map<Integer, List<Holder>> cards = holders.computeIfAbsent(node, n -> new TreeMap<>());
-        allocation.containers().forEach((container, shares) -> shares.forEach(share -> cards
-                .computeIfAbsent(share.card(), c -> new ArrayList<>())
-                .add(new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase))));
+        Map<Integer, Integer> milli = milliByCard.computeIfAbsent(node, n -> new TreeMap<>());
+        allocation.containers().forEach((container, shares) -> shares.forEach(share -> {
+            cards.computeIfAbsent(share.card(), c -> new ArrayList<>())
+                    .add(new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase));
+            milli.merge(share.card(), share.milli(), Integer::sum);
+        }));
         if (scope.showsNode(node)) {
             podsHolding.add(ns + "/" + name);
         }
@@ -145,8 +150,10 @@ final class Census {
         for (NodeInventory.Card card : inventory.cards()) {
             List<Holder> all = byCard.getOrDefault(card.index(), List.of());
             long memory = all.stream().mapToLong(Holder::memoryMib).sum();
-            int compute = all.stream().mapToInt(Holder::percent).sum();
-            if (memory > card.memoryMib() || compute > 100) {
+            // Holders show rounded percents; the card's total and the over-commit check use the exact milli.
+            int milli = milliByCard.getOrDefault(name, Map.of()).getOrDefault(card.index(), 0);
+            int compute = (milli + 5) / 10;
+            if (memory > card.memoryMib() || milli > 1000) {
                 problem("node " + name, "card %d is over-committed: %d/%d MiB, %d/100%% compute"
                         .formatted(card.index(), memory, card.memoryMib(), compute));
             }

@@ -10,8 +10,22 @@ public final class Ports {
     private Ports() {
     }
 
-    /** A port nothing listens on now, chosen by the kernel. */
+    /**
+     * A port nothing listens on now, below the kernel's ephemeral range (32768 and up on Linux): a port the kernel
+     * hands out for port 0 may be taken as the local port of an outgoing connection before the program we start
+     * binds it, which made a component fail with "address already in use" now and then.
+     */
     public static int free() {
+        for (int i = 0; i < 500; i++) {
+            int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            if (isFree(port)) {
+                return port;
+            }
+        }
+        return kernelChosen();
+    }
+
+    private static int kernelChosen() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();

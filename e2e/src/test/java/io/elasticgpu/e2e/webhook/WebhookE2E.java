@@ -12,7 +12,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import io.elasticgpu.e2e.api.ElasticGpuCrdE2E;
+import io.elasticgpu.e2e.api.GeneratedCrds;
 import io.elasticgpu.e2e.cluster.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -46,7 +46,7 @@ class WebhookE2E {
 
     @BeforeAll
     static void applyTheCrds(ControlPlane controlPlane) {
-        ElasticGpuCrdE2E.applyTheGeneratedCrds(controlPlane);
+        GeneratedCrds.apply(controlPlane);
     }
 
     /** The configuration outlives the webhook on purpose; other tests of the run must not meet it. */

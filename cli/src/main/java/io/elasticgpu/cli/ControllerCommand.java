@@ -1,0 +1,167 @@
+package io.elasticgpu.cli;
+
+import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.provisioning.InstalledCrds;
+import io.elasticgpu.controller.provisioning.Leadership;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+import io.elasticgpu.controller.webhook.AdmissionWebhook;
+import io.elasticgpu.controller.webhook.WebhookConfig;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code egpu controller}: keeps one ElasticGPU per GPU allocation and binds claims, as the leader of a Lease unless
+ * told otherwise. Installs nothing: without the CRDs it stops and says how to install them.
+ */
+@Command(name = "controller", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Keep an ElasticGPU for every GPU allocation in the cluster and bind ElasticGPU claims.")
+final class ControllerCommand implements Callable<Integer> {
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE",
+            description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
+    Path kubeconfig;
+
+    @Option(names = "--namespace-for-lease", paramLabel = "NS", defaultValue = "elastic-gpu-system",
+            description = "Namespace of the Lease egpu-controller used for leader election (default: ${DEFAULT-VALUE}).")
+    String leaseNamespace;
+
+    @Option(names = "--no-leader-election", description = "Run the controller at once; only for a single replica.")
+    boolean noLeaderElection;
+
+    @Option(names = "--webhook-listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9443",
+            description = "Where the admission webhook serves HTTPS (default: ${DEFAULT-VALUE}).")
+    String webhookListen;
+
+    @Option(names = "--webhook-service", paramLabel = "NAME", defaultValue = "elastic-gpu-webhook",
+            description = "The Service in front of the webhook, in the lease's namespace (default: ${DEFAULT-VALUE}).")
+    String webhookService;
+
+    @Option(names = "--no-webhook", description = "Do not serve or register the admission webhook.")
+    boolean noWebhook;
+
+    private volatile AdmissionWebhook webhook;
+
+    @Spec
+    CommandSpec spec;
+
+    private final Function<Path, KubernetesClient> clients;
+    private final Function<KubernetesClient, Optional<String>> crdCheck;
+
+    ControllerCommand() {
+        this(KubernetesClients::create, InstalledCrds::missing);
+    }
+
+    ControllerCommand(Function<Path, KubernetesClient> clients, Function<KubernetesClient, Optional<String>> crdCheck) {
+        this.clients = clients;
+        this.crdCheck = crdCheck;
+    }
+
+    @Override
+    public Integer call() {
+        if (!noWebhook) {
+            address(webhookListen); // a bad value stops here, before anything connects
+        }
+        try (KubernetesClient client = clients.apply(kubeconfig)) {
+            Optional<String> missing;
+            try {
+                missing = crdCheck.apply(client);
+            } catch (KubernetesClientException e) {
+                spec.commandLine().getErr().println("egpu controller: cannot reach the API server: " + e.getMessage());
+                return Egpu.UNAVAILABLE;
+            }
+            if (missing.isPresent()) {
+                spec.commandLine().getErr().println("egpu controller: " + missing.get());
+                return Egpu.UNAVAILABLE;
+            }
+            return run(client);
+        }
+    }
+
+    private int run(KubernetesClient client) {
+        CompletableFuture<Void> stopped = new CompletableFuture<>();
+        CountDownLatch closed = new CountDownLatch(1);
+        // On SIGTERM: stop, and keep the JVM up until the controller is closed and the lease given up.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stopped.complete(null);
+            try {
+                closed.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "controller-shutdown"));
+        try {
+            return runUntilStopped(client, stopped);
+        } finally {
+            closed.countDown();
+        }
+    }
+
+    /**
+     * The webhook runs beside the controller, on the leader only: it keeps its CA in memory and writes it into the
+     * MutatingWebhookConfiguration, so one replica at a time may serve (the Service routes to the ready one).
+     */
+    private ElasticGpuController leaderWork(KubernetesClient client) {
+        if (!noWebhook && webhook == null) {
+            webhook = AdmissionWebhook.start(client, WebhookConfig.forService(address(webhookListen), webhookService, leaseNamespace));
+        }
+        return new ElasticGpuController(client, Duration.ofMinutes(1));
+    }
+
+    static InetSocketAddress address(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        try {
+            return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("--webhook-listen must be HOST:PORT, e.g. 0.0.0.0:9443, was " + hostPort);
+        }
+    }
+
+    private int runUntilStopped(KubernetesClient client, CompletableFuture<Void> stopped) {
+        try {
+            return lead(client, stopped);
+        } finally {
+            if (webhook != null) {
+                webhook.close();
+            }
+        }
+    }
+
+    private int lead(KubernetesClient client, CompletableFuture<Void> stopped) {
+        if (noLeaderElection) {
+            try (ElasticGpuController controller = leaderWork(client)) {
+                controller.start();
+                stopped.join();
+            }
+            return 0;
+        }
+        String identity = Objects.requireNonNullElseGet(System.getenv("HOSTNAME"), () -> "egpu-controller")
+                + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Leadership.Election election = Leadership.of(leaseNamespace, identity)
+                .run(client, () -> leaderWork(client))) {
+            CompletableFuture.anyOf(stopped, election.lost()).join();
+            if (election.lost().isDone() && !stopped.isDone()) {
+                spec.commandLine().getErr().println("egpu controller: lost the lease " + leaseNamespace + "/"
+                        + Leadership.LEASE_NAME + "; exiting so that a fresh replica campaigns again");
+                return 1;
+            }
+        }
+        return 0;
+    }
+}

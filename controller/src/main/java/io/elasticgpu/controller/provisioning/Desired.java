@@ -1,0 +1,154 @@
+package io.elasticgpu.controller.provisioning;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
+import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
+import io.elasticgpu.api.v1alpha1.GpuAsk;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.controller.claims.ClaimAnnotations;
+import io.elasticgpu.controller.claims.ClaimBook;
+import io.elasticgpu.controller.claims.ClaimKey;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The ElasticGPUs that should exist, as a pure function of pods, claims and the managed ElasticGPUs that exist:
+ *
+ * <ul>
+ *   <li>one per (pod, container, card) of every live pod with a readable {@code elasticgpu.io/allocation} (the same
+ *       pods {@code egpu inspect} counts: not finished, not being deleted, allocation on the node it is bound to),
+ *       phase {@code Bound}; {@code physical} for containers that ask whole cards, else {@code gpuShare};</li>
+ *   <li>with a {@code claimRef} when the pod names an existing claim for that container;</li>
+ *   <li>plus, once their pod is gone, the ones bound to a claim whose class says {@code Retain}: kept, phase
+ *       {@code Released}, claimRef kept. Released ones stay until a person deletes them.</li>
+ * </ul>
+ */
+public final class Desired {
+
+    private Desired() {
+    }
+
+    /** Without claims: every allocation, nothing retained. */
+    public static SortedMap<String, DesiredGpu> of(Collection<Pod> pods) {
+        return of(pods, ClaimBook.EMPTY, List.of());
+    }
+
+    /**
+     * @param existing the managed ElasticGPUs as read from the API ({@link DesiredGpu#from}); only the ones to retain
+     *                 are taken from it
+     * @return by name
+     */
+    public static SortedMap<String, DesiredGpu> of(Collection<Pod> pods, ClaimBook book, Collection<DesiredGpu> existing) {
+        SortedMap<String, DesiredGpu> desired = new TreeMap<>();
+        for (Pod pod : pods) {
+            forPod(pod, book).forEach(g -> desired.putIfAbsent(g.name(), g));
+        }
+        for (DesiredGpu gpu : existing) {
+            if (desired.containsKey(gpu.name())) {
+                continue;
+            }
+            if (gpu.phase() == Phase.Released) {
+                desired.put(gpu.name(), gpu);
+            } else if (gpu.claimRef() != null && book.reclaimPolicy(gpu.claimRef().key()) == ReclaimPolicy.Retain) {
+                desired.put(gpu.name(), gpu.withPhase(Phase.Released));
+            }
+        }
+        return desired;
+    }
+
+    /** The ElasticGPUs one pod's allocation stands for; none when it holds nothing or its annotation is unreadable. */
+    static List<DesiredGpu> forPod(Pod pod, ClaimBook book) {
+        if (holdsNothing(pod)) {
+            return List.of();
+        }
+        Map<String, String> annotations = pod.getMetadata().getAnnotations();
+        String json = annotations == null ? null : annotations.get(Annotations.ALLOCATION);
+        if (json == null) {
+            return List.of();
+        }
+        Allocation allocation;
+        try {
+            allocation = Allocation.fromJson(json);
+        } catch (IllegalArgumentException e) {
+            return List.of();
+        }
+        String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        if (boundTo != null && !boundTo.isEmpty() && !boundTo.equals(allocation.node())) {
+            return List.of();
+        }
+        String ns = pod.getMetadata().getNamespace();
+        String uid = pod.getMetadata().getUid();
+        Map<String, Boolean> whole = wholeByContainer(pod);
+        Map<String, String> claims = ClaimAnnotations.of(pod);
+        List<DesiredGpu> gpus = new java.util.ArrayList<>();
+        allocation.containers().forEach((container, shares) -> {
+            boolean wholeCards = whole.getOrDefault(container, false);
+            DesiredGpu.ClaimRef claimRef = claimRef(ns, claims.get(container), book);
+            for (Allocation.Share share : shares) {
+                gpus.add(new DesiredGpu(ElasticGpuNames.of(allocation.node(), share.card(), uid, container), uid,
+                        allocation.node(), share.card(), share.uuid(),
+                        wholeCards ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
+                        capacity(share, wholeCards), new DesiredGpu.PodRef(ns, pod.getMetadata().getName(), container),
+                        claimRef, Phase.Bound));
+            }
+        });
+        return gpus;
+    }
+
+    /**
+     * A whole card: {@code elasticgpu.io/gpu: 1}. A slice: {@code gpu-memory} in MiB and {@code gpu-core} in percent
+     * (milli / 10, rounded half up: 305 milli → 31), each only when above 0 (the CRD wants whole numbers ≥ 1).
+     */
+    static Map<String, String> capacity(Allocation.Share share, boolean wholeCard) {
+        Map<String, String> capacity = new TreeMap<>();
+        if (wholeCard) {
+            capacity.put(ResourceNames.GPU, "1");
+            return capacity;
+        }
+        if (share.memoryMib() > 0) {
+            capacity.put(ResourceNames.GPU_MEMORY, Long.toString(share.memoryMib()));
+        }
+        int percent = (share.milli() + 5) / 10;
+        if (percent > 0) {
+            capacity.put(ResourceNames.GPU_CORE, Integer.toString(percent));
+        }
+        return capacity;
+    }
+
+    private static DesiredGpu.ClaimRef claimRef(String ns, String claimName, ClaimBook book) {
+        if (claimName == null) {
+            return null;
+        }
+        Optional<ElasticGPUClaim> claim = book.claim(new ClaimKey(ns, claimName));
+        return claim.map(c -> new DesiredGpu.ClaimRef(ns, claimName, c.getMetadata().getUid())).orElse(null);
+    }
+
+    /** Which containers ask whole cards; a pod whose asks cannot be read counts as slices. */
+    private static Map<String, Boolean> wholeByContainer(Pod pod) {
+        Map<String, Boolean> whole = new HashMap<>();
+        try {
+            for (GpuAsk ask : PodGpuRequests.of(pod, PodGpuRequests.Units.DEFAULT)) {
+                whole.put(ask.container(), ask.whole());
+            }
+        } catch (RuntimeException e) {
+            // An ask the extender would refuse; the allocation is still the truth about which cards are held.
+        }
+        return whole;
+    }
+
+    /** Finished pods and pods being deleted hold nothing, as the extender and {@code egpu inspect} count them. */
+    static boolean holdsNothing(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
+    }
+}

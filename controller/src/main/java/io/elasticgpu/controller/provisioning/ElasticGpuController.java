@@ -1,0 +1,313 @@
+package io.elasticgpu.controller.provisioning;
+
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.ElasticGPU;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
+import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.controller.claims.ClaimBook;
+import io.elasticgpu.controller.claims.ClaimKey;
+import io.elasticgpu.controller.claims.ClaimState;
+import io.elasticgpu.controller.claims.ClaimStates;
+import io.elasticgpu.controller.claims.Holding;
+import io.elasticgpu.controller.claims.StaticBinding;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running controller: informers on pods, nodes, ElasticGPUs, claims and classes; any event schedules one
+ * level-triggered sync that recomputes {@link Desired} and the {@link ClaimStates} from the informers' caches and
+ * applies the difference. Syncs run one at a time on one thread, coalesced (a burst of events is one sync), and
+ * again every {@code resyncPeriod} and one second after a failed one. Conflicts (a cache behind the API server) are
+ * not errors: the informer's event brings the next sync.
+ */
+public final class ElasticGpuController implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ElasticGpuController.class);
+    private static final Duration RETRY = Duration.ofSeconds(1);
+
+    private final KubernetesClient client;
+    private final Duration resyncPeriod;
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "egpu-controller-sync");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean queued = new AtomicBoolean();
+    private final AtomicLong syncs = new AtomicLong();
+    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    private SharedIndexInformer<Pod> pods;
+    private SharedIndexInformer<Node> nodes;
+    private SharedIndexInformer<ElasticGPU> gpus;
+    private SharedIndexInformer<ElasticGPUClaim> claims;
+    private SharedIndexInformer<ElasticGPUClass> classes;
+    private volatile boolean closed;
+
+    /** @param resyncPeriod how often to sync without an event (drift made while no event came) */
+    public ElasticGpuController(KubernetesClient client, Duration resyncPeriod) {
+        this.client = client;
+        this.resyncPeriod = resyncPeriod;
+    }
+
+    /** Starts the informers, waits for their first lists, then syncs. Returns at once after that. */
+    public synchronized void start() {
+        pods = inform(client.pods().inAnyNamespace().runnableInformer(0));
+        nodes = inform(client.nodes().runnableInformer(0));
+        gpus = inform(client.resources(ElasticGPU.class).runnableInformer(0));
+        claims = inform(client.resources(ElasticGPUClaim.class).inAnyNamespace().runnableInformer(0));
+        classes = inform(client.resources(ElasticGPUClass.class).runnableInformer(0));
+        informers.forEach(i -> i.start().toCompletableFuture().join());
+        long period = resyncPeriod.toMillis();
+        loop.scheduleWithFixedDelay(this::trigger, period, period, TimeUnit.MILLISECONDS);
+        trigger();
+    }
+
+    private <T extends HasMetadata> SharedIndexInformer<T> inform(SharedIndexInformer<T> informer) {
+        informer.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                trigger();
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                trigger();
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                trigger();
+            }
+        });
+        informers.add(informer);
+        return informer;
+    }
+
+    /** Asks for a sync; many asks before it runs make one. Never blocks (called on informer threads). */
+    public void trigger() {
+        if (!closed && queued.compareAndSet(false, true)) {
+            loop.execute(this::sync);
+        }
+    }
+
+    /** How many syncs have finished, failed ones included (for tests and logs). */
+    public long syncs() {
+        return syncs.get();
+    }
+
+    private void sync() {
+        queued.set(false);
+        if (closed) {
+            return;
+        }
+        try {
+            syncOnce();
+        } catch (RuntimeException e) {
+            LOG.warn("sync failed, retrying in {}: {}", RETRY, e.toString());
+            loop.schedule(this::trigger, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            syncs.incrementAndGet();
+        }
+    }
+
+    private void syncOnce() {
+        ClaimBook book = new ClaimBook(claims.getStore().list(), classes.getStore().list());
+        Map<String, ElasticGPU> managed = new TreeMap<>();
+        gpus.getStore().list().stream().filter(ManagedLabels::isManaged).forEach(g -> managed.put(g.getMetadata().getName(), g));
+        Map<String, DesiredGpu> actual = new TreeMap<>();
+        managed.forEach((name, g) -> actual.put(name, DesiredGpu.from(g)));
+
+        Map<String, DesiredGpu> desired = Desired.of(pods.getStore().list(), book, actual.values());
+        GpuPlan plan = GpuPlan.between(desired, actual);
+        plan.create().forEach(this::create);
+        plan.update().forEach(want -> update(managed.get(want.name()), want));
+        plan.delete().forEach(this::delete);
+
+        List<Holding> holdings = new ArrayList<>(desired.values().stream().map(DesiredGpu::holding)
+                .flatMap(Optional::stream).toList());
+        List<ElasticGPU> preCreated = gpus.getStore().list().stream().filter(g -> !ManagedLabels.isManaged(g)).toList();
+        preCreated.stream().map(DesiredGpu::from).map(DesiredGpu::holding).flatMap(Optional::stream).forEach(holdings::add);
+        Map<ClaimKey, ClaimState> states = new TreeMap<>(ClaimStates.of(book, holdings, inventories()));
+        bindPreCreated(book, states, preCreated);
+        states.forEach((key, state) -> writeClaim(book, key, state));
+    }
+
+    /**
+     * Static binding of pre-created ElasticGPUs (not made by this controller): binds Immediate claims to Available
+     * ones ({@link StaticBinding}); marks one Bound whose claimRef is set but status is not (a half-done bind); and
+     * one whose claim is gone Released (it was made by a person, so it is never deleted here).
+     */
+    private void bindPreCreated(ClaimBook book, Map<ClaimKey, ClaimState> states, List<ElasticGPU> preCreated) {
+        Map<String, ElasticGPU> byName = new TreeMap<>();
+        List<StaticBinding.Offer> offers = new ArrayList<>();
+        for (ElasticGPU gpu : preCreated) {
+            byName.put(gpu.getMetadata().getName(), gpu);
+            DesiredGpu read = DesiredGpu.from(gpu);
+            if (read.claimRef() == null && read.phase() == Phase.Available) {
+                Map<String, Long> capacity = new TreeMap<>();
+                if (gpu.getSpec() != null && gpu.getSpec().getCapacity() != null) {
+                    gpu.getSpec().getCapacity().forEach((k, v) -> capacity.put(k, StaticBinding.whole(v)));
+                }
+                offers.add(new StaticBinding.Offer(read.name(), capacity));
+            } else if (read.claimRef() != null && read.phase() != Phase.Released) {
+                Optional<ElasticGPUClaim> claim = book.claim(read.claimRef().key());
+                boolean gone = claim.isEmpty() || read.claimRef().uid() != null
+                        && !read.claimRef().uid().equals(claim.get().getMetadata().getUid());
+                Phase phase = gone ? Phase.Released : Phase.Bound;
+                if (phase != read.phase()) {
+                    writePhase(gpu, phase);
+                }
+            }
+        }
+        StaticBinding.of(book, states, offers).forEach((key, name) -> {
+            ElasticGPUClaim claim = book.claim(key).orElseThrow();
+            ElasticGPU gpu = copyOf(byName.get(name));
+            ElasticGPUSpec.ClaimReference ref = new ElasticGPUSpec.ClaimReference();
+            ref.setNamespace(key.namespace());
+            ref.setName(key.name());
+            ref.setUid(claim.getMetadata().getUid());
+            gpu.getSpec().setClaimRef(ref);
+            try {
+                writePhase(client.resource(gpu).update(), Phase.Bound);
+                states.put(key, ClaimState.bound(name));
+                LOG.info("bound claim {} to the pre-created ElasticGPU {}", key, name);
+            } catch (KubernetesClientException e) {
+                ignoreConflicts(e, "bind ElasticGPU " + name + " to claim " + key);
+            }
+        });
+    }
+
+    /** Objects from an informer's cache are shared: change only copies. */
+    private ElasticGPU copyOf(ElasticGPU gpu) {
+        return client.getKubernetesSerialization().clone(gpu);
+    }
+
+    private void writePhase(ElasticGPU gpu, Phase phase) {
+        try {
+            ElasticGPU copy = copyOf(gpu);
+            copy.setStatus(new ElasticGPUStatus());
+            copy.getStatus().setPhase(phase);
+            client.resource(copy).updateStatus();
+        } catch (KubernetesClientException e) {
+            ignoreConflicts(e, "write the phase of ElasticGPU " + gpu.getMetadata().getName());
+        }
+    }
+
+    private Map<String, NodeInventory> inventories() {
+        Map<String, NodeInventory> inventories = new TreeMap<>();
+        for (Node node : nodes.getStore().list()) {
+            Map<String, String> annotations = node.getMetadata().getAnnotations();
+            String json = annotations == null ? null : annotations.get(Annotations.INVENTORY);
+            if (json != null) {
+                try {
+                    inventories.put(node.getMetadata().getName(), NodeInventory.fromJson(json));
+                } catch (IllegalArgumentException e) {
+                    LOG.debug("node {}: {}", node.getMetadata().getName(), e.getMessage());
+                }
+            }
+        }
+        return inventories;
+    }
+
+    private void create(DesiredGpu want) {
+        try {
+            ElasticGPU created = client.resource(want.toResource()).create();
+            created.setStatus(want.status());
+            client.resource(created).updateStatus();
+            LOG.info("created ElasticGPU {} for {}", want.name(), want.podRef());
+        } catch (KubernetesClientException e) {
+            ignoreConflicts(e, "create ElasticGPU " + want.name());
+        }
+    }
+
+    private void update(ElasticGPU have, DesiredGpu want) {
+        try {
+            DesiredGpu was = DesiredGpu.from(have);
+            ElasticGPU next = copyOf(have);
+            if (!was.withPhase(want.phase()).equals(want)) {
+                ElasticGPU copy = want.toResource();
+                copy.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
+                copy.setStatus(have.getStatus());
+                next = client.resource(copy).update();
+            }
+            if (was.phase() != want.phase()) {
+                next.setStatus(want.status());
+                client.resource(next).updateStatus();
+            }
+            LOG.info("updated ElasticGPU {}", want.name());
+        } catch (KubernetesClientException e) {
+            ignoreConflicts(e, "update ElasticGPU " + want.name());
+        }
+    }
+
+    private void delete(String name) {
+        try {
+            client.resources(ElasticGPU.class).withName(name).delete();
+            LOG.info("deleted ElasticGPU {}", name);
+        } catch (KubernetesClientException e) {
+            ignoreConflicts(e, "delete ElasticGPU " + name);
+        }
+    }
+
+    private void writeClaim(ClaimBook book, ClaimKey key, ClaimState state) {
+        ElasticGPUClaim claim = book.claim(key).orElseThrow();
+        if (state.sameAs(claim.getStatus())) {
+            return;
+        }
+        try {
+            ElasticGPUClaim copy = new ElasticGPUClaim();
+            copy.setMetadata(claim.getMetadata());
+            copy.setSpec(claim.getSpec());
+            copy.setStatus(state.toStatus());
+            client.resource(copy).updateStatus();
+            LOG.info("claim {}: {}", key, state);
+        } catch (KubernetesClientException e) {
+            ignoreConflicts(e, "write the status of claim " + key);
+        }
+    }
+
+    /** 409 (stale cache, or already created) and 404 (already gone) resolve with the next event; others retry. */
+    private static void ignoreConflicts(KubernetesClientException e, String what) {
+        if (e.getCode() == 409 || e.getCode() == 404) {
+            LOG.debug("{}: {} (the next sync settles it)", what, e.getCode());
+            return;
+        }
+        throw new KubernetesClientException("cannot " + what + ": " + e.getMessage(), e);
+    }
+
+    /** Stops syncing and the informers; the ElasticGPUs stay as they are. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        loop.shutdownNow();
+        informers.forEach(SharedIndexInformer::close);
+        try {
+            loop.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.elasticgpu.controller.provisioning;
+
+import static io.elasticgpu.controller.provisioning.TestPods.claim;
+import static io.elasticgpu.controller.provisioning.TestPods.gpuClass;
+import static io.elasticgpu.controller.provisioning.TestPods.pod;
+import static io.elasticgpu.controller.provisioning.TestPods.slicePod;
+import static io.elasticgpu.controller.provisioning.TestPods.uuid;
+import static io.elasticgpu.controller.provisioning.TestPods.withClaim;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
+import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
+import io.elasticgpu.controller.claims.ClaimBook;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class DesiredTest {
+
+    @Test
+    void aSliceBecomesOneGpuShareElasticGpuBoundToItsPodAndContainer() {
+        var desired = Desired.of(List.of(slicePod("infer", "1f9c2e4b-aaaa", "gpu-a8", 2, 305, 4096)));
+
+        // 305 milli → (305 + 5) / 10 = 31 percent of the card's compute.
+        assertThat(desired).containsOnlyKeys("gpu-a8-2-1f9c2e4b-main");
+        assertThat(desired.get("gpu-a8-2-1f9c2e4b-main")).isEqualTo(new DesiredGpu("gpu-a8-2-1f9c2e4b-main",
+                "1f9c2e4b-aaaa", "gpu-a8", 2, uuid("gpu-a8", 2), DesiredGpu.Source.GPU_SHARE,
+                Map.of("elasticgpu.io/gpu-core", "31", "elasticgpu.io/gpu-memory", "4096"),
+                new DesiredGpu.PodRef("ml", "infer", "main"), null, Phase.Bound));
+    }
+
+    @Test
+    void wholeCardsBecomeOnePhysicalElasticGpuPerCard() {
+        Pod train = pod("train", "77aa00bb-cccc", "gpu-a8", Map.of("elasticgpu.io/gpu", "2"), List.of(
+                new Share(4, uuid("gpu-a8", 4), 1000, 81920), new Share(5, uuid("gpu-a8", 5), 1000, 81920)));
+
+        var desired = Desired.of(List.of(train));
+
+        assertThat(desired).containsOnlyKeys("gpu-a8-4-77aa00bb-main", "gpu-a8-5-77aa00bb-main");
+        assertThat(desired.values()).allSatisfy(g -> {
+            assertThat(g.source()).isEqualTo(DesiredGpu.Source.PHYSICAL);
+            assertThat(g.capacity()).isEqualTo(Map.of("elasticgpu.io/gpu", "1"));
+        });
+    }
+
+    static Stream<Named<Consumer<Pod>>> podsThatHoldNothing() {
+        return Stream.of(
+                Named.of("Succeeded", p -> p.getStatus().setPhase("Succeeded")),
+                Named.of("Failed", p -> p.getStatus().setPhase("Failed")),
+                Named.of("being deleted", p -> p.getMetadata().setDeletionTimestamp("2026-01-01T00:00:00Z")),
+                Named.of("bound to another node than its allocation names", p -> p.getSpec().setNodeName("gpu-t2")),
+                Named.of("allocation not JSON", p -> p.getMetadata().getAnnotations().put("elasticgpu.io/allocation", "{")),
+                Named.of("no allocation", p -> p.getMetadata().getAnnotations().remove("elasticgpu.io/allocation")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("podsThatHoldNothing")
+    void podsThatHoldNothingHaveNoElasticGpu(Consumer<Pod> change) {
+        Pod pod = slicePod("infer", "1f9c2e4b-aaaa", "gpu-a8", 2, 300, 4096);
+        change.accept(pod);
+
+        assertThat(Desired.of(List.of(pod))).isEmpty();
+    }
+
+    @Test
+    void aContainerNamingAnExistingClaimGetsItsClaimRefAndOneNamingNoneGetsNone() {
+        ClaimBook book = new ClaimBook(List.of(claim("notebook", "c-1", "share")), List.of());
+        Pod named = withClaim(slicePod("a", "aaaaaaaa-1", "gpu-a8", 0, 300, 4096), "notebook");
+        Pod missing = withClaim(slicePod("b", "bbbbbbbb-1", "gpu-a8", 1, 300, 4096), "nobody");
+
+        var desired = Desired.of(List.of(named, missing), book, List.of());
+
+        assertThat(desired.get("gpu-a8-0-aaaaaaaa-main").claimRef())
+                .isEqualTo(new DesiredGpu.ClaimRef("ml", "notebook", "c-1"));
+        assertThat(desired.get("gpu-a8-1-bbbbbbbb-main").claimRef()).isNull();
+    }
+
+    @Test
+    void onceItsPodIsGoneAnElasticGpuOfARetainClassIsReleasedAndOneOfADeleteClassIsNotWanted() {
+        ClaimBook book = new ClaimBook(List.of(claim("kept", "c-1", "retain"), claim("dropped", "c-2", "delete")),
+                List.of(gpuClass("retain", ReclaimPolicy.Retain), gpuClass("delete", ReclaimPolicy.Delete)));
+        Pod a = withClaim(slicePod("a", "aaaaaaaa-1", "gpu-a8", 0, 300, 4096), "kept");
+        Pod b = withClaim(slicePod("b", "bbbbbbbb-1", "gpu-a8", 1, 300, 4096), "dropped");
+        List<DesiredGpu> existing = List.copyOf(Desired.of(List.of(a, b), book, List.of()).values());
+
+        var afterPodsWent = Desired.of(List.of(), book, existing);
+
+        assertThat(afterPodsWent).containsOnlyKeys("gpu-a8-0-aaaaaaaa-main");
+        assertThat(afterPodsWent.get("gpu-a8-0-aaaaaaaa-main").phase()).isEqualTo(Phase.Released);
+        assertThat(afterPodsWent.get("gpu-a8-0-aaaaaaaa-main").claimRef().name()).isEqualTo("kept");
+        // Released stays Released even after its claim is gone.
+        assertThat(Desired.of(List.of(), ClaimBook.EMPTY, afterPodsWent.values())).containsOnlyKeys("gpu-a8-0-aaaaaaaa-main");
+    }
+
+    @Test
+    void anElasticGpuReadBackFromItsResourceEqualsTheDesiredOne() {
+        ClaimBook book = new ClaimBook(List.of(claim("notebook", "c-1", "share")), List.of());
+        DesiredGpu want = Desired.of(List.of(withClaim(slicePod("a", "aaaaaaaa-1", "gpu-a8", 0, 300, 4096), "notebook")),
+                book, List.of()).values().iterator().next();
+
+        assertThat(DesiredGpu.from(want.toResource())).isEqualTo(want);
+    }
+}

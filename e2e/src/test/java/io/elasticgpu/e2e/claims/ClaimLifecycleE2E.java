@@ -1,0 +1,172 @@
+package io.elasticgpu.e2e.claims;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.ElasticGPU;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
+import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.webhook.AdmissionWebhook;
+import io.elasticgpu.controller.webhook.WebhookConfig;
+import io.elasticgpu.e2e.api.GeneratedCrds;
+import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.e2e.cluster.Ports;
+import io.elasticgpu.e2e.components.EgpuProcess;
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A claim's whole life through every real peer: the apiserver calls our webhook, which gives the pod the claim's
+ * resources; the real kube-scheduler asks our extender, which picks the card and binds; kwok runs the pod; our
+ * controller makes the ElasticGPU of that card and binds the claim; when the pod goes, the reclaim policy decides.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class ClaimLifecycleE2E {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static ControlPlane controlPlane;
+    private static EgpuProcess extender;
+
+    @BeforeAll
+    static void startTheExtenderAndApplyTheCrds(ControlPlane cp) throws IOException {
+        controlPlane = cp;
+        GeneratedCrds.apply(cp);
+        extender = EgpuProcess.start("scheduler", List.of("--kubeconfig", cp.kubeconfig().toString()),
+                cp.workDir().resolve("logs").resolve("claims-extender.log"), Ports.free());
+        String yaml = Files.readString(Path.of("src/test/resources/scheduler/extender.yaml")).replace("${EXTENDER_URL}", extender.url());
+        cp.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-claims.yaml"), yaml));
+    }
+
+    @AfterAll
+    static void restore() {
+        controlPlane.restartScheduler(null);
+        extender.close();
+        try (KubernetesClient client = controlPlane.newClient()) {
+            client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WebhookConfig.CONFIGURATION_NAME).delete();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ElasticGPUClassSpec.ReclaimPolicy.class)
+    void aClaimedPodIsMutatedScheduledOnACardAndItsElasticGpuFollowsTheReclaimPolicy(ElasticGPUClassSpec.ReclaimPolicy policy,
+                                                                                   TestCluster cluster) {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("claims", 2, "Tesla-T4", 15_360))).getFirst();
+        createClassAndClaim(client, ns, policy);
+        try (AdmissionWebhook webhook = AdmissionWebhook.start(client,
+                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1)));
+             ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10))) {
+            controller.start();
+
+            Pod pod = createdThroughTheWebhook(client, ns);
+            String name = pod.getMetadata().getName();
+            assertThat(pod.getSpec().getContainers().getFirst().getResources().getLimits())
+                    .containsEntry(ResourceNames.GPU_MEMORY, new Quantity("4096"));
+
+            Pod running = client.pods().inNamespace(ns).withName(name)
+                    .waitUntilCondition(p -> p != null && "Running".equals(p.getStatus().getPhase()), 90, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(running.getSpec().getNodeName()).isEqualTo(node);
+            int card = Allocation.fromJson(running.getMetadata().getAnnotations().get(Annotations.ALLOCATION))
+                    .containers().get("main").getFirst().card();
+            await().atMost(WAIT).untilAsserted(() -> {
+                ElasticGPU gpu = elasticGpuOf(client, ns, name);
+                assertThat(gpu.getSpec().getNodeName()).isEqualTo(node);
+                assertThat(gpu.getSpec().getSource().getGpuShare().getIndex()).isEqualTo(card);
+                assertThat(gpu.getSpec().getClaimRef().getName()).isEqualTo("notebook");
+                ElasticGPUClaim claim = claim(client, ns);
+                assertThat(claim.getStatus().getPhase()).isEqualTo(ElasticGPUClaimStatus.Phase.Bound);
+                assertThat(claim.getStatus().getElasticGPUName()).isEqualTo(gpu.getMetadata().getName());
+            });
+            String gpuName = elasticGpuOf(client, ns, name).getMetadata().getName();
+
+            client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+
+            await().atMost(WAIT).untilAsserted(() -> {
+                ElasticGPU gpu = client.resources(ElasticGPU.class).withName(gpuName).get();
+                if (policy == ElasticGPUClassSpec.ReclaimPolicy.Delete) {
+                    assertThat(gpu).as("deleted with its pod").isNull();
+                } else {
+                    assertThat(gpu.getStatus().getPhase()).isEqualTo(ElasticGPUStatus.Phase.Released);
+                    assertThat(gpu.getSpec().getClaimRef().getName()).isEqualTo("notebook");
+                }
+            });
+        } finally {
+            client.resources(ElasticGPU.class).list().getItems().stream().filter(g -> node.equals(g.getSpec().getNodeName()))
+                    .forEach(g -> client.resource(g).delete());
+            client.resources(ElasticGPUClass.class).withName(ns).delete();
+        }
+    }
+
+    private static void createClassAndClaim(KubernetesClient client, String ns, ElasticGPUClassSpec.ReclaimPolicy policy) {
+        ElasticGPUClass gpuClass = new ElasticGPUClass();
+        gpuClass.setMetadata(new ObjectMetaBuilder().withName(ns).build());
+        gpuClass.setSpec(new ElasticGPUClassSpec());
+        gpuClass.getSpec().setProvisioner(ElasticGPUClassSpec.Provisioner.GPU_SHARE);
+        gpuClass.getSpec().setReclaimPolicy(policy);
+        client.resource(gpuClass).create();
+        ElasticGPUClaim claim = new ElasticGPUClaim();
+        claim.setMetadata(new ObjectMetaBuilder().withName("notebook").withNamespace(ns).build());
+        claim.setSpec(new ElasticGPUClaimSpec());
+        claim.getSpec().setElasticGPUClassName(ns);
+        claim.getSpec().setResources(new ElasticGPUResources());
+        claim.getSpec().getResources().setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")));
+        client.resource(claim).create();
+    }
+
+    /** The apiserver picks up a new webhook configuration a moment after it is written; until then pods go in unmutated. */
+    private static Pod createdThroughTheWebhook(KubernetesClient client, String ns) {
+        int[] tries = {0};
+        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            Pod created = client.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName("jupyter-" + tries[0]++)
+                    .addToAnnotations("elasticgpu.io/egpuc-main", "notebook").endMetadata()
+                    .withNewSpec().addNewContainer().withName("main").withImage("registry.example/jupyter:1").endContainer().endSpec()
+                    .build()).create();
+            var resources = created.getSpec().getContainers().getFirst().getResources();
+            if (resources == null || resources.getLimits() == null || !resources.getLimits().containsKey(ResourceNames.GPU_MEMORY)) {
+                client.pods().inNamespace(ns).resource(created).withGracePeriod(0).delete();
+                return null;
+            }
+            return created;
+        }, p -> p != null);
+    }
+
+    private static ElasticGPU elasticGpuOf(KubernetesClient client, String ns, String pod) {
+        return client.resources(ElasticGPU.class).list().getItems().stream()
+                .filter(g -> g.getSpec().getPodRef() != null && ns.equals(g.getSpec().getPodRef().getNamespace())
+                        && pod.equals(g.getSpec().getPodRef().getName()))
+                .findFirst().orElseThrow(() -> new AssertionError("no ElasticGPU for pod " + ns + "/" + pod));
+    }
+
+    private static ElasticGPUClaim claim(KubernetesClient client, String ns) {
+        return client.resources(ElasticGPUClaim.class).inNamespace(ns).withName("notebook").get();
+    }
+}
