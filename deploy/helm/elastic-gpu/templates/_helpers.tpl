@@ -1,0 +1,73 @@
+{{/* The one image every Elastic GPU command runs from. */}}
+{{- define "egpu.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{/* Labels on every object; component is the extender, scheduler, node-agent or controller. */}}
+{{- define "egpu.labels" -}}
+app.kubernetes.io/name: elastic-gpu
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/component: {{ .component }}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
+{{- end -}}
+
+{{/* What a component's selector and its pods share. */}}
+{{- define "egpu.selector" -}}
+app.kubernetes.io/name: elastic-gpu
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{/* A Java process that cannot write outside /tmp and runs as an unprivileged user. */}}
+{{- define "egpu.restrictedSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* The extender's in-cluster URL, for kube-scheduler. */}}
+{{- define "egpu.extenderUrl" -}}
+http://elastic-gpu-extender.{{ .Release.Namespace }}.svc:{{ .Values.extender.port }}
+{{- end -}}
+
+{{/* The extender stanza of a KubeSchedulerConfiguration; the same for the second scheduler and the default one. */}}
+{{- define "egpu.extenderStanza" -}}
+- urlPrefix: {{ include "egpu.extenderUrl" . | quote }}
+  filterVerb: filter
+  prioritizeVerb: prioritize
+  bindVerb: bind
+  weight: {{ .Values.secondScheduler.extenderWeight }}
+  enableHTTPS: false
+  # kube-scheduler sends node names only: the extender has its own node cache.
+  nodeCacheCapable: true
+  httpTimeout: {{ .Values.secondScheduler.extenderTimeout }}
+  ignorable: false
+  # Only pods asking one of these go to the extender, and the extender binds them.
+  managedResources:
+  - name: elasticgpu.io/gpu
+    ignoredByScheduler: false
+  - name: elasticgpu.io/gpu-memory
+    ignoredByScheduler: false
+  - name: elasticgpu.io/gpu-core
+    ignoredByScheduler: false
+  # A per-pod qualifier ("on each of N cards"), not a quantity to take from the node: kube-scheduler must not
+  # count it (as in e2e/src/test/resources/scheduler/extender.yaml, which the e2e tests run).
+  - name: elasticgpu.io/gpu-count
+    ignoredByScheduler: true
+  - name: nvidia.com/gpu
+    ignoredByScheduler: false
+  - name: aliyun.com/gpu-mem
+    ignoredByScheduler: false
+  - name: volcano.sh/gpu-memory
+    ignoredByScheduler: false
+  - name: volcano.sh/gpu-number
+    ignoredByScheduler: false
+{{- end -}}

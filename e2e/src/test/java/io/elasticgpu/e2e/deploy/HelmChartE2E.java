@@ -1,0 +1,171 @@
+package io.elasticgpu.e2e.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The Helm chart {@code deploy/helm/elastic-gpu} as the real kube-apiserver sees it: {@code deploy/bin/check-chart}
+ * lints and renders it with helm built from source ({@code deploy/bin/build-helm}), with the default values and
+ * with every option on; the chart's CRDs are applied for real, and every other rendered object is sent as a
+ * server-side dry-run apply, which runs the apiserver's validation and admission (RBAC escalation checks
+ * included) without storing anything. None may be rejected. The second scheduler's KubeSchedulerConfiguration is
+ * read and validated by the real kube-scheduler.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class HelmChartE2E {
+
+    /** The namespace check-chart renders the release into. */
+    private static final String RELEASE_NAMESPACE = "elastic-gpu-system";
+
+    /** Kinds whose API the e2e control plane does not serve: the Prometheus Operator's, only with monitoring on. */
+    private static final String SERVICE_MONITOR = "monitoring.coreos.com/v1 ServiceMonitor";
+
+    private static final Path DEPLOY = Path.of(System.getProperty("egpu.deploy.dir",
+            Path.of(System.getProperty("egpu.e2e.dir", "e2e")).resolveSibling("deploy").toString()));
+
+    @BeforeAll
+    static void checkChartLintsAndRendersBothValueSets() throws Exception {
+        Path log = DEPLOY.resolve("target").resolve("check-chart.log");
+        Files.createDirectories(log.getParent());
+        Process process = new ProcessBuilder(DEPLOY.resolve("bin/check-chart").toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertThat(process.waitFor(15, TimeUnit.MINUTES)).as("check-chart finished within 15 minutes").isTrue();
+        assertThat(process.exitValue()).as("check-chart's exit code; its output:%n%s", Files.readString(log)).isZero();
+        Path helm = Path.of(run(DEPLOY.resolve("bin/build-helm").toString(), "--print-path"));
+        assertThat(helm).as("helm from deploy/bin/build-helm").isExecutable();
+        assertThat(Files.readString(log)).contains("chart OK (helm v3.");
+    }
+
+    @Test
+    void everyObjectRenderedWithTheDefaultValuesIsAcceptedByTheApiserver(TestCluster cluster) {
+        List<HasMetadata> objects = rendered(cluster.client(), "defaults");
+
+        assertThat(kinds(objects)).contains("apps/v1 Deployment", "apps/v1 DaemonSet", "policy/v1 PodDisruptionBudget",
+                "apiextensions.k8s.io/v1 CustomResourceDefinition").doesNotContain(SERVICE_MONITOR);
+        assertThat(rejections(cluster.client(), objects)).isEmpty();
+    }
+
+    @Test
+    void everyObjectRenderedWithEveryOptionOnIsAcceptedByTheApiserver(TestCluster cluster) {
+        List<HasMetadata> objects = rendered(cluster.client(), "all-options");
+
+        // The ServiceMonitor is rendered only when monitoring is on; this apiserver has no Prometheus Operator.
+        assertThat(kinds(objects)).contains(SERVICE_MONITOR);
+        assertThat(rejections(cluster.client(), objects.stream()
+                .filter(o -> !kind(o).equals(SERVICE_MONITOR)).toList())).isEmpty();
+    }
+
+    @Test
+    void theSecondSchedulersConfigurationIsAcceptedByTheRealKubeScheduler(TestCluster cluster) throws Exception {
+        ConfigMap config = rendered(cluster.client(), "defaults").stream().filter(ConfigMap.class::isInstance)
+                .map(ConfigMap.class::cast).filter(c -> c.getMetadata().getName().equals("elastic-gpu-scheduler-config"))
+                .findFirst().orElseThrow();
+        // In the pod, kube-scheduler uses its service account; here, the control plane's kubeconfig.
+        Path dir = Files.createDirectories(DEPLOY.resolve("target").resolve("kube-scheduler-config"));
+        Path file = dir.resolve("config.yaml");
+        Files.writeString(file, config.getData().get("config.yaml") + "clientConnection:\n  kubeconfig: "
+                + cluster.controlPlane().kubeconfig().toAbsolutePath() + "\n");
+        Path written = dir.resolve("as-read.yaml");
+        Files.deleteIfExists(written);
+
+        // --write-config-to: decode, default and validate the configuration (profiles, extenders), write it, exit.
+        run(cluster.controlPlane().binaries().kubeScheduler().toString(), "--config", file.toString(),
+                "--write-config-to", written.toString());
+
+        assertThat(Files.readString(written)).contains("schedulerName: elastic-gpu-scheduler",
+                "urlPrefix: http://elastic-gpu-extender.elastic-gpu-system.svc:8888", "nodeCacheCapable: true",
+                "bindVerb: bind", "resourceName: elastic-gpu-scheduler", "resourceNamespace: elastic-gpu-system");
+    }
+
+    /** Applies the CRDs for real, then dry-runs the rest; answers "kind namespace/name: message" per rejection. */
+    private static List<String> rejections(KubernetesClient client, List<HasMetadata> objects) {
+        applyCrds(client, objects);
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(RELEASE_NAMESPACE).endMetadata()
+                .build()).serverSideApply();
+        List<String> rejected = new ArrayList<>();
+        int accepted = 0;
+        for (HasMetadata object : objects) {
+            if (object instanceof CustomResourceDefinition) {
+                continue;
+            }
+            try {
+                HasMetadata answer = client.resource(object).dryRun().serverSideApply();
+                assertThat(answer.getMetadata().getName()).isEqualTo(object.getMetadata().getName());
+                accepted++;
+            } catch (KubernetesClientException e) {
+                rejected.add("%s %s/%s: %s".formatted(kind(object), object.getMetadata().getNamespace(),
+                        object.getMetadata().getName(), e.getMessage()));
+            }
+        }
+        assertThat(accepted + rejected.size()).as("objects sent").isGreaterThan(20);
+        return rejected;
+    }
+
+    private static void applyCrds(KubernetesClient client, List<HasMetadata> objects) {
+        List<CustomResourceDefinition> crds = objects.stream().filter(CustomResourceDefinition.class::isInstance)
+                .map(CustomResourceDefinition.class::cast).toList();
+        assertThat(crds).extracting(c -> c.getMetadata().getName()).containsExactlyInAnyOrder(
+                "elasticgpuclasses.elasticgpu.io", "elasticgpuclaims.elasticgpu.io", "elasticgpus.elasticgpu.io");
+        for (CustomResourceDefinition crd : crds) {
+            client.resource(crd).forceConflicts().serverSideApply();
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                CustomResourceDefinition now = client.apiextensions().v1().customResourceDefinitions()
+                        .withName(crd.getMetadata().getName()).get();
+                return now != null && now.getStatus() != null && now.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+            });
+        }
+    }
+
+    /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml (a multi-document YAML). */
+    private static List<HasMetadata> rendered(KubernetesClient client, String variant) {
+        Path file = DEPLOY.resolve("target").resolve("elastic-gpu-" + variant + ".yaml");
+        try (InputStream in = Files.newInputStream(file)) {
+            List<HasMetadata> objects = client.load(in).items();
+            assertThat(objects).as("objects in %s", file).isNotEmpty().doesNotContainNull();
+            return objects;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> kinds(List<HasMetadata> objects) {
+        return objects.stream().map(HelmChartE2E::kind).distinct().toList();
+    }
+
+    private static String kind(HasMetadata object) {
+        return object.getApiVersion() + " " + object.getKind();
+    }
+
+    private static String run(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(process.waitFor()).as("%s: %s", String.join(" ", command), out).isZero();
+        return out;
+    }
+}
