@@ -234,7 +234,7 @@ public final class PlanAllocator implements Allocator {
                     : "took the cards planned for %s".formatted(owner);
             return new PlanChoice(owner, plan, note);
         }
-        throw new AllocationException("cannot give %s the cards the scheduler planned: %s; no card is over-committed, the container waits for kubelet to retry"
+        throw new AllocationException("cannot give %s the cards the scheduler planned: %s; nothing was given, so no card is over-committed; kubelet rejects the pod (UnexpectedAdmissionError) and its controller, if it has one, creates it again"
                 .formatted(m.key(), why.isEmpty() ? "the extender planned nothing for it" : why));
     }
 

@@ -65,7 +65,7 @@ class PlanAllocatorTest {
         assertThatThrownBy(() -> allocator.allocate(MEM, node.memoryIds(1, 8192)))
                 .isInstanceOf(AllocationException.class)
                 .hasMessage("cannot give default/late/main the cards the scheduler planned: card 0 would hold 20480 of 16384 MiB;"
-                        + " no card is over-committed, the container waits for kubelet to retry");
+                        + " nothing was given, so no card is over-committed; kubelet rejects the pod (UnexpectedAdmissionError) and its controller, if it has one, creates it again");
     }
 
     @Test
