@@ -35,7 +35,7 @@ import javax.net.ssl.SSLContext;
  */
 public final class AdmissionWebhook implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(AdmissionWebhook.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AdmissionWebhook.class);
 
     private final HttpsServer server;
     private final ExecutorService requests;
@@ -95,7 +95,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         }
         long every = config.rotationCheck().toMillis();
         rotation.scheduleWithFixedDelay(webhook::rotateIfDue, every, every, TimeUnit.MILLISECONDS);
-        LOG.log(System.Logger.Level.INFO, "admission webhook on {0}, MutatingWebhookConfiguration {1}",
+        LOG.info("admission webhook on {}, MutatingWebhookConfiguration {}",
                 webhook.address(), config.configurationName());
         return webhook;
     }
@@ -103,12 +103,12 @@ public final class AdmissionWebhook implements AutoCloseable {
     private void rotateIfDue() {
         try {
             if (certificates.rotateIfDue()) {
-                LOG.log(System.Logger.Level.INFO, "renewed the webhook's serving certificate, valid until {0}",
+                LOG.info("renewed the webhook's serving certificate, valid until {}",
                         certificates.serving().getNotAfter().toInstant());
             }
         } catch (RuntimeException e) {
             // A failed renewal is retried at the next check; the current certificate is still served meanwhile.
-            LOG.log(System.Logger.Level.WARNING, "cannot renew the webhook's serving certificate", e);
+            LOG.warn("cannot renew the webhook's serving certificate", e);
         }
     }
 

@@ -24,7 +24,7 @@ import java.util.function.Function;
  */
 final class MutatePodsHandler implements HttpHandler {
 
-    private static final System.Logger LOG = System.getLogger(MutatePodsHandler.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MutatePodsHandler.class);
 
     private final Function<String, ClaimMutation.Claims> claimsIn;
     private final KubernetesSerialization serialization = new KubernetesSerialization();
@@ -70,7 +70,7 @@ final class MutatePodsHandler implements HttpHandler {
         try {
             decision = ClaimMutation.decide(namespace, pod, claimsIn.apply(namespace));
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot read ElasticGPUClaims in namespace " + namespace, e);
+            LOG.warn("cannot read ElasticGPUClaims in namespace {}", namespace, e);
             decision = new ClaimMutation.Decision.Rejected(500, ("cannot read ElasticGPUClaims in namespace %s: %s;"
                     + " create the pod again once the webhook can reach the apiserver")
                     .formatted(namespace, e.getMessage()));

@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "A local Kubernetes control plane (upstream etcd, kube-apiserver, kube-controller-manager,"
                 + " kube-scheduler, kwok) with fake GPU nodes.",
-        subcommands = {ClusterCli.Up.class, ClusterCli.Status.class, ClusterCli.Down.class})
+        subcommands = {ClusterCli.Up.class, ClusterCli.Status.class, ClusterCli.Down.class, DemoCommand.class})
 public final class ClusterCli {
 
     static final Path E2E = Path.of(System.getProperty("egpu.e2e.dir", "e2e"));

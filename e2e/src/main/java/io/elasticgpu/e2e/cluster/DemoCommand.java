@@ -1,0 +1,53 @@
+package io.elasticgpu.e2e.cluster;
+
+import io.elasticgpu.e2e.demo.Demo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code ./egpu demo} ({@code e2e/bin/cluster demo}): a control plane, ten GPU nodes, Elastic GPU, a workload. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start a local control plane with fake GPU nodes, run Elastic GPU's extender, controller and webhook"
+                + " against it, submit a sample workload, print who holds which card, and wait for Ctrl-C.")
+final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--nodes", paramLabel = "N", description = "Fake GPU nodes (default: ${DEFAULT-VALUE}).")
+    int nodes = 10;
+
+    @Option(names = "--dir", paramLabel = "DIR", description = "Where the demo's cluster lives (default: e2e/.demo).")
+    Path dir = ClusterCli.E2E.resolve(".demo");
+
+    @Option(names = "--exit", description = "Stop after printing instead of waiting for Ctrl-C.")
+    boolean exit;
+
+    @Override
+    public Integer call() throws Exception {
+        if (nodes < 1 || nodes > 200) {
+            throw new IllegalArgumentException("--nodes must be 1..200, was " + nodes);
+        }
+        long start = System.nanoTime();
+        System.out.println("demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok …");
+        try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(dir, Binaries.locate(ClusterCli.E2E)));
+             Demo demo = Demo.start(cp, ClusterCli.E2E.resolve("src/test/resources/scheduler/extender.yaml"))) {
+            System.out.printf("demo: %d fake GPU nodes …%n", demo.createNodes(nodes).size());
+            System.out.println("demo: the extender, controller and webhook run; submitting the workload in namespace demo …");
+            demo.submitWorkload(Duration.ofMinutes(2));
+            System.out.println();
+            demo.print(System.out);
+            System.out.printf("%nready in %.0f s. kubeconfig: %s%n", (System.nanoTime() - start) / 1e9, cp.kubeconfig());
+            System.out.printf("  export KUBECONFIG=%s; ./egpu inspect -o wide; %s get egpu%n", cp.kubeconfig(),
+                    cp.binaries().kubectl());
+            if (!exit) {
+                System.out.println("Ctrl-C stops everything.");
+                CountDownLatch stop = new CountDownLatch(1);
+                Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "demo-stop"));
+                stop.await();
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,193 @@
+package io.elasticgpu.e2e.demo;
+
+import io.elasticgpu.api.v1alpha1.ElasticGPU;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
+import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.view.ClusterView;
+import io.elasticgpu.controller.view.TableRenderer;
+import io.elasticgpu.controller.webhook.AdmissionWebhook;
+import io.elasticgpu.controller.webhook.WebhookConfig;
+import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.e2e.nodes.FakeGpuNodes;
+import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.elasticgpu.scheduler.extender.ExtenderConfig;
+import io.elasticgpu.scheduler.extender.ExtenderService;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs Elastic GPU's cluster side against a control plane that has fake GPU nodes: the extender (with kube-scheduler
+ * reconfigured to call it), the controller and the admission webhook, in this process; then submits a sample
+ * workload (memory and compute slices, whole cards on NVLink, an Aliyun-style pod, a claim) and prints the cluster
+ * view. The node agents' part is played by the fake nodes, which carry the inventory an agent would publish.
+ */
+public final class Demo implements AutoCloseable {
+
+    public static final String NAMESPACE = "demo";
+    private static final List<String> CRDS = List.of("elasticgpuclasses", "elasticgpuclaims", "elasticgpus");
+
+    private final ControlPlane controlPlane;
+    private final KubernetesClient client;
+    private final ExtenderService extender;
+    private final ElasticGpuController controller;
+    private final AdmissionWebhook webhook;
+
+    private Demo(ControlPlane controlPlane, Path schedulerTemplate) throws IOException {
+        this.controlPlane = controlPlane;
+        this.client = controlPlane.newClient();
+        applyCrds();
+        this.extender = ExtenderService.start(client, ExtenderConfig.defaults().withListen("127.0.0.1:0"));
+        String yaml = Files.readString(schedulerTemplate).replace("${EXTENDER_URL}", "http://127.0.0.1:" + extender.port());
+        controlPlane.restartScheduler(Files.writeString(controlPlane.workDir().resolve("scheduler-demo.yaml"), yaml));
+        this.controller = new ElasticGpuController(client, Duration.ofSeconds(30));
+        controller.start();
+        this.webhook = AdmissionWebhook.start(client,
+                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofDays(1)));
+    }
+
+    /** Starts the components against {@code controlPlane}, whose kube-scheduler it reconfigures. */
+    public static Demo start(ControlPlane controlPlane, Path schedulerTemplate) throws IOException {
+        return new Demo(controlPlane, schedulerTemplate);
+    }
+
+    /** Creates {@code count} fake GPU nodes: 8-card A100s with two NVLink islands, 4-card V100s, 2-card T4s. */
+    public List<String> createNodes(int count) {
+        return FakeGpuNodes.create(client, GpuNodeSpec.mixed("gpu-node", count), Duration.ofMinutes(2)).stream()
+                .map(n -> n.getMetadata().getName()).toList();
+    }
+
+    /** Submits the sample workload and waits until every pod is bound (or {@code timeout} passes). */
+    public void submitWorkload(Duration timeout) {
+        if (client.namespaces().withName(NAMESPACE).get() == null) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+        }
+        createClassAndClaim();
+        for (int i = 0; i < 6; i++) {
+            pod("slice-" + i, Map.of(ResourceNames.GPU_MEMORY, 4096L * (1 + i % 3), ResourceNames.GPU_CORE, 20L + 10 * (i % 3)), null);
+        }
+        pod("train-nvlink", Map.of(ResourceNames.GPU, 4L), null);
+        pod("train-pair", Map.of(ResourceNames.GPU, 2L), null);
+        pod("aliyun-share", Map.of(ResourceNames.ALIYUN_GPU_MEM, 8L), null);
+        Pod claimed = webhookReady(() -> pod("notebook", Map.of(), "notebook"));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Pod p : client.pods().inNamespace(NAMESPACE).list().getItems()) {
+            long left = Math.max(1, deadline - System.nanoTime());
+            client.pods().inNamespace(NAMESPACE).withName(p.getMetadata().getName())
+                    .waitUntilCondition(x -> x != null && x.getSpec().getNodeName() != null, left, TimeUnit.NANOSECONDS);
+        }
+        client.pods().inNamespace(NAMESPACE).withName(claimed.getMetadata().getName()).get();
+    }
+
+    /** What {@code egpu inspect} prints, and the ElasticGPUs the controller keeps. */
+    public void print(PrintStream out) {
+        ClusterView view = ClusterView.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems());
+        out.print(new TableRenderer(false).render(view));
+        List<ElasticGPU> gpus = client.resources(ElasticGPU.class).list().getItems();
+        out.printf("%nElasticGPUs (kubectl get egpu): %d, one per pod, container and card%n", gpus.size());
+        ElasticGPUClaim claim = client.resources(ElasticGPUClaim.class).inNamespace(NAMESPACE).withName("notebook").get();
+        out.printf("claim %s/notebook: %s%n", NAMESPACE, claim.getStatus() == null ? "Pending" : claim.getStatus().getPhase()
+                + (claim.getStatus().getElasticGPUName() == null ? "" : " to " + claim.getStatus().getElasticGPUName()));
+    }
+
+    /** ElasticGPUs of the demo's pods. */
+    public long elasticGpus() {
+        return client.resources(ElasticGPU.class).list().getItems().stream()
+                .filter(g -> g.getSpec().getPodRef() != null && NAMESPACE.equals(g.getSpec().getPodRef().getNamespace())).count();
+    }
+
+    private void pod(String name, Map<String, Long> limits, String claim) {
+        var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata();
+        if (claim != null) {
+            builder.editMetadata().addToAnnotations("elasticgpu.io/egpuc-main", claim).endMetadata();
+        }
+        var container = new io.fabric8.kubernetes.api.model.ContainerBuilder().withName("main").withImage("registry.example/train:1");
+        if (!limits.isEmpty()) {
+            Map<String, Quantity> q = new java.util.LinkedHashMap<>();
+            limits.forEach((k, v) -> q.put(k, new Quantity(Long.toString(v))));
+            container.withNewResources().withLimits(q).endResources();
+        }
+        client.pods().inNamespace(NAMESPACE).resource(builder.withNewSpec().withContainers(container.build()).endSpec().build()).create();
+    }
+
+    /** The apiserver uses a new webhook configuration a moment after it is written; until then claims go unmutated. */
+    private Pod webhookReady(Runnable create) {
+        for (int i = 0; i < 100; i++) {
+            create.run();
+            Pod p = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
+            var r = p.getSpec().getContainers().getFirst().getResources();
+            if (r != null && r.getLimits() != null && r.getLimits().containsKey(ResourceNames.GPU_MEMORY)) {
+                return p;
+            }
+            client.pods().inNamespace(NAMESPACE).withName("notebook").withGracePeriod(0).delete();
+            client.pods().inNamespace(NAMESPACE).withName("notebook").waitUntilCondition(x -> x == null, 30, TimeUnit.SECONDS);
+        }
+        throw new IllegalStateException("the apiserver never called the admission webhook");
+    }
+
+    private void createClassAndClaim() {
+        ElasticGPUClass gpuClass = new ElasticGPUClass();
+        gpuClass.setMetadata(new ObjectMetaBuilder().withName("shared").build());
+        gpuClass.setSpec(new ElasticGPUClassSpec());
+        gpuClass.getSpec().setProvisioner(ElasticGPUClassSpec.Provisioner.GPU_SHARE);
+        client.resource(gpuClass).createOr(existing -> existing.update());
+        ElasticGPUClaim claim = new ElasticGPUClaim();
+        claim.setMetadata(new ObjectMetaBuilder().withName("notebook").withNamespace(NAMESPACE).build());
+        claim.setSpec(new ElasticGPUClaimSpec());
+        claim.getSpec().setElasticGPUClassName("shared");
+        claim.getSpec().setResources(new ElasticGPUResources());
+        claim.getSpec().getResources().setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("8192")));
+        client.resource(claim).createOr(existing -> existing.update());
+    }
+
+    private void applyCrds() {
+        for (String plural : CRDS) {
+            String resource = "META-INF/fabric8/" + plural + ".elasticgpu.io-v1.yml";
+            try (InputStream in = ElasticGPU.class.getClassLoader().getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException(resource + " is not on the classpath; build the api module first");
+                }
+                CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
+                client.resource(crd).forceConflicts().serverSideApply();
+                client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
+                        .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
+                                .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())), 30, TimeUnit.SECONDS);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Stops the components and gives kube-scheduler back its own configuration; the control plane stays. */
+    @Override
+    public void close() {
+        webhook.close();
+        controller.close();
+        extender.close();
+        client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WebhookConfig.CONFIGURATION_NAME).delete();
+        controlPlane.restartScheduler(null);
+        client.close();
+    }
+}
