@@ -81,6 +81,22 @@ class HelmChartE2E {
     }
 
     @Test
+    void theGrafanaDashboardIsValidJsonAndChartsTheExtendersMetrics(TestCluster cluster) throws Exception {
+        ConfigMap dashboard = rendered(cluster.client(), "all-options").stream().filter(ConfigMap.class::isInstance)
+                .map(ConfigMap.class::cast).filter(c -> c.getMetadata().getName().equals("elastic-gpu-dashboard"))
+                .findFirst().orElseThrow();
+
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dashboard.getData().get("elastic-gpu.json"));
+
+        assertThat(dashboard.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        List<String> exprs = new ArrayList<>();
+        json.get("panels").forEach(p -> p.get("targets").forEach(t -> exprs.add(t.get("expr").asText())));
+        assertThat(String.join("\n", exprs)).contains("egpu_extender_request_seconds_bucket", "egpu_extender_decisions_total",
+                "egpu_extender_node_failures_total", "egpu_cards", "egpu_card_memory_allocated_mib",
+                "egpu_card_core_allocated_percent", "egpu_pods_unaccounted");
+    }
+
+    @Test
     void theSecondSchedulersConfigurationIsAcceptedByTheRealKubeScheduler(TestCluster cluster) throws Exception {
         ConfigMap config = rendered(cluster.client(), "defaults").stream().filter(ConfigMap.class::isInstance)
                 .map(ConfigMap.class::cast).filter(c -> c.getMetadata().getName().equals("elastic-gpu-scheduler-config"))
