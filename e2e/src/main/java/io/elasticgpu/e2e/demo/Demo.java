@@ -13,6 +13,8 @@ import io.elasticgpu.controller.view.TableRenderer;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
+import io.elasticgpu.e2e.cluster.WebhookRollout;
 import io.elasticgpu.e2e.nodes.FakeGpuNodes;
 import io.elasticgpu.e2e.nodes.GpuNodeSpec;
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
@@ -22,14 +24,10 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +45,6 @@ import java.util.concurrent.TimeUnit;
 public final class Demo implements AutoCloseable {
 
     public static final String NAMESPACE = "demo";
-    private static final List<String> CRDS = List.of("elasticgpuclasses", "elasticgpuclaims", "elasticgpus");
 
     private final ControlPlane controlPlane;
     private final KubernetesClient client;
@@ -58,7 +55,7 @@ public final class Demo implements AutoCloseable {
     private Demo(ControlPlane controlPlane, Path schedulerTemplate) throws IOException {
         this.controlPlane = controlPlane;
         this.client = controlPlane.newClient();
-        applyCrds();
+        ElasticGpuCrds.apply(client);
         this.extender = ExtenderService.start(client, ExtenderConfig.defaults().withListen("127.0.0.1:0"));
         String yaml = Files.readString(schedulerTemplate).replace("${EXTENDER_URL}", "http://127.0.0.1:" + extender.port());
         controlPlane.restartScheduler(Files.writeString(controlPlane.workDir().resolve("scheduler-demo.yaml"), yaml));
@@ -86,19 +83,19 @@ public final class Demo implements AutoCloseable {
         }
         createClassAndClaim();
         for (int i = 0; i < 6; i++) {
-            pod("slice-" + i, Map.of(ResourceNames.GPU_MEMORY, 4096L * (1 + i % 3), ResourceNames.GPU_CORE, 20L + 10 * (i % 3)), null);
+            create("slice-" + i, Map.of(ResourceNames.GPU_MEMORY, 4096L * (1 + i % 3), ResourceNames.GPU_CORE, 20L + 10 * (i % 3)));
         }
-        pod("train-nvlink", Map.of(ResourceNames.GPU, 4L), null);
-        pod("train-pair", Map.of(ResourceNames.GPU, 2L), null);
-        pod("aliyun-share", Map.of(ResourceNames.ALIYUN_GPU_MEM, 8L), null);
-        Pod claimed = webhookReady(() -> pod("notebook", Map.of(), "notebook"));
+        create("train-nvlink", Map.of(ResourceNames.GPU, 4L));
+        create("train-pair", Map.of(ResourceNames.GPU, 2L));
+        create("aliyun-share", Map.of(ResourceNames.ALIYUN_GPU_MEM, 8L));
+        WebhookRollout.createOnceMutated(client, NAMESPACE, n -> pod("notebook-" + n, Map.of(), "notebook"),
+                WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY), Duration.ofSeconds(30));
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Pod p : client.pods().inNamespace(NAMESPACE).list().getItems()) {
             long left = Math.max(1, deadline - System.nanoTime());
             client.pods().inNamespace(NAMESPACE).withName(p.getMetadata().getName())
                     .waitUntilCondition(x -> x != null && x.getSpec().getNodeName() != null, left, TimeUnit.NANOSECONDS);
         }
-        client.pods().inNamespace(NAMESPACE).withName(claimed.getMetadata().getName()).get();
     }
 
     /** What {@code egpu inspect} prints, and the ElasticGPUs the controller keeps. */
@@ -118,7 +115,11 @@ public final class Demo implements AutoCloseable {
                 .filter(g -> g.getSpec().getPodRef() != null && NAMESPACE.equals(g.getSpec().getPodRef().getNamespace())).count();
     }
 
-    private void pod(String name, Map<String, Long> limits, String claim) {
+    private void create(String name, Map<String, Long> limits) {
+        client.pods().inNamespace(NAMESPACE).resource(pod(name, limits, null)).create();
+    }
+
+    private static Pod pod(String name, Map<String, Long> limits, String claim) {
         var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata();
         if (claim != null) {
             builder.editMetadata().addToAnnotations("elasticgpu.io/egpuc-main", claim).endMetadata();
@@ -129,22 +130,7 @@ public final class Demo implements AutoCloseable {
             limits.forEach((k, v) -> q.put(k, new Quantity(Long.toString(v))));
             container.withNewResources().withLimits(q).endResources();
         }
-        client.pods().inNamespace(NAMESPACE).resource(builder.withNewSpec().withContainers(container.build()).endSpec().build()).create();
-    }
-
-    /** The apiserver uses a new webhook configuration a moment after it is written; until then claims go unmutated. */
-    private Pod webhookReady(Runnable create) {
-        for (int i = 0; i < 100; i++) {
-            create.run();
-            Pod p = client.pods().inNamespace(NAMESPACE).withName("notebook").get();
-            var r = p.getSpec().getContainers().getFirst().getResources();
-            if (r != null && r.getLimits() != null && r.getLimits().containsKey(ResourceNames.GPU_MEMORY)) {
-                return p;
-            }
-            client.pods().inNamespace(NAMESPACE).withName("notebook").withGracePeriod(0).delete();
-            client.pods().inNamespace(NAMESPACE).withName("notebook").waitUntilCondition(x -> x == null, 30, TimeUnit.SECONDS);
-        }
-        throw new IllegalStateException("the apiserver never called the admission webhook");
+        return builder.withNewSpec().withContainers(container.build()).endSpec().build();
     }
 
     private void createClassAndClaim() {
@@ -160,24 +146,6 @@ public final class Demo implements AutoCloseable {
         claim.getSpec().setResources(new ElasticGPUResources());
         claim.getSpec().getResources().setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("8192")));
         client.resource(claim).createOr(existing -> existing.update());
-    }
-
-    private void applyCrds() {
-        for (String plural : CRDS) {
-            String resource = "META-INF/fabric8/" + plural + ".elasticgpu.io-v1.yml";
-            try (InputStream in = ElasticGPU.class.getClassLoader().getResourceAsStream(resource)) {
-                if (in == null) {
-                    throw new IllegalStateException(resource + " is not on the classpath; build the api module first");
-                }
-                CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
-                client.resource(crd).forceConflicts().serverSideApply();
-                client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
-                        .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
-                                .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())), 30, TimeUnit.SECONDS);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
     }
 
     /** Stops the components and gives kube-scheduler back its own configuration; the control plane stays. */

@@ -16,6 +16,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ValidationMessages;
 import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 
@@ -47,7 +48,7 @@ class ElasticGpuCrdE2E {
 
     @BeforeAll
     static void applyTheGeneratedCrds(ControlPlane controlPlane) {
-        GeneratedCrds.apply(controlPlane);
+        ElasticGpuCrds.apply(controlPlane);
     }
 
     @Test

@@ -14,7 +14,8 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import io.elasticgpu.e2e.api.GeneratedCrds;
+import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
+import io.elasticgpu.e2e.cluster.WebhookRollout;
 import io.elasticgpu.e2e.cluster.ControlPlane;
 import io.elasticgpu.e2e.cluster.Ports;
 import io.elasticgpu.e2e.components.EgpuProcess;
@@ -58,7 +59,7 @@ class ClaimLifecycleE2E {
     @BeforeAll
     static void startTheExtenderAndApplyTheCrds(ControlPlane cp) throws IOException {
         controlPlane = cp;
-        GeneratedCrds.apply(cp);
+        ElasticGpuCrds.apply(cp);
         extender = EgpuProcess.start("scheduler", List.of("--kubeconfig", cp.kubeconfig().toString()),
                 cp.workDir().resolve("logs").resolve("claims-extender.log"), Ports.free());
         String yaml = Files.readString(Path.of("src/test/resources/scheduler/extender.yaml")).replace("${EXTENDER_URL}", extender.url());
@@ -142,21 +143,12 @@ class ClaimLifecycleE2E {
         client.resource(claim).create();
     }
 
-    /** The apiserver picks up a new webhook configuration a moment after it is written; until then pods go in unmutated. */
+    /** A pod using the claim, created once the apiserver calls the webhook (it then has the claim's resources). */
     private static Pod createdThroughTheWebhook(KubernetesClient client, String ns) {
-        int[] tries = {0};
-        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            Pod created = client.pods().inNamespace(ns).resource(new PodBuilder().withNewMetadata().withName("jupyter-" + tries[0]++)
-                    .addToAnnotations("elasticgpu.io/egpuc-main", "notebook").endMetadata()
-                    .withNewSpec().addNewContainer().withName("main").withImage("registry.example/jupyter:1").endContainer().endSpec()
-                    .build()).create();
-            var resources = created.getSpec().getContainers().getFirst().getResources();
-            if (resources == null || resources.getLimits() == null || !resources.getLimits().containsKey(ResourceNames.GPU_MEMORY)) {
-                client.pods().inNamespace(ns).resource(created).withGracePeriod(0).delete();
-                return null;
-            }
-            return created;
-        }, p -> p != null);
+        return WebhookRollout.createOnceMutated(client, ns, n -> new PodBuilder().withNewMetadata().withName("jupyter-" + n)
+                .addToAnnotations("elasticgpu.io/egpuc-main", "notebook").endMetadata()
+                .withNewSpec().addNewContainer().withName("main").withImage("registry.example/jupyter:1").endContainer().endSpec()
+                .build(), WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY), Duration.ofSeconds(30));
     }
 
     private static ElasticGPU elasticGpuOf(KubernetesClient client, String ns, String pod) {

@@ -25,7 +25,7 @@ import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.provisioning.ElasticGpuNames;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.view.ClusterView;
-import io.elasticgpu.e2e.api.GeneratedCrds;
+import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
 import io.elasticgpu.e2e.cluster.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -61,7 +61,7 @@ class ControllerE2E {
 
     @BeforeAll
     static void applyTheGeneratedCrds(ControlPlane controlPlane) {
-        GeneratedCrds.apply(controlPlane);
+        ElasticGpuCrds.apply(controlPlane);
     }
 
     @Test

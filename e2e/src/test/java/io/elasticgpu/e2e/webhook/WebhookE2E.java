@@ -2,7 +2,6 @@ package io.elasticgpu.e2e.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
@@ -12,7 +11,8 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import io.elasticgpu.e2e.api.GeneratedCrds;
+import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
+import io.elasticgpu.e2e.cluster.WebhookRollout;
 import io.elasticgpu.e2e.cluster.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -46,7 +46,7 @@ class WebhookE2E {
 
     @BeforeAll
     static void applyTheCrds(ControlPlane controlPlane) {
-        GeneratedCrds.apply(controlPlane);
+        ElasticGpuCrds.apply(controlPlane);
     }
 
     /** The configuration outlives the webhook on purpose; other tests of the run must not meet it. */
@@ -114,22 +114,10 @@ class WebhookE2E {
                 .withCertificateLifetime(Duration.ofHours(1)));
     }
 
-    /**
-     * The apiserver picks up a new or changed MutatingWebhookConfiguration a moment after it is written: until then
-     * pods go in unmutated. Creates a pod naming {@code claim} (a new name each try) until one comes back mutated.
-     */
+    /** Creates a pod naming {@code claim} (a new name each try) until one comes back mutated. */
     private static Pod createdOnceTheApiserverCallsTheWebhook(KubernetesClient client, String ns, String claim) {
-        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            Pod created = client.pods().inNamespace(ns).resource(pod("trainer-" + PODS.incrementAndGet(), claim))
-                    .create();
-            var resources = created.getSpec().getContainers().getFirst().getResources();
-            var limits = resources == null ? null : resources.getLimits();
-            if (limits == null || !limits.containsKey(ResourceNames.GPU_MEMORY)) {
-                client.pods().inNamespace(ns).resource(created).withGracePeriod(0).delete();
-                return null;
-            }
-            return created;
-        }, p -> p != null);
+        return WebhookRollout.createOnceMutated(client, ns, n -> pod("trainer-" + PODS.incrementAndGet(), claim),
+                WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY), Duration.ofSeconds(30));
     }
 
     private static void createClassAndClaim(KubernetesClient client, String ns, String claimName) {
