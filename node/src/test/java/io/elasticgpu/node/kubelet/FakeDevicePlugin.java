@@ -2,6 +2,7 @@ package io.elasticgpu.node.kubelet;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 
+import io.elasticgpu.node.deviceplugin.UnixSockets;
 import io.elasticgpu.node.deviceplugin.api.AllocateRequest;
 import io.elasticgpu.node.deviceplugin.api.AllocateResponse;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateRequest;
@@ -21,7 +22,6 @@ import io.elasticgpu.node.deviceplugin.api.RegistrationGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
@@ -44,7 +44,6 @@ final class FakeDevicePlugin implements AutoCloseable {
     private final String resource;
     private final List<String> deviceIds;
     private final Optional<String> preStartFailure;
-    private final EventLoopGroup eventLoops = UnixDomainGrpc.eventLoops();
     private final Set<ServerCallStreamObserver<ListAndWatchResponse>> watchers = ConcurrentHashMap.newKeySet();
     private final Server server;
 
@@ -52,7 +51,7 @@ final class FakeDevicePlugin implements AutoCloseable {
         this.resource = resource;
         this.deviceIds = List.copyOf(deviceIds);
         this.preStartFailure = preStartFailure;
-        this.server = UnixDomainGrpc.serve(pluginDir.resolve(SOCKET), eventLoops, new Service());
+        this.server = UnixSockets.serve(pluginDir.resolve(SOCKET), new Service());
     }
 
     /** Serves {@code deviceIds} of {@code resource}; Allocate always succeeds. */
@@ -67,7 +66,7 @@ final class FakeDevicePlugin implements AutoCloseable {
 
     /** Registers with the kubelet listening on {@code kubeletSocket}; kubelet calls back before this returns. */
     void register(Path kubeletSocket) {
-        ManagedChannel channel = UnixDomainGrpc.channel(kubeletSocket, eventLoops);
+        ManagedChannel channel = UnixSockets.connect(kubeletSocket);
         try {
             RegistrationGrpc.newBlockingStub(channel).withDeadlineAfter(30, SECONDS).register(
                     RegisterRequest.newBuilder()
@@ -98,7 +97,6 @@ final class FakeDevicePlugin implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        eventLoops.shutdownGracefully(0, 5, SECONDS).syncUninterruptibly();
     }
 
     private final class Service extends DevicePluginGrpc.DevicePluginImplBase {

@@ -3,6 +3,7 @@ package io.elasticgpu.node.kubelet;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.node.deviceplugin.UnixSockets;
 import io.elasticgpu.node.kubelet.Admission.Admitted;
 import io.elasticgpu.node.kubelet.Admission.ContainerNotStarted;
 import io.elasticgpu.node.kubelet.Admission.Rejected;
@@ -14,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,7 +40,6 @@ class KubeletDriverIT {
     private static final Duration REGISTRATION = Duration.ofSeconds(30);
 
     private static Path binary;
-    private static EventLoopGroup clientLoops;
 
     private KubeletDriver kubelet;
     private FakeDevicePlugin plugin;
@@ -49,14 +47,6 @@ class KubeletDriverIT {
     @BeforeAll
     static void driverBinary() {
         binary = DriverBinary.requireOrSkip();
-        clientLoops = UnixDomainGrpc.eventLoops();
-    }
-
-    @AfterAll
-    static void closeClients() {
-        if (clientLoops != null) {
-            clientLoops.shutdownGracefully(0, 5, SECONDS).syncUninterruptibly();
-        }
     }
 
     @BeforeEach
@@ -182,7 +172,7 @@ class KubeletDriverIT {
     }
 
     private List<PodResources> podResources() {
-        ManagedChannel channel = UnixDomainGrpc.channel(kubelet.podResourcesSocket(), clientLoops);
+        ManagedChannel channel = UnixSockets.connect(kubelet.podResourcesSocket());
         try {
             return PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(10, SECONDS)
                     .list(ListPodResourcesRequest.getDefaultInstance()).getPodResourcesList();
