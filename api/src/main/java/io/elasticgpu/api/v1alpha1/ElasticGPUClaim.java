@@ -28,4 +28,16 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Requests", jsonPath = ".spec.resources.requests")
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class ElasticGPUClaim extends CustomResource<ElasticGPUClaimSpec, ElasticGPUClaimStatus> implements Namespaced {
+
+    /** A claim {@code namespace/name} of class {@code className} asking {@code requests} (resource name → quantity). */
+    public static ElasticGPUClaim of(String namespace, String name, String className,
+                                     java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> requests) {
+        ElasticGPUClaim claim = new ElasticGPUClaim();
+        claim.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
+        claim.setSpec(new ElasticGPUClaimSpec());
+        claim.getSpec().setElasticGPUClassName(className);
+        claim.getSpec().setResources(new ElasticGPUResources());
+        claim.getSpec().getResources().setRequests(requests);
+        return claim;
+    }
 }

@@ -28,4 +28,14 @@ public class ElasticGPUClass extends CustomResource<ElasticGPUClassSpec, Void> {
     public static final String GROUP = "elasticgpu.io";
     /** Their only version so far. */
     public static final String VERSION = "v1alpha1";
+
+    /** A class named {@code name} whose GPUs come from {@code provisioner}, reclaimed per {@code policy}. */
+    public static ElasticGPUClass of(String name, ElasticGPUClassSpec.Provisioner provisioner, ElasticGPUClassSpec.ReclaimPolicy policy) {
+        ElasticGPUClass gpuClass = new ElasticGPUClass();
+        gpuClass.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+        gpuClass.setSpec(new ElasticGPUClassSpec());
+        gpuClass.getSpec().setProvisioner(provisioner);
+        gpuClass.getSpec().setReclaimPolicy(policy);
+        return gpuClass;
+    }
 }

@@ -2,10 +2,8 @@ package io.elasticgpu.e2e.demo;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
-import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.view.ClusterView;
@@ -20,7 +18,6 @@ import io.elasticgpu.e2e.nodes.GpuNodeSpec;
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
 import io.elasticgpu.scheduler.extender.ExtenderService;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -134,18 +131,9 @@ public final class Demo implements AutoCloseable {
     }
 
     private void createClassAndClaim() {
-        ElasticGPUClass gpuClass = new ElasticGPUClass();
-        gpuClass.setMetadata(new ObjectMetaBuilder().withName("shared").build());
-        gpuClass.setSpec(new ElasticGPUClassSpec());
-        gpuClass.getSpec().setProvisioner(ElasticGPUClassSpec.Provisioner.GPU_SHARE);
-        client.resource(gpuClass).createOr(existing -> existing.update());
-        ElasticGPUClaim claim = new ElasticGPUClaim();
-        claim.setMetadata(new ObjectMetaBuilder().withName("notebook").withNamespace(NAMESPACE).build());
-        claim.setSpec(new ElasticGPUClaimSpec());
-        claim.getSpec().setElasticGPUClassName("shared");
-        claim.getSpec().setResources(new ElasticGPUResources());
-        claim.getSpec().getResources().setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("8192")));
-        client.resource(claim).createOr(existing -> existing.update());
+        client.resource(ElasticGPUClass.of("shared", ElasticGPUClassSpec.Provisioner.GPU_SHARE, null)).createOr(existing -> existing.update());
+        client.resource(ElasticGPUClaim.of(NAMESPACE, "notebook", "shared", Map.of(ResourceNames.GPU_MEMORY, new Quantity("8192"))))
+                .createOr(existing -> existing.update());
     }
 
     /** Stops the components and gives kube-scheduler back its own configuration; the control plane stays. */

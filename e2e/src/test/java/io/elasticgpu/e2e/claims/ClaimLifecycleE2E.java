@@ -4,11 +4,9 @@ import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
-import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.provisioning.ElasticGpuController;
@@ -22,7 +20,6 @@ import io.elasticgpu.e2e.components.EgpuProcess;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.e2e.nodes.GpuNodeSpec;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -128,19 +125,8 @@ class ClaimLifecycleE2E {
     }
 
     private static void createClassAndClaim(KubernetesClient client, String ns, ElasticGPUClassSpec.ReclaimPolicy policy) {
-        ElasticGPUClass gpuClass = new ElasticGPUClass();
-        gpuClass.setMetadata(new ObjectMetaBuilder().withName(ns).build());
-        gpuClass.setSpec(new ElasticGPUClassSpec());
-        gpuClass.getSpec().setProvisioner(ElasticGPUClassSpec.Provisioner.GPU_SHARE);
-        gpuClass.getSpec().setReclaimPolicy(policy);
-        client.resource(gpuClass).create();
-        ElasticGPUClaim claim = new ElasticGPUClaim();
-        claim.setMetadata(new ObjectMetaBuilder().withName("notebook").withNamespace(ns).build());
-        claim.setSpec(new ElasticGPUClaimSpec());
-        claim.getSpec().setElasticGPUClassName(ns);
-        claim.getSpec().setResources(new ElasticGPUResources());
-        claim.getSpec().getResources().setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")));
-        client.resource(claim).create();
+        client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.GPU_SHARE, policy)).create();
+        client.resource(ElasticGPUClaim.of(ns, "notebook", ns, Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")))).create();
     }
 
     /** A pod using the claim, created once the apiserver calls the webhook (it then has the claim's resources). */

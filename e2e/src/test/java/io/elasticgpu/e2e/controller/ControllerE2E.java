@@ -8,11 +8,9 @@ import io.elasticgpu.api.v1alpha1.Allocation.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
-import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.api.v1alpha1.ElasticGPUSource;
 import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
@@ -393,25 +391,12 @@ class ControllerE2E {
     }
 
     private static void createClass(KubernetesClient client, String name, ElasticGPUClassSpec.ReclaimPolicy policy) {
-        ElasticGPUClass gpuClass = new ElasticGPUClass();
-        gpuClass.setMetadata(new ObjectMetaBuilder().withName(name).build());
-        ElasticGPUClassSpec spec = new ElasticGPUClassSpec();
-        spec.setProvisioner(ElasticGPUClassSpec.Provisioner.GPU_SHARE);
-        spec.setReclaimPolicy(policy);
-        gpuClass.setSpec(spec);
-        client.resource(gpuClass).create();
+        client.resource(ElasticGPUClass.of(name, ElasticGPUClassSpec.Provisioner.GPU_SHARE, policy)).create();
     }
 
     private static ElasticGPUClaim createClaim(TestCluster cluster, String name) {
-        ElasticGPUClaim claim = new ElasticGPUClaim();
-        claim.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(cluster.namespace()).build());
-        ElasticGPUClaimSpec spec = new ElasticGPUClaimSpec();
-        spec.setElasticGPUClassName(cluster.namespace());
-        ElasticGPUResources resources = new ElasticGPUResources();
-        resources.setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")));
-        spec.setResources(resources);
-        claim.setSpec(spec);
-        return cluster.client().resource(claim).create();
+        return cluster.client().resource(ElasticGPUClaim.of(cluster.namespace(), name, cluster.namespace(),
+                Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")))).create();
     }
 
     private static ElasticGPUClaim claim(TestCluster cluster, String name) {

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
-import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
@@ -17,7 +15,6 @@ import io.elasticgpu.e2e.cluster.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -121,19 +118,8 @@ class WebhookE2E {
     }
 
     private static void createClassAndClaim(KubernetesClient client, String ns, String claimName) {
-        ElasticGPUClass gpuClass = new ElasticGPUClass();
-        gpuClass.setMetadata(new ObjectMetaBuilder().withName(ns).build());
-        gpuClass.setSpec(new ElasticGPUClassSpec());
-        gpuClass.getSpec().setProvisioner(ElasticGPUClassSpec.Provisioner.QGPU);
-        client.resource(gpuClass).create();
-
-        ElasticGPUClaim claim = new ElasticGPUClaim();
-        claim.setMetadata(new ObjectMetaBuilder().withName(claimName).withNamespace(ns).build());
-        claim.setSpec(new ElasticGPUClaimSpec());
-        claim.getSpec().setElasticGPUClassName(ns);
-        claim.getSpec().setResources(new ElasticGPUResources());
-        claim.getSpec().getResources().setRequests(Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")));
-        client.resource(claim).create();
+        client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, null)).create();
+        client.resource(ElasticGPUClaim.of(ns, claimName, ns, Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")))).create();
     }
 
     /** A pod with one container {@code main}, annotated with {@code claim} unless it is null. */
