@@ -1,5 +1,8 @@
 package io.elasticgpu.cli;
 
+import io.elasticgpu.controller.dashboard.ClusterWatch;
+import io.elasticgpu.controller.dashboard.ControllerMetrics;
+import io.elasticgpu.controller.dashboard.DashboardServer;
 import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.provisioning.InstalledCrds;
 import io.elasticgpu.controller.provisioning.Leadership;
@@ -9,6 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +23,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import picocli.CommandLine.Command;
@@ -56,7 +61,14 @@ final class ControllerCommand implements Callable<Integer> {
     @Option(names = "--no-webhook", description = "Do not serve or register the admission webhook.")
     boolean noWebhook;
 
+    @Option(names = "--http-listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:8080",
+            description = "Where every replica serves the dashboard /ui/, /api/v1/cluster, /metrics and /healthz "
+                    + "over plain HTTP (default: ${DEFAULT-VALUE}).")
+    String httpListen;
+
     private volatile AdmissionWebhook webhook;
+    /** The controller this replica ran last, running while it leads: read by the metrics. */
+    private final AtomicReference<ElasticGpuController> leading = new AtomicReference<>();
 
     @Spec
     CommandSpec spec;
@@ -75,8 +87,10 @@ final class ControllerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // Bad values stop here, before anything connects.
+        InetSocketAddress http = address("--http-listen", httpListen);
         if (!noWebhook) {
-            address(webhookListen); // a bad value stops here, before anything connects
+            address("--webhook-listen", webhookListen);
         }
         try (KubernetesClient client = clients.apply(kubeconfig)) {
             Optional<String> missing;
@@ -90,8 +104,34 @@ final class ControllerCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("egpu controller: " + missing.get());
                 return Egpu.UNAVAILABLE;
             }
-            return run(client);
+            return serveDashboardAndRun(client, http);
         }
+    }
+
+    /** Every replica serves the dashboard and the metrics, the leader or not. */
+    private int serveDashboardAndRun(KubernetesClient client, InetSocketAddress http) {
+        try (ClusterWatch watch = ClusterWatch.start(client)) {
+            DashboardServer dashboard;
+            try {
+                dashboard = DashboardServer.start(http, watch, watch::synced, new ControllerMetrics(watch, this::leads, this::syncs));
+            } catch (UncheckedIOException e) {
+                spec.commandLine().getErr().println("egpu controller: " + e.getMessage());
+                return Egpu.UNAVAILABLE;
+            }
+            try (dashboard) {
+                return run(client);
+            }
+        }
+    }
+
+    private boolean leads() {
+        ElasticGpuController controller = leading.get();
+        return controller != null && controller.running();
+    }
+
+    private long syncs() {
+        ElasticGpuController controller = leading.get();
+        return controller == null ? 0 : controller.syncs();
     }
 
     private int run(KubernetesClient client) {
@@ -119,17 +159,20 @@ final class ControllerCommand implements Callable<Integer> {
      */
     private ElasticGpuController leaderWork(KubernetesClient client) {
         if (!noWebhook && webhook == null) {
-            webhook = AdmissionWebhook.start(client, WebhookConfig.forService(address(webhookListen), webhookService, leaseNamespace));
+            webhook = AdmissionWebhook.start(client, WebhookConfig.forService(address("--webhook-listen", webhookListen),
+                    webhookService, leaseNamespace));
         }
-        return new ElasticGpuController(client, Duration.ofMinutes(1));
+        ElasticGpuController controller = new ElasticGpuController(client, Duration.ofMinutes(1));
+        leading.set(controller);
+        return controller;
     }
 
-    static InetSocketAddress address(String hostPort) {
+    static InetSocketAddress address(String option, String hostPort) {
         int colon = hostPort.lastIndexOf(':');
         try {
             return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("--webhook-listen must be HOST:PORT, e.g. 0.0.0.0:9443, was " + hostPort);
+            throw new IllegalArgumentException(option + " must be HOST:PORT, e.g. 0.0.0.0:8080, was " + hostPort);
         }
     }
 

@@ -113,7 +113,12 @@ public final class ElasticGpuController implements AutoCloseable {
         }
     }
 
-    /** How many syncs have finished, failed ones included (for tests and logs). */
+    /** True from construction until {@link #close()}: while this replica leads. */
+    public boolean running() {
+        return !closed;
+    }
+
+    /** How many syncs have finished, failed ones included (for tests, logs and metrics). */
     public long syncs() {
         return syncs.get();
     }

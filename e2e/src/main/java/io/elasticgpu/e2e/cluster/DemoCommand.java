@@ -4,8 +4,10 @@ import io.elasticgpu.e2e.demo.Demo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -21,6 +23,10 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--dir", paramLabel = "DIR", description = "Where the demo's cluster lives (default: e2e/.demo).")
     Path dir = ClusterCli.E2E.resolve(".demo");
 
+    @Option(names = "--dashboard-port", paramLabel = "PORT",
+            description = "Where the dashboard listens on 127.0.0.1; 0 picks a free port (default: ${DEFAULT-VALUE}).")
+    int dashboardPort = 8080;
+
     @Option(names = "--exit", description = "Stop after printing instead of waiting for Ctrl-C.")
     boolean exit;
 
@@ -29,18 +35,28 @@ final class DemoCommand implements Callable<Integer> {
         if (nodes < 1 || nodes > 200) {
             throw new IllegalArgumentException("--nodes must be 1..200, was " + nodes);
         }
+        if (dashboardPort < 0 || dashboardPort > 65535) {
+            throw new IllegalArgumentException("--dashboard-port must be 0..65535, was " + dashboardPort);
+        }
         long start = System.nanoTime();
         System.out.println("demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok …");
         try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(dir, Binaries.locate(ClusterCli.E2E)));
-             Demo demo = Demo.start(cp, ClusterCli.E2E.resolve("src/test/resources/scheduler/extender.yaml"))) {
-            System.out.printf("demo: %d fake GPU nodes …%n", demo.createNodes(nodes).size());
-            System.out.println("demo: the extender, controller and webhook run; submitting the workload in namespace demo …");
+             Demo demo = Demo.start(cp, ClusterCli.E2E.resolve("src/test/resources/scheduler/extender.yaml"),
+                     new InetSocketAddress("127.0.0.1", dashboardPort))) {
+            List<String> names = demo.createNodes(nodes);
+            System.out.printf("demo: %d fake GPU nodes; their node agents published the inventories%n", names.size());
+            System.out.println("demo: the extender, controller, webhook and dashboard run; submitting the workload in namespace demo …");
             demo.submitWorkload(Duration.ofMinutes(2));
+            String broken = names.getLast();
+            demo.failCard(broken, 1);
+            System.out.printf("demo: Xid %d on %s card 1; its node agent marked the card unhealthy%n",
+                    Demo.XID_FALLEN_OFF_THE_BUS, broken);
             System.out.println();
             demo.print(System.out);
             System.out.printf("%nready in %.0f s. kubeconfig: %s%n", (System.nanoTime() - start) / 1e9, cp.kubeconfig());
             System.out.printf("  export KUBECONFIG=%s; ./egpu inspect -o wide; %s get egpu%n", cp.kubeconfig(),
                     cp.binaries().kubectl());
+            System.out.printf("dashboard: %s%n", demo.dashboardUrl());
             if (!exit) {
                 System.out.println("Ctrl-C stops everything.");
                 CountDownLatch stop = new CountDownLatch(1);

@@ -1,10 +1,15 @@
 package io.elasticgpu.e2e.demo;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.controller.dashboard.ClusterWatch;
+import io.elasticgpu.controller.dashboard.ControllerMetrics;
+import io.elasticgpu.controller.dashboard.DashboardServer;
 import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.TableRenderer;
@@ -34,22 +39,27 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs Elastic GPU's cluster side against a control plane that has fake GPU nodes: the extender (with kube-scheduler
- * reconfigured to call it), the controller and the admission webhook, in this process; then submits a sample
- * workload (memory and compute slices, whole cards on NVLink, an Aliyun-style pod, a claim) and prints the cluster
- * view. The node agents' part is played by the fake nodes, which carry the inventory an agent would publish.
+ * Runs Elastic GPU against a control plane with fake GPU nodes, in this process: the node agents' inventory publishing
+ * and health watch (simulated GPUs), the extender (with kube-scheduler reconfigured to call it), the controller, the
+ * admission webhook and the dashboard; then submits a sample workload (memory and compute slices, whole cards on
+ * NVLink, an Aliyun-style pod, a claim) and prints the cluster view.
  */
 public final class Demo implements AutoCloseable {
 
     public static final String NAMESPACE = "demo";
+    /** The Xid {@link #failCard} reports. */
+    public static final long XID_FALLEN_OFF_THE_BUS = DemoNodeAgents.XID_FALLEN_OFF_THE_BUS;
 
     private final ControlPlane controlPlane;
     private final KubernetesClient client;
     private final ExtenderService extender;
     private final ElasticGpuController controller;
     private final AdmissionWebhook webhook;
+    private final ClusterWatch watch;
+    private final DashboardServer dashboard;
+    private DemoNodeAgents agents;
 
-    private Demo(ControlPlane controlPlane, Path schedulerTemplate) throws IOException {
+    private Demo(ControlPlane controlPlane, Path schedulerTemplate, InetSocketAddress dashboardAddress) throws IOException {
         this.controlPlane = controlPlane;
         this.client = controlPlane.newClient();
         ElasticGpuCrds.apply(client);
@@ -60,17 +70,45 @@ public final class Demo implements AutoCloseable {
         controller.start();
         this.webhook = AdmissionWebhook.start(client,
                 WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofDays(1)));
+        this.watch = ClusterWatch.start(client);
+        this.dashboard = DashboardServer.start(dashboardAddress, watch, watch::synced,
+                new ControllerMetrics(watch, controller::running, controller::syncs));
     }
 
-    /** Starts the components against {@code controlPlane}, whose kube-scheduler it reconfigures. */
-    public static Demo start(ControlPlane controlPlane, Path schedulerTemplate) throws IOException {
-        return new Demo(controlPlane, schedulerTemplate);
+    /**
+     * Starts the components against {@code controlPlane}, whose kube-scheduler it reconfigures.
+     *
+     * @param dashboardAddress where the dashboard listens (port 0: any free port)
+     */
+    public static Demo start(ControlPlane controlPlane, Path schedulerTemplate, InetSocketAddress dashboardAddress)
+            throws IOException {
+        return new Demo(controlPlane, schedulerTemplate, dashboardAddress);
     }
 
-    /** Creates {@code count} fake GPU nodes: 8-card A100s with two NVLink islands, 4-card V100s, 2-card T4s. */
+    /**
+     * Creates {@code count} fake GPU nodes (8-card A100s with two NVLink islands, 4-card V100s, 2-card T4s), starts a
+     * node agent's publishing for each, and waits until every inventory is on its node.
+     */
     public List<String> createNodes(int count) {
-        return FakeGpuNodes.create(client, GpuNodeSpec.mixed("gpu-node", count), Duration.ofMinutes(2)).stream()
-                .map(n -> n.getMetadata().getName()).toList();
+        List<GpuNodeSpec> specs = GpuNodeSpec.mixed("gpu-node", count);
+        FakeGpuNodes.createBare(client, specs, Duration.ofMinutes(2));
+        agents = DemoNodeAgents.start(client, specs);
+        List<String> names = specs.stream().map(GpuNodeSpec::name).toList();
+        names.forEach(n -> client.nodes().withName(n).waitUntilCondition(
+                x -> x.getMetadata().getAnnotations().containsKey(Annotations.INVENTORY), 1, TimeUnit.MINUTES));
+        return names;
+    }
+
+    /** A critical Xid on one card of {@code node}: its agent marks the card unhealthy and publishes it. */
+    public void failCard(String node, int card) {
+        agents.failCard(node, card);
+        client.nodes().withName(node).waitUntilCondition(n -> !NodeInventory.fromJson(
+                n.getMetadata().getAnnotations().get(Annotations.INVENTORY)).cards().get(card).healthy(), 1, TimeUnit.MINUTES);
+    }
+
+    /** The dashboard's address, e.g. {@code http://127.0.0.1:8080/ui/}. */
+    public String dashboardUrl() {
+        return "http://127.0.0.1:%d/ui/".formatted(dashboard.port());
     }
 
     /** Submits the sample workload and waits until every pod is bound (or {@code timeout} passes). */
@@ -139,6 +177,11 @@ public final class Demo implements AutoCloseable {
     /** Stops the components and gives kube-scheduler back its own configuration; the control plane stays. */
     @Override
     public void close() {
+        dashboard.close();
+        watch.close();
+        if (agents != null) {
+            agents.close();
+        }
         webhook.close();
         controller.close();
         extender.close();

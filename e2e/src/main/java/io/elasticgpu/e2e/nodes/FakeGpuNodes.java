@@ -34,6 +34,20 @@ public final class FakeGpuNodes {
     }
 
     public static Node toNode(GpuNodeSpec spec) {
+        return new NodeBuilder(toBareNode(spec)).editMetadata()
+                .addToLabels(NodeLabels.PRESENT, "true")
+                .addToLabels(NodeLabels.PRODUCT, NodeLabels.value(spec.model()))
+                .addToLabels(NodeLabels.MEMORY, Long.toString(spec.cardMemoryMib()))
+                .addToLabels(NodeLabels.COUNT, Integer.toString(spec.cards()))
+                .addToAnnotations(Annotations.INVENTORY, spec.inventory().toJson())
+                .endMetadata().build();
+    }
+
+    /**
+     * The node without what a node agent publishes (the GPU labels and the inventory), for a test or demo that runs
+     * the agent's publishing against it.
+     */
+    public static Node toBareNode(GpuNodeSpec spec) {
         Map<String, Quantity> capacity = new LinkedHashMap<>();
         capacity.put("cpu", new Quantity(spec.cpuMilli() + "m"));
         capacity.put("memory", new Quantity(spec.memoryMib() + "Mi"));
@@ -51,12 +65,7 @@ public final class FakeGpuNodes {
                 .withNewMetadata().withName(spec.name())
                 .addToLabels("type", "kwok")
                 .addToLabels("kubernetes.io/hostname", spec.name())
-                .addToLabels(NodeLabels.PRESENT, "true")
-                .addToLabels(NodeLabels.PRODUCT, NodeLabels.value(spec.model()))
-                .addToLabels(NodeLabels.MEMORY, Long.toString(spec.cardMemoryMib()))
-                .addToLabels(NodeLabels.COUNT, Integer.toString(spec.cards()))
                 .addToAnnotations(ControlPlane.KWOK_NODE_ANNOTATION, "fake")
-                .addToAnnotations(Annotations.INVENTORY, spec.inventory().toJson())
                 .endMetadata()
                 .withNewStatus().withCapacity(capacity).withAllocatable(capacity).endStatus()
                 .build();
@@ -64,9 +73,19 @@ public final class FakeGpuNodes {
 
     /** Creates the nodes and waits until kwok has marked every one Ready. */
     public static List<Node> create(KubernetesClient client, List<GpuNodeSpec> specs, Duration timeout) {
-        List<Node> created = specs.stream().map(s -> client.nodes().resource(toNode(s)).create()).toList();
-        for (GpuNodeSpec s : specs) {
-            client.nodes().withName(s.name()).waitUntilCondition(FakeGpuNodes::ready, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return createAndWait(client, specs.stream().map(FakeGpuNodes::toNode).toList(), timeout);
+    }
+
+    /** Creates the nodes without inventories ({@link #toBareNode}) and waits until kwok has marked every one Ready. */
+    public static List<Node> createBare(KubernetesClient client, List<GpuNodeSpec> specs, Duration timeout) {
+        return createAndWait(client, specs.stream().map(FakeGpuNodes::toBareNode).toList(), timeout);
+    }
+
+    private static List<Node> createAndWait(KubernetesClient client, List<Node> nodes, Duration timeout) {
+        List<Node> created = nodes.stream().map(n -> client.nodes().resource(n).create()).toList();
+        for (Node n : nodes) {
+            client.nodes().withName(n.getMetadata().getName())
+                    .waitUntilCondition(FakeGpuNodes::ready, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         return created;
     }

@@ -46,7 +46,7 @@ public record GpuNodeSpec(String name, int cards, String model, long cardMemoryM
     public NodeInventory inventory() {
         List<NodeInventory.Card> list = new ArrayList<>();
         for (int i = 0; i < cards; i++) {
-            list.add(new NodeInventory.Card(i, "GPU-%s-%d".formatted(name, i), model, cardMemoryMib, true,
+            list.add(new NodeInventory.Card(i, AllocatedPods.uuid(name, i), model, cardMemoryMib, true,
                     i < (cards + 1) / 2 ? 0 : 1));
         }
         return new NodeInventory(list, links);

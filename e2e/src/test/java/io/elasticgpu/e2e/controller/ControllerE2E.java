@@ -1,5 +1,7 @@
 package io.elasticgpu.e2e.controller;
 
+import static io.elasticgpu.e2e.nodes.AllocatedPods.setHealthy;
+import static io.elasticgpu.e2e.nodes.AllocatedPods.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -27,6 +29,7 @@ import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
 import io.elasticgpu.e2e.cluster.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.e2e.nodes.AllocatedPods;
 import io.elasticgpu.e2e.nodes.GpuNodeSpec;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -349,30 +352,10 @@ class ControllerE2E {
         return controller;
     }
 
-    private static String uuid(String node, int card) {
-        return "GPU-%s-%d".formatted(node, card);
-    }
-
     /** A running pod bound to {@code node} as the extender leaves it: limits that match, allocation, phase. */
     private static Pod create(TestCluster cluster, String name, String node, Map<String, List<Share>> containers,
                               String claim) {
-        PodBuilder pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(cluster.namespace())
-                .addToAnnotations(Annotations.ALLOCATION, new Allocation(node, containers).toJson())
-                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ALLOCATED).endMetadata()
-                .withNewSpec().withNodeName(node).endSpec();
-        containers.forEach((container, shares) -> {
-            boolean whole = shares.getFirst().milli() == 1000;           // the tests' slices are all below a card
-            Map<String, Quantity> limits = whole
-                    ? Map.of(ResourceNames.GPU, new Quantity(Integer.toString(shares.size())))
-                    : Map.of(ResourceNames.GPU_MEMORY, new Quantity(Long.toString(shares.getFirst().memoryMib())),
-                            ResourceNames.GPU_CORE, new Quantity(Integer.toString(shares.getFirst().milli() / 10)));
-            pod.editSpec().addNewContainer().withName(container).withImage("registry.example/gpu:1")
-                    .withNewResources().withLimits(limits).endResources().endContainer().endSpec();
-            if (claim != null) {
-                pod.editMetadata().addToAnnotations(ClaimAnnotations.key(container), claim).endMetadata();
-            }
-        });
-        return cluster.client().pods().inNamespace(cluster.namespace()).resource(pod.build()).create();
+        return AllocatedPods.create(cluster.client(), cluster.namespace(), name, node, containers, claim);
     }
 
     private static void delete(TestCluster cluster, String pod) {
@@ -406,16 +389,6 @@ class ControllerE2E {
     private static ElasticGPUClaimStatus.Phase phase(TestCluster cluster, String name) {
         ElasticGPUClaimStatus status = claim(cluster, name).getStatus();
         return status == null ? null : status.getPhase();
-    }
-
-    private static void setHealthy(KubernetesClient client, String node, int card, boolean healthy) {
-        client.nodes().withName(node).edit(n -> {
-            NodeInventory inventory = NodeInventory.fromJson(n.getMetadata().getAnnotations().get(Annotations.INVENTORY));
-            List<NodeInventory.Card> cards = inventory.cards().stream().map(c -> c.index() != card ? c
-                    : new NodeInventory.Card(c.index(), c.uuid(), c.model(), c.memoryMib(), healthy, c.numa())).toList();
-            n.getMetadata().getAnnotations().put(Annotations.INVENTORY, new NodeInventory(cards, inventory.links()).toJson());
-            return n;
-        });
     }
 
     private static String holder(KubernetesClient client, String ns) {

@@ -7,9 +7,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,9 +32,12 @@ class DemoE2E {
     @Test
     void theDemoBindsEverySamplePodAndShowsWhoHoldsWhichCard(ControlPlane controlPlane) throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        try (Demo demo = Demo.start(controlPlane, Path.of("src/test/resources/scheduler/extender.yaml"));
+        JsonNode dashboard;
+        try (Demo demo = Demo.start(controlPlane, Path.of("src/test/resources/scheduler/extender.yaml"),
+                new InetSocketAddress("127.0.0.1", 0));
              KubernetesClient client = controlPlane.newClient()) {
-            assertThat(demo.createNodes(10)).hasSize(10);
+            List<String> nodes = demo.createNodes(10);
+            assertThat(nodes).hasSize(10);
 
             demo.submitWorkload(Duration.ofMinutes(2));
 
@@ -34,11 +45,26 @@ class DemoE2E {
             assertThat(pods).hasSize(10).allSatisfy(p -> assertThat(p.getSpec().getNodeName()).isNotNull());
             // one per pod, container and card: 6 slices + 4 + 2 whole cards + the Aliyun slice + the claim's slice
             await().atMost(Duration.ofSeconds(60)).until(() -> demo.elasticGpus() == 14);
+            demo.failCard(nodes.getLast(), 1);
             demo.print(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            dashboard = await().atMost(Duration.ofSeconds(30)).until(() -> cluster(demo.dashboardUrl()),
+                    view -> view.at("/summary/unhealthyCards").asInt() == 1);
         }
+        // Every node's inventory and labels came from its node agent (the fake nodes were created without them).
+        assertThat(dashboard.get("nodes")).hasSize(10).allSatisfy(n -> assertThat(n.get("driver").asText()).isEqualTo("570.86.15"));
+        assertThat(dashboard.at("/summary/cards").asInt()).isEqualTo(50);
+        assertThat(dashboard.at("/summary/podsHoldingCards").asInt()).isGreaterThanOrEqualTo(10);
         String out = printed.toString(StandardCharsets.UTF_8);
         assertThat(out).contains("train-nvlink").contains("aliyun-share").contains("notebook")
                 .containsPattern("claim demo/notebook: Bound to \\S+");
         assertThat(out.lines()).allMatch(l -> l.length() <= 80, "80 columns");
+    }
+
+    private static JsonNode cluster(String dashboardUrl) throws Exception {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            String body = http.send(HttpRequest.newBuilder(URI.create(dashboardUrl).resolve("/api/v1/cluster")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            return new ObjectMapper().readTree(body);
+        }
     }
 }

@@ -1,0 +1,139 @@
+package io.elasticgpu.e2e.dashboard;
+
+import static io.elasticgpu.e2e.nodes.AllocatedPods.setHealthy;
+import static io.elasticgpu.e2e.nodes.AllocatedPods.uuid;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.controller.dashboard.ClusterWatch;
+import io.elasticgpu.controller.dashboard.ControllerMetrics;
+import io.elasticgpu.controller.dashboard.DashboardServer;
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.e2e.nodes.AllocatedPods;
+import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+
+/**
+ * The controller's dashboard in headless Chromium, against the real kube-apiserver: fake GPU nodes carry the
+ * inventories, pods carry allocations as the extender writes them, and the page is read and clicked as a person would.
+ * Leaves a screenshot in {@code e2e/target/artifacts/dashboard.png}.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class DashboardE2E {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Path ARTIFACTS = Path.of(System.getProperty("egpu.e2e.dir", "."), "target", "artifacts");
+
+    @Test
+    void everyCardIsDrawnUnhealthyOnesMarkedAClickedCardListsItsPodsAndThePageFollowsTheCluster(TestCluster cluster)
+            throws IOException {
+        List<String> nodes = cluster.createGpuNodes(List.of(
+                GpuNodeSpec.of("a100", 8, "NVIDIA-A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12),
+                GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360)));
+        String a100 = nodes.get(0);
+        String t4 = nodes.get(1);
+        create(cluster, "train", a100, List.of(whole(a100, 0), whole(a100, 1)));
+        create(cluster, "infer", a100, List.of(new Share(2, uuid(a100, 2), 300, 20_480)));
+        create(cluster, "notebook", t4, List.of(new Share(0, uuid(t4, 0), 500, 4_096)));
+        setHealthy(cluster.client(), t4, 1, false);
+
+        try (ClusterWatch watch = ClusterWatch.start(cluster.client());
+             DashboardServer server = DashboardServer.start(new InetSocketAddress("127.0.0.1", 0), watch, watch::synced,
+                     new ControllerMetrics(watch, () -> false, () -> 0))) {
+            ChromeDriver browser = Chromium.start();
+            try {
+                browser.get("http://127.0.0.1:%d/ui/?refresh=1".formatted(server.port()));
+                await().atMost(WAIT).untilAsserted(() -> assertThat(tiles(browser, cluster)).hasSize(10));
+
+                Page page = new Page(browser);
+                assertThat(page.card(a100, 0, "data-fill")).isEqualTo("1.000");
+                assertThat(page.card(a100, 2, "data-fill")).isEqualTo("0.300");      // compute 30 % > memory 25 %
+                assertThat(page.card(a100, 3, "data-fill")).isEqualTo("0.000");
+                assertThat(page.card(a100, 3, "innerText")).contains("NVL-A");         // the NVLink island of cards 0-3
+                assertThat(page.card(a100, 4, "innerText")).contains("NVL-B");
+                assertThat(page.card(t4, 1, "class")).contains("unhealthy");
+                assertThat(page.card(t4, 1, "aria-label")).contains("unhealthy");
+                assertThat(page.text("[data-total='Unhealthy cards'] .value")).isNotEqualTo("0");
+
+                page.click(a100, 2);
+                await().atMost(WAIT).until(() -> !page.text("#details h2").isEmpty());
+                assertThat(page.text("#details")).contains(a100 + " · GPU 2", uuid(a100, 2), "20 GiB of 80 GiB");
+                assertThat(page.text("#details tr[data-pod='%s/infer']".formatted(cluster.namespace())))
+                        .contains("main", "20 GiB", "30 %", "allocated");
+                Files.createDirectories(ARTIFACTS);
+                Files.write(ARTIFACTS.resolve("dashboard.png"), browser.getScreenshotAs(OutputType.BYTES));
+
+                // Live: the page follows new pods, gone pods and health without a reload.
+                create(cluster, "late", a100, List.of(new Share(3, uuid(a100, 3), 500, 40_960)));
+                cluster.client().pods().inNamespace(cluster.namespace()).withName("infer").withGracePeriod(0).delete();
+                setHealthy(cluster.client(), t4, 1, true);
+                await().atMost(WAIT).untilAsserted(() -> {
+                    assertThat(page.card(a100, 3, "data-holders")).isEqualTo("1");
+                    assertThat(page.card(a100, 3, "data-fill")).isEqualTo("0.500");
+                    assertThat(page.card(t4, 1, "data-healthy")).isEqualTo("true");
+                    assertThat(page.text("#details")).contains("No pod holds this card.");
+                });
+                assertThat(page.text("#status")).startsWith("updated");
+            } finally {
+                browser.quit();
+            }
+        }
+    }
+
+    private static Share whole(String node, int card) {
+        return new Share(card, uuid(node, card), 1000, 81_920);
+    }
+
+    private static void create(TestCluster cluster, String name, String node, List<Share> shares) {
+        AllocatedPods.create(cluster.client(), cluster.namespace(), name, node, Map.of("main", shares), null);
+    }
+
+    private static List<WebElement> tiles(ChromeDriver browser, TestCluster cluster) {
+        return browser.findElements(By.cssSelector("button.card[data-node^='%s-']".formatted(cluster.namespace())));
+    }
+
+    /**
+     * Reads the page in one script call each, because it redraws every second and an element found by one WebDriver
+     * call may be gone by the next.
+     */
+    private record Page(ChromeDriver browser) {
+
+        /** An attribute of a card's tile, or its {@code innerText}; null when the tile is not drawn. */
+        String card(String node, int card, String attribute) {
+            return (String) browser.executeScript("""
+                    const t = document.querySelector(`button.card[data-node="${arguments[0]}"][data-card="${arguments[1]}"]`);
+                    return t === null ? null : arguments[2] === "innerText" ? t.innerText : t.getAttribute(arguments[2]);
+                    """, node, card, attribute);
+        }
+
+        /** The visible text of the first element {@code selector} finds, empty when none. */
+        String text(String selector) {
+            return (String) browser.executeScript("const e = document.querySelector(arguments[0]); return e ? e.innerText : '';",
+                    selector);
+        }
+
+        /** A real click on the tile, again if a redraw replaced it under the pointer. */
+        void click(String node, int card) {
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                browser.findElement(By.cssSelector("button.card[data-node='%s'][data-card='%d']".formatted(node, card))).click();
+                return true;
+            });
+        }
+    }
+}
