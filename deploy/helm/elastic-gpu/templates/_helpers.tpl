@@ -3,7 +3,7 @@
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
 
-{{/* Labels on every object; component is the extender, scheduler, node-agent or controller. */}}
+{{/* Labels on every object; component is the extender, scheduler, node-agent, controller or monitoring. */}}
 {{- define "egpu.labels" -}}
 app.kubernetes.io/name: elastic-gpu
 app.kubernetes.io/instance: {{ .root.Release.Name }}

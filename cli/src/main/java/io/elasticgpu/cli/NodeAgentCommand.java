@@ -7,6 +7,9 @@ import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.NvmlBackend;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.metrics.AgentMetrics;
+import io.elasticgpu.node.metrics.MetricsAddress;
+import io.elasticgpu.node.metrics.MetricsServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -16,6 +19,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -75,6 +79,11 @@ final class NodeAgentCommand implements Callable<Integer> {
             description = "Xids that do not take a card out of service (default: application errors 13,31,43,45,68,109).")
     List<Long> ignoredXids;
 
+    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT|off", defaultValue = MetricsAddress.DEFAULT,
+            description = "Where to serve /metrics (Prometheus) and /healthz (default " + MetricsAddress.DEFAULT
+                    + "); off serves neither.")
+    String metricsListen;
+
     AgentConfig config() {
         AgentConfig.Mode m = switch (mode) {
             case "slices" -> AgentConfig.Mode.SLICES;
@@ -100,14 +109,19 @@ final class NodeAgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        Optional<MetricsAddress> listen = MetricsAddress.parse(metricsListen); // a typo fails before anything starts
         AgentConfig c = config();
         GpuBackend gpus = openBackend();
+        // Bound before the agent registers with kubelet, so that a taken port leaves nothing behind.
+        AgentMetrics metrics = new AgentMetrics(c.nodeName());
+        Optional<MetricsServer> server = listen.map(address -> MetricsServer.start(address, metrics));
         KubernetesClient client = KubernetesClients.create(kubeconfig);
         KubernetesCluster cluster = new KubernetesCluster(client, c);
-        NodeAgent agent = NodeAgent.start(c, gpus, cluster, InstantSource.system());
+        NodeAgent agent = NodeAgent.start(c, gpus, cluster, InstantSource.system(), metrics);
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             agent.close(); // removes the plugin sockets, so kubelet stops offering our devices
+            server.ifPresent(MetricsServer::close);
             cluster.close();
             gpus.close();
             client.close();

@@ -7,8 +7,10 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -22,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -33,8 +36,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * lints and renders it with helm built from source ({@code deploy/bin/build-helm}), with the default values and
  * with every option on; the chart's CRDs are applied for real, and every other rendered object is sent as a
  * server-side dry-run apply, which runs the apiserver's validation and admission (RBAC escalation checks
- * included) without storing anything. None may be rejected. The second scheduler's KubeSchedulerConfiguration is
- * read and validated by the real kube-scheduler.
+ * included) without storing anything. None may be rejected. So are the plain manifests {@code
+ * deploy/bin/render-manifests} renders from the chart into {@code deploy/manifests/}. The second scheduler's
+ * KubeSchedulerConfiguration is read and validated by the real kube-scheduler.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class HelmChartE2E {
@@ -49,16 +53,22 @@ class HelmChartE2E {
             Path.of(System.getProperty("egpu.e2e.dir", "e2e")).resolveSibling("deploy").toString()));
 
     @BeforeAll
-    static void checkChartLintsAndRendersBothValueSets() throws Exception {
-        Path log = DEPLOY.resolve("target").resolve("check-chart.log");
-        Files.createDirectories(log.getParent());
-        Process process = new ProcessBuilder(DEPLOY.resolve("bin/check-chart").toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        assertThat(process.waitFor(15, TimeUnit.MINUTES)).as("check-chart finished within 15 minutes").isTrue();
-        assertThat(process.exitValue()).as("check-chart's exit code; its output:%n%s", Files.readString(log)).isZero();
+    static void checkChartLintsAndRendersBothValueSetsAndThePlainManifests() throws Exception {
+        assertThat(script("check-chart")).contains("chart OK (helm v3.");
         Path helm = Path.of(run(DEPLOY.resolve("bin/build-helm").toString(), "--print-path"));
         assertThat(helm).as("helm from deploy/bin/build-helm").isExecutable();
-        assertThat(Files.readString(log)).contains("chart OK (helm v3.");
+        script("render-manifests");
+    }
+
+    /** Runs deploy/bin/{name}, which must succeed; answers its output (also in deploy/target/{name}.log). */
+    private static String script(String name) throws Exception {
+        Path log = DEPLOY.resolve("target").resolve(name + ".log");
+        Files.createDirectories(log.getParent());
+        Process process = new ProcessBuilder(DEPLOY.resolve("bin").resolve(name).toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertThat(process.waitFor(15, TimeUnit.MINUTES)).as("%s finished within 15 minutes", name).isTrue();
+        assertThat(process.exitValue()).as("%s's exit code; its output:%n%s", name, Files.readString(log)).isZero();
+        return Files.readString(log);
     }
 
     @Test
@@ -78,6 +88,35 @@ class HelmChartE2E {
         assertThat(kinds(objects)).contains(SERVICE_MONITOR);
         assertThat(rejections(cluster.client(), objects.stream()
                 .filter(o -> !kind(o).equals(SERVICE_MONITOR)).toList())).isEmpty();
+    }
+
+    @Test
+    void thePlainManifestsRenderedFromTheChartAreAcceptedByTheApiserver(TestCluster cluster) {
+        // What deploy/manifests/README.md says to apply: crds.yaml first, then elastic-gpu.yaml.
+        List<HasMetadata> objects = new ArrayList<>(load(cluster.client(), DEPLOY.resolve("manifests/crds.yaml")));
+        objects.addAll(load(cluster.client(), DEPLOY.resolve("manifests/elastic-gpu.yaml")));
+
+        assertThat(objects).filteredOn(o -> o.getKind().equals("Namespace")).extracting(o -> o.getMetadata().getName())
+                .containsExactly(RELEASE_NAMESPACE);
+        assertThat(kinds(objects)).contains("apps/v1 DaemonSet", "apps/v1 Deployment").doesNotContain(SERVICE_MONITOR);
+        assertThat(rejections(cluster.client(), objects)).isEmpty();
+    }
+
+    @Test
+    void theServiceMonitorScrapesTheMetricsServiceOfEveryComponent(TestCluster cluster) {
+        List<HasMetadata> objects = rendered(cluster.client(), "all-options");
+        GenericKubernetesResource monitor = objects.stream().filter(o -> kind(o).equals(SERVICE_MONITOR))
+                .map(GenericKubernetesResource.class::cast).findFirst().orElseThrow();
+        Map<String, String> selector = monitor.get("spec", "selector", "matchLabels");
+        List<Map<String, Object>> endpoints = monitor.get("spec", "endpoints");
+        Object port = endpoints.getFirst().get("port");
+
+        // Each metrics Service the ServiceMonitor selects, by component, with the port it scrapes.
+        List<String> scraped = objects.stream().filter(Service.class::isInstance).map(Service.class::cast)
+                .filter(svc -> svc.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+                .filter(svc -> svc.getSpec().getPorts().stream().anyMatch(p -> p.getName().equals(port)))
+                .map(svc -> svc.getMetadata().getLabels().get("app.kubernetes.io/component")).toList();
+        assertThat(scraped).containsExactlyInAnyOrder("extender", "controller", "node-agent");
     }
 
     @Test
@@ -158,9 +197,13 @@ class HelmChartE2E {
         }
     }
 
-    /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml (a multi-document YAML). */
+    /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml. */
     private static List<HasMetadata> rendered(KubernetesClient client, String variant) {
-        Path file = DEPLOY.resolve("target").resolve("elastic-gpu-" + variant + ".yaml");
+        return load(client, DEPLOY.resolve("target").resolve("elastic-gpu-" + variant + ".yaml"));
+    }
+
+    /** The objects of a multi-document YAML file. */
+    private static List<HasMetadata> load(KubernetesClient client, Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             List<HasMetadata> objects = client.load(in).items();
             assertThat(objects).as("objects in %s", file).isNotEmpty().doesNotContainNull();

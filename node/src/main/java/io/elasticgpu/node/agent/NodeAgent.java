@@ -17,6 +17,7 @@ import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.health.CardHealth;
 import io.elasticgpu.node.health.HealthWatch;
+import io.elasticgpu.node.metrics.AgentMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,10 +43,13 @@ public final class NodeAgent implements AutoCloseable {
     private final PluginSupervisor supervisor;
     private final HealthWatch watch;
     private final List<AdvertisedResource> resources;
+    private final AgentMetrics metrics;
 
-    private NodeAgent(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
+    private NodeAgent(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
         this.hardware = backend.discover();
         this.health = new CardHealth(hardware.gpus().size(), config.health(), clock);
+        this.metrics = metrics;
+        metrics.watchCards(hardware, health);
         this.resources = advertised(config, hardware);
         DeviceCatalog catalog = new DeviceCatalog(hardware, resources);
         this.kubelet = new PodResourcesClient(config.podResourcesSocket(),
@@ -56,21 +60,22 @@ public final class NodeAgent implements AutoCloseable {
         if (config.mode() == AgentConfig.Mode.SLICES) {
             PlanAllocator plans = new PlanAllocator(cluster.pods(), kubelet, catalog, hardware.topology());
             allocator = plans;
-            truth = plans::reconcile;
+            truth = metrics.recording(plans::reconcile);
             pending = plans::truthPending;
         } else {
             ReplicaAllocator replicas = new ReplicaAllocator(kubelet, catalog, hardware.topology(), health::healthy);
             allocator = replicas;
-            truth = replicas::reconcile;
+            truth = metrics.recording(replicas::reconcile);
             pending = () -> true;
         }
         this.recorder = new TruthRecorder(truth, pending, cluster.pods(), cluster.truth());
-        Allocator signalling = new Signalling(allocator, recorder);
+        Allocator signalling = new Signalling(metrics.metered(allocator), recorder);
         ContainerEnvironment env = new ContainerEnvironment(config.mps(), config.mpsPipeDir().toString(), config.aliyunUnitMib());
         List<PluginService> services = resources.stream()
                 .map(r -> new PluginService(r, catalog, signalling, env, health::healthy)).toList();
         cluster.publish(hardware, health::healthy);
         this.supervisor = new PluginSupervisor(config.pluginDir(), services);
+        metrics.watchPlugins(supervisor);
         this.watch = new HealthWatch(backend, health, () -> {
             supervisor.healthChanged();
             cluster.publish(hardware, health::healthy);
@@ -84,7 +89,13 @@ public final class NodeAgent implements AutoCloseable {
      * @throws IllegalArgumentException when the configuration cannot work on this hardware (the message says why)
      */
     public static NodeAgent start(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
-        return new NodeAgent(config, backend, cluster, clock);
+        return start(config, backend, cluster, clock, new AgentMetrics(config.nodeName()));
+    }
+
+    /** As {@link #start(AgentConfig, GpuBackend, Cluster, InstantSource)}, reporting into {@code metrics}. */
+    public static NodeAgent start(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock,
+                                  AgentMetrics metrics) {
+        return new NodeAgent(config, backend, cluster, clock, metrics);
     }
 
     /** The configured resources, less compatibility names whose device list kubelet could not take. */
@@ -111,6 +122,10 @@ public final class NodeAgent implements AutoCloseable {
 
     public List<AdvertisedResource> resources() {
         return resources;
+    }
+
+    public AgentMetrics metrics() {
+        return metrics;
     }
 
     /** Whether every plugin is registered with the current kubelet. */

@@ -36,12 +36,13 @@ public final class PluginSupervisor implements AutoCloseable {
     private volatile boolean closed;
     private Object kubeletIdentity;
 
-    /** One plugin, its server and its registration state; touched by the loop thread only. */
+    /** One plugin, its server and its registration state; written by the loop thread only (metrics read two). */
     private static final class Endpoint {
         final PluginService service;
         final Path socket;
         Server server;
-        Object registeredWith;
+        volatile Object registeredWith;
+        volatile long registrations;
         long nextAttemptNanos;
         Duration backoff = Duration.ofMillis(500);
 
@@ -64,6 +65,23 @@ public final class PluginSupervisor implements AutoCloseable {
     public boolean registered() {
         Object now = identity(dir.resolve("kubelet.sock"));
         return now != null && endpoints.stream().allMatch(e -> Objects.equals(e.registeredWith, now));
+    }
+
+    /**
+     * One plugin's registration, for metrics.
+     *
+     * @param resource      the resource the plugin serves
+     * @param registered    whether it is registered with the kubelet whose socket is there now
+     * @param registrations how many times kubelet accepted its registration (more than once: kubelet restarted or
+     *                      the plugin's socket was deleted)
+     */
+    public record Registration(String resource, boolean registered, long registrations) {
+    }
+
+    public List<Registration> registrations() {
+        Object now = identity(dir.resolve("kubelet.sock"));
+        return endpoints.stream().map(e -> new Registration(e.service.resource().name(),
+                now != null && now.equals(e.registeredWith), e.registrations)).toList();
     }
 
     private void run() {
@@ -113,6 +131,7 @@ public final class PluginSupervisor implements AutoCloseable {
         try {
             KubeletRegistration.register(dir.resolve("kubelet.sock"), e.socket.getFileName().toString(), e.service.resource().name());
             e.registeredWith = kubelet;
+            e.registrations++; // only the loop thread writes it
             e.backoff = Duration.ofMillis(500);
             LOG.info("registered {} on {}", e.service.resource().name(), e.socket);
         } catch (RuntimeException ex) {

@@ -221,6 +221,18 @@ class NodeAgentIT {
 
         assertThat(card(admitted(second, "main"))).isEqualTo(1);
         await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.recorded).containsKeys("first", "second"));
+        // What Prometheus would see: both calls answered, the plugin registered twice, a slice held on each card.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(metrics()).contains(
+                "egpu_node_agent_allocate_calls_total{outcome=\"ok\",resource=\"%s\"} 2".formatted(MEM),
+                "egpu_node_agent_plugin_registered{resource=\"%s\"} 1".formatted(MEM),
+                "egpu_node_agent_kubelet_reregistrations_total{resource=\"%s\"} 1".formatted(MEM),
+                "egpu_node_agent_card_memory_allocated_mib{card=\"1\",node=\"%s\"".formatted(GpuPods.NODE)));
+    }
+
+    private String metrics() throws java.io.IOException {
+        var out = new java.io.ByteArrayOutputStream();
+        agent.metrics().write(out);
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test
