@@ -76,6 +76,9 @@ class DashboardE2E {
                 assertThat(page.text("#details")).contains(a100 + " · GPU 2", uuid(a100, 2), "20 GiB of 80 GiB");
                 assertThat(page.text("#details tr[data-pod='%s/infer']".formatted(cluster.namespace())))
                         .contains("main", "20 GiB", "30 %", "allocated");
+                String drawn = page.text("#status");
+                await().atMost(WAIT).until(() -> !page.text("#status").equals(drawn));   // redrawn since the click
+                assertThat(page.focusedCard()).as("keyboard focus kept across redraws").isEqualTo(a100 + "/2");
                 Files.createDirectories(ARTIFACTS);
                 Files.write(ARTIFACTS.resolve("dashboard.png"), browser.getScreenshotAs(OutputType.BYTES));
 
@@ -126,6 +129,14 @@ class DashboardE2E {
         String text(String selector) {
             return (String) browser.executeScript("const e = document.querySelector(arguments[0]); return e ? e.innerText : '';",
                     selector);
+        }
+
+        /** {@code node/card} of the tile that has the keyboard focus, or null. */
+        String focusedCard() {
+            return (String) browser.executeScript("""
+                    const e = document.activeElement;
+                    return e && e.classList.contains("card") ? `${e.dataset.node}/${e.dataset.card}` : null;
+                    """);
         }
 
         /** A real click on the tile, again if a redraw replaced it under the pointer. */

@@ -163,8 +163,16 @@ function renderLists(view) {
 
 function render() {
   if (!state.view) return;
+  // The grid is drawn anew each time: keep the keyboard on the tile it was on.
+  const focused = document.activeElement && document.activeElement.classList.contains("card")
+    ? [document.activeElement.dataset.node, document.activeElement.dataset.card] : null;
   renderTotals(state.view.summary);
   renderGrid(state.view);
+  if (focused) {
+    const tile = [...document.querySelectorAll("button.card")]
+      .find(t => t.dataset.node === focused[0] && t.dataset.card === focused[1]);
+    if (tile) tile.focus();
+  }
   renderDetails(state.view);
   renderLists(state.view);
 }
