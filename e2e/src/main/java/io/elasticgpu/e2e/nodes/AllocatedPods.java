@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 
 import java.util.List;
 import java.util.Map;
@@ -56,8 +57,24 @@ public final class AllocatedPods {
         return client.pods().inNamespace(namespace).resource(pod.build()).create();
     }
 
-    /** Rewrites the node's inventory with card {@code card} healthy or not, as the node agent publishes health. */
+    /**
+     * Rewrites the node's inventory with card {@code card} healthy or not, as the node agent publishes health. kwok
+     * updates the node's status meanwhile, so a write that lost the race (409) is made again on the fresh node.
+     */
     public static void setHealthy(KubernetesClient client, String node, int card, boolean healthy) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                editHealth(client, node, card, healthy);
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void editHealth(KubernetesClient client, String node, int card, boolean healthy) {
         client.nodes().withName(node).edit(n -> {
             NodeInventory inventory = NodeInventory.fromJson(n.getMetadata().getAnnotations().get(Annotations.INVENTORY));
             List<NodeInventory.Card> cards = inventory.cards().stream().map(c -> c.index() != card ? c
