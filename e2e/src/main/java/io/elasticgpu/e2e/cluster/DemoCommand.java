@@ -4,12 +4,17 @@ import io.elasticgpu.e2e.demo.Demo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** {@code ./egpu demo} ({@code e2e/bin/cluster demo}): a control plane, ten GPU nodes, Elastic GPU, a workload. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -39,10 +44,32 @@ final class DemoCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--dashboard-port must be 0..65535, was " + dashboardPort);
         }
         long start = System.nanoTime();
+        forgetTheLastDemo();
+        // On Ctrl-C or SIGTERM the hook holds the JVM until everything below is closed, or the control plane's
+        // processes would outlive it.
+        CountDownLatch stop = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.countDown();
+            try {
+                closed.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "demo-stop"));
+        try {
+            run(start, stop);
+        } finally {
+            closed.countDown();
+        }
+        return 0;
+    }
+
+    private void run(long start, CountDownLatch stop) throws Exception {
         System.out.println("demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok …");
         try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(dir, Binaries.locate(ClusterCli.E2E)));
              Demo demo = Demo.start(cp, ClusterCli.E2E.resolve("src/test/resources/scheduler/extender.yaml"),
-                     new InetSocketAddress("127.0.0.1", dashboardPort))) {
+                     new InetSocketAddress("127.0.0.1", dashboardPort), Demo.ControlPlaneUse.OWNED)) {
             List<String> names = demo.createNodes(nodes);
             System.out.printf("demo: %d fake GPU nodes; their node agents published the inventories%n", names.size());
             System.out.println("demo: the extender, controller, webhook and dashboard run; submitting the workload in namespace demo …");
@@ -56,14 +83,24 @@ final class DemoCommand implements Callable<Integer> {
             System.out.printf("%nready in %.0f s. kubeconfig: %s%n", (System.nanoTime() - start) / 1e9, cp.kubeconfig());
             System.out.printf("  export KUBECONFIG=%s; ./egpu inspect -o wide; %s get egpu%n", cp.kubeconfig(),
                     cp.binaries().kubectl());
-            System.out.printf("dashboard: %s%n", demo.dashboardUrl());
             if (!exit) {
-                System.out.println("Ctrl-C stops everything.");
-                CountDownLatch stop = new CountDownLatch(1);
-                Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "demo-stop"));
+                System.out.printf("dashboard: %s%nCtrl-C stops everything.%n", demo.dashboardUrl());
                 stop.await();
+                System.out.println("demo: stopping …");
             }
         }
-        return 0;
+    }
+
+    /** Every demo starts from an empty cluster: the last one's nodes, pods and claims live in its etcd data. */
+    private void forgetTheLastDemo() throws IOException {
+        Path data = dir.resolve("etcd");
+        if (!Files.isDirectory(data)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(data)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }

@@ -57,10 +57,21 @@ public final class Demo implements AutoCloseable {
     private final AdmissionWebhook webhook;
     private final ClusterWatch watch;
     private final DashboardServer dashboard;
+    private final ControlPlaneUse use;
     private DemoNodeAgents agents;
 
-    private Demo(ControlPlane controlPlane, Path schedulerTemplate, InetSocketAddress dashboardAddress) throws IOException {
+    /** Whose control plane the demo runs on, which decides what {@link #close()} puts back. */
+    public enum ControlPlaneUse {
+        /** Tests share it: close gives kube-scheduler its own configuration back and removes the webhook's. */
+        SHARED,
+        /** {@code ./egpu demo} stops it right after: close only stops the components. */
+        OWNED
+    }
+
+    private Demo(ControlPlane controlPlane, Path schedulerTemplate, InetSocketAddress dashboardAddress, ControlPlaneUse use)
+            throws IOException {
         this.controlPlane = controlPlane;
+        this.use = use;
         this.client = controlPlane.newClient();
         ElasticGpuCrds.apply(client);
         this.extender = ExtenderService.start(client, ExtenderConfig.defaults().withListen("127.0.0.1:0"));
@@ -80,9 +91,9 @@ public final class Demo implements AutoCloseable {
      *
      * @param dashboardAddress where the dashboard listens (port 0: any free port)
      */
-    public static Demo start(ControlPlane controlPlane, Path schedulerTemplate, InetSocketAddress dashboardAddress)
-            throws IOException {
-        return new Demo(controlPlane, schedulerTemplate, dashboardAddress);
+    public static Demo start(ControlPlane controlPlane, Path schedulerTemplate, InetSocketAddress dashboardAddress,
+                             ControlPlaneUse use) throws IOException {
+        return new Demo(controlPlane, schedulerTemplate, dashboardAddress, use);
     }
 
     /**
@@ -174,7 +185,7 @@ public final class Demo implements AutoCloseable {
                 .createOr(existing -> existing.update());
     }
 
-    /** Stops the components and gives kube-scheduler back its own configuration; the control plane stays. */
+    /** Stops the components; on a {@link ControlPlaneUse#SHARED} control plane, also puts back what the demo changed. */
     @Override
     public void close() {
         dashboard.close();
@@ -185,8 +196,10 @@ public final class Demo implements AutoCloseable {
         webhook.close();
         controller.close();
         extender.close();
-        client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WebhookConfig.CONFIGURATION_NAME).delete();
-        controlPlane.restartScheduler(null);
+        if (use == ControlPlaneUse.SHARED) {
+            client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WebhookConfig.CONFIGURATION_NAME).delete();
+            controlPlane.restartScheduler(null);
+        }
         client.close();
     }
 }

@@ -34,7 +34,7 @@ class DemoE2E {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         List<JsonNode> demoNodes;
         try (Demo demo = Demo.start(controlPlane, Path.of("src/test/resources/scheduler/extender.yaml"),
-                new InetSocketAddress("127.0.0.1", 0));
+                new InetSocketAddress("127.0.0.1", 0), Demo.ControlPlaneUse.SHARED);
              KubernetesClient client = controlPlane.newClient()) {
             List<String> nodes = demo.createNodes(10);
             assertThat(nodes).hasSize(10);
