@@ -124,24 +124,13 @@ public final class ClusterCli {
             Properties state = state();
             List<Integer> bound = ControlPlane.stopDetached(state);
             Files.delete(dir.resolve("cluster.properties"));
-            deleteTree(dir.resolve("etcd"));
+            ControlPlane.deleteData(dir);
             if (!bound.isEmpty()) {
                 System.err.println("cluster down: stopped, but ports are still bound: " + bound);
                 return 1;
             }
             System.out.println("cluster stopped; logs kept in " + dir.resolve("logs"));
             return 0;
-        }
-
-        private static void deleteTree(Path root) throws IOException {
-            if (!Files.exists(root)) {
-                return;
-            }
-            try (var paths = Files.walk(root)) {
-                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
         }
     }
 

@@ -21,11 +21,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, on loopback ports chosen when started,
@@ -108,6 +110,22 @@ public final class ControlPlane implements AutoCloseable {
         } catch (RuntimeException e) {
             cp.close();
             throw e;
+        }
+    }
+
+    /**
+     * Deletes the cluster's stored objects (etcd's data in {@code <workDir>/etcd}) so that the next start begins with
+     * an empty cluster; certificates and logs stay. Call it only while no control plane runs in {@code workDir}.
+     */
+    public static void deleteData(Path workDir) throws IOException {
+        Path data = workDir.resolve("etcd");
+        if (!Files.exists(data)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(data)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 

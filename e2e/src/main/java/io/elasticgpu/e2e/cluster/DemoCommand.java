@@ -4,17 +4,13 @@ import io.elasticgpu.e2e.demo.Demo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /** {@code ./egpu demo} ({@code e2e/bin/cluster demo}): a control plane, ten GPU nodes, Elastic GPU, a workload. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
@@ -44,7 +40,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--dashboard-port must be 0..65535, was " + dashboardPort);
         }
         long start = System.nanoTime();
-        forgetTheLastDemo();
+        ControlPlane.deleteData(dir);   // every demo starts from an empty cluster, not the last demo's nodes and pods
         // On Ctrl-C or SIGTERM the hook holds the JVM until everything below is closed, or the control plane's
         // processes would outlive it.
         CountDownLatch stop = new CountDownLatch(1);
@@ -87,19 +83,6 @@ final class DemoCommand implements Callable<Integer> {
                 System.out.printf("dashboard: %s%nCtrl-C stops everything.%n", demo.dashboardUrl());
                 stop.await();
                 System.out.println("demo: stopping …");
-            }
-        }
-    }
-
-    /** Every demo starts from an empty cluster: the last one's nodes, pods and claims live in its etcd data. */
-    private void forgetTheLastDemo() throws IOException {
-        Path data = dir.resolve("etcd");
-        if (!Files.isDirectory(data)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(data)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
             }
         }
     }
