@@ -35,9 +35,7 @@ public final class ElasticGpuCrds {
             CustomResourceDefinition crd = generated(plural);
             client.resource(crd).forceConflicts().serverSideApply();
             client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
-                    .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions()
-                            .stream().anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())),
-                            30, TimeUnit.SECONDS);
+                    .waitUntilCondition(ElasticGpuCrds::established, 30, TimeUnit.SECONDS);
         }
         // Discovery can lag the Established condition by a moment.
         if (!Poll.until(() -> client.resources(ElasticGPU.class).list() != null
@@ -46,6 +44,13 @@ public final class ElasticGpuCrds {
                 Duration.ofSeconds(20), Duration.ofMillis(100))) {
             throw new IllegalStateException("the ElasticGPU CRDs are Established but not served after 20 s");
         }
+    }
+
+    /** A new CRD's status can come before its conditions do: that is "not yet", not an error. */
+    private static boolean established(CustomResourceDefinition crd) {
+        return crd != null && crd.getStatus() != null && crd.getStatus().getConditions() != null
+                && crd.getStatus().getConditions().stream()
+                .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     /** The CRD as the build wrote it into the api jar. */
