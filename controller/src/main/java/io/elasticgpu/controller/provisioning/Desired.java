@@ -2,13 +2,14 @@ package io.elasticgpu.controller.provisioning;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.controller.claims.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.elasticgpu.controller.claims.ClaimKey;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -68,7 +69,7 @@ public final class Desired {
 
     /** The ElasticGPUs one pod's allocation stands for; none when it holds nothing or its annotation is unreadable. */
     static List<DesiredGpu> forPod(Pod pod, ClaimBook book) {
-        if (holdsNothing(pod)) {
+        if (!CardHolding.holdsCards(pod)) {
             return List.of();
         }
         Map<String, String> annotations = pod.getMetadata().getAnnotations();
@@ -146,9 +147,4 @@ public final class Desired {
         return whole;
     }
 
-    /** Finished pods and pods being deleted hold nothing, as the extender and {@code egpu inspect} count them. */
-    static boolean holdsNothing(Pod pod) {
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        return "Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
-    }
 }

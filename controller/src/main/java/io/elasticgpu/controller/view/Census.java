@@ -2,6 +2,7 @@ package io.elasticgpu.controller.view;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
@@ -74,7 +75,7 @@ final class Census {
     }
 
     private void readPod(Pod pod) {
-        if (holdsNothing(pod)) {
+        if (!CardHolding.holdsCards(pod)) {
             return;
         }
         String ns = pod.getMetadata().getNamespace();
@@ -103,7 +104,9 @@ final class Census {
             podProblem(ns, name, node, mismatch);
             return;
         }
-        String phase = Objects.requireNonNullElse(annotation(pod, Annotations.PHASE), "unknown");
+        // A pod being deleted still holds its cards (CardHolding); the view says so instead of its last phase.
+        String phase = CardHolding.terminating(pod) ? "terminating"
+                : Objects.requireNonNullElse(annotation(pod, Annotations.PHASE), "unknown");
         Map<Integer, List<Holder>> cards = holders.computeIfAbsent(node, n -> new TreeMap<>());
         Map<Integer, Integer> milli = milliByCard.computeIfAbsent(node, n -> new TreeMap<>());
         allocation.containers().forEach((container, shares) -> shares.forEach(share -> {
@@ -193,11 +196,6 @@ final class Census {
                 .replaceAll("(?s)\\s*at \\[Source:.*$", "");
     }
 
-    /** Finished pods and pods being deleted hold nothing, as the extender counts them. */
-    private static boolean holdsNothing(Pod pod) {
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        return "Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null;
-    }
 
     private static String annotation(HasMetadata object, String key) {
         Map<String, String> annotations = object.getMetadata().getAnnotations();

@@ -2,6 +2,7 @@ package io.elasticgpu.controller.claims;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.NodeInventory;

@@ -56,7 +56,6 @@ class DesiredTest {
         return Stream.of(
                 Named.of("Succeeded", p -> p.getStatus().setPhase("Succeeded")),
                 Named.of("Failed", p -> p.getStatus().setPhase("Failed")),
-                Named.of("being deleted", p -> p.getMetadata().setDeletionTimestamp("2026-01-01T00:00:00Z")),
                 Named.of("bound to another node than its allocation names", p -> p.getSpec().setNodeName("gpu-t2")),
                 Named.of("allocation not JSON", p -> p.getMetadata().getAnnotations().put("elasticgpu.io/allocation", "{")),
                 Named.of("no allocation", p -> p.getMetadata().getAnnotations().remove("elasticgpu.io/allocation")));
@@ -69,6 +68,15 @@ class DesiredTest {
         change.accept(pod);
 
         assertThat(Desired.of(List.of(pod))).isEmpty();
+    }
+
+    /** Issue 13, defect 1: a pod being deleted lost its ElasticGPU while its containers still ran on the card. */
+    @Test
+    void aPodBeingDeletedKeepsItsElasticGpuUntilItStops() {
+        Pod pod = slicePod("infer", "1f9c2e4b-aaaa", "gpu-a8", 2, 300, 4096);
+        pod.getMetadata().setDeletionTimestamp("2026-01-01T00:00:00Z");
+
+        assertThat(Desired.of(List.of(pod))).hasSize(1);
     }
 
     @Test

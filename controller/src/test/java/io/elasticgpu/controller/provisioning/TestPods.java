@@ -6,7 +6,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.controller.claims.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -31,8 +31,8 @@ class ClusterViewTest {
             "gpu-a8, 4, 28672, 81920, 80, 2",
             // pipeline's two containers: prep 4096 + model 16384 = 20480 MiB; 20 % + 40 % = 60 %
             "gpu-a8, 5, 20480, 81920, 60, 2",
-            // done (Succeeded) and leaving (being deleted) held card 7: they hold nothing now
-            "gpu-a8, 7, 0, 81920, 0, 0",
+            // done (Succeeded) holds nothing now; leaving (being deleted, still Running) holds card 7 until it stops
+            "gpu-a8, 7, 81920, 81920, 100, 1",
             // aliyun-share 8192 MiB at 0 % + batch worker 2048 MiB at 30 % = 10240 MiB, 30 %
             "gpu-t2, 0, 10240, 15360, 30, 2",
             // ghost names card 9 of a 2-card node: a problem, counted nowhere
@@ -48,10 +48,19 @@ class ClusterViewTest {
     }
 
     @Test
+    void aPodBeingDeletedIsShownHoldingItsCardAsTerminating() {
+        assertThat(card(all, "gpu-a8", 7).holders()).singleElement().satisfies(h -> {
+            assertThat(h.podName()).isEqualTo("ml/leaving");
+            assertThat(h.phase()).isEqualTo("terminating");
+        });
+    }
+
+    @Test
     void theSummaryAddsUpEveryCardOfEveryGpuNode() {
-        // memory: 4 × 81920 (train-big) + 28672 + 20480 + 81920 (pipeline's whole card 6) + 10240 = 468992 MiB
-        // capacity: 8 × 81920 + 2 × 15360 = 686080 MiB; compute: 400 + 80 + 60 + 100 + 30 = 670 of 10 × 100
-        assertThat(all.summary()).isEqualTo(new Summary(2, 10, 1, 468992, 8 * A100_MIB + 2 * T4_MIB, 670, 1000, 6, 1));
+        // memory: 4 × 81920 (train-big) + 28672 + 20480 + 81920 (pipeline's whole card 6) + 81920 (leaving, still
+        // terminating, card 7) + 10240 = 550912 MiB
+        // capacity: 8 × 81920 + 2 × 15360 = 686080 MiB; compute: 400 + 80 + 60 + 100 + 100 + 30 = 770 of 10 × 100
+        assertThat(all.summary()).isEqualTo(new Summary(2, 10, 1, 550912, 8 * A100_MIB + 2 * T4_MIB, 770, 1000, 7, 1));
     }
 
     @Test

@@ -5,7 +5,7 @@ import io.elasticgpu.api.v1alpha1.Allocation.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.controller.claims.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;

@@ -18,7 +18,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.controller.claims.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.controller.provisioning.Desired;
 import io.elasticgpu.controller.provisioning.DesiredGpu;
 import io.elasticgpu.controller.provisioning.ElasticGpuController;

@@ -5,7 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.ElasticGPU;
+import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
 import io.elasticgpu.e2e.components.EgpuProcess;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -123,6 +127,54 @@ class ExtenderE2E {
         assertThat(cluster.client().nodes().withName(node).get().getMetadata().getAnnotations())
                 .as("the extender nudged kube-scheduler through the node once the card was free")
                 .containsKey("elasticgpu.io/capacity-freed");
+    }
+
+    /**
+     * Issue 13, defect 1: a pod being deleted keeps its card until its containers stop. A finalizer stands in for
+     * kubelet's 60 s grace period (kwok deletes at once), so the pod stays Running with a deletionTimestamp for as
+     * long as the test needs. The extender, the cluster view ({@code egpu inspect} and the dashboard read the same
+     * one) and the ElasticGPU objects all count the card as held, and the new pod binds only once the old one is gone.
+     */
+    @Test
+    void aPodBeingDeletedHoldsItsCardUntilItIsGone(TestCluster cluster) {
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 1, "Tesla-T4", 15_360))).getFirst();
+        KubernetesClient client = cluster.client();
+        ElasticGpuCrds.apply(client);
+        String finalizer = "e2e.elasticgpu.io/grace-period";
+        client.pods().inNamespace(cluster.namespace()).resource(new PodBuilder(podOf("old", Map.of("elasticgpu.io/gpu", "1"), node))
+                .editMetadata().addToFinalizers(finalizer).endMetadata()
+                .editSpec().withTerminationGracePeriodSeconds(60L).endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).contains("old"));
+        try (ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10))) {
+            controller.start();
+            await().atMost(Duration.ofSeconds(45)).until(() -> elasticGpusOf(client, "old") == 1);
+
+            client.pods().inNamespace(cluster.namespace()).withName("old").withGracePeriod(60).delete();
+            await().atMost(Duration.ofSeconds(30)).until(() -> pod(cluster, "old").getMetadata().getDeletionTimestamp() != null);
+            create(cluster, "new", Map.of("elasticgpu.io/gpu-memory", "1024"), node);
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(failedSchedulingMessages(cluster))
+                    .anySatisfy(m -> assertThat(m).contains("no card has 1024 MiB free")));
+            assertThat(pod(cluster, "new").getSpec().getNodeName()).as("the new pod waits").isNull();
+            ClusterView view = ClusterView.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems());
+            assertThat(view.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().cards().getFirst()
+                    .holders()).as("egpu inspect and the dashboard show the card held")
+                    .anySatisfy(h -> {
+                        assertThat(h.pod()).isEqualTo("old");
+                        assertThat(h.phase()).isEqualTo("terminating");
+                    });
+            assertThat(elasticGpusOf(client, "old")).as("the ElasticGPU of the terminating pod stays").isEqualTo(1);
+
+            client.pods().inNamespace(cluster.namespace()).withName("old")
+                    .edit(p -> new PodBuilder(p).editMetadata().removeFromFinalizers(finalizer).endMetadata().build());
+            await().atMost(Duration.ofSeconds(90)).until(() -> running(cluster).contains("new"));
+            await().atMost(Duration.ofSeconds(45)).until(() -> elasticGpusOf(client, "old") == 0);
+            assertThat(GpuAudit.of(client, List.of(node)).overCommitted()).isEmpty();
+        }
+    }
+
+    private static long elasticGpusOf(KubernetesClient client, String pod) {
+        return client.resources(ElasticGPU.class).list().getItems().stream()
+                .filter(g -> g.getSpec().getPodRef() != null && pod.equals(g.getSpec().getPodRef().getName())).count();
     }
 
     @Test
@@ -246,6 +298,10 @@ class ExtenderE2E {
     }
 
     private static void create(TestCluster cluster, String name, Map<String, String> limits, String node) {
+        cluster.client().pods().inNamespace(cluster.namespace()).resource(podOf(name, limits, node)).create();
+    }
+
+    private static Pod podOf(String name, Map<String, String> limits, String node) {
         Map<String, Quantity> q = new LinkedHashMap<>();
         limits.forEach((k, v) -> q.put(k, new Quantity(v)));
         PodBuilder b = new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
@@ -254,7 +310,7 @@ class ExtenderE2E {
         if (node != null) {
             b.editSpec().addToNodeSelector("kubernetes.io/hostname", node).endSpec();
         }
-        cluster.client().pods().inNamespace(cluster.namespace()).resource(b.build()).create();
+        return b.build();
     }
 
     private static List<Pod> pods(TestCluster cluster) {

@@ -2,6 +2,7 @@ package io.elasticgpu.node.allocation;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
@@ -55,8 +56,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
 
     /** The pod as allocation sees it, if it is alive and asks for GPUs in a way that can be read. */
     public static Optional<NodePod> of(Pod p, String node, PodGpuRequests.Units units) {
-        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-        if ("Succeeded".equals(phase) || "Failed".equals(phase) || p.getMetadata().getDeletionTimestamp() != null) {
+        if (!CardHolding.holdsCards(p)) {
             return Optional.empty();
         }
         Map<String, GpuAsk.Family> families = new HashMap<>();

@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler.binding;
 
 import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -72,8 +73,7 @@ public final class KubernetesClusterApi implements ClusterApi {
     @Override
     public PodView pod(String ns, String name, String uid) {
         Pod pod = client.pods().inNamespace(ns).withName(name).get();
-        if (pod == null || !uid.equals(pod.getMetadata().getUid()) || pod.getStatus() != null
-                && ("Succeeded".equals(pod.getStatus().getPhase()) || "Failed".equals(pod.getStatus().getPhase()))) {
+        if (pod == null || !uid.equals(pod.getMetadata().getUid()) || !CardHolding.holdsCards(pod)) {
             return PodView.GONE;
         }
         String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();

@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler.cache;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
 
@@ -136,7 +137,7 @@ public final class ClusterCache {
     public void upsertPod(Pod pod) {
         String uid = pod.getMetadata().getUid();
         String key = key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
-        boolean terminal = "Succeeded".equals(phase(pod)) || "Failed".equals(phase(pod));
+        boolean terminal = !CardHolding.holdsCards(pod);
         lock.lock();
         try {
             if (terminal) {
@@ -417,10 +418,6 @@ public final class ClusterCache {
                     e.getMessage());
             return null;
         }
-    }
-
-    private static String phase(Pod pod) {
-        return pod.getStatus() == null ? null : pod.getStatus().getPhase();
     }
 
     private static String key(String namespace, String name) {

@@ -1,4 +1,4 @@
-package io.elasticgpu.controller.claims;
+package io.elasticgpu.api.v1alpha1;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
