@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * Sharing with the scheduler extender: every container gets the cards the extender planned for it (the pod's
@@ -30,9 +31,10 @@ public final class PlanAllocator implements Allocator {
     private final Map<String, Handout> handouts = new HashMap<>();
     private long answered;
     private Map<ContainerKey, Map<String, List<String>>> learnt; // the records learn() last read
-    private volatile Records last = new Records(Map.of(), 0);
+    private volatile Records last; // null until the first read: any nanoTime value is a valid time, even 0
+    private final LongSupplier nanos;
 
-    /** kubelet's records as last read, and when (System.nanoTime). */
+    /** kubelet's records as last read, and when ({@link #nanos}). */
     private record Records(Map<ContainerKey, Map<String, List<String>>> byContainer, long nanos) {
     }
 
@@ -40,6 +42,12 @@ public final class PlanAllocator implements Allocator {
     static final Duration REUSE_RECORDS = Duration.ofSeconds(10);
 
     public PlanAllocator(PodSource pods, KubeletRecords kubelet, CardTable cards, Topology topology) {
+        this(pods, kubelet, cards, topology, System::nanoTime);
+    }
+
+    /** @param nanos the clock the record reuse and handout expiry go by ({@code System::nanoTime}; tests move their own) */
+    PlanAllocator(PodSource pods, KubeletRecords kubelet, CardTable cards, Topology topology, LongSupplier nanos) {
+        this.nanos = nanos;
         this.pods = pods;
         this.kubelet = kubelet;
         this.cards = cards;
@@ -79,7 +87,8 @@ public final class PlanAllocator implements Allocator {
      * recorder reads it afresh before writing anything into a pod.
      */
     private synchronized boolean mustReread(List<NodePod> podList) {
-        if (System.nanoTime() - last.nanos() > REUSE_RECORDS.toNanos()) {
+        Records read = last;
+        if (read == null || nanos.getAsLong() - read.nanos() > REUSE_RECORDS.toNanos()) {
             return true;
         }
         // After a guess among pods of one shape, who got what does not change what the next call gets (plans are a
@@ -90,7 +99,7 @@ public final class PlanAllocator implements Allocator {
     }
 
     private Map<ContainerKey, Map<String, List<String>>> reread() {
-        long now = System.nanoTime();
+        long now = nanos.getAsLong();
         Map<ContainerKey, Map<String, List<String>>> records = kubelet.list();
         last = new Records(records, now);
         return records;
@@ -133,7 +142,7 @@ public final class PlanAllocator implements Allocator {
         PlanChoice choice = choose(m, resource, ids, usage, podList);
         Grant grant = new Grant(m.key(), choice.shares(), m.container().family(), choice.note());
         handouts.put(Long.toString(++answered),
-                new Handout(grant, choice.owner(), Map.of(resource, List.copyOf(ids)), System.nanoTime(), false, m.certain() && known));
+                new Handout(grant, choice.owner(), Map.of(resource, List.copyOf(ids)), nanos.getAsLong(), false, m.certain() && known));
         return Optional.of(grant);
     }
 
@@ -287,7 +296,7 @@ public final class PlanAllocator implements Allocator {
             Map.Entry<String, List<String>> any = h.ids().entrySet().iterator().next();
             Optional<ContainerKey> holder = served.holderOf(any.getKey(), any.getValue());
             if (holder.isEmpty()) {
-                if (System.nanoTime() - h.nanos() > FORGET_AFTER.toNanos()) {
+                if (nanos.getAsLong() - h.nanos() > FORGET_AFTER.toNanos()) {
                     handouts.remove(e.getKey());
                 }
             } else if (holder.get().equals(said)) {

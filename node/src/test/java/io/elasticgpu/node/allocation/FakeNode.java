@@ -23,6 +23,9 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
     final Map<ContainerKey, Map<String, List<String>>> records = new HashMap<>();
     private final Map<Integer, Integer> nextId = new HashMap<>();
 
+    /** How often kubelet's records were read. */
+    int lists;
+
     FakeNode(int cards, long memoryMib) {
         this.cards = cards;
         this.memoryMib = memoryMib;
@@ -40,6 +43,7 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
 
     @Override
     public synchronized Map<ContainerKey, Map<String, List<String>>> list() {
+        lists++;
         Map<ContainerKey, Map<String, List<String>>> copy = new HashMap<>();
         records.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
         return copy;

@@ -18,6 +18,24 @@ class PlanAllocatorTest {
     private final PlanAllocator allocator = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN));
 
     @Test
+    void kubeletsRecordsAreReadOnTheFirstCallWhateverTheClockSaysAndReusedForTenSeconds() {
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(0);
+        PlanAllocator timed = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN), nanos::get);
+        node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
+        node.pods.add(node.slicePod("b", 2, MEM, 2048, 0));
+
+        timed.allocate(MEM, node.memoryIds(1, 4096));
+        assertThat(node.lists).as("the first call reads kubelet's records, even at nanoTime 0").isEqualTo(1);
+        nanos.addAndGet(PlanAllocator.REUSE_RECORDS.toNanos());
+        timed.allocate(MEM, node.memoryIds(0, 2048));
+        assertThat(node.lists).as("reused within REUSE_RECORDS").isEqualTo(1);
+        node.pods.add(node.slicePod("c", 3, MEM, 1024, 0));
+        nanos.incrementAndGet();
+        timed.allocate(MEM, node.memoryIds(0, 1024));
+        assertThat(node.lists).as("read again once they are older").isEqualTo(2);
+    }
+
+    @Test
     void aContainerGetsTheCardTheExtenderPlannedForIt() {
         node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
         List<String> ids = node.memoryIds(0, 4096); // kubelet's ids may name another card: the plan decides

@@ -86,6 +86,7 @@ public final class ExtenderService implements AutoCloseable {
                 Duration.ofSeconds(config.staleReservationSeconds()));
         ExtenderMetrics metrics = new ExtenderMetrics(cache);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);
+        requeue.every(Requeue.TICK);
         cache.onFreed(requeue::freed);
         Verbs verbs = new Verbs(cache, new Decisions(policy, config.weights()), binder, units, metrics, ready, requeue);
         return ExtenderServer.start(config, verbs, metrics, ready);

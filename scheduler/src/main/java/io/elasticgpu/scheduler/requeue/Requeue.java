@@ -10,9 +10,12 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.slf4j.Logger;
@@ -20,9 +23,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Annotates a node with {@value Annotations#CAPACITY_FREED} when capacity frees up there while pods the extender
- * turned away may still be waiting. Writes nothing when the extender has turned nobody away within
- * {@code window} (kube-scheduler retries every pod on its own after five minutes); writes at most once per
- * {@code interval} per node, coalescing what frees up meanwhile. Thread-safe; the writes run on virtual threads.
+ * turned away may still be waiting. Nothing is queued when the extender has turned nobody away within
+ * {@code window} (kube-scheduler retries every pod on its own after five minutes); a node is written at most once
+ * per {@code interval}, coalescing what frees up meanwhile.
+ *
+ * <p>Time is the injected {@link InstantSource} only: {@link #writeDue()} writes what is due at that instant, and
+ * {@link #every(Duration)} calls it on a timer in production, so that tests drive the clock and call it directly
+ * instead of sleeping. Thread-safe.
  */
 public final class Requeue implements AutoCloseable {
 
@@ -30,6 +37,8 @@ public final class Requeue implements AutoCloseable {
     /** kube-scheduler's podMaxInUnschedulablePodsDuration: after it, it retries every unschedulable pod anyway. */
     public static final Duration WINDOW = Duration.ofMinutes(5);
     public static final Duration INTERVAL = Duration.ofSeconds(1);
+    /** How often the production timer looks for due writes: a tenth of the interval, so a nudge is at most 100 ms late. */
+    public static final Duration TICK = Duration.ofMillis(100);
 
     private final ClusterApi api;
     private final InstantSource clock;
@@ -38,7 +47,7 @@ public final class Requeue implements AutoCloseable {
     private final AtomicReference<Instant> lastRejection = new AtomicReference<>(Instant.MIN);
     private final Set<String> queued = ConcurrentHashMap.newKeySet();
     private final Map<String, Instant> lastWrite = new ConcurrentHashMap<>();
-    private final ExecutorService writers = Executors.newVirtualThreadPerTaskExecutor();
+    private final AtomicReference<ScheduledExecutorService> timer = new AtomicReference<>();
 
     public Requeue(ClusterApi api, InstantSource clock, Duration window, Duration interval) {
         this.api = requireNonNull(api, "api");
@@ -58,27 +67,42 @@ public final class Requeue implements AutoCloseable {
      * @return whether this call queued a write (false: nobody was turned away lately, or one is queued already)
      */
     public boolean freed(String node) {
-        if (clock.instant().isAfter(lastRejection.get().plus(window)) || !queued.add(node)) {
-            return false;
-        }
-        writers.submit(() -> write(node));
-        return true;
+        return !clock.instant().isAfter(lastRejection.get().plus(window)) && queued.add(node);
     }
 
-    private void write(String node) {
-        try {
-            Instant earliest = lastWrite.getOrDefault(node, Instant.MIN).plus(interval);
-            Duration wait = Duration.between(clock.instant(), earliest);
-            if (wait.isPositive()) {
-                Thread.sleep(wait);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-        }
-        queued.remove(node); // what frees up from here on queues a new write
+    /**
+     * Writes every queued node whose last write is at least {@code interval} old, on virtual threads, and waits
+     * for them.
+     *
+     * @return the nodes written (or tried: a node that cannot be annotated is logged and dropped)
+     */
+    public Set<String> writeDue() {
         Instant now = clock.instant();
-        lastWrite.put(node, now);
+        Set<String> due = new TreeSet<>();
+        for (String node : queued) {
+            if (!now.isBefore(lastWrite.getOrDefault(node, Instant.MIN).plus(interval)) && queued.remove(node)) {
+                due.add(node); // what frees up from here on queues a new write
+                lastWrite.put(node, now);
+            }
+        }
+        try (ExecutorService writers = Executors.newVirtualThreadPerTaskExecutor()) {
+            due.forEach(node -> writers.submit(() -> write(node, now)));
+        }
+        return due;
+    }
+
+    /** Calls {@link #writeDue()} every {@code tick} on a daemon thread until {@link #close()}. */
+    public void every(Duration tick) {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("requeue").factory());
+        if (!timer.compareAndSet(null, scheduler)) {
+            scheduler.shutdown();
+            throw new IllegalStateException("the requeue timer is already running");
+        }
+        scheduler.scheduleWithFixedDelay(this::writeDue, tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void write(String node, Instant now) {
         try {
             api.annotateNode(node, Annotations.CAPACITY_FREED, now.toString());
             LOG.debug("node={} capacity freed; nudged kube-scheduler", node);
@@ -90,6 +114,9 @@ public final class Requeue implements AutoCloseable {
 
     @Override
     public void close() {
-        writers.shutdownNow();
+        ScheduledExecutorService scheduler = timer.getAndSet(null);
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
     }
 }

@@ -45,6 +45,7 @@ class ExtenderServerTest {
     private final HttpClient http = HttpClient.newHttpClient();
     private final Pod slice = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "20000")));
     private ExtenderServer server;
+    private Requeue requeue;
 
     @BeforeEach
     void start() {
@@ -54,7 +55,7 @@ class ExtenderServerTest {
         api.feed(cache);
         ExtenderMetrics metrics = new ExtenderMetrics(cache);
         Binder binder = new Binder(api, cache, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
-        Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
+        requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         cache.onFreed(requeue::freed);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 synced::get, requeue);
@@ -144,8 +145,8 @@ class ExtenderServerTest {
         api.feed(cache);
         post("filter", Map.of("Pod", slice, "NodeNames", List.of("small", "big")));
         cache.deletePod(holder);
-        await().atMost(Duration.ofSeconds(10)).until(() -> api.node("small").getMetadata().getAnnotations()
-                .containsKey(Annotations.CAPACITY_FREED));
+        assertThat(requeue.writeDue()).containsExactly("small");
+        assertThat(api.node("small").getMetadata().getAnnotations()).containsKey(Annotations.CAPACITY_FREED);
     }
 
     @Test
