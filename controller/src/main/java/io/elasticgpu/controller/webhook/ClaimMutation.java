@@ -1,5 +1,6 @@
 package io.elasticgpu.controller.webhook;
 
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 
@@ -21,12 +22,14 @@ import java.util.TreeMap;
  * claims come through {@link Claims}, the answer is a {@link Decision}.
  *
  * <p>Annotations are handled in key order and the first problem rejects the pod, so a pod with several bad
- * annotations hears about one at a time. Only {@code spec.containers} are considered; init containers are not.
+ * annotations hears about one at a time. The container may be an app container or an init container (restartable
+ * "sidecars" included): Kubernetes keeps names unique across both, and an init container that trains or warms a
+ * cache on the GPU needs its share as much as the app does.
  */
 public final class ClaimMutation {
 
     /** The annotation key prefix; the rest of the key is the container's name. */
-    public static final String ANNOTATION_PREFIX = "elasticgpu.io/egpuc-";
+    public static final String ANNOTATION_PREFIX = ClaimAnnotations.PREFIX;
     /** The request names copied from a claim, in patch order. */
     static final List<String> COPIED = List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE,
             ResourceNames.GPU_COUNT);
@@ -78,8 +81,7 @@ public final class ClaimMutation {
         Map<String, String> annotations = pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null
                 ? Map.of() : new TreeMap<>(pod.getMetadata().getAnnotations());
         String podName = namespace + "/" + podName(pod);
-        List<Container> containers = pod.getSpec() == null || pod.getSpec().getContainers() == null
-                ? List.of() : pod.getSpec().getContainers();
+        List<Container> containers = containersOf(pod);
         List<PatchOperation> operations = new ArrayList<>();
         for (Map.Entry<String, String> annotation : annotations.entrySet()) {
             String key = annotation.getKey();
@@ -116,7 +118,7 @@ public final class ClaimMutation {
                         + " %s, which asks for none of %s; fix the claim's spec.resources.requests")
                         .formatted(podName, containerName, claimName, namespace, String.join(", ", COPIED)));
             }
-            operations.addAll(patch(index, containers.get(index), asked));
+            operations.addAll(patch(path(pod, index), containers.get(index), asked));
         }
         return operations.isEmpty() ? new Decision.Unchanged() : new Decision.Patch(operations);
     }
@@ -127,8 +129,26 @@ public final class ClaimMutation {
                 && pod.getMetadata().getAnnotations().keySet().stream().anyMatch(k -> k.startsWith(ANNOTATION_PREFIX));
     }
 
-    private static List<PatchOperation> patch(int index, Container container, Map<String, String> asked) {
-        String resources = "/spec/containers/" + index + "/resources";
+    /** The app containers, then the init containers: the order {@link #path} counts in. */
+    private static List<Container> containersOf(Pod pod) {
+        List<Container> all = new ArrayList<>();
+        if (pod.getSpec() != null && pod.getSpec().getContainers() != null) {
+            all.addAll(pod.getSpec().getContainers());
+        }
+        if (pod.getSpec() != null && pod.getSpec().getInitContainers() != null) {
+            all.addAll(pod.getSpec().getInitContainers());
+        }
+        return all;
+    }
+
+    /** The JSON pointer of the {@code index}-th of {@link #containersOf}. */
+    private static String path(Pod pod, int index) {
+        int apps = pod.getSpec().getContainers() == null ? 0 : pod.getSpec().getContainers().size();
+        return index < apps ? "/spec/containers/" + index : "/spec/initContainers/" + (index - apps);
+    }
+
+    private static List<PatchOperation> patch(String containerPath, Container container, Map<String, String> asked) {
+        String resources = containerPath + "/resources";
         if (container.getResources() == null) {
             Map<String, Object> both = new LinkedHashMap<>(); // ordered, for a patch that reads the same every time
             both.put("limits", asked);

@@ -127,6 +127,19 @@ class ClaimMutationTest {
                         + " namespace team-a; create it or fix the annotation elasticgpu.io/egpuc-main"));
     }
 
+    /** Issue 13, defect 5: an init container naming a claim was refused as "a container the pod does not have". */
+    @Test
+    void anInitContainerNamingAClaimIsPatchedAtItsOwnPath() {
+        Pod pod = new PodBuilder(pod(Map.of("elasticgpu.io/egpuc-warmup", "slice", "elasticgpu.io/egpuc-main", "whole"),
+                bare("main"))).editSpec().addToInitContainers(bare("setup").build(), bare("warmup").build()).endSpec().build();
+
+        assertThat(ClaimMutation.decide("team-a", pod, name -> Optional.ofNullable(CLAIMS.get(name)))).isEqualTo(
+                new Decision.Patch(List.of(
+                        add("/spec/containers/0/resources", Map.of("limits", ordered(GPU, "2"), "requests", ordered(GPU, "2"))),
+                        add("/spec/initContainers/1/resources", Map.of("limits", ordered(MEM, "4096", CORE, "30"),
+                                "requests", ordered(MEM, "4096", CORE, "30"))))));
+    }
+
     @Test
     void namesAClaimIsWhatTheMatchConditionChecks() {
         assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/egpuc-main", "x"), bare("main")))).isTrue();
