@@ -4,11 +4,8 @@ import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Summary;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -56,11 +53,7 @@ public final class ControllerMetrics {
                 .callback(cb -> cb.call(figure.of(view.get().summary()))).register(registry);
     }
 
-    String contentType() {
-        return PrometheusTextFormatWriter.CONTENT_TYPE;
-    }
-
-    void write(OutputStream out) throws IOException {
-        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+    PrometheusRegistry registry() {
+        return registry;
     }
 }

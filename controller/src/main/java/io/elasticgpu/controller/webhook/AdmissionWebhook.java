@@ -1,19 +1,15 @@
 package io.elasticgpu.controller.webhook;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.http.HttpEndpoint;
+import io.elasticgpu.http.HttpResponse;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +22,7 @@ import javax.net.ssl.SSLContext;
  * the GPU resources of the ElasticGPUClaims their annotations name (see {@link ClaimMutation}), with its own CA and a
  * serving certificate it renews before expiry, registered in the {@code MutatingWebhookConfiguration}.
  *
- * <p>Requests are served on virtual threads by the JDK's {@link HttpsServer}. That server delays small responses by
- * Nagle's algorithm unless {@code -Dsun.net.httpserver.nodelay=true}; {@link #start} sets the property when it is
- * not set (the server reads it once, when its class is first used).
+ * <p>Requests are served on virtual threads by {@link HttpEndpoint} over TLS.
  *
  * <p>{@link #close()} stops the server but leaves the configuration: with {@code failurePolicy: Fail}, pods naming
  * a claim are refused while the webhook is away, and all other pods are never sent to it.
@@ -37,17 +31,17 @@ public final class AdmissionWebhook implements AutoCloseable {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AdmissionWebhook.class);
 
-    private final HttpsServer server;
-    private final ExecutorService requests;
+    private final HttpEndpoint server;
     private final ScheduledExecutorService rotation;
     private final ServingCertificates certificates;
+    private final InetSocketAddress listen;
 
-    private AdmissionWebhook(HttpsServer server, ExecutorService requests, ScheduledExecutorService rotation,
-                             ServingCertificates certificates) {
+    private AdmissionWebhook(HttpEndpoint server, ScheduledExecutorService rotation, ServingCertificates certificates,
+                             InetSocketAddress listen) {
         this.server = server;
-        this.requests = requests;
         this.rotation = rotation;
         this.certificates = certificates;
+        this.listen = listen;
     }
 
     /**
@@ -55,37 +49,20 @@ public final class AdmissionWebhook implements AutoCloseable {
      * with the CA bundle. The apiserver may take a moment to use a new configuration.
      */
     public static AdmissionWebhook start(KubernetesClient client, WebhookConfig config) {
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
         ServingCertificates certificates = new ServingCertificates(config.certificateNames(),
                 config.certificateLifetime(), config.clock());
-        HttpsServer server;
+        SSLContext tls;
         try {
-            SSLContext tls = SSLContext.getInstance("TLS");
+            tls = SSLContext.getInstance("TLS");
             tls.init(new KeyManager[] {certificates.keyManager()}, null, null);
-            server = HttpsServer.create(config.listen(), 0);
-            server.setHttpsConfigurator(new HttpsConfigurator(tls));
-        } catch (IOException e) {
-            throw new UncheckedIOException("the admission webhook cannot listen on " + config.listen(), e);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JDK cannot serve TLS", e);
         }
-        server.createContext(WebhookConfig.PATH, new MutatePodsHandler(namespace -> name -> Optional.ofNullable(
-                client.resources(ElasticGPUClaim.class).inNamespace(namespace).withName(name).get())));
-        server.createContext("/healthz", exchange -> {
-            try (exchange) {
-                byte[] ok = "ok\n".getBytes(StandardCharsets.US_ASCII);
-                exchange.sendResponseHeaders(200, ok.length);
-                exchange.getResponseBody().write(ok);
-            }
-        });
-        ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
-        server.setExecutor(requests);
-        server.start();
+        HttpEndpoint server = serve(config.listen(), tls, namespace -> name ->
+                Optional.ofNullable(client.resources(ElasticGPUClaim.class).inNamespace(namespace).withName(name).get()));
         ScheduledExecutorService rotation = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("webhook-certificate-rotation").factory());
-        AdmissionWebhook webhook = new AdmissionWebhook(server, requests, rotation, certificates);
+        AdmissionWebhook webhook = new AdmissionWebhook(server, rotation, certificates, config.listen());
         try {
             WebhookRegistration.apply(client, WebhookRegistration.configuration(config, webhook.address().getPort(),
                     certificates.caPem()));
@@ -98,6 +75,14 @@ public final class AdmissionWebhook implements AutoCloseable {
         LOG.info("admission webhook on {}, MutatingWebhookConfiguration {}",
                 webhook.address(), config.configurationName());
         return webhook;
+    }
+
+    /** The webhook's routes on {@code listen}: over TLS, or plain HTTP when {@code tls} is null (tests only). */
+    static HttpEndpoint serve(InetSocketAddress listen, SSLContext tls, Function<String, ClaimMutation.Claims> claimsIn) {
+        HttpEndpoint.Builder builder = HttpEndpoint.on(listen)
+                .post(WebhookConfig.PATH, MutatePodsHandler.MAX_BODY_BYTES, new MutatePodsHandler(claimsIn), null)
+                .get("/healthz", r -> HttpResponse.text(200, "ok"));
+        return (tls == null ? builder : builder.tls(tls)).start("Change the webhook's listen address.");
     }
 
     private void rotateIfDue() {
@@ -114,7 +99,7 @@ public final class AdmissionWebhook implements AutoCloseable {
 
     /** The address the server listens on (the real port when the config asked for port 0). */
     public InetSocketAddress address() {
-        return server.getAddress();
+        return new InetSocketAddress(listen.getAddress(), server.port());
     }
 
     /** The webhook's CA certificate as PEM: what the apiserver trusts for this webhook. */
@@ -122,11 +107,10 @@ public final class AdmissionWebhook implements AutoCloseable {
         return certificates.caPem();
     }
 
-    /** Stops serving, waiting at most a second for requests in flight; the configuration stays. */
+    /** Stops serving; the configuration stays. */
     @Override
     public void close() {
         rotation.shutdownNow();
-        server.stop(1);
-        requests.shutdownNow();
+        server.close();
     }
 }

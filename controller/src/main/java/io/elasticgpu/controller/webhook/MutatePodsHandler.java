@@ -9,10 +9,11 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReviewBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
+import io.elasticgpu.http.BadRequest;
+import io.elasticgpu.http.HttpRequest;
+import io.elasticgpu.http.HttpResponse;
+import io.elasticgpu.http.Route;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.function.Function;
@@ -20,9 +21,10 @@ import java.util.function.Function;
 /**
  * {@code POST /mutate-pods}: decodes an {@code admission.k8s.io/v1} AdmissionReview, asks {@link ClaimMutation}, and
  * encodes the answer (a base64 {@code JSONPatch}, or {@code allowed: false} with a status code and message). No
- * decision is made here. Called on one virtual thread per request.
+ * decision is made here. Called on one virtual thread per request. A body that is not an AdmissionReview is a 400;
+ * an object that is not a Pod is refused in the review ({@code allowed: false}, code 400), never a 5xx.
  */
-final class MutatePodsHandler implements HttpHandler {
+final class MutatePodsHandler implements Route.Handler {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MutatePodsHandler.class);
 
@@ -34,28 +36,23 @@ final class MutatePodsHandler implements HttpHandler {
         this.claimsIn = claimsIn;
     }
 
+    /** The largest AdmissionReview read: a pod is at most 1.5 MiB in etcd, and a review may carry it twice. */
+    static final int MAX_BODY_BYTES = 4 << 20;
+
     @Override
-    public void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            if (!"POST".equals(exchange.getRequestMethod())) {
-                send(exchange, 405, "text/plain", "POST an admission.k8s.io/v1 AdmissionReview to /mutate-pods\n");
-                return;
-            }
-            AdmissionReview review;
-            try {
-                review = serialization.unmarshal(exchange.getRequestBody(), AdmissionReview.class);
-            } catch (RuntimeException e) {
-                send(exchange, 400, "text/plain", "not an AdmissionReview: " + e.getMessage() + "\n");
-                return;
-            }
-            if (review == null || review.getRequest() == null) {
-                send(exchange, 400, "text/plain", "the AdmissionReview has no request\n");
-                return;
-            }
-            AdmissionReview answer = new AdmissionReviewBuilder().withApiVersion("admission.k8s.io/v1")
-                    .withKind("AdmissionReview").withResponse(respond(review.getRequest())).build();
-            send(exchange, 200, "application/json", serialization.asJson(answer));
+    public HttpResponse handle(HttpRequest request) {
+        AdmissionReview review;
+        try {
+            review = serialization.unmarshal(new String(request.body(), StandardCharsets.UTF_8), AdmissionReview.class);
+        } catch (RuntimeException e) {
+            throw new BadRequest("not an admission.k8s.io/v1 AdmissionReview: " + e.getMessage());
         }
+        if (review == null || review.getRequest() == null) {
+            throw new BadRequest("the AdmissionReview has no request");
+        }
+        AdmissionReview answer = new AdmissionReviewBuilder().withApiVersion("admission.k8s.io/v1")
+                .withKind("AdmissionReview").withResponse(respond(review.getRequest())).build();
+        return HttpResponse.json(serialization.asJson(answer).getBytes(StandardCharsets.UTF_8));
     }
 
     AdmissionResponse respond(AdmissionRequest request) {
@@ -63,7 +60,13 @@ final class MutatePodsHandler implements HttpHandler {
         if (request.getObject() == null) {
             return response.withAllowed(true).build();
         }
-        Pod pod = serialization.convertValue(request.getObject(), Pod.class);
+        Pod pod;
+        try {
+            pod = serialization.convertValue(request.getObject(), Pod.class);
+        } catch (RuntimeException e) {
+            return response.withAllowed(false).withStatus(new StatusBuilder().withCode(400).withReason("BadRequest")
+                    .withMessage("the object is not a readable Pod: " + e.getMessage()).build()).build();
+        }
         String namespace = request.getNamespace() != null ? request.getNamespace()
                 : pod.getMetadata() == null ? "" : pod.getMetadata().getNamespace();
         ClaimMutation.Decision decision;
@@ -88,12 +91,5 @@ final class MutatePodsHandler implements HttpHandler {
                             .build())
                     .build();
         };
-    }
-
-    private static void send(HttpExchange exchange, int code, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", type);
-        exchange.sendResponseHeaders(code, bytes.length);
-        exchange.getResponseBody().write(bytes);
     }
 }

@@ -119,7 +119,7 @@ class DashboardServerTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(405);
         assertThat(r.headers().firstValue("Allow")).hasValue("GET");
-        assertThat(r.body()).contains("read-only");
+        assertThat(r.body()).contains("POST is not allowed here; use GET");
     }
 
     @Test
@@ -132,7 +132,7 @@ class DashboardServerTest {
     }
 
     /** One node of two 32 GiB cards: a whole-card pod on card 0, card 1 free (healthy or not), a pod pending. */
-    private static ClusterView view(boolean secondHealthy) {
+    static ClusterView view(boolean secondHealthy) {
         CardView busy = new CardView(0, "GPU-0", "Tesla-V100", true, 20480, 32768, 100, 100,
                 List.of(new Holder("ml", "train", "main", 20480, 100, "allocated")));
         CardView free = new CardView(1, "GPU-1", "Tesla-V100", secondHealthy, 0, 32768, 0, 100, List.of());

@@ -13,11 +13,8 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -104,12 +101,9 @@ public final class AgentMetrics {
         };
     }
 
-    public String contentType() {
-        return PrometheusTextFormatWriter.CONTENT_TYPE;
-    }
-
-    public void write(OutputStream out) throws IOException {
-        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+    /** The agent's metrics, served by {@link MetricsServer}. */
+    public PrometheusRegistry registry() {
+        return registry;
     }
 
     private Held sum(List<Share> shares) {

@@ -231,7 +231,7 @@ class NodeAgentIT {
 
     private String metrics() throws java.io.IOException {
         var out = new java.io.ByteArrayOutputStream();
-        agent.metrics().write(out);
+        io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(out, agent.metrics().registry().scrape());
         return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 

@@ -118,7 +118,7 @@ class MetricsServerTest {
     void aPortInUseIsRefusedWithWhatToChange() {
         MetricsAddress taken = new MetricsAddress("127.0.0.1", server.port());
 
-        assertThatThrownBy(() -> MetricsServer.start(taken, metrics)).hasMessageContaining("cannot serve metrics on 127.0.0.1:")
+        assertThatThrownBy(() -> MetricsServer.start(taken, metrics)).hasMessageContaining("cannot listen on 127.0.0.1:").hasMessageContaining("--metrics-listen")
                 .hasMessageContaining("--metrics-listen");
     }
 

@@ -6,11 +6,8 @@ import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.util.Map;
 
 /**
@@ -93,11 +90,7 @@ final class ExtenderMetrics {
         failures.labelValues(reason).inc(nodes);
     }
 
-    String contentType() {
-        return PrometheusTextFormatWriter.CONTENT_TYPE;
-    }
-
-    void write(OutputStream out) throws IOException {
-        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+    PrometheusRegistry registry() {
+        return registry;
     }
 }

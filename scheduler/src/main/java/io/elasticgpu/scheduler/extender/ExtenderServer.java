@@ -3,157 +3,103 @@ package io.elasticgpu.scheduler.extender;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
+import io.elasticgpu.http.BadRequest;
+import io.elasticgpu.http.HttpEndpoint;
+import io.elasticgpu.http.HttpResponse;
+import io.elasticgpu.http.Route;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Function;
 
 /**
- * The JDK's HTTP server, one virtual thread per request, serving {@code POST /filter}, {@code /prioritize} and
- * {@code /bind}, and {@code GET /healthz}, {@code /readyz} (caches synced) and {@code /metrics}.
+ * The extender protocol over {@link HttpEndpoint}: {@code POST /filter}, {@code /prioritize} and {@code /bind}, and
+ * {@code GET /healthz}, {@code /readyz} (caches synced) and {@code /metrics}. A request kube-scheduler would never
+ * send (malformed JSON, wrong types, no pod, no candidate nodes, a body over the limit) gets a 4xx saying what is
+ * wrong and changes nothing.
  */
 public final class ExtenderServer implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
     static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    /**
+     * The largest filter or prioritize request read: kube-scheduler sends full Node objects when the extender is not
+     * nodeCacheCapable, a few KiB each, so 32 MiB covers some 5,000 nodes; with NodeNames (the chart's setting) a
+     * request is far smaller.
+     */
+    static final int MAX_REQUEST_BYTES = 32 << 20;
+    /** A bind request is four short strings. */
+    static final int MAX_BIND_BYTES = 64 << 10;
+    /** The outcome of a verb for the metrics (ok, error, bound), also told to the caller in this header. */
+    private static final String RESULT = "X-Egpu-Result";
 
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final HttpEndpoint endpoint;
     private final Verbs verbs;
 
-    private ExtenderServer(HttpServer server, ExecutorService executor, Verbs verbs) {
-        this.server = server;
-        this.executor = executor;
+    private ExtenderServer(HttpEndpoint endpoint, Verbs verbs) {
+        this.endpoint = endpoint;
         this.verbs = verbs;
     }
 
     static ExtenderServer start(ExtenderConfig config, Verbs verbs, ExtenderMetrics metrics, BooleanSupplier ready) {
-        // Without it every response waits for the peer's delayed ACK, ~40 ms (Nagle).
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-        try {
-            InetSocketAddress address = new InetSocketAddress(config.host(), config.port());
-            HttpServer server;
-            if (config.tlsCertFile() != null) {
-                HttpsServer https = HttpsServer.create(address, 1024);
-                https.setHttpsConfigurator(new HttpsConfigurator(Tls.server(Path.of(config.tlsCertFile()), Path.of(config.tlsKeyFile()))));
-                server = https;
-            } else {
-                server = HttpServer.create(address, 1024);
-            }
-            server.createContext("/filter", post("filter", metrics, body -> {
-                Wire.ExtenderFilterResult r = verbs.filter(JSON.readValue(body, Wire.ExtenderArgs.class));
-                return new Answer(r, r.error() == null || r.error().isEmpty() ? "ok" : "error");
-            }));
-            server.createContext("/prioritize", post("prioritize", metrics,
-                    body -> new Answer(verbs.prioritize(JSON.readValue(body, Wire.ExtenderArgs.class)), "ok")));
-            server.createContext("/bind", post("bind", metrics, body -> {
-                Wire.ExtenderBindingResult r = verbs.bind(JSON.readValue(body, Wire.ExtenderBindingArgs.class));
-                return new Answer(r, r.error() == null ? "bound" : "error");
-            }));
-            server.createContext("/healthz", get(exchange -> reply(exchange, 200, "text/plain", "ok")));
-            server.createContext("/readyz", get(exchange -> reply(exchange, ready.getAsBoolean() ? 200 : 503, "text/plain",
-                    ready.getAsBoolean() ? "ok" : "caches not synced")));
-            server.createContext("/metrics", get(exchange -> {
-                exchange.getResponseHeaders().set("Content-Type", metrics.contentType());
-                exchange.sendResponseHeaders(200, 0);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    metrics.write(out);
-                }
-            }));
-            ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-            server.setExecutor(executor);
-            server.start();
-            return new ExtenderServer(server, executor, verbs);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen on %s: %s; is the port taken?".formatted(config.listen(), e.getMessage()), e);
+        HttpEndpoint.Builder builder = HttpEndpoint.on(new InetSocketAddress(config.host(), config.port()))
+                .post("/filter", MAX_REQUEST_BYTES, r -> {
+                    Wire.ExtenderFilterResult result = verbs.filter(read(r.body(), Wire.ExtenderArgs.class, "filter"));
+                    boolean ok = result.error() == null || result.error().isEmpty();
+                    return json(result).withHeader(RESULT, ok ? "ok" : "error");
+                }, observe(metrics, "filter"))
+                .post("/prioritize", MAX_REQUEST_BYTES, r -> json(verbs.prioritize(read(r.body(), Wire.ExtenderArgs.class, "prioritize"))),
+                        observe(metrics, "prioritize"))
+                .post("/bind", MAX_BIND_BYTES, r -> {
+                    Wire.ExtenderBindingResult result = verbs.bind(read(r.body(), Wire.ExtenderBindingArgs.class, "bind"));
+                    return json(result).withHeader(RESULT, result.error() == null ? "bound" : "error");
+                }, observe(metrics, "bind"))
+                .health(ready, "caches not synced")
+                .metrics(metrics.registry());
+        if (config.tlsCertFile() != null) {
+            builder.tls(Tls.server(Path.of(config.tlsCertFile()), Path.of(config.tlsKeyFile())));
         }
+        return new ExtenderServer(builder.start("Change --listen."), verbs);
     }
 
     /** The port actually bound: the one configured, or the one chosen for port 0. */
     public int port() {
-        return server.getAddress().getPort();
+        return endpoint.port();
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        executor.shutdownNow();
+        endpoint.close();
         verbs.close();
     }
 
-    private record Answer(Object body, String result) {
-    }
-
-    @FunctionalInterface
-    private interface Call {
-        Answer answer(byte[] body) throws IOException;
-    }
-
-    private static HttpHandler post(String verb, ExtenderMetrics metrics, Call call) {
-        return exchange -> {
-            long start = System.nanoTime();
-            String result = "bad_request";
-            try (exchange) {
-                if (!"POST".equals(exchange.getRequestMethod())) {
-                    reply(exchange, 405, "text/plain", verb + " takes POST");
-                    return;
-                }
-                Answer answer;
-                try {
-                    answer = call.answer(exchange.getRequestBody().readAllBytes());
-                } catch (JsonProcessingException e) {
-                    reply(exchange, 400, "text/plain", "malformed %s request: %s".formatted(verb, e.getOriginalMessage()));
-                    return;
-                }
-                result = answer.result();
-                reply(exchange, 200, "application/json", JSON.writeValueAsBytes(answer.body()));
-            } catch (RuntimeException e) {
-                result = "internal_error";
-                LOG.error("verb={} failed", verb, e);
-                reply(exchange, 500, "text/plain", verb + " failed: " + e);
-            } finally {
-                metrics.observe(verb, start, result);
+    private static <T> T read(byte[] body, Class<T> type, String verb) {
+        try {
+            T value = JSON.readValue(body, type);
+            if (value == null) {
+                throw new BadRequest("the %s request body is empty or null; send the %s object as JSON".formatted(verb, type.getSimpleName()));
             }
-        };
-    }
-
-    private static HttpHandler get(HttpHandler handler) {
-        return exchange -> {
-            try (exchange) {
-                if (!"GET".equals(exchange.getRequestMethod())) {
-                    reply(exchange, 405, "text/plain", "GET only");
-                    return;
-                }
-                handler.handle(exchange);
-            }
-        };
-    }
-
-    private static void reply(HttpExchange exchange, int status, String contentType, String body) throws IOException {
-        reply(exchange, status, contentType, body.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static void reply(HttpExchange exchange, int status, String contentType, byte[] bytes) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", contentType);
-        exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-        if (bytes.length > 0) {
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
-            }
+            return value;
+        } catch (JsonProcessingException e) {
+            throw new BadRequest("malformed %s request: %s".formatted(verb, e.getOriginalMessage()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
+    }
+
+    private static HttpResponse json(Object body) throws JsonProcessingException {
+        return HttpResponse.json(JSON.writeValueAsBytes(body));
+    }
+
+    /** Latency per verb, and the outcome: ok, error (the extender's own answer), bad_request, internal_error. */
+    private static Route.Observer observe(ExtenderMetrics metrics, String verb) {
+        Function<HttpResponse, String> result = r -> switch (r.status() / 100) {
+            case 2 -> r.headers().getOrDefault(RESULT, "ok");
+            case 4 -> "bad_request";
+            default -> "internal_error";
+        };
+        return (start, response) -> metrics.observe(verb, start, result.apply(response));
     }
 }

@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler.extender;
 
 import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.Decisions;
@@ -52,9 +53,7 @@ final class Verbs implements AutoCloseable {
     }
 
     Wire.ExtenderFilterResult filter(Wire.ExtenderArgs args) {
-        if (args.pod() == null) {
-            return Wire.ExtenderFilterResult.error("the request carries no Pod");
-        }
+        requireWellFormed(args);
         if (!synced.getAsBoolean()) {
             return Wire.ExtenderFilterResult.error("the extender is still reading the cluster; try again shortly");
         }
@@ -88,11 +87,12 @@ final class Verbs implements AutoCloseable {
     }
 
     List<Wire.HostPriority> prioritize(Wire.ExtenderArgs args) {
+        requireWellFormed(args);
         List<String> names = names(args);
         List<Wire.HostPriority> out = new ArrayList<>(names.size());
         PodAsk ask;
         try {
-            ask = args.pod() == null ? null : PodAsk.of(args.pod(), units);
+            ask = PodAsk.of(args.pod(), units);
         } catch (InvalidGpuRequestException e) {
             ask = null;
         }
@@ -133,6 +133,26 @@ final class Verbs implements AutoCloseable {
     @Override
     public void close() {
         requeue.close();
+    }
+
+    /**
+     * What kube-scheduler always sends: a Pod with a name, and the candidate nodes as NodeNames (nodeCacheCapable) or
+     * Nodes, each named. Anything else is a caller's mistake, answered 400 before any state is touched.
+     */
+    static void requireWellFormed(Wire.ExtenderArgs args) {
+        Pod pod = args.pod();
+        if (pod == null || pod.getMetadata() == null || pod.getMetadata().getName() == null || pod.getSpec() == null) {
+            throw new BadRequest("the request must carry \"Pod\" with metadata.name and a spec");
+        }
+        if (args.nodeNames() == null && (args.nodes() == null || args.nodes().getItems() == null)) {
+            throw new BadRequest("the request must list the candidate nodes as \"NodeNames\" or \"Nodes\"");
+        }
+        boolean unnamed = args.nodeNames() != null ? args.nodeNames().stream().anyMatch(n -> n == null || n.isEmpty())
+                : args.nodes().getItems().stream().anyMatch(n -> n == null || n.getMetadata() == null
+                        || n.getMetadata().getName() == null);
+        if (unnamed) {
+            throw new BadRequest("every candidate node must have a name");
+        }
     }
 
     private static Wire.ExtenderFilterResult passAll(Wire.ExtenderArgs args, List<String> names) {

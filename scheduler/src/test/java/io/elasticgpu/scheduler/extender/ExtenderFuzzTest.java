@@ -1,0 +1,102 @@
+package io.elasticgpu.scheduler.extender;
+
+import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.node;
+import static io.elasticgpu.scheduler.K8s.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.policy.BinpackPolicy;
+import io.elasticgpu.http.HttpFuzz;
+import io.elasticgpu.scheduler.binding.Binder;
+import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.decision.Decisions;
+import io.elasticgpu.scheduler.requeue.Requeue;
+
+import io.fabric8.kubernetes.api.model.NodeListBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * Random and mutated requests through the real extender server: never a 5xx or a dropped connection, never a
+ * change to the cluster (no pod bound, no ledger written, no card taken in the cache), and still serving after.
+ */
+class ExtenderFuzzTest {
+
+    private static final InMemoryClusterApi API = new InMemoryClusterApi();
+    private static final ClusterCache CACHE = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private static final Pod SLICE = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "2000")));
+    private static ExtenderServer server;
+    private static URI base;
+    private static String before;
+
+    @BeforeContainer
+    static void start() throws Exception {
+        API.addNode(node("small", 1, 16_384, 0));
+        API.addNode(node("big", 2, 81_920, 0));
+        API.addPod(SLICE);
+        API.feed(CACHE);
+        ExtenderMetrics metrics = new ExtenderMetrics(CACHE);
+        Binder binder = new Binder(API, CACHE, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
+        Requeue requeue = new Requeue(API, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
+        Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
+                () -> true, requeue);
+        server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, () -> true);
+        base = URI.create("http://127.0.0.1:" + server.port() + "/");
+        before = state();
+    }
+
+    @AfterContainer
+    static void stop() {
+        server.close();
+    }
+
+    /** Everything a request could change: the pods as the API holds them, both ledgers, the cache's cards. */
+    private static String state() {
+        return API.pods() + "|" + API.ledger("small") + API.ledger("big") + "|" + CACHE.states();
+    }
+
+    @Provide
+    Arbitrary<String> verbs() {
+        return Arbitraries.of("filter", "prioritize", "bind");
+    }
+
+    @Provide
+    Arbitrary<byte[]> bodies() throws Exception {
+        String byNames = ExtenderServer.JSON.writeValueAsString(Map.of("Pod", SLICE, "NodeNames", List.of("small", "big")));
+        String byNodes = ExtenderServer.JSON.writeValueAsString(Map.of("Pod", SLICE,
+                "Nodes", new NodeListBuilder().withItems(node("small", 1, 16_384, 0)).build()));
+        // Binds name a node that does not exist, so that no mutation of them can be a valid bind.
+        String bind = "{\"PodName\":\"p\",\"PodNamespace\":\"ns\",\"PodUID\":\"uid-p\",\"Node\":\"gone\"}";
+        return HttpFuzz.bodies(List.of(byNames, byNodes, bind, "{}", "null", "{\"Pod\":{}}", "{\"Pod\":null,\"NodeNames\":[]}"));
+    }
+
+    @Property(tries = 400)
+    void noRequestCrashesTheServerOrChangesTheCluster(@ForAll("verbs") String verb, @ForAll("bodies") byte[] body) {
+        int status = HttpFuzz.status(base, "POST", verb, body);
+        assertThat(status).as("status of %s with %s", verb, new String(body)).isBetween(200, 499);
+        assertThat(state()).isEqualTo(before);
+        assertThat(HttpFuzz.status(base, "GET", "healthz", new byte[0])).isEqualTo(200);
+    }
+
+    @Property(tries = 5)
+    void aBodyOverTheLimitIsRefusedWith413(@ForAll("verbs") String verb) {
+        byte[] huge = new byte["bind".equals(verb) ? ExtenderServer.MAX_BIND_BYTES + 1 : ExtenderServer.MAX_REQUEST_BYTES + 1];
+        assertThat(HttpFuzz.status(base, "POST", verb, huge)).isEqualTo(413);
+        assertThat(state()).isEqualTo(before);
+    }
+}
