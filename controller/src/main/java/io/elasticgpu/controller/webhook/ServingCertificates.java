@@ -1,5 +1,8 @@
 package io.elasticgpu.controller.webhook;
 
+import io.elasticgpu.http.tls.CertificateAuthority;
+import io.elasticgpu.http.tls.IssuedCertificate;
+
 import java.net.Socket;
 import java.security.Principal;
 import java.security.PrivateKey;
@@ -15,19 +18,19 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
- * The webhook's CA and its current serving certificate, renewed before it expires. The CA lives as long as the
- * process ({@link #CA_LIFETIME}); the serving certificate lives {@code lifetime} and is replaced by
+ * The webhook's CA and this replica's current serving certificate, renewed before it expires. The CA is shared by
+ * the replicas ({@link WebhookCa}); the serving certificate lives {@code lifetime} and is replaced by
  * {@link #rotateIfDue()} once less than a third of its lifetime remains. New TLS handshakes pick up the new
  * certificate through {@link #keyManager()}, which reads an {@link AtomicReference}: no restart, no lock.
  * Thread-safe. Time comes only from the {@link InstantSource} given.
  */
 final class ServingCertificates {
 
-    /** Long enough never to matter while the process runs; a restart makes a new CA and rewrites the caBundle. */
+    /** Ten years: the CA is kept in a Secret; deleting the Secret and restarting the replicas makes a new one. */
     static final Duration CA_LIFETIME = Duration.ofDays(3650);
     private static final String ALIAS_PREFIX = "serving-";
 
-    private final WebhookAuthority authority;
+    private final CertificateAuthority authority;
     private final List<String> names;
     private final Duration lifetime;
     private final InstantSource clock;
@@ -37,8 +40,8 @@ final class ServingCertificates {
      * The current certificate and the one before it. A handshake chooses an alias, then asks for its chain and its
      * key in two calls; naming the generation in the alias keeps the pair matched across a rotation in between.
      */
-    private record Generation(long number, WebhookAuthority.Issued issued, WebhookAuthority.Issued previous) {
-        WebhookAuthority.Issued lookup(String alias) {
+    private record Generation(long number, IssuedCertificate issued, IssuedCertificate previous) {
+        IssuedCertificate lookup(String alias) {
             if ((ALIAS_PREFIX + number).equals(alias)) {
                 return issued;
             }
@@ -52,6 +55,11 @@ final class ServingCertificates {
      * @param lifetime how long each serving certificate is valid
      */
     ServingCertificates(List<String> names, Duration lifetime, InstantSource clock) {
+        this(CertificateAuthority.create("elastic-gpu-webhook-ca", CA_LIFETIME, clock), names, lifetime, clock);
+    }
+
+    /** @param authority the CA to issue from: {@link WebhookCa#shared}, the same for every replica */
+    ServingCertificates(CertificateAuthority authority, List<String> names, Duration lifetime, InstantSource clock) {
         if (names.isEmpty()) {
             throw new IllegalArgumentException("the serving certificate needs at least one DNS name or IP address");
         }
@@ -63,17 +71,17 @@ final class ServingCertificates {
         this.names = List.copyOf(names);
         this.lifetime = Objects.requireNonNull(lifetime, "lifetime");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.authority = WebhookAuthority.create("elastic-gpu-webhook-ca", clock.instant(), CA_LIFETIME);
-        current.set(new Generation(1, authority.issueServing(this.names, clock.instant(), lifetime), null));
+        this.authority = Objects.requireNonNull(authority, "authority");
+        current.set(new Generation(1, issue(), null));
     }
 
     /** The CA certificate as PEM, for the webhook's {@code caBundle}. */
     String caPem() {
-        return authority.certificatePem();
+        return authority.certificate().certificatePem();
     }
 
     X509Certificate ca() {
-        return authority.certificate();
+        return authority.certificate().certificate();
     }
 
     /** The certificate the next handshake serves. */
@@ -92,9 +100,15 @@ final class ServingCertificates {
         if (now.isBefore(renewAt())) {
             return false;
         }
-        WebhookAuthority.Issued next = authority.issueServing(names, now, lifetime);
+        IssuedCertificate next = issue();
         current.updateAndGet(g -> new Generation(g.number() + 1, next, g.issued()));
         return true;
+    }
+
+    /** A serving certificate for {@link #names}; the first name is also its CN. */
+    private IssuedCertificate issue() {
+        return authority.issue(names.getFirst(), null, List.of(CertificateAuthority.Usage.SERVER), names, lifetime,
+                CertificateAuthority.KeyType.EC);
     }
 
     /** Serves whatever certificate is current at handshake time. */
@@ -120,13 +134,13 @@ final class ServingCertificates {
 
             @Override
             public X509Certificate[] getCertificateChain(String alias) {
-                WebhookAuthority.Issued issued = current.get().lookup(alias);
+                IssuedCertificate issued = current.get().lookup(alias);
                 return issued == null ? null : new X509Certificate[] {issued.certificate()};
             }
 
             @Override
             public PrivateKey getPrivateKey(String alias) {
-                WebhookAuthority.Issued issued = current.get().lookup(alias);
+                IssuedCertificate issued = current.get().lookup(alias);
                 return issued == null ? null : issued.keys().getPrivate();
             }
 

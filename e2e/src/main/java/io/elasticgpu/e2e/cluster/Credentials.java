@@ -1,9 +1,9 @@
 package io.elasticgpu.e2e.cluster;
 
-import io.elasticgpu.e2e.pki.CertificateAuthority;
-import io.elasticgpu.e2e.pki.CertificateAuthority.Usage;
-import io.elasticgpu.e2e.pki.IssuedCertificate;
-import io.elasticgpu.e2e.pki.Pem;
+import io.elasticgpu.http.tls.CertificateAuthority;
+import io.elasticgpu.http.tls.CertificateAuthority.Usage;
+import io.elasticgpu.http.tls.IssuedCertificate;
+import io.elasticgpu.http.tls.Pem;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
