@@ -58,6 +58,11 @@ final class ControllerCommand implements Callable<Integer> {
             description = "The Service in front of the webhook, in the lease's namespace (default: ${DEFAULT-VALUE}).")
     String webhookService;
 
+    @Option(names = "--webhook-url", paramLabel = "HOST:PORT",
+            description = "Register the webhook at https://HOST:PORT/mutate-pods instead of through --webhook-service:"
+                    + " a controller outside the cluster, or a balancer in front of several replicas.")
+    String webhookUrl;
+
     @Option(names = "--no-webhook", description = "Do not serve or register the admission webhook.")
     boolean noWebhook;
 
@@ -91,6 +96,9 @@ final class ControllerCommand implements Callable<Integer> {
         InetSocketAddress http = address("--http-listen", httpListen);
         if (!noWebhook) {
             address("--webhook-listen", webhookListen);
+            if (webhookUrl != null) {
+                address("--webhook-url", webhookUrl);
+            }
         }
         try (KubernetesClient client = clients.apply(kubeconfig)) {
             Optional<String> missing;
@@ -153,18 +161,21 @@ final class ControllerCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * The webhook runs beside the controller, on the leader only: it keeps its CA in memory and writes it into the
-     * MutatingWebhookConfiguration, so one replica at a time may serve (the Service routes to the ready one).
-     */
+    /** What only the leader does: keep ElasticGPUs and claims in step with the pods. */
     private ElasticGpuController leaderWork(KubernetesClient client) {
-        if (!noWebhook && webhook == null) {
-            webhook = AdmissionWebhook.start(client, WebhookConfig.forService(address("--webhook-listen", webhookListen),
-                    webhookService, leaseNamespace));
-        }
         ElasticGpuController controller = new ElasticGpuController(client, Duration.ofMinutes(1));
         leading.set(controller);
         return controller;
+    }
+
+    private WebhookConfig webhookConfig() {
+        InetSocketAddress listen = address("--webhook-listen", webhookListen);
+        if (webhookUrl == null) {
+            return WebhookConfig.forService(listen, webhookService, leaseNamespace);
+        }
+        InetSocketAddress url = address("--webhook-url", webhookUrl);
+        return WebhookConfig.forUrl(listen, url.getHostString()).withUrl(url.getHostString(), url.getPort())
+                .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME);
     }
 
     static InetSocketAddress address(String option, String hostPort) {
@@ -176,7 +187,14 @@ final class ControllerCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The webhook is served by every replica, leader or not: they share its CA through a Secret, so the Service may
+     * send an admission to any of them and a leader change loses none.
+     */
     private int runUntilStopped(KubernetesClient client, CompletableFuture<Void> stopped) {
+        if (!noWebhook) {
+            webhook = AdmissionWebhook.start(client, webhookConfig());
+        }
         try {
             return lead(client, stopped);
         } finally {
@@ -194,8 +212,9 @@ final class ControllerCommand implements Callable<Integer> {
             }
             return 0;
         }
+        // The pid tells replicas on one host apart in the Lease (and lets a test find the leader's process).
         String identity = Objects.requireNonNullElseGet(System.getenv("HOSTNAME"), () -> "egpu-controller")
-                + "-" + UUID.randomUUID().toString().substring(0, 8);
+                + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         try (Leadership.Election election = Leadership.of(leaseNamespace, identity)
                 .run(client, () -> leaderWork(client))) {
             CompletableFuture.anyOf(stopped, election.lost()).join();

@@ -19,8 +19,9 @@ import javax.net.ssl.SSLContext;
 
 /**
  * The mutating admission webhook: an HTTPS server ({@code POST /mutate-pods}, {@code GET /healthz}) that gives pods
- * the GPU resources of the ElasticGPUClaims their annotations name (see {@link ClaimMutation}), with its own CA and a
- * serving certificate it renews before expiry, registered in the {@code MutatingWebhookConfiguration}.
+ * the GPU resources of the ElasticGPUClaims their annotations name (see {@link ClaimMutation}), with a CA shared by all
+ * replicas through a Secret ({@link WebhookCa}) and a serving certificate of its own that it renews before expiry,
+ * registered in the {@code MutatingWebhookConfiguration}. Every controller replica serves it.
  *
  * <p>Requests are served on virtual threads by {@link HttpEndpoint} over TLS.
  *
@@ -45,12 +46,13 @@ public final class AdmissionWebhook implements AutoCloseable {
     }
 
     /**
-     * Makes a CA and serving certificate, starts serving, then creates or updates the MutatingWebhookConfiguration
-     * with the CA bundle. The apiserver may take a moment to use a new configuration.
+     * Reads (or, first of all replicas, makes) the shared CA, issues this replica's serving certificate, starts
+     * serving, then creates or updates the MutatingWebhookConfiguration with the CA bundle, the same from every
+     * replica. The apiserver may take a moment to use a new configuration.
      */
     public static AdmissionWebhook start(KubernetesClient client, WebhookConfig config) {
-        ServingCertificates certificates = new ServingCertificates(config.certificateNames(),
-                config.certificateLifetime(), config.clock());
+        ServingCertificates certificates = new ServingCertificates(WebhookCa.shared(client, config.caSecret(), config.clock()),
+                config.certificateNames(), config.certificateLifetime(), config.clock());
         SSLContext tls;
         try {
             tls = SSLContext.getInstance("TLS");

@@ -16,9 +16,21 @@ import java.util.Objects;
  * @param rotationCheck       how often to check whether the certificate is due
  * @param configurationName   the MutatingWebhookConfiguration created or updated
  * @param clock               the time certificates are issued and checked against
+ * @param caSecret            the Secret that keeps the CA every replica issues its serving certificates from
  */
 public record WebhookConfig(InetSocketAddress listen, Target target, Duration certificateLifetime, Duration rotationCheck,
-                            String configurationName, InstantSource clock) {
+                            String configurationName, InstantSource clock, SecretRef caSecret) {
+
+    /** The default name of the Secret holding the webhook's CA. */
+    public static final String CA_SECRET_NAME = "elastic-gpu-webhook-ca";
+
+    /** A Secret by namespace and name. */
+    public record SecretRef(String namespace, String name) {
+        public SecretRef {
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(name, "name");
+        }
+    }
 
     /** The default name of the MutatingWebhookConfiguration. */
     public static final String CONFIGURATION_NAME = "elastic-gpu";
@@ -39,12 +51,21 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
         }
 
         /**
-         * Directly, at {@code https://<host>:<the port listened on>/mutate-pods} (an apiserver on the same host in
-         * tests, or a webhook outside the cluster); the certificate names {@code host}, an IP address or a DNS name.
+         * Directly, at {@code https://<host>:<port>/mutate-pods} (an apiserver on the same host in tests, or a webhook
+         * outside the cluster; port 0: the port listened on, else that of a balancer in front of several replicas);
+         * the certificate names {@code host}, an IP address or a DNS name.
          */
-        record Url(String host) implements Target {
+        record Url(String host, int port) implements Target {
             public Url {
                 Objects.requireNonNull(host, "host");
+                if (port < 0 || port > 65535) {
+                    throw new IllegalArgumentException("port must be 0..65535, was " + port);
+                }
+            }
+
+            /** At the port listened on. */
+            public Url(String host) {
+                this(host, 0);
             }
         }
     }
@@ -54,6 +75,7 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(configurationName, "configurationName");
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(caSecret, "caSecret");
         if (certificateLifetime.compareTo(Duration.ofMinutes(3)) < 0) {
             throw new IllegalArgumentException("certificateLifetime must be at least 3 minutes, was " + certificateLifetime);
         }
@@ -65,29 +87,43 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
     /** Behind Service {@code name} in {@code namespace}, port 443; certificates for 24 hours. */
     public static WebhookConfig forService(InetSocketAddress listen, String name, String namespace) {
         return new WebhookConfig(listen, new Target.Service(name, namespace, 443), Duration.ofHours(24),
-                Duration.ofMinutes(1), CONFIGURATION_NAME, InstantSource.system());
+                Duration.ofMinutes(1), CONFIGURATION_NAME, InstantSource.system(), new SecretRef(namespace, CA_SECRET_NAME));
     }
 
-    /** Called directly at {@code https://<host>:<listen port>/mutate-pods}; certificates for 24 hours. */
+    /**
+     * Called directly at {@code https://<host>:<listen port>/mutate-pods}; certificates for 24 hours; the CA kept in
+     * Secret {@value #CA_SECRET_NAME} of namespace {@code default}.
+     */
     public static WebhookConfig forUrl(InetSocketAddress listen, String host) {
         return new WebhookConfig(listen, new Target.Url(host), Duration.ofHours(24), Duration.ofMinutes(1),
-                CONFIGURATION_NAME, InstantSource.system());
+                CONFIGURATION_NAME, InstantSource.system(), new SecretRef("default", CA_SECRET_NAME));
+    }
+
+    /** Registered at {@code https://<host>:<port>}, e.g. a balancer in front of several replicas. */
+    public WebhookConfig withUrl(String host, int port) {
+        return new WebhookConfig(listen, new Target.Url(host, port), certificateLifetime, rotationCheck, configurationName,
+                clock, caSecret);
+    }
+
+    public WebhookConfig withCaSecret(String namespace, String name) {
+        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, clock,
+                new SecretRef(namespace, name));
     }
 
     public WebhookConfig withCertificateLifetime(Duration lifetime) {
-        return new WebhookConfig(listen, target, lifetime, rotationCheck, configurationName, clock);
+        return new WebhookConfig(listen, target, lifetime, rotationCheck, configurationName, clock, caSecret);
     }
 
     public WebhookConfig withRotationCheck(Duration every) {
-        return new WebhookConfig(listen, target, certificateLifetime, every, configurationName, clock);
+        return new WebhookConfig(listen, target, certificateLifetime, every, configurationName, clock, caSecret);
     }
 
     public WebhookConfig withConfigurationName(String name) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, name, clock);
+        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, name, clock, caSecret);
     }
 
     public WebhookConfig withClock(InstantSource source) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, source);
+        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, source, caSecret);
     }
 
     /** The names the serving certificate carries. */

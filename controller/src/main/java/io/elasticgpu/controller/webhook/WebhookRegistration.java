@@ -35,7 +35,7 @@ final class WebhookRegistration {
             case WebhookConfig.Target.Service s -> client.withNewService().withName(s.name())
                     .withNamespace(s.namespace()).withPort(s.port()).withPath(WebhookConfig.PATH).endService().build();
             case WebhookConfig.Target.Url u -> client.withUrl("https://" + (u.host().contains(":") ? "[" + u.host() + "]"
-                    : u.host()) + ":" + listenPort + WebhookConfig.PATH).build();
+                    : u.host()) + ":" + (u.port() == 0 ? listenPort : u.port()) + WebhookConfig.PATH).build();
         };
         return new MutatingWebhookConfigurationBuilder()
                 .withNewMetadata().withName(config.configurationName())

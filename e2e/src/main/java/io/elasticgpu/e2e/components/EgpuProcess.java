@@ -47,10 +47,15 @@ public final class EgpuProcess implements AutoCloseable {
 
     /** The same on a given port, e.g. to start again where a killed one listened. */
     public static EgpuProcess start(String command, List<String> args, Path log, int port) {
+        return start(command, args, log, port, "--listen");
+    }
+
+    /** The same for a command whose HTTP port is set by another flag ({@code egpu controller --http-listen}). */
+    public static EgpuProcess start(String command, List<String> args, Path log, int port, String listenFlag) {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
         line.addAll(args);
-        line.addAll(List.of("--listen", "127.0.0.1:" + port));
+        line.addAll(List.of(listenFlag, "127.0.0.1:" + port));
         ManagedProcess p = ManagedProcess.start(command + "-" + port, line, log);
         HttpClient http = HttpClient.newHttpClient();
         p.awaitReady(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
