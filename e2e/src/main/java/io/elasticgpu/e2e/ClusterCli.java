@@ -1,4 +1,8 @@
-package io.elasticgpu.e2e.cluster;
+package io.elasticgpu.e2e;
+
+import io.elasticgpu.e2e.cluster.Binaries;
+import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.e2e.demo.DemoCommand;
 
 import io.elasticgpu.e2e.nodes.FakeGpuNodes;
 import io.elasticgpu.e2e.nodes.GpuNodeSpec;
@@ -26,7 +30,7 @@ import picocli.CommandLine.Option;
         subcommands = {ClusterCli.Up.class, ClusterCli.Status.class, ClusterCli.Down.class, DemoCommand.class})
 public final class ClusterCli {
 
-    static final Path E2E = Path.of(System.getProperty("egpu.e2e.dir", "e2e"));
+    static final Path E2E = Binaries.E2E_DIR;
 
     public static void main(String[] args) {
         CommandLine cli = new CommandLine(new ClusterCli());

@@ -14,6 +14,9 @@ import java.util.Map;
 public record Binaries(Path kubeApiserver, Path kubeControllerManager, Path kubeScheduler, Path kubectl, Path etcd,
                        Path kwok, Versions versions) {
 
+    /** The e2e module\'s directory (the scripts pass -Degpu.e2e.dir): caches, cluster and demo state live under it. */
+    public static final Path E2E_DIR = Path.of(System.getProperty("egpu.e2e.dir", "e2e"));
+
     /** The binaries for {@code e2e/versions.env} under {@code e2eDir}. */
     public static Binaries locate(Path e2eDir) {
         Versions v = Versions.read(e2eDir.resolve("versions.env"));

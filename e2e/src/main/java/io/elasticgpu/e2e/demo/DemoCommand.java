@@ -1,6 +1,8 @@
-package io.elasticgpu.e2e.cluster;
+package io.elasticgpu.e2e.demo;
 
-import io.elasticgpu.e2e.demo.Demo;
+import io.elasticgpu.e2e.cluster.Binaries;
+import io.elasticgpu.e2e.cluster.ControlPlane;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -16,13 +18,13 @@ import java.util.concurrent.TimeUnit;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Start a local control plane with fake GPU nodes, run Elastic GPU's extender, controller and webhook"
                 + " against it, submit a sample workload, print who holds which card, and wait for Ctrl-C.")
-final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--nodes", paramLabel = "N", description = "Fake GPU nodes (default: ${DEFAULT-VALUE}).")
     int nodes = 10;
 
     @Option(names = "--dir", paramLabel = "DIR", description = "Where the demo's cluster lives (default: e2e/.demo).")
-    Path dir = ClusterCli.E2E.resolve(".demo");
+    Path dir = Binaries.E2E_DIR.resolve(".demo");
 
     @Option(names = "--dashboard-port", paramLabel = "PORT",
             description = "Where the dashboard listens on 127.0.0.1; 0 picks a free port (default: ${DEFAULT-VALUE}).")
@@ -63,8 +65,8 @@ final class DemoCommand implements Callable<Integer> {
 
     private void run(long start, CountDownLatch stop) throws Exception {
         System.out.println("demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok …");
-        try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(dir, Binaries.locate(ClusterCli.E2E)));
-             Demo demo = Demo.start(cp, ClusterCli.E2E.resolve("src/test/resources/scheduler/extender.yaml"),
+        try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(dir, Binaries.locate(Binaries.E2E_DIR)));
+             Demo demo = Demo.start(cp, Binaries.E2E_DIR.resolve("src/test/resources/scheduler/extender.yaml"),
                      new InetSocketAddress("127.0.0.1", dashboardPort), Demo.ControlPlaneUse.OWNED)) {
             List<String> names = demo.createNodes(nodes);
             System.out.printf("demo: %d fake GPU nodes; their node agents published the inventories%n", names.size());

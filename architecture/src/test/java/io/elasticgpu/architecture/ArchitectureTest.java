@@ -1,0 +1,80 @@
+package io.elasticgpu.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * The README's architecture section, as rules over the compiled classes of every module. Data flows one way:
+ * {@code core} (the placement engine, JDK only) and {@code api} (what components agree on through the API server)
+ * at the bottom; {@code http} (how components serve HTTP) beside them; the components ({@code simulator},
+ * {@code scheduler}, {@code node}, {@code controller}) on top of those and never on each other; {@code cli} wires
+ * them into the one {@code egpu} program; {@code bench} and {@code e2e} (the benchmarks and the test harness)
+ * use everything and nothing shipped uses them.
+ */
+@AnalyzeClasses(packages = "io.elasticgpu", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    private static final String[] COMPONENTS = {"simulator", "scheduler", "node", "controller"};
+
+    @ArchTest
+    static final ArchRule coreUsesTheJdkOnly = classes().that().resideInAPackage("io.elasticgpu.core..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.elasticgpu.core..")
+            .because("the placement engine must run in the simulator, the extender and tests alike, with no Kubernetes type");
+
+    @ArchTest
+    static final ArchRule corePackagesFlowOneWay = layeredArchitecture().consideringOnlyDependenciesInLayers()
+            .layer("model").definedBy("io.elasticgpu.core.model..")
+            .layer("snapshot").definedBy("io.elasticgpu.core.snapshot..")
+            .layer("policy").definedBy("io.elasticgpu.core.policy..")
+            .layer("placement").definedBy("io.elasticgpu.core.placement..")
+            .whereLayer("placement").mayNotBeAccessedByAnyLayer()
+            .whereLayer("policy").mayOnlyBeAccessedByLayers("placement")
+            .whereLayer("snapshot").mayOnlyBeAccessedByLayers("policy", "placement");
+
+    @ArchTest
+    static final ArchRule apiImportsNoComponent = noClasses().that().resideInAPackage("io.elasticgpu.api..")
+            .should().dependOnClassesThat().resideInAnyPackage(inside("core", "http", "simulator", "scheduler", "node",
+                    "controller", "cli", "bench", "e2e"))
+            .because("api is the contract between components; it cannot know any of them");
+
+    @ArchTest
+    static final ArchRule httpIsPlumbingOnly = classes().that().resideInAPackage("io.elasticgpu.http..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "javax..", "com.sun.net.httpserver..",
+                    "io.prometheus..", "org.slf4j..", "org.bouncycastle..", "io.elasticgpu.http..")
+            .because("every component serves HTTP through it, so it can know none of them, nor Kubernetes");
+
+    @ArchTest
+    static final ArchRule componentsDoNotUseEachOther = componentsIndependent();
+
+    @ArchTest
+    static final ArchRule shippedCodeDoesNotUseTheHarness = noClasses().that().resideInAnyPackage(inside("core", "api",
+                    "http", "simulator", "scheduler", "node", "controller", "cli"))
+            .should().dependOnClassesThat().resideInAnyPackage(inside("e2e", "bench"))
+            .because("what users run is apart from what tests and benchmarks use");
+
+    @ArchTest
+    static final ArchRule noPackageCycles = slices().matching("io.elasticgpu.(**)").should().beFreeOfCycles();
+
+    private static ArchRule componentsIndependent() {
+        ArchRule rule = null;
+        for (String component : COMPONENTS) {
+            String[] others = java.util.stream.Stream.concat(java.util.Arrays.stream(COMPONENTS).filter(c -> !c.equals(component)),
+                    java.util.stream.Stream.of("cli")).toArray(String[]::new);
+            ArchRule one = noClasses().that().resideInAPackage("io.elasticgpu." + component + "..")
+                    .should().dependOnClassesThat().resideInAnyPackage(inside(others));
+            rule = rule == null ? one : com.tngtech.archunit.lang.CompositeArchRule.of(rule).and(one);
+        }
+        return rule.because("a component talks to the others only through the API server (api), never by calling them");
+    }
+
+    private static String[] inside(String... modules) {
+        return java.util.Arrays.stream(modules).map(m -> "io.elasticgpu." + m + "..").toArray(String[]::new);
+    }
+}
