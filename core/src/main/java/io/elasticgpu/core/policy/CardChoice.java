@@ -5,6 +5,7 @@ import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.Arrays;
+import java.util.function.IntToLongFunction;
 
 /**
  * The ways policies pick cards on a node the request fits. Single-card slices go to the tightest or the roomiest
@@ -92,7 +93,22 @@ public final class CardChoice {
     }
 
     private static int[] exhaustive(int[] c, int k, NodeState s) {
-        Topology t = s.node().topology();
+        return bestLinked(c, k, s.node().topology(), load(s));
+    }
+
+    /**
+     * Of {@code candidates} (ascending card indexes), the {@code k} with the best links between them, trying every
+     * set: the highest weakest link (an NVLink island beats a set split over PCIe), then the highest sum of links,
+     * then the least {@code load}, then the lowest indexes. The one rule for choosing linked cards, used by the
+     * placement policies here and by the node agent when kubelet offers it cards.
+     *
+     * @throws IllegalArgumentException when fewer than {@code k} are offered
+     */
+    public static int[] bestLinked(int[] candidates, int k, Topology t, IntToLongFunction load) {
+        if (candidates.length < k) {
+            throw new IllegalArgumentException("%d cards wanted, %d offered: %s".formatted(k, candidates.length,
+                    Arrays.toString(candidates)));
+        }
         int[] pick = new int[k];
         for (int i = 0; i < k; i++) {
             pick[i] = i;
@@ -102,15 +118,20 @@ public final class CardChoice {
         long[] bestQuality = null;
         do {
             for (int i = 0; i < k; i++) {
-                set[i] = c[pick[i]];
+                set[i] = candidates[pick[i]];
             }
-            long[] quality = quality(set, s, t);
+            long[] quality = quality(set, t, load);
             if (best == null || better(quality, bestQuality)) {
                 best = set.clone();
                 bestQuality = quality;
             }
-        } while (nextCombination(pick, c.length));
+        } while (nextCombination(pick, candidates.length));
         return best;
+    }
+
+    /** How loaded a card is, for the tie-break: the share of it already taken. */
+    private static IntToLongFunction load(NodeState s) {
+        return card -> 1000L - s.freeShare(card);
     }
 
     /**
@@ -124,7 +145,7 @@ public final class CardChoice {
         long[] bestQuality = null;
         for (int start = 0; start < c.length; start++) {
             int[] set = growFrom(start, c, k, s, t);
-            long[] quality = quality(set, s, t);
+            long[] quality = quality(set, t, load(s));
             if (best == null || better(quality, bestQuality)) {
                 best = set;
                 bestQuality = quality;
@@ -168,12 +189,12 @@ public final class CardChoice {
     }
 
     /** (weakest link, sum of links, minus load): larger is better, compared in that order. */
-    private static long[] quality(int[] set, NodeState s, Topology t) {
-        long min = Long.MAX_VALUE;
+    private static long[] quality(int[] set, Topology t, IntToLongFunction cardLoad) {
+        long min = set.length > 1 ? Long.MAX_VALUE : 0;
         long sum = 0;
         long load = 0;
         for (int a = 0; a < set.length; a++) {
-            load += 1000L - s.freeShare(set[a]);
+            load += cardLoad.applyAsLong(set[a]);
             for (int b = a + 1; b < set.length; b++) {
                 int rank = t.rank(set[a], set[b]);
                 min = Math.min(min, rank);

@@ -1,5 +1,7 @@
 package io.elasticgpu.node.allocation;
 
+import io.elasticgpu.core.policy.CardChoice;
+
 import io.elasticgpu.core.model.Topology;
 
 import java.util.ArrayList;
@@ -22,8 +24,8 @@ final class Preference {
         }
         List<Integer> target = planned;
         if (target.isEmpty() && cards.wholeCards(resource) && byCard.size() >= size) {
-            target = java.util.Arrays.stream(LinkedCards.choose(List.copyOf(byCard.keySet()), size, topology,
-                    new int[cards.size()])).boxed().toList();
+            int[] offered = byCard.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+            target = java.util.Arrays.stream(CardChoice.bestLinked(offered, size, topology, card -> 0)).boxed().toList();
         }
         LinkedHashSet<String> out = new LinkedHashSet<>(mustInclude);
         // Round-robin over the target cards so that a slice on each of N cards takes ids of each.

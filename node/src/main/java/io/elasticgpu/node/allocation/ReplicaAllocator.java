@@ -1,5 +1,7 @@
 package io.elasticgpu.node.allocation;
 
+import io.elasticgpu.core.policy.CardChoice;
+
 import io.elasticgpu.api.v1alpha1.Allocation.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.core.model.Topology;
@@ -54,7 +56,8 @@ public final class ReplicaAllocator implements Allocator {
             return available.subList(0, Math.min(size, available.size()));
         }
         List<String> out = new ArrayList<>();
-        for (int c : LinkedCards.choose(offered, size, topology, load)) {
+        for (int c : CardChoice.bestLinked(offered.stream().mapToInt(Integer::intValue).toArray(), size, topology,
+                card -> load[card])) {
             out.add(byCard.get(c).getFirst());
         }
         return out;
@@ -70,7 +73,8 @@ public final class ReplicaAllocator implements Allocator {
         if (offered.size() < k) {
             throw new AllocationException("%d cards wanted, %d healthy on this node".formatted(k, offered.size()));
         }
-        return java.util.Arrays.stream(LinkedCards.choose(offered, k, topology, load)).boxed().toList();
+        int[] candidates = offered.stream().mapToInt(Integer::intValue).toArray();
+        return java.util.Arrays.stream(CardChoice.bestLinked(candidates, k, topology, card -> load[card])).boxed().toList();
     }
 
     /** Containers per card, from kubelet's records. */

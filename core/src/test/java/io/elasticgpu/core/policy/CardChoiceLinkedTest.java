@@ -1,15 +1,15 @@
-package io.elasticgpu.node.allocation;
+package io.elasticgpu.core.policy;
 
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
 import org.junit.jupiter.api.Test;
 
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class LinkedCardsTest {
+/** {@link CardChoice#bestLinked}: the node agent's choice among the cards kubelet offers (it was LinkedCards). */
+class CardChoiceLinkedTest {
 
     /** 8 cards: NVLink islands {0,1,2,3} and {4,5,6,7} (12 lanes), the islands joined across sockets. */
     private static Topology twoIslands() {
@@ -26,14 +26,14 @@ class LinkedCardsTest {
 
     @Test
     void fourCardsComeFromOneIsland() {
-        int[] chosen = LinkedCards.choose(List.of(0, 1, 2, 3, 4, 5, 6, 7), 4, twoIslands(), new int[8]);
+        int[] chosen = CardChoice.bestLinked(new int[] {0, 1, 2, 3, 4, 5, 6, 7}, 4, twoIslands(), c -> 0);
 
         assertThat(chosen).containsExactly(0, 1, 2, 3); // both islands tie on links and load: lowest indexes
     }
 
     @Test
     void aBrokenIslandLosesToAWholeOne() {
-        int[] chosen = LinkedCards.choose(List.of(0, 1, 2, 4, 5, 6, 7), 4, twoIslands(), new int[8]);
+        int[] chosen = CardChoice.bestLinked(new int[] {0, 1, 2, 4, 5, 6, 7}, 4, twoIslands(), c -> 0);
 
         assertThat(chosen).containsExactly(4, 5, 6, 7);
     }
@@ -42,7 +42,7 @@ class LinkedCardsTest {
     void amongEquallyLinkedCardsTheLeastLoadedWin() {
         int[] load = {3, 0, 2, 0, 1, 1, 1, 1};
 
-        int[] chosen = LinkedCards.choose(List.of(0, 1, 2, 3), 2, Topology.uniform(8, Link.of(LinkKind.PCIE_SWITCH)), load);
+        int[] chosen = CardChoice.bestLinked(new int[] {0, 1, 2, 3}, 2, Topology.uniform(8, Link.of(LinkKind.PCIE_SWITCH)), c -> load[c]);
 
         assertThat(chosen).containsExactly(1, 3);
     }
