@@ -62,6 +62,10 @@ final class NodeAgentCommand implements Callable<Integer> {
             description = "MiB per device of elasticgpu.io/gpu-memory; must equal the extender's memoryBlockMib (default 1).")
     long memoryBlockMib;
 
+    @Option(names = "--aliyun-unit-mib", paramLabel = "MIB", defaultValue = "1024",
+            description = "MiB in one unit of aliyun.com/gpu-mem (default ${DEFAULT-VALUE}, Aliyun's GiB); must equal the extender's.")
+    long aliyunUnitMib;
+
     @Option(names = "--no-compatibility", description = "Do not advertise nvidia.com, aliyun.com and volcano.sh names.")
     boolean noCompatibility;
 
@@ -90,7 +94,7 @@ final class NodeAgentCommand implements Callable<Integer> {
             case "replicas" -> AgentConfig.Mode.REPLICAS;
             default -> throw new IllegalArgumentException("--mode must be slices or replicas, was " + mode);
         };
-        return new AgentConfig(nodeName == null ? "" : nodeName, pluginDir, podResources, m, replicas, memoryBlockMib, 1024,
+        return new AgentConfig(nodeName == null ? "" : nodeName, pluginDir, podResources, m, replicas, memoryBlockMib, aliyunUnitMib,
                 !noCompatibility, mps, mpsPipeDir, new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod));
     }
 

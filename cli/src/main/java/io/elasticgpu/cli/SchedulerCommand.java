@@ -39,6 +39,10 @@ final class SchedulerCommand implements Callable<Integer> {
     @Option(names = "--memory-block-mib", paramLabel = "MIB", description = "MiB in one unit of the GPU-memory resource (default 1).")
     Long memoryBlockMib;
 
+    @Option(names = "--aliyun-unit-mib", paramLabel = "MIB",
+            description = "MiB in one unit of aliyun.com/gpu-mem (default 1024, Aliyun's GiB); must equal the node agent's.")
+    Long aliyunUnitMib;
+
     @Option(names = "--tls-cert", paramLabel = "PEM", description = "Serve HTTPS with this certificate chain.")
     String tlsCert;
 
@@ -59,6 +63,7 @@ final class SchedulerCommand implements Callable<Integer> {
         putIfGiven(flags, "policy", policy);
         putIfGiven(flags, "ledgerNamespace", ledgerNamespace);
         putIfGiven(flags, "memoryBlockMib", memoryBlockMib);
+        putIfGiven(flags, "aliyunUnitMib", aliyunUnitMib);
         putIfGiven(flags, "tlsCertFile", tlsCert);
         putIfGiven(flags, "tlsKeyFile", tlsKey);
         putIfGiven(flags, "policyWeight", policyWeight);

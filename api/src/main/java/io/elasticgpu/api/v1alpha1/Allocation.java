@@ -3,9 +3,6 @@ package io.elasticgpu.api.v1alpha1;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,9 +27,6 @@ public record Allocation(String node, Map<String, List<Share>> containers) {
         }
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-
     public Allocation {
         requireNonNull(node, "node");
         Map<String, List<Share>> copy = new LinkedHashMap<>();
@@ -46,25 +40,14 @@ public record Allocation(String node, Map<String, List<Share>> containers) {
     }
 
     public String toJson() {
-        try {
-            return JSON.writeValueAsString(this);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot write allocation", e);
-        }
+        return AnnotationJson.write(this, "allocation");
     }
 
     /**
      * @throws IllegalArgumentException when {@code json} is not an allocation
      */
     public static Allocation fromJson(String json) {
-        try {
-            Allocation a = JSON.readValue(json, Allocation.class);
-            if (a == null || a.node() == null) {
-                throw new IllegalArgumentException("allocation: expected a JSON object with \"node\" and \"containers\", got " + json);
-            }
-            return a;
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("allocation: not valid JSON: " + e.getOriginalMessage(), e);
-        }
+        return AnnotationJson.read(json, Allocation.class, "allocation", a -> a.node() != null,
+                "a JSON object with \"node\" and \"containers\"");
     }
 }

@@ -4,9 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.util.HashSet;
 import java.util.List;
@@ -48,8 +45,6 @@ public record NodeInventory(List<Card> cards, List<Link> links) {
     }
 
     private static final Set<String> KINDS = Set.of("NVLINK", "PCIE_SWITCH", "HOST_BRIDGE", "NUMA_NODE", "CROSS_SOCKET");
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     public NodeInventory {
         cards = List.copyOf(requireNonNull(cards, "cards"));
@@ -77,25 +72,14 @@ public record NodeInventory(List<Card> cards, List<Link> links) {
     }
 
     public String toJson() {
-        try {
-            return JSON.writeValueAsString(this);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot write inventory", e);
-        }
+        return AnnotationJson.write(this, "inventory");
     }
 
     /**
      * @throws IllegalArgumentException when {@code json} is not an inventory, saying what is wrong
      */
     public static NodeInventory fromJson(String json) {
-        try {
-            NodeInventory inventory = JSON.readValue(json, NodeInventory.class);
-            if (inventory == null || inventory.cards() == null) {
-                throw new IllegalArgumentException("inventory: expected a JSON object with \"cards\", got " + json);
-            }
-            return inventory;
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("inventory: not valid JSON: " + e.getOriginalMessage(), e);
-        }
+        return AnnotationJson.read(json, NodeInventory.class, "inventory", i -> i.cards() != null,
+                "a JSON object with \"cards\"");
     }
 }
