@@ -9,21 +9,23 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * What a Service does for the webhook's replicas, at TCP level: each connection goes to the next backend that
- * accepts one (a dead replica refuses and is skipped), bytes are copied both ways (TLS passes through), and when
- * either side closes both are closed, so that a client never reuses a connection to a replica that is gone.
+ * A Service in front of the webhook's replicas, at TCP level, in its hardest case for a failover: every connection
+ * goes to the first backend that accepts one (so one replica serves everything until it dies, then the next takes
+ * over), bytes are copied both ways (TLS passes through), and when either side closes both are closed, so that a
+ * client never reuses a connection to a replica that is gone. Counts the connections each backend got.
  */
 final class TcpBalancer implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<Integer> backends;
-    private final AtomicInteger next = new AtomicInteger();
+    private final AtomicIntegerArray connections;
 
     TcpBalancer(List<Integer> backends) {
         this.backends = List.copyOf(backends);
+        this.connections = new AtomicIntegerArray(backends.size());
         try {
             server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
@@ -34,6 +36,11 @@ final class TcpBalancer implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
+    }
+
+    /** Connections made to backend {@code i} so far. */
+    int connections(int i) {
+        return connections.get(i);
     }
 
     private void accept() {
@@ -59,10 +66,10 @@ final class TcpBalancer implements AutoCloseable {
 
     private Socket connect() {
         for (int i = 0; i < backends.size(); i++) {
-            int port = backends.get(Math.floorMod(next.getAndIncrement(), backends.size()));
             try {
                 Socket socket = new Socket();
-                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), backends.get(i)), 1000);
+                connections.incrementAndGet(i);
                 return socket;
             } catch (IOException refused) {
                 // that replica is down: try the next

@@ -67,12 +67,12 @@ class WebhookReplicasE2E {
         int[] webhookPorts = {Ports.free(), Ports.free()};
         List<EgpuProcess> replicas = new ArrayList<>();
         try (TcpBalancer balancer = new TcpBalancer(List.of(webhookPorts[0], webhookPorts[1]))) {
-            for (int port : webhookPorts) {
-                replicas.add(controller(ns, port, balancer.port()));
-            }
+            // The first replica leads and is the one the balancer sends everything to, until it dies.
+            replicas.add(controller(ns, webhookPorts[0], balancer.port()));
+            EgpuProcess leader = await().atMost(Duration.ofSeconds(60)).until(() -> leader(client, ns, replicas), l -> l != null);
+            replicas.add(controller(ns, webhookPorts[1], balancer.port()));
             WebhookRollout.createOnceMutated(client, ns, n -> pod("warmup-" + n), WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY),
                     Duration.ofSeconds(60));
-            EgpuProcess leader = await().atMost(Duration.ofSeconds(60)).until(() -> leader(client, ns, replicas), l -> l != null);
 
             List<String> failures = new ArrayList<>();
             int admitted = 0;
@@ -92,6 +92,8 @@ class WebhookReplicasE2E {
                 }
             }
             assertThat(leader.process().alive()).as("the leader was killed").isFalse();
+            assertThat(balancer.connections(0)).as("admissions the leader served").isPositive();
+            assertThat(balancer.connections(1)).as("admissions the follower served after the kill").isPositive();
             assertThat(failures).as("admissions lost or wrong").isEmpty();
             assertThat(admitted).isEqualTo(PODS);
             assertThat(client.secrets().inNamespace(ns).withName(WebhookConfig.CA_SECRET_NAME).get())
