@@ -15,8 +15,8 @@ import com.tngtech.archunit.lang.ArchRule;
  * {@code core} (the placement engine, JDK only) and {@code api} (what components agree on through the API server)
  * at the bottom; {@code http} (how components serve HTTP) beside them; the components ({@code simulator},
  * {@code scheduler}, {@code node}, {@code controller}) on top of those and never on each other; {@code cli} wires
- * them into the one {@code egpu} program; {@code bench} and {@code e2e} (the benchmarks and the test harness)
- * use everything and nothing shipped uses them.
+ * them into the one {@code egpu} program and {@code localcluster} into a local cluster with {@code ./egpu demo};
+ * {@code bench} and {@code e2e} (the benchmarks and the end-to-end tests) use everything and nothing shipped uses them.
  */
 @AnalyzeClasses(packages = "io.elasticgpu", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -41,7 +41,7 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule apiImportsNoComponent = noClasses().that().resideInAPackage("io.elasticgpu.api..")
             .should().dependOnClassesThat().resideInAnyPackage(inside("core", "http", "simulator", "scheduler", "node",
-                    "controller", "cli", "bench", "e2e"))
+                    "controller", "cli", "localcluster", "bench", "e2e"))
             .because("api is the contract between components; it cannot know any of them");
 
     @ArchTest
@@ -55,9 +55,15 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule shippedCodeDoesNotUseTheHarness = noClasses().that().resideInAnyPackage(inside("core", "api",
-                    "http", "simulator", "scheduler", "node", "controller", "cli"))
+                    "http", "simulator", "scheduler", "node", "controller", "cli", "localcluster"))
             .should().dependOnClassesThat().resideInAnyPackage(inside("e2e", "bench"))
             .because("what users run is apart from what tests and benchmarks use");
+
+    @ArchTest
+    static final ArchRule wiringProgramsAreApart = noClasses().that().resideInAPackage("io.elasticgpu.cli..")
+            .should().dependOnClassesThat().resideInAPackage("io.elasticgpu.localcluster..")
+            .orShould().dependOnClassesThat().resideInAPackage("io.elasticgpu.bench..")
+            .because("egpu is what runs in a cluster; the local cluster and the benchmarks are programs of their own");
 
     @ArchTest
     static final ArchRule noPackageCycles = slices().matching("io.elasticgpu.(**)").should().beFreeOfCycles();
@@ -66,7 +72,7 @@ class ArchitectureTest {
         ArchRule rule = null;
         for (String component : COMPONENTS) {
             String[] others = java.util.stream.Stream.concat(java.util.Arrays.stream(COMPONENTS).filter(c -> !c.equals(component)),
-                    java.util.stream.Stream.of("cli")).toArray(String[]::new);
+                    java.util.stream.Stream.of("cli", "localcluster")).toArray(String[]::new);
             ArchRule one = noClasses().that().resideInAPackage("io.elasticgpu." + component + "..")
                     .should().dependOnClassesThat().resideInAnyPackage(inside(others));
             rule = rule == null ? one : com.tngtech.archunit.lang.CompositeArchRule.of(rule).and(one);

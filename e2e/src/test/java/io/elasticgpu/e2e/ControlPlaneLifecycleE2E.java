@@ -3,9 +3,9 @@ package io.elasticgpu.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elasticgpu.e2e.cluster.Binaries;
-import io.elasticgpu.e2e.cluster.ControlPlane;
-import io.elasticgpu.e2e.cluster.Ports;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 
@@ -52,7 +52,7 @@ class ControlPlaneLifecycleE2E {
                 - schedulerName: default-scheduler
                 - schedulerName: second-scheduler
                 """);
-        cluster.createGpuNodes(java.util.List.of(io.elasticgpu.e2e.nodes.GpuNodeSpec.of("n", 1, "Tesla-T4", 15_360)));
+        cluster.createGpuNodes(java.util.List.of(io.elasticgpu.localcluster.nodes.GpuNodeSpec.of("n", 1, "Tesla-T4", 15_360)));
         try {
             cluster.restartScheduler(config);
             Pod pod = new PodBuilder().withNewMetadata().withName("by-second").endMetadata().withNewSpec()

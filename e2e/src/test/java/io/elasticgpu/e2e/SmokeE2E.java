@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;

@@ -1,7 +1,7 @@
 package io.elasticgpu.e2e.junit;
 
-import io.elasticgpu.e2e.cluster.Binaries;
-import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
 
 import java.nio.file.Path;
 import java.time.LocalDateTime;

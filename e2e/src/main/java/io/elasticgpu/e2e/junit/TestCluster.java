@@ -1,8 +1,8 @@
 package io.elasticgpu.e2e.junit;
 
-import io.elasticgpu.e2e.cluster.ControlPlane;
-import io.elasticgpu.e2e.nodes.FakeGpuNodes;
-import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -15,8 +15,8 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ValidationMessages;
-import io.elasticgpu.e2e.cluster.ControlPlane;
-import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 

@@ -1,7 +1,7 @@
 package io.elasticgpu.e2e.controller;
 
-import static io.elasticgpu.e2e.nodes.AllocatedPods.setHealthy;
-import static io.elasticgpu.e2e.nodes.AllocatedPods.uuid;
+import static io.elasticgpu.localcluster.nodes.AllocatedPods.setHealthy;
+import static io.elasticgpu.localcluster.nodes.AllocatedPods.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -25,12 +25,12 @@ import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.provisioning.ElasticGpuNames;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.view.ClusterView;
-import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
-import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.e2e.nodes.AllocatedPods;
-import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.elasticgpu.localcluster.nodes.AllocatedPods;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -1,7 +1,7 @@
 package io.elasticgpu.e2e.dashboard;
 
-import static io.elasticgpu.e2e.nodes.AllocatedPods.setHealthy;
-import static io.elasticgpu.e2e.nodes.AllocatedPods.uuid;
+import static io.elasticgpu.localcluster.nodes.AllocatedPods.setHealthy;
+import static io.elasticgpu.localcluster.nodes.AllocatedPods.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,8 +11,8 @@ import io.elasticgpu.controller.dashboard.ControllerMetrics;
 import io.elasticgpu.controller.dashboard.DashboardServer;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.e2e.nodes.AllocatedPods;
-import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.elasticgpu.localcluster.nodes.AllocatedPods;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,6 +1,8 @@
 package io.elasticgpu.e2e.demo;
 
-import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.localcluster.demo.Demo;
+
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -33,7 +35,7 @@ class DemoE2E {
     void theDemoBindsEverySamplePodAndShowsWhoHoldsWhichCard(ControlPlane controlPlane) throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         List<JsonNode> demoNodes;
-        try (Demo demo = Demo.start(controlPlane, Path.of("src/test/resources/scheduler/extender.yaml"),
+        try (Demo demo = Demo.start(controlPlane, Demo.schedulerTemplate(),
                 new InetSocketAddress("127.0.0.1", 0), Demo.ControlPlaneUse.SHARED);
              KubernetesClient client = controlPlane.newClient()) {
             List<String> nodes = demo.createNodes(10);

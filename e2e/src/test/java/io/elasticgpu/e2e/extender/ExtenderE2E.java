@@ -8,12 +8,12 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.view.ClusterView;
-import io.elasticgpu.e2e.cluster.ControlPlane;
-import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
-import io.elasticgpu.e2e.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -72,7 +72,7 @@ class ExtenderE2E {
     static EgpuProcess startExtender(int port) {
         return EgpuProcess.start("scheduler", List.of("--kubeconfig", controlPlane.kubeconfig().toString()),
                 controlPlane.workDir().resolve("logs").resolve("extender-" + System.nanoTime() + ".log"),
-                port == 0 ? io.elasticgpu.e2e.cluster.Ports.free() : port);
+                port == 0 ? io.elasticgpu.localcluster.controlplane.Ports.free() : port);
     }
 
     static void useExtender(String template, String url) throws IOException {

@@ -10,7 +10,7 @@ import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.e2e.nodes.GpuNodeSpec;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
 import io.elasticgpu.node.agent.KubernetesCluster;
 import io.elasticgpu.node.agent.NodeAgent;

@@ -9,9 +9,9 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import io.elasticgpu.e2e.cluster.ElasticGpuCrds;
-import io.elasticgpu.e2e.cluster.WebhookRollout;
-import io.elasticgpu.e2e.cluster.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.WebhookRollout;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 

@@ -1,5 +1,0 @@
-/**
- * Elastic GPU's own commands run as real processes against the e2e control plane, exactly as a cluster runs them:
- * the {@code egpu} jar, started, probed, stopped or killed. It imports no component code, only the jar's path.
- */
-package io.elasticgpu.e2e.components;

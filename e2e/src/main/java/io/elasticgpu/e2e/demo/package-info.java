@@ -1,6 +1,0 @@
-/**
- * {@code ./egpu demo}: the e2e control plane with fake GPU nodes, Elastic GPU's extender, controller and webhook
- * running against it, a sample workload, and what {@code egpu inspect} shows of it. It only assembles the other
- * modules and must hold no scheduling or allocation logic of its own.
- */
-package io.elasticgpu.e2e.demo;

@@ -1,0 +1,55 @@
+package io.elasticgpu.localcluster.controlplane;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+/** Loopback ports: a free one, and whether one is free. */
+public final class Ports {
+
+    private Ports() {
+    }
+
+    /**
+     * A port nothing listens on now, below the kernel's ephemeral range (32768 and up on Linux): a port the kernel
+     * hands out for port 0 may be taken as the local port of an outgoing connection before the program we start
+     * binds it, which made a component fail with "address already in use" now and then.
+     */
+    public static int free() {
+        for (int i = 0; i < 500; i++) {
+            int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            if (isFree(port)) {
+                return port;
+            }
+        }
+        return kernelChosen();
+    }
+
+    private static int kernelChosen() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot find a free loopback port: " + e.getMessage(), e);
+        }
+    }
+
+    public static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * @throws IllegalStateException when something already listens on {@code port}
+     */
+    public static void requireFree(int port, String forWhat) {
+        if (!isFree(port)) {
+            throw new IllegalStateException("port %d on 127.0.0.1 (for %s) is taken by another process; stop it or pick another port"
+                    .formatted(port, forWhat));
+        }
+    }
+}
