@@ -100,9 +100,7 @@ public final class HttpEndpoint implements AutoCloseable {
         /** {@code GET /metrics} in every format Prometheus asks for, by the library's own handler. */
         public Builder metrics(PrometheusRegistry registry) {
             this.metrics = new MetricsHandler(registry);
-            return get("/metrics", r -> {
-                throw new IllegalStateException("served by the library's handler");
-            });
+            return route(new Route("GET", "/metrics", false, 0, null, null));
         }
 
         /**
@@ -148,7 +146,7 @@ public final class HttpEndpoint implements AutoCloseable {
                     write(exchange, onPath.isEmpty() ? notFound(path) : notAllowed(exchange.getRequestMethod(), onPath));
                     return;
                 }
-                if (metrics != null && route.path().equals("/metrics")) {
+                if (route.handler() == null) { // the Prometheus route: the library reads and answers the exchange
                     metrics.handle(exchange);
                     return;
                 }

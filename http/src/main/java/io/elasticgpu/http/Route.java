@@ -5,6 +5,8 @@ import java.io.IOException;
 /**
  * One method on one path (or, with {@code prefix}, every path under it), with the largest request body it reads.
  *
+ * @param handler  answers the request; null only for {@link HttpEndpoint.Builder#metrics}, where the Prometheus
+ *                 library's handler answers the exchange itself
  * @param observer told the outcome of every call (for a component's latency metrics); may be null
  */
 public record Route(String method, String path, boolean prefix, int maxBodyBytes, Handler handler, Observer observer) {

@@ -1,5 +1,7 @@
 package io.elasticgpu.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,6 +49,20 @@ public final class HttpFuzz {
             case 5 -> json.replaceFirst(":\\s*\"[^\"]*\"", ":" + (position % 1000)); // a string becomes a number
             default -> json;
         };
+    }
+
+    /** The methods a caller might use, right or wrong. */
+    public static Arbitrary<String> methods() {
+        return Arbitraries.of("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS");
+    }
+
+    /**
+     * The property every read-only surface keeps: any request is answered below 500, and the server still answers
+     * {@code GET healthz} after it.
+     */
+    public static void answersBelow500AndKeepsServing(URI base, String method, String path, byte[] body) {
+        assertThat(status(base, method, path, body)).as("%s /%s", method, path).isBetween(200, 499);
+        assertThat(status(base, "GET", "healthz", new byte[0])).isEqualTo(200);
     }
 
     /** The status of one request to {@code base + path} (base ends with "/"), or -1 when the server gave no answer at all. */

@@ -74,7 +74,12 @@ class MutatePodsHandlerTest {
 
     /** An AdmissionReview for creating pod team-a/train (one container, main) with these annotations. */
     private static AdmissionReview review(String annotations) {
-        return JSON.unmarshal("""
+        return JSON.unmarshal(reviewJson(annotations), AdmissionReview.class);
+    }
+
+    /** {@link #review} as the JSON the apiserver sends. */
+    static String reviewJson(String annotations) {
+        return """
                 {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
                  "request": {"uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
                    "kind": {"group": "", "version": "v1", "kind": "Pod"},
@@ -83,6 +88,6 @@ class MutatePodsHandlerTest {
                    "object": {"apiVersion": "v1", "kind": "Pod",
                      "metadata": {"name": "train", "annotations": %s},
                      "spec": {"containers": [{"name": "main", "image": "trainer:1"}]}}}}
-                """.formatted(annotations), AdmissionReview.class);
+                """.formatted(annotations);
     }
 }

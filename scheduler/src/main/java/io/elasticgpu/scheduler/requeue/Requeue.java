@@ -85,6 +85,9 @@ public final class Requeue implements AutoCloseable {
                 lastWrite.put(node, now);
             }
         }
+        if (due.isEmpty()) {
+            return due; // the timer's usual case: nothing to start
+        }
         try (ExecutorService writers = Executors.newVirtualThreadPerTaskExecutor()) {
             due.forEach(node -> writers.submit(() -> write(node, now)));
         }
