@@ -39,6 +39,21 @@ http://elastic-gpu-extender.{{ .Release.Namespace }}.svc:{{ .Values.extender.por
 {{- end -}}
 
 {{/* The extender stanza of a KubeSchedulerConfiguration; the same for the second scheduler and the default one. */}}
+{{- /*
+Pods of this scheduler that ask no GPU: with no managedResources the extender is asked about every pod (GPU pods
+pass through again with the one node already chosen). It sends them to nodes without GPUs when any fit, else to
+the GPU node the policy ranks best; kube-scheduler's own scores would spread them over the emptiest GPU nodes and
+take the CPU and memory that whole-card pods need there. kube-scheduler binds them itself. Ignorable: without the
+extender they are still scheduled.
+*/ -}}
+{{- define "egpu.hostExtenderStanza" -}}
+- urlPrefix: {{ include "egpu.extenderUrl" . | quote }}
+  filterVerb: filter
+  nodeCacheCapable: true
+  httpTimeout: {{ .Values.secondScheduler.extenderTimeout }}
+  ignorable: true
+{{- end }}
+
 {{- define "egpu.extenderStanza" -}}
 - urlPrefix: {{ include "egpu.extenderUrl" . | quote }}
   filterVerb: filter

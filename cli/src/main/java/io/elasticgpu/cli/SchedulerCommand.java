@@ -56,6 +56,11 @@ final class SchedulerCommand implements Callable<Integer> {
             description = "Weight of the links between a multi-card pod's cards in scores (default 2).")
     Double topologyWeight;
 
+    @Option(names = "--decide-in-filter", negatable = true, paramLabel = "BOOL",
+            description = "The filter passes only the node the policy ranks best and holds the pod's cards there at once"
+                    + " (default true; --no-decide-in-filter leaves the choice to kube-scheduler's scores).")
+    Boolean decideInFilter;
+
     /** The flags given, under the configuration file's key names. */
     private Map<String, Object> flags() {
         Map<String, Object> flags = new LinkedHashMap<>();
@@ -68,6 +73,7 @@ final class SchedulerCommand implements Callable<Integer> {
         putIfGiven(flags, "tlsKeyFile", tlsKey);
         putIfGiven(flags, "policyWeight", policyWeight);
         putIfGiven(flags, "topologyWeight", topologyWeight);
+        putIfGiven(flags, "decideInFilter", decideInFilter);
         return flags;
     }
 

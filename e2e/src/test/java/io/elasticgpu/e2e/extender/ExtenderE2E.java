@@ -51,6 +51,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ExtenderE2E {
 
     private static final Path TEMPLATES = Path.of("src/test/resources/scheduler");
+    /** The extender's one sentence for every node whose cards lack the pod's share, which kube-scheduler counts. */
+    private static final String INSUFFICIENT_GPU = "Elastic GPU: no card (or set of cards) has the GPU share the pod asks free";
     private static ControlPlane controlPlane;
     private static EgpuProcess extender;
 
@@ -109,7 +111,7 @@ class ExtenderE2E {
                     .as("pending pod %s (%s) could fit somewhere", p.getMetadata().getName(), s).isFalse();
         }
         assertThat(reasons).as("FailedScheduling events carry the extender's reasons")
-                .anySatisfy(m -> assertThat(m).containsAnyOf("no card has", "whole cards free", "cards have"));
+                .anySatisfy(m -> assertThat(m).contains(INSUFFICIENT_GPU));
     }
 
     @Test
@@ -120,7 +122,7 @@ class ExtenderE2E {
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).size() == 2);
         create(cluster, "c", Map.of("elasticgpu.io/gpu-memory", "1024"), node);
         await().atMost(Duration.ofSeconds(60)).until(() -> failedSchedulingMessages(cluster).stream()
-                .anyMatch(m -> m.contains("no card has 1024 MiB free")));
+                .anyMatch(m -> m.contains(INSUFFICIENT_GPU)));
         cluster.client().pods().inNamespace(cluster.namespace()).withName("a").delete();
         await().atMost(Duration.ofSeconds(90)).until(() -> running(cluster).contains("c"));
         assertThat(GpuAudit.of(cluster.client(), List.of(node)).overCommitted()).isEmpty();
@@ -153,7 +155,7 @@ class ExtenderE2E {
             await().atMost(Duration.ofSeconds(30)).until(() -> pod(cluster, "old").getMetadata().getDeletionTimestamp() != null);
             create(cluster, "new", Map.of("elasticgpu.io/gpu-memory", "1024"), node);
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(failedSchedulingMessages(cluster))
-                    .anySatisfy(m -> assertThat(m).contains("no card has 1024 MiB free")));
+                    .anySatisfy(m -> assertThat(m).contains(INSUFFICIENT_GPU)));
             assertThat(pod(cluster, "new").getSpec().getNodeName()).as("the new pod waits").isNull();
             ClusterView view = ClusterView.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems());
             assertThat(view.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().cards().getFirst()

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.scheduler.cache.ClusterCache;
@@ -20,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
  *     pod's containers fit on the cards the ledger leaves free (the ledger is the truth every replica shares);</li>
  * <li>reserves the chosen cards by writing the ledger back with the version it read: if another replica wrote
  *     first, starts over from 1;</li>
- * <li>writes the allocation into the pod's annotations, then binds it.</li>
+ * <li>binds the pod with the allocation in its annotations, in one write (a Binding's annotations).</li>
  * </ol>
- * A failure at 3 removes the annotations and the reservation again. Thread-safe.
+ * A failure at 3 takes the reservation back. Thread-safe.
  */
 public final class Binder {
 
@@ -56,6 +56,8 @@ public final class Binder {
     private final long aliyunUnitMib;
     private final InstantSource clock;
     private final Duration staleReservation;
+    /** The ledger of each node as this replica last wrote it: the version its next write there goes on. */
+    private final Map<String, ClusterApi.Ledger> known = new ConcurrentHashMap<>();
 
     /**
      * @param staleReservation how old a reservation of a pod that is neither bound nor being bound by this replica
@@ -72,27 +74,39 @@ public final class Binder {
     }
 
     public Outcome bind(String namespace, String name, String uid, PodAsk ask, String nodeName) {
+        Optional<String> bound = cache.boundNode(uid);
+        if (bound.isPresent() && !bound.get().equals(nodeName)) {
+            // an earlier bind kube-scheduler gave up waiting for (its httpTimeout) landed after all
+            LOG.info("pod={}/{} refused on node={}: already bound to node={}", namespace, name, nodeName, bound.get());
+            return new Outcome.Failed("pod is already bound to node " + bound.get());
+        }
         Optional<Node> node = cache.node(nodeName);
         if (node.isEmpty()) {
             return new Outcome.Failed("node %s publishes no Elastic GPU inventory".formatted(nodeName));
         }
         Allocation allocation = null;
         for (int attempt = 0; attempt < ATTEMPTS && allocation == null; attempt++) {
-            ClusterApi.Ledger ledger = api.readLedger(nodeName);
+            ClusterApi.Ledger remembered = attempt == 0 ? known.get(nodeName) : null;
+            ClusterApi.Ledger ledger = remembered != null ? remembered : api.readLedger(nodeName);
             Map<String, String> entries = current(ledger.entries(), nodeName, uid);
             String mine = entries.get(uid);
+            if (mine != null && remembered != null) {
+                continue; // a retried bind: whether the reservation still stands, only the ledger itself can say
+            }
             Allocation chosen;
             if (mine != null) {
                 chosen = LedgerEntry.fromJson(mine).allocation(); // an earlier attempt reserved it already
             } else {
-                Optional<Allocation> fit = choose(node.get(), entries, ask);
+                Optional<Allocation> fit = choose(node.get(), entries, uid, ask);
                 if (fit.isEmpty()) {
-                    return new Outcome.Failed(refusal(node.get(), entries, ask));
+                    String why = refusal(node.get(), entries, ask);
+                    LOG.info("pod={}/{} refused: {}", namespace, name, why);
+                    return new Outcome.Failed(why);
                 }
                 chosen = fit.get();
                 entries.put(uid, new LedgerEntry(namespace + "/" + name, clock.millis(), chosen).toJson());
             }
-            if (mine != null && entries.size() == ledger.entries().size() || api.writeLedger(nodeName, entries, ledger.version())) {
+            if (mine != null && entries.size() == ledger.entries().size() || write(nodeName, entries, ledger.version())) {
                 allocation = chosen;
             }
         }
@@ -108,28 +122,41 @@ public final class Binder {
         long now = clock.millis() * 1_000_000L;
         Map<String, String> annotations = CompatAnnotations.of(allocation, ask.asks(), node, now, aliyunUnitMib);
         try {
-            api.annotate(namespace, name, uid, annotations);
-            try {
-                api.bind(namespace, name, uid, node.name());
-            } catch (ClusterApi.AlreadyBoundException e) {
-                if (!e.node().equals(node.name())) {
-                    throw new ClusterApi.ApiException("pod is already bound to node " + e.node());
-                }
-            }
+            api.bind(namespace, name, uid, node.name(), annotations);
             return new Outcome.Bound(allocation);
+        } catch (ClusterApi.AlreadyBoundException e) {
+            if (e.node().equals(node.name())) {
+                return new Outcome.Bound(allocation); // an earlier attempt of this bind landed, annotations and all
+            }
+            // an earlier bind kube-scheduler gave up waiting for (its httpTimeout) landed elsewhere with its own
+            // annotations, which this one did not touch: only this reservation is to be taken back
+            LOG.warn("pod={}/{} bind to node={} found it bound to node={}", namespace, name, node.name(), e.node());
+            unreserve(uid, node.name());
+            return new Outcome.Failed("pod is already bound to node " + e.node());
         } catch (RuntimeException e) {
             LOG.warn("pod={}/{} bind to node={} failed, undoing: {}", namespace, name, node.name(), e.getMessage());
-            undo(namespace, name, uid, node.name(), annotations);
+            unreserve(uid, node.name());
             return new Outcome.Failed("binding to node %s failed: %s".formatted(node.name(), e.getMessage()));
         }
     }
 
-    private void undo(String namespace, String name, String uid, String node, Map<String, String> annotations) {
-        try {
-            api.annotate(namespace, name, uid, CompatAnnotations.removal(annotations));
-        } catch (RuntimeException e) {
-            LOG.debug("pod={}/{}: annotations not removed ({}); the pod is gone or replaced", namespace, name, e.getMessage());
+    /**
+     * Writes a ledger, remembering it as this replica's latest knowledge of the node: the next bind there writes on
+     * that version without reading first (one API call less per bind), and reads only when the API server says
+     * another writer came between (409).
+     */
+    private boolean write(String node, Map<String, String> entries, String version) {
+        Optional<String> written = api.writeLedger(node, entries, version);
+        if (written.isPresent()) {
+            known.put(node, new ClusterApi.Ledger(entries, written.get()));
+        } else {
+            known.remove(node);
         }
+        return written.isPresent();
+    }
+
+    /** Takes pod {@code uid}'s reservation out of {@code node}'s ledger and the cache, after a bind that failed. */
+    private void unreserve(String uid, String node) {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             ClusterApi.Ledger ledger = api.readLedger(node);
             if (!ledger.entries().containsKey(uid)) {
@@ -137,7 +164,7 @@ public final class Binder {
             }
             Map<String, String> entries = new LinkedHashMap<>(ledger.entries());
             entries.remove(uid);
-            if (api.writeLedger(node, entries, ledger.version())) {
+            if (write(node, entries, ledger.version())) {
                 break;
             }
         }
@@ -190,18 +217,30 @@ public final class Binder {
         return view.node() != null ? view.node().equals(node) : fresh;
     }
 
-    private Optional<Allocation> choose(Node node, Map<String, String> entries, PodAsk ask) {
+    /**
+     * The cards the filter held for the pod on this node when they are still free in the ledger (so the bind keeps
+     * the decision the next pods were decided against), else the policy's choice on what the ledger leaves free.
+     */
+    private Optional<Allocation> choose(Node node, Map<String, String> entries, String uid, PodAsk ask) {
         NodeState state = reserved(node, entries);
+        Optional<Allocation> held = cache.held(uid).map(ClusterCache.Hold::allocation)
+                .filter(a -> a.node().equals(node.name()) && fits(state, node, a));
+        if (held.isPresent()) {
+            return held;
+        }
         if (!(Assignment.of(ask.gpuOnly(), state, policy.get()) instanceof Assignment.Assigned assigned)) {
             return Optional.empty();
         }
-        Map<String, List<Allocation.Share>> containers = new LinkedHashMap<>();
-        for (int i = 0; i < assigned.placements().size(); i++) {
-            Placement p = assigned.placements().get(i);
-            containers.put(ask.asks().get(i).container(), p.shares().stream().map(s -> new Allocation.Share(s.card(),
-                    node.cards().get(s.card()).id(), s.milli(), s.memoryMib())).toList());
+        return Optional.of(assigned.allocation(node, ask));
+    }
+
+    private static boolean fits(NodeState state, Node node, Allocation allocation) {
+        try {
+            state.with(Contribution.of(node.name(), new PodResources.Totals(0, 0), allocation).placements());
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
         }
-        return Optional.of(new Allocation(node.name(), containers));
     }
 
     private String refusal(Node node, Map<String, String> entries, PodAsk ask) {

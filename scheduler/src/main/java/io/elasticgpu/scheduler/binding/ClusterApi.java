@@ -1,6 +1,7 @@
 package io.elasticgpu.scheduler.binding;
 
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The few API calls the extender makes: binding's, and one node annotation for requeueing. Implementations must be thread-safe; each call is one request to the API server
@@ -30,26 +31,21 @@ public interface ClusterApi {
     /**
      * Replaces a node's ledger if nobody changed it since {@code version} was read (null: creates it if absent).
      *
-     * @return false when someone else changed it first: read again and retry
+     * @return the ledger's new version, or empty when someone else changed it first: read again and retry
      */
-    boolean writeLedger(String node, Map<String, String> entries, String version);
+    Optional<String> writeLedger(String node, Map<String, String> entries, String version);
 
     PodView pod(String namespace, String name, String uid);
 
     /**
-     * Sets annotations on the pod with {@code uid} (a null value removes the key).
+     * Binds the pod with {@code uid} to {@code node} and sets {@code annotations} on it, in one write: the API server
+     * copies a Binding's annotations onto the pod as it binds it, so the pod is never bound without them and a bind
+     * that fails leaves them unwritten.
      *
-     * @throws ApiException when the pod is gone, was replaced (another uid) or the API refuses
-     */
-    void annotate(String namespace, String name, String uid, Map<String, String> annotations);
-
-    /**
-     * Binds the pod with {@code uid} to {@code node}.
-     *
-     * @throws AlreadyBoundException when the pod is bound already (to the node it names)
+     * @throws AlreadyBoundException when the pod is bound already (to the node it names); nothing is written
      * @throws ApiException          when the pod is gone or the API refuses
      */
-    void bind(String namespace, String name, String uid, String node);
+    void bind(String namespace, String name, String uid, String node, Map<String, String> annotations);
 
     /**
      * Sets annotation {@code key} to {@code value} on a node, leaving the rest of the node alone.

@@ -52,11 +52,4 @@ final class CompatAnnotations {
         }
         return out;
     }
-
-    /** The same keys with null values: what removes them again. */
-    static Map<String, String> removal(Map<String, String> annotations) {
-        Map<String, String> out = new LinkedHashMap<>();
-        annotations.keySet().forEach(k -> out.put(k, null));
-        return out;
-    }
 }

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.HttpURLConnection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@link ClusterApi} on the real API server through fabric8. A node's ledger is the ConfigMap
@@ -51,20 +52,17 @@ public final class KubernetesClusterApi implements ClusterApi {
     }
 
     @Override
-    public boolean writeLedger(String node, Map<String, String> entries, String version) {
+    public Optional<String> writeLedger(String node, Map<String, String> entries, String version) {
         ConfigMap cm = new ConfigMapBuilder().withNewMetadata().withName(ledgerName(node)).withNamespace(namespace)
                 .withResourceVersion(version).addToLabels(LEDGER_LABEL, "true").endMetadata()
                 .withData(new LinkedHashMap<>(entries)).build();
         try {
-            if (version == null) {
-                client.configMaps().inNamespace(namespace).resource(cm).create();
-            } else {
-                client.configMaps().inNamespace(namespace).resource(cm).update();
-            }
-            return true;
+            ConfigMap written = version == null ? client.configMaps().inNamespace(namespace).resource(cm).create()
+                    : client.configMaps().inNamespace(namespace).resource(cm).update();
+            return Optional.of(written.getMetadata().getResourceVersion());
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-                return false;
+                return Optional.empty();
             }
             throw new ApiException("writing the ledger of node %s: %s".formatted(node, reason(e)), e);
         }
@@ -81,21 +79,6 @@ public final class KubernetesClusterApi implements ClusterApi {
     }
 
     @Override
-    public void annotate(String ns, String name, String uid, Map<String, String> annotations) {
-        Map<String, Object> metadata = new LinkedHashMap<>();
-        metadata.put("uid", uid); // a precondition: a pod recreated under the same name is not touched
-        metadata.put("annotations", annotations);
-        try {
-            String patch = JSON.writeValueAsString(Map.of("metadata", metadata));
-            client.pods().inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-        } catch (KubernetesClientException e) {
-            throw new ApiException("annotating pod %s/%s: %s".formatted(ns, name, reason(e)), e);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    @Override
     public void annotateNode(String node, String key, String value) {
         try {
             String patch = JSON.writeValueAsString(Map.of("metadata", Map.of("annotations", Map.of(key, value))));
@@ -108,8 +91,9 @@ public final class KubernetesClusterApi implements ClusterApi {
     }
 
     @Override
-    public void bind(String ns, String name, String uid, String node) {
-        Binding binding = new BindingBuilder().withNewMetadata().withName(name).withNamespace(ns).withUid(uid).endMetadata()
+    public void bind(String ns, String name, String uid, String node, Map<String, String> annotations) {
+        Binding binding = new BindingBuilder().withNewMetadata().withName(name).withNamespace(ns).withUid(uid)
+                .withAnnotations(annotations).endMetadata()
                 .withNewTarget().withKind("Node").withApiVersion("v1").withName(node).endTarget().build();
         try {
             client.bindings().inNamespace(ns).resource(binding).create();

@@ -58,6 +58,11 @@ public final class ClusterCache {
     private final Set<String> live = new HashSet<>();
     private final Map<String, Contribution> observed = new HashMap<>();
     private final Map<String, Contribution> assumed = new HashMap<>();
+    /**
+     * Filter decisions not yet confirmed by a bind: the allocation chosen and when the hold lapses. Each is also in
+     * {@link #assumed}, so the next pods are decided against it from the moment it is made.
+     */
+    private final Map<String, Hold> holds = new HashMap<>();
     private final Map<String, Contribution> applied = new HashMap<>();
     /**
      * Pods whose recorded cards did not fit their node's state yet, by node: this cache saw another replica reuse a
@@ -77,6 +82,13 @@ public final class ClusterCache {
         Entry(NodeState state) {
             this(state, new AtomicReference<>());
         }
+    }
+
+    /**
+     * A filter's decision for one pod: the cards chosen (null for a pod without GPUs, which kube-scheduler binds
+     * itself), counted until a bind confirms them, the pod is seen bound, or the hold lapses.
+     */
+    public record Hold(Allocation allocation, long expiresAtNanos) {
     }
 
     /** The largest card and the node with most cards, among healthy cards: what any pod can hope for at most. */
@@ -160,8 +172,9 @@ public final class ClusterCache {
                     LOG.warn("pod={} on node={} asks GPUs but carries no allocation; its cards are not counted", key, node);
                 }
                 observed.put(uid, Contribution.of(node, PodResources.of(pod), allocation));
-                if (allocation != null) {
+                if (allocation != null || holds.containsKey(uid) && holds.get(uid).allocation() == null) {
                     assumed.remove(uid);
+                    holds.remove(uid);
                 }
             }
             reapply(uid);
@@ -185,6 +198,7 @@ public final class ClusterCache {
     public void assume(String uid, Contribution contribution) {
         lock.lock();
         try {
+            holds.remove(uid);
             assumed.put(uid, contribution);
             reapply(uid);
         } finally {
@@ -192,10 +206,66 @@ public final class ClusterCache {
         }
     }
 
-    /** Drops what {@link #assume} counted, after a bind that failed. */
+    /**
+     * Counts {@code contribution} for pod {@code uid} as a filter decided it, before kube-scheduler binds: until a
+     * bind {@linkplain #assume assumes} it, the pod is seen with its allocation or forgotten, another hold replaces
+     * it, or {@code expiresAtNanos} (on the clock {@link #expireHolds} is given) passes.
+     */
+    public void hold(String uid, Contribution contribution, Hold hold) {
+        lock.lock();
+        try {
+            holds.put(uid, hold);
+            assumed.put(uid, contribution);
+            reapply(uid);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The filter's decision held for pod {@code uid}, if any. */
+    public Optional<Hold> held(String uid) {
+        lock.lock();
+        try {
+            return Optional.ofNullable(holds.get(uid));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops pod {@code uid}'s hold, as before the pod is decided again. */
+    public void release(String uid) {
+        lock.lock();
+        try {
+            if (holds.remove(uid) != null) {
+                assumed.remove(uid);
+                reapply(uid);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops every hold that lapsed by {@code nowNanos}: kube-scheduler chose another way or gave up. */
+    public void expireHolds(long nowNanos) {
+        lock.lock();
+        try {
+            List<String> lapsed = holds.entrySet().stream().filter(e -> e.getValue().expiresAtNanos() - nowNanos < 0)
+                    .map(Map.Entry::getKey).toList();
+            for (String uid : lapsed) {
+                holds.remove(uid);
+                assumed.remove(uid);
+                reapply(uid);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops what {@link #assume} or {@link #hold} counted, after a bind that failed. */
     public void forget(String uid) {
         lock.lock();
         try {
+            holds.remove(uid);
             if (assumed.remove(uid) != null) {
                 reapply(uid);
             }
@@ -282,6 +352,16 @@ public final class ClusterCache {
         }
     }
 
+    /** How many GPU pods {@link #gpuPods} would return. */
+    public int gpuPodCount() {
+        lock.lock();
+        try {
+            return pods.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public Limits limits() {
         return limits;
     }
@@ -314,6 +394,7 @@ public final class ClusterCache {
         pods.remove(uid);
         observed.remove(uid);
         assumed.remove(uid);
+        holds.remove(uid);
         reapply(uid);
     }
 

@@ -1,5 +1,7 @@
 package io.elasticgpu.scheduler.decision;
 
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Placement;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.core.placement.Placer;
@@ -10,7 +12,9 @@ import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Cards for every container of a pod on one node: each request in turn, on the node as the previous ones left it,
@@ -22,6 +26,17 @@ public sealed interface Assignment {
     record Assigned(List<Placement> placements, NodeState after) implements Assignment {
         public Assigned {
             placements = List.copyOf(placements);
+        }
+
+        /** The cards of every container of {@code ask}, as the allocation annotation records them. */
+        public Allocation allocation(Node node, PodAsk ask) {
+            Map<String, List<Allocation.Share>> containers = new LinkedHashMap<>();
+            for (int i = 0; i < placements.size(); i++) {
+                containers.put(ask.asks().get(i).container(), placements.get(i).shares().stream()
+                        .map(s -> new Allocation.Share(s.card(), node.cards().get(s.card()).id(), s.milli(), s.memoryMib()))
+                        .toList());
+            }
+            return new Allocation(node.name(), containers);
         }
     }
 

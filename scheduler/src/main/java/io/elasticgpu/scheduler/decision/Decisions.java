@@ -5,6 +5,7 @@ import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 
 import java.util.ArrayList;
@@ -16,6 +17,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The extender's answers for one pod, computed on immutable node states: which nodes fit and why the others do
@@ -43,6 +47,12 @@ public final class Decisions {
         /** Links count twice the policy: an NVLinked set of cards beats the policy's preference for another node. */
         public static final Weights DEFAULT = new Weights(1, 2);
     }
+
+    /** A filter's decision: the one node the pod goes to, and its cards there. */
+    public record Decided(String node, Assignment.Assigned assigned) {
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
 
     /** Distinct asks kept canonical; past this many the table starts over, which only costs recomputation. */
     static final int MAX_ASKS = 4096;
@@ -122,13 +132,54 @@ public final class Decisions {
             } else if (Assignment.fits(ask.requests(), s)) {
                 fit.add(name);
             } else if (Assignment.of(ask.requests(), s, current) instanceof Assignment.Refused refused) {
-                failed.put(name, refused.detail()); // without the node's name, so kube-scheduler can group equal ones
+                failed.put(name, category(refused.reason()));
                 reasons.merge(refused.reason().name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
+                LOG.debug("node={} refused: {}", name, refused.detail());
             } else {
                 fit.add(name);
             }
         }
         return new Filtered(fit, failed, unresolvable, reasons);
+    }
+
+    /**
+     * Why a node does not fit, in one of a few fixed sentences: kube-scheduler counts equal reasons ("0/1213 nodes are
+     * available: 1200 Elastic GPU: …"), so the pod's event stays short and the same on every retry (a message that
+     * changes is an update that requeues the pod). The per-node detail goes to the debug log.
+     */
+    public static String category(Reason reason) {
+        return "Elastic GPU: " + switch (reason) {
+            case TOO_MANY_PODS -> "the node holds as many pods as it may";
+            case INSUFFICIENT_CPU -> "not enough CPU left beside the cards";
+            case INSUFFICIENT_MEMORY -> "not enough memory left beside the cards";
+            case NO_GPU -> "the node has no GPU cards";
+            case MODEL_NOT_ACCEPTED -> "the node's GPU model is not one the pod accepts";
+            case NO_HEALTHY_GPU -> "the node has no healthy GPU card";
+            case INSUFFICIENT_GPU -> "no card (or set of cards) has the GPU share the pod asks free";
+            case FITS -> "fits";
+        };
+    }
+
+    /**
+     * The best of the fitting nodes, decided here instead of by kube-scheduler's scores: the nodes that
+     * {@link #prioritize} would give {@value #MAX_SCORE}, the first by name on a tie (so equal clusters decide
+     * equally), and the pod's cards there.
+     *
+     * @param fit nodes the pod fits, as {@link #filter} found them
+     */
+    public Optional<Decided> decide(PodAsk ask, List<String> fit, Function<String, ClusterCache.Entry> entries) {
+        int[] scores = prioritize(ask, fit, entries);
+        String best = null;
+        for (int i = 0; i < scores.length; i++) {
+            if (scores[i] == MAX_SCORE && (best == null || fit.get(i).compareTo(best) < 0)) {
+                best = fit.get(i);
+            }
+        }
+        ClusterCache.Entry e = best == null ? null : entries.apply(best);
+        if (e != null && Assignment.of(ask.requests(), e.state(), policy.get()) instanceof Assignment.Assigned a) {
+            return Optional.of(new Decided(best, a));
+        }
+        return Optional.empty();
     }
 
     /**

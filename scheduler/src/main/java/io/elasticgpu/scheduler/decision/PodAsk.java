@@ -42,6 +42,11 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
         return new PodAsk(asks, requests, totals);
     }
 
+    /** A pod that asks no GPU, as the one request the placement engine places for it: its CPU and memory. */
+    public PodAsk hostOnly() {
+        return new PodAsk(List.of(), List.of(Request.cpuOnly(totals.cpuMilli(), totals.memoryMib())), totals);
+    }
+
     public boolean asksGpu() {
         return !asks.isEmpty();
     }

@@ -31,18 +31,21 @@ import java.util.TreeMap;
  * @param workloadRefreshSeconds  how often the workload estimate of elastic and fgd is rebuilt
  * @param policyWeight            weight of the policy's ranking in prioritize scores
  * @param topologyWeight          weight of the links between the cards a multi-card pod would get
+ * @param decideInFilter          the filter passes only the best node and holds the pod's cards there at once (see
+ *                                README, "What kube-scheduler does to placement")
+ * @param holdSeconds             how long a filter's decision is held when no bind follows
  */
 public record ExtenderConfig(String listen, String tlsCertFile, String tlsKeyFile, String policy, String ledgerNamespace,
                              long memoryBlockMib, long aliyunUnitMib, String gpu, String gpuMemory, String gpuCore,
                              String gpuCount, int staleReservationSeconds, int workloadRefreshSeconds,
-                             double policyWeight, double topologyWeight) {
+                             double policyWeight, double topologyWeight, boolean decideInFilter, int holdSeconds) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     public static ExtenderConfig defaults() {
         return new ExtenderConfig("127.0.0.1:8888", null, null, Policies.DEFAULT, "elastic-gpu-system", 1, 1024,
                 ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT, 60, 60,
-                Decisions.Weights.DEFAULT.policy(), Decisions.Weights.DEFAULT.topology());
+                Decisions.Weights.DEFAULT.policy(), Decisions.Weights.DEFAULT.topology(), true, 30);
     }
 
     /**
@@ -139,6 +142,9 @@ public record ExtenderConfig(String listen, String tlsCertFile, String tlsKeyFil
                 || Double.isInfinite(policyWeight + topologyWeight)) {
             throw new IllegalArgumentException("policyWeight and topologyWeight must be finite, >= 0 and not both 0, were %s and %s"
                     .formatted(policyWeight, topologyWeight));
+        }
+        if (holdSeconds < 1) {
+            throw new IllegalArgumentException("holdSeconds must be >= 1, was %d".formatted(holdSeconds));
         }
         return this;
     }

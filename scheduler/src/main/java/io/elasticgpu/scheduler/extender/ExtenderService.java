@@ -80,7 +80,7 @@ public final class ExtenderService implements AutoCloseable {
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         config.validate();
         PodGpuRequests.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, units, InstantSource.system(),
+        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, cache::gpuPodCount, units, InstantSource.system(),
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, config.aliyunUnitMib(), InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));
@@ -88,7 +88,8 @@ public final class ExtenderService implements AutoCloseable {
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);
         requeue.every(Requeue.TICK);
         cache.onFreed(requeue::freed);
-        Verbs verbs = new Verbs(cache, new Decisions(policy, config.weights()), binder, units, metrics, ready, requeue);
+        Verbs verbs = new Verbs(cache, new Decisions(policy, config.weights()), binder, units, metrics, ready, requeue,
+                new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime));
         return ExtenderServer.start(config, verbs, metrics, ready);
     }
 

@@ -1,10 +1,12 @@
 package io.elasticgpu.scheduler.extender;
 
+import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.Contribution;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.PodAsk;
 import io.elasticgpu.scheduler.requeue.Requeue;
@@ -14,6 +16,7 @@ import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -22,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /** The three verbs: decode what kube-scheduler sent, ask the decisions or the binder, encode the answer. */
 final class Verbs implements AutoCloseable {
@@ -33,6 +37,7 @@ final class Verbs implements AutoCloseable {
     private final ExtenderMetrics metrics;
     private final BooleanSupplier synced;
     private final Requeue requeue;
+    private final Deciding deciding;
     /** Pods seen in filter calls, for binds that arrive before the informer shows the pod. */
     private final Map<String, Pod> recent = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
@@ -41,9 +46,21 @@ final class Verbs implements AutoCloseable {
         }
     };
 
+    /**
+     * Whether the filter decides: it passes only the node the policy ranks best and holds the pod's cards there at
+     * once, so that the pods kube-scheduler sends next are decided against it, long before the bind lands.
+     *
+     * @param hold  how long a decision is held without a bind (kube-scheduler chose otherwise or gave up)
+     * @param nanos the clock holds lapse on
+     */
+    record Deciding(boolean decide, Duration hold, LongSupplier nanos) {
+        static final Deciding OFF = new Deciding(false, Duration.ZERO, System::nanoTime);
+    }
+
     Verbs(ClusterCache cache, Decisions decisions, Binder binder, PodGpuRequests.Units units, ExtenderMetrics metrics,
-          BooleanSupplier synced, Requeue requeue) {
+          BooleanSupplier synced, Requeue requeue, Deciding deciding) {
         this.requeue = requeue;
+        this.deciding = deciding;
         this.cache = cache;
         this.decisions = decisions;
         this.binder = binder;
@@ -58,6 +75,7 @@ final class Verbs implements AutoCloseable {
             return Wire.ExtenderFilterResult.error("the extender is still reading the cluster; try again shortly");
         }
         remember(args.pod());
+        release(args.pod());
         List<String> names = names(args);
         PodAsk ask;
         try {
@@ -66,7 +84,7 @@ final class Verbs implements AutoCloseable {
             return Wire.ExtenderFilterResult.error(e.getMessage());
         }
         if (!ask.asksGpu()) {
-            return passAll(args, names);
+            return deciding.decide() ? hostOnly(args, ask.hostOnly(), names) : passAll(args, names);
         }
         Optional<String> impossible = Decisions.impossible(ask, cache.limits());
         if (impossible.isPresent()) {
@@ -77,13 +95,19 @@ final class Verbs implements AutoCloseable {
         if (!filtered.failed().isEmpty() || !filtered.unresolvable().isEmpty()) {
             requeue.rejected();
         }
+        List<String> passed = deciding.decide() ? decide(args.pod(), ask, filtered.fit()) : filtered.fit();
+        return answer(args, passed, filtered.failed(), filtered.unresolvable());
+    }
+
+    /** The nodes that pass, as names or as the Node objects kube-scheduler sent, with why the others do not. */
+    private static Wire.ExtenderFilterResult answer(Wire.ExtenderArgs args, List<String> passed, Map<String, String> failed,
+                                                    Map<String, String> unresolvable) {
         if (args.nodeNames() != null) {
-            return new Wire.ExtenderFilterResult(null, filtered.fit(), filtered.failed(), filtered.unresolvable(), "");
+            return new Wire.ExtenderFilterResult(null, passed, failed, unresolvable, "");
         }
-        Set<String> fit = new HashSet<>(filtered.fit());
+        Set<String> fit = new HashSet<>(passed);
         List<Node> kept = args.nodes().getItems().stream().filter(n -> fit.contains(n.getMetadata().getName())).toList();
-        return new Wire.ExtenderFilterResult(new NodeListBuilder().withItems(kept).build(), null, filtered.failed(),
-                filtered.unresolvable(), "");
+        return new Wire.ExtenderFilterResult(new NodeListBuilder().withItems(kept).build(), null, failed, unresolvable, "");
     }
 
     List<Wire.HostPriority> prioritize(Wire.ExtenderArgs args) {
@@ -128,6 +152,57 @@ final class Verbs implements AutoCloseable {
             case Binder.Outcome.Bound bound -> new Wire.ExtenderBindingResult(null);
             case Binder.Outcome.Failed failed -> new Wire.ExtenderBindingResult(failed.message());
         };
+    }
+
+    /** The best node alone, its cards held for the pod; all of {@code fit} when the decision cannot be made. */
+    private List<String> decide(Pod pod, PodAsk ask, List<String> fit) {
+        String uid = pod.getMetadata().getUid();
+        if (fit.isEmpty() || uid == null) {
+            return fit;
+        }
+        Optional<Decisions.Decided> decided = decisions.decide(ask, fit, cache::entry);
+        Optional<io.elasticgpu.core.model.Node> node = decided.flatMap(d -> cache.node(d.node()));
+        if (node.isEmpty()) {
+            return fit;
+        }
+        Allocation allocation = decided.get().assigned().allocation(node.get(), ask);
+        cache.hold(uid, Contribution.of(node.get().name(), ask.totals(), allocation),
+                new ClusterCache.Hold(allocation, deciding.nanos().getAsLong() + deciding.hold().toNanos()));
+        return List.of(node.get().name());
+    }
+
+    /**
+     * A pod without GPUs, sent by a scheduler configured to (the chart's second extender stanza): it goes to the
+     * candidates without GPUs when there are any; otherwise the policy chooses among the GPU nodes, as for GPU pods,
+     * so that it leaves their CPU and memory where GPU pods will need them (kube-scheduler's own scores would spread
+     * it over the emptiest), and the choice is held until kube-scheduler's own bind is seen.
+     */
+    private Wire.ExtenderFilterResult hostOnly(Wire.ExtenderArgs args, PodAsk ask, List<String> names) {
+        Decisions.Filtered filtered = decisions.filter(ask, names, cache::state);
+        String uid = args.pod().getMetadata().getUid();
+        List<String> passed = List.copyOf(filtered.unresolvable().keySet());
+        if (passed.isEmpty()) {
+            passed = filtered.fit();
+            Optional<Decisions.Decided> decided = uid == null || passed.isEmpty() ? Optional.empty()
+                    : decisions.decide(ask, passed, cache::entry);
+            if (decided.isPresent()) {
+                String node = decided.get().node();
+                cache.hold(uid, Contribution.of(node, ask.totals(), null),
+                        new ClusterCache.Hold(null, deciding.nanos().getAsLong() + deciding.hold().toNanos()));
+                passed = List.of(node);
+            }
+        }
+        return answer(args, passed, filtered.failed(), Map.of());
+    }
+
+    /** A pod decided again lets go of its earlier hold first; holds nobody bound in time lapse. */
+    private void release(Pod pod) {
+        if (deciding.decide()) {
+            cache.expireHolds(deciding.nanos().getAsLong());
+            if (pod.getMetadata().getUid() != null) {
+                cache.release(pod.getMetadata().getUid());
+            }
+        }
     }
 
     @Override

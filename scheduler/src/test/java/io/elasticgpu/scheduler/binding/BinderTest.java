@@ -10,6 +10,8 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -68,6 +70,65 @@ class BinderTest {
                 .containsEntry(Annotations.ASSUME_TIME, Long.toString(now.get() * 1_000_000L));
         assertThat(api.ledger("n1")).containsOnlyKeys("uid-a");
         assertThat(cache.state("n1").usedMemory(0)).as("assumed at once").isEqualTo(8192);
+        assertThat(api.calls()).as("read the ledger, write it, bind with the annotations").isEqualTo(3);
+    }
+
+    @Test
+    void theNextBindOnANodeWritesOnTheLedgerVersionThisReplicaWroteWithoutReadingItAgain() {
+        Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
+        Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
+        api.addPod(a);
+        api.addPod(b);
+        Binder binder = binder(cache());
+        assertThat(bind(binder, a, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        int calls = api.calls();
+        assertThat(bind(binder, b, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(api.calls() - calls).as("write the ledger, bind").isEqualTo(2);
+        assertThat(api.ledger("n1")).containsOnlyKeys("uid-a", "uid-b");
+    }
+
+    @Test
+    void aLedgerAnotherReplicaChangedIsReadAgainAndNothingIsLost() {
+        Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
+        Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
+        Pod c = pod("ns", "c", "uid-c", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
+        api.addPod(a);
+        api.addPod(b);
+        api.addPod(c);
+        Binder one = binder(cache());
+        assertThat(bind(one, a, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder(cache()), b, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(one, c, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(api.ledger("n1")).containsOnlyKeys("uid-a", "uid-b", "uid-c");
+    }
+
+    @Test
+    void aBindKeepsTheCardsTheFilterHeldWhileTheLedgerStillHasThemFree() {
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192")));
+        api.addPod(p);
+        ClusterCache cache = cache();
+        Allocation held = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
+        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new ClusterCache.Hold(held, 0));
+
+        assertThat(bind(binder(cache), p, "n1")).as("binpack alone would take card 0")
+                .isEqualTo(new Binder.Outcome.Bound(held));
+        assertThat(cache.held("uid-a")).as("the bind's assumption replaces the hold").isEmpty();
+    }
+
+    @Test
+    void aHeldCardTheLedgerNoLongerHasFreeIsChosenAgain() {
+        Pod other = pod("ns", "o", "uid-o", container("main", Map.of("elasticgpu.io/gpu-memory", "12000")));
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192")));
+        api.addPod(other);
+        api.addPod(p);
+        ClusterCache cache = cache();
+        Binder binder = binder(cache);
+        assertThat(bind(binder, other, "n1")).isInstanceOf(Binder.Outcome.Bound.class); // takes card 0
+        Allocation held = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "GPU-n1-0", 0, 8192))));
+        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new ClusterCache.Hold(held, 0));
+
+        assertThat(bind(binder, p, "n1")).isInstanceOfSatisfying(Binder.Outcome.Bound.class,
+                bound -> assertThat(bound.allocation().cards()).containsExactly(1));
     }
 
     @Test
@@ -99,6 +160,34 @@ class BinderTest {
         assertThat(stored("a").getMetadata().getAnnotations()).isEmpty();
         assertThat(api.ledger("n1")).isEmpty();
         assertThat(cache.state("n1").usedMilli(0)).isZero();
+    }
+
+    @Test
+    void aBindKubeSchedulerGaveUpOnThatLandedAnywayKeepsItsCardsWhenTheRetryChoseAnotherNode() {
+        api.addNode(node("n2", 2, 16_384, 0));
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
+        api.addPod(p);
+        ClusterCache stale = cache();
+        assertThat(bind(binder(cache()), p, "n1")).isInstanceOf(Binder.Outcome.Bound.class); // timed out, landed
+        String landed = stored("a").getMetadata().getAnnotations().get(Annotations.ALLOCATION);
+
+        assertThat(bind(binder(stale), p, "n2")).isEqualTo(new Binder.Outcome.Failed("pod is already bound to node n1"));
+        assertThat(stored("a").getSpec().getNodeName()).isEqualTo("n1");
+        assertThat(stored("a").getMetadata().getAnnotations()).as("the allocation of the bind that landed, not removed")
+                .containsEntry(Annotations.ALLOCATION, landed);
+        assertThat(api.ledger("n2")).isEmpty();
+        assertThat(api.ledger("n1")).containsOnlyKeys("uid-a");
+    }
+
+    @Test
+    void aPodSeenBoundElsewhereIsRefusedWithoutAWrite() {
+        api.addNode(node("n2", 2, 16_384, 0));
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
+        api.addPod(p);
+        assertThat(bind(binder(cache()), p, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        int calls = api.calls();
+        assertThat(bind(binder(cache()), p, "n2")).isEqualTo(new Binder.Outcome.Failed("pod is already bound to node n1"));
+        assertThat(api.calls()).isEqualTo(calls);
     }
 
     @Test

@@ -72,15 +72,16 @@ public final class InMemoryClusterApi implements ClusterApi {
     }
 
     @Override
-    public synchronized boolean writeLedger(String node, Map<String, String> entries, String version) {
+    public synchronized java.util.Optional<String> writeLedger(String node, Map<String, String> entries, String version) {
         calls.incrementAndGet();
         Ledger current = ledgers.get(node);
         String currentVersion = current == null ? null : current.version();
         if (!java.util.Objects.equals(currentVersion, version)) {
-            return false;
+            return java.util.Optional.empty();
         }
-        ledgers.put(node, new Ledger(entries, Integer.toString(versions.incrementAndGet())));
-        return true;
+        String next = Integer.toString(versions.incrementAndGet());
+        ledgers.put(node, new Ledger(entries, next));
+        return java.util.Optional.of(next);
     }
 
     @Override
@@ -88,22 +89,6 @@ public final class InMemoryClusterApi implements ClusterApi {
         calls.incrementAndGet();
         Pod p = pods.get(key(namespace, name));
         return p != null && uid.equals(p.getMetadata().getUid()) ? new PodView(true, p.getSpec().getNodeName()) : PodView.GONE;
-    }
-
-    @Override
-    public synchronized void annotate(String namespace, String name, String uid, Map<String, String> annotations) {
-        calls.incrementAndGet();
-        Pod p = live(namespace, name, uid);
-        Map<String, String> merged = new LinkedHashMap<>(p.getMetadata().getAnnotations() == null ? Map.of()
-                : p.getMetadata().getAnnotations());
-        annotations.forEach((k, v) -> {
-            if (v == null) {
-                merged.remove(k);
-            } else {
-                merged.put(k, v);
-            }
-        });
-        addPod(new PodBuilder(p).editMetadata().withAnnotations(merged).endMetadata().build());
     }
 
     @Override
@@ -122,7 +107,7 @@ public final class InMemoryClusterApi implements ClusterApi {
     }
 
     @Override
-    public synchronized void bind(String namespace, String name, String uid, String node) {
+    public synchronized void bind(String namespace, String name, String uid, String node, Map<String, String> annotations) {
         calls.incrementAndGet();
         Pod p = live(namespace, name, uid);
         if (failBinds) {
@@ -131,7 +116,12 @@ public final class InMemoryClusterApi implements ClusterApi {
         if (p.getSpec().getNodeName() != null) {
             throw new AlreadyBoundException(p.getSpec().getNodeName());
         }
-        addPod(new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
+        // as the API server's BindingREST does: the Binding's annotations are set on the pod with its node
+        Map<String, String> merged = new LinkedHashMap<>(p.getMetadata().getAnnotations() == null ? Map.of()
+                : p.getMetadata().getAnnotations());
+        merged.putAll(annotations);
+        addPod(new PodBuilder(p).editSpec().withNodeName(node).endSpec().editMetadata().withAnnotations(merged)
+                .endMetadata().build());
     }
 
     private Pod live(String namespace, String name, String uid) {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.policy.BinpackPolicy;
+import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.K8s;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 
@@ -40,7 +41,7 @@ class DecisionsTest {
     }
 
     @Test
-    void failedNodesSayWhatIsMissingAndNodesWithoutInventoryCannotBeHelped() {
+    void failedNodesSayWhatIsMissingInSentencesKubeSchedulerCanCountAndNodesWithoutInventoryCannotBeHelped() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
         cache.upsertNode(node("n2", 2, 16_384, 0));
         hold("n1", "x", 0, 12_000);
@@ -49,7 +50,7 @@ class DecisionsTest {
         Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache::state);
         assertThat(f.fit()).containsExactly("n2");
         assertThat(f.failed()).containsExactly(Map.entry("n1",
-                "no card has 8192 MiB free; largest free is 6144 MiB on card 1"));
+                "Elastic GPU: no card (or set of cards) has the GPU share the pod asks free"));
         assertThat(f.unresolvable()).containsExactly(Map.entry("cpu-node",
                 "no Elastic GPU inventory published; run the node agent on the node"));
         assertThat(f.reasons()).containsExactly(Map.entry("insufficient_gpu", 1), Map.entry("no_inventory", 1));
@@ -109,7 +110,35 @@ class DecisionsTest {
                 container("b", Map.of("elasticgpu.io/gpu-memory", "10000")));
         PodAsk ask = PodAsk.of(p, PodGpuRequests.Units.DEFAULT);
         Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache::state);
-        assertThat(f.failed().get("n1")).isEqualTo(
-                "no card has 10000 MiB free; largest free is 6384 MiB on card 0 (after placing the pod's other containers)");
+        assertThat(f.failed().get("n1")).isEqualTo(Decisions.category(Reason.INSUFFICIENT_GPU));
+    }
+
+    @Test
+    void nodesThatFailForOneReasonFailWithOneSentenceWhateverTheirCardsLeaveFree() {
+        cache.upsertNode(node("n1", 1, 16_384, 0));
+        cache.upsertNode(node("n2", 1, 16_384, 0));
+        hold("n1", "x", 0, 10_000);
+        hold("n2", "y", 0, 12_000);
+        Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"),
+                cache::state);
+        assertThat(f.failed().values()).hasSize(2).containsOnly(Decisions.category(Reason.INSUFFICIENT_GPU));
+    }
+
+    @Test
+    void theDecisionIsTheBestNodeAndOnATieTheFirstByName() {
+        for (String n : List.of("c", "a", "b", "d")) {
+            cache.upsertNode(node(n, 1, 16_384, 0));
+        }
+        hold("c", "x", 0, 8_000);
+        hold("d", "y", 0, 8_000);
+        var decided = decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "c", "b"),
+                cache::entry);
+        assertThat(decided).hasValueSatisfying(d -> {
+            assertThat(d.node()).as("binpack: the fuller nodes c and d tie; c is first by name").isEqualTo("c");
+            assertThat(d.assigned().placements().getFirst().shares().getFirst().memoryMib()).isEqualTo(4000);
+        });
+        hold("c", "z", 0, 8_000);
+        assertThat(decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "b"), cache::entry))
+                .hasValueSatisfying(d -> assertThat(d.node()).isEqualTo("d"));
     }
 }

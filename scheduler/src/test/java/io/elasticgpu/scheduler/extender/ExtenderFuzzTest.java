@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -43,6 +44,9 @@ class ExtenderFuzzTest {
     private static ExtenderServer server;
     private static URI base;
     private static String before;
+    /** The filter decides and holds, as shipped; the holds lapse on this clock before the state is compared. */
+    private static final AtomicLong CLOCK = new AtomicLong();
+    private static final Duration HOLD = Duration.ofSeconds(30);
 
     @BeforeContainer
     static void start() throws Exception {
@@ -54,7 +58,7 @@ class ExtenderFuzzTest {
         Binder binder = new Binder(API, CACHE, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
         Requeue requeue = new Requeue(API, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
-                () -> true, requeue);
+                () -> true, requeue, new Verbs.Deciding(true, HOLD, CLOCK::get));
         server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, () -> true);
         base = URI.create("http://127.0.0.1:" + server.port() + "/");
         before = state();
@@ -65,8 +69,12 @@ class ExtenderFuzzTest {
         server.close();
     }
 
-    /** Everything a request could change: the pods as the API holds them, both ledgers, the cache's cards. */
+    /**
+     * Everything a request could change: the pods as the API holds them, both ledgers, the cache's cards once the
+     * holds of valid filters have lapsed.
+     */
     private static String state() {
+        CACHE.expireHolds(CLOCK.addAndGet(HOLD.toNanos() + 1));
         return API.pods() + "|" + API.ledger("small") + API.ledger("big") + "|" + CACHE.states();
     }
 

@@ -58,7 +58,7 @@ class ExtenderServerTest {
         requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         cache.onFreed(requeue::freed);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
-                synced::get, requeue);
+                synced::get, requeue, Verbs.Deciding.OFF);
         server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, synced::get);
     }
 
@@ -86,7 +86,7 @@ class ExtenderServerTest {
         assertThat(json.get("NodeNames")).hasSize(1);
         assertThat(json.get("NodeNames").get(0).asText()).isEqualTo("big");
         assertThat(json.get("FailedNodes").get("small").asText())
-                .isEqualTo("no card has 20000 MiB free; largest free is 16384 MiB on card 0");
+                .isEqualTo("Elastic GPU: no card (or set of cards) has the GPU share the pod asks free");
         assertThat(json.get("FailedAndUnresolvableNodes").get("cpu-only").asText())
                 .isEqualTo("no Elastic GPU inventory published; run the node agent on the node");
         assertThat(json.get("Error").asText()).isEmpty();

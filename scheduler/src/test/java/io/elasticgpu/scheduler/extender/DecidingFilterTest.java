@@ -1,0 +1,138 @@
+package io.elasticgpu.scheduler.extender;
+
+import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.node;
+import static io.elasticgpu.scheduler.K8s.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.policy.BinpackPolicy;
+import io.elasticgpu.scheduler.binding.Binder;
+import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.decision.Decisions;
+import io.elasticgpu.scheduler.requeue.Requeue;
+
+import io.fabric8.kubernetes.api.model.Pod;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The filter as shipped: it passes only the node the policy ranks best and holds the pod's cards there at once,
+ * so the next pod is decided against it although kube-scheduler has not bound the first yet (its binds run
+ * asynchronously, after the next pods' filters).
+ */
+class DecidingFilterTest {
+
+    private static final Duration HOLD = Duration.ofSeconds(30);
+
+    private final InMemoryClusterApi api = new InMemoryClusterApi();
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final AtomicLong clock = new AtomicLong();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final Pod first = pod("ns", "first", "uid-1", container("main", Map.of("elasticgpu.io/gpu-memory", "10000")));
+    private final Pod second = pod("ns", "second", "uid-2", container("main", Map.of("elasticgpu.io/gpu-memory", "10000")));
+    private ExtenderServer server;
+
+    @BeforeEach
+    void start() {
+        api.addNode(node("b", 1, 16_384, 0));
+        api.addNode(node("a", 1, 16_384, 0));
+        api.addPod(first);
+        api.addPod(second);
+        api.feed(cache);
+        ExtenderMetrics metrics = new ExtenderMetrics(cache);
+        Binder binder = new Binder(api, cache, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
+        Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
+        Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
+                () -> true, requeue, new Verbs.Deciding(true, HOLD, clock::get));
+        server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, () -> true);
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private List<String> filter(Pod pod) throws Exception {
+        return filter(pod, List.of("b", "a"));
+    }
+
+    private List<String> filter(Pod pod, List<String> nodes) throws Exception {
+        String json = ExtenderServer.JSON.writeValueAsString(Map.of("Pod", pod, "NodeNames", nodes));
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/filter"))
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        List<String> passed = new ArrayList<>();
+        ExtenderServer.JSON.readTree(r.body()).get("NodeNames").forEach(n -> passed.add(n.asText()));
+        return passed;
+    }
+
+    private JsonNode bind(Pod pod, String node) throws Exception {
+        String json = ExtenderServer.JSON.writeValueAsString(Map.of("PodName", pod.getMetadata().getName(),
+                "PodNamespace", "ns", "PodUID", pod.getMetadata().getUid(), "Node", node));
+        return ExtenderServer.JSON.readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                + "/bind")).POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    @Test
+    void theFilterPassesOnlyTheBestNodeTheFirstByNameOnATie() throws Exception {
+        assertThat(filter(first)).containsExactly("a");
+    }
+
+    @Test
+    void theNextPodIsDecidedAgainstTheFirstBeforeItIsBoundAndBothBindWhereDecided() throws Exception {
+        assertThat(filter(first)).containsExactly("a");
+        assertThat(filter(second)).as("a's card is held for the first pod").containsExactly("b");
+
+        assertThat(bind(second, "b").has("Error")).isFalse();
+        assertThat(bind(first, "a").has("Error")).isFalse();
+        assertThat(Allocation.fromJson(api.pods().stream().filter(p -> p.getMetadata().getName().equals("first"))
+                .findFirst().orElseThrow().getMetadata().getAnnotations().get("elasticgpu.io/allocation")).node())
+                .isEqualTo("a");
+    }
+
+    @Test
+    void aPodDecidedAgainLetsGoOfItsOwnHoldFirst() throws Exception {
+        assertThat(filter(first)).containsExactly("a");
+        assertThat(filter(first)).containsExactly("a");
+        assertThat(cache.state("b").usedMemory(0)).isZero();
+    }
+
+    @Test
+    void aPodWithoutGpusGoesToANodeWithoutGpusWhenOneIsACandidate() throws Exception {
+        Pod web = pod("ns", "web", "uid-w", container("main", Map.of("cpu", "2")));
+        assertThat(filter(web, List.of("a", "cpu-only", "b"))).containsExactly("cpu-only");
+    }
+
+    @Test
+    void aPodWithoutGpusAmongGpuNodesOnlyGoesWhereThePolicySaysAndIsHeldThere() throws Exception {
+        Pod web = pod("ns", "web", "uid-w", container("main", Map.of("cpu", "2")));
+        assertThat(filter(web)).containsExactly("a");
+        assertThat(cache.state("a").freeCpu()).as("held at once").isEqualTo(cache.state("b").freeCpu() - 2000);
+        assertThat(cache.held("uid-w")).hasValueSatisfying(h -> assertThat(h.allocation()).isNull());
+    }
+
+    @Test
+    void aHoldNoBindFollowsLapses() throws Exception {
+        assertThat(filter(first)).containsExactly("a");
+        clock.addAndGet(HOLD.toNanos() + 1);
+        assertThat(filter(second)).as("kube-scheduler never bound the first pod").containsExactly("a");
+    }
+}
