@@ -52,8 +52,15 @@ public final class EgpuProcess implements AutoCloseable {
 
     /** The same for a command whose HTTP port is set by another flag ({@code egpu controller --http-listen}). */
     public static EgpuProcess start(String command, List<String> args, Path log, int port, String listenFlag) {
-        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
+        return start(List.of("-Xmx256m", "-XX:+UseSerialGC"), command, args, log, port, listenFlag);
+    }
+
+    /** The same with the given JVM options, e.g. those a Helm chart sets. */
+    public static EgpuProcess start(List<String> jvm, String command, List<String> args, Path log, int port,
+                                    String listenFlag) {
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        line.addAll(jvm);
+        line.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
         line.addAll(args);
         line.addAll(List.of(listenFlag, "127.0.0.1:" + port));
         ManagedProcess p = ManagedProcess.start(command + "-" + port, line, log);

@@ -105,11 +105,20 @@ public final class Experiment {
     /** One replay of one policy on one seed. */
     public Run runOne(String policyName, long seed) {
         long start = System.nanoTime();
+        Order order = order(seed);
+        EventLog log = new Replay(order.nodes(), policy(policyName, seed), metric).run(order.arrivals(), done -> { });
+        return new Run(policyName, seed, log, System.nanoTime() - start);
+    }
+
+    /** The pods in their arrival order and the nodes in their priority order, for one seed. */
+    public record Order(List<TracePod> arrivals, List<Node> nodes) {
+    }
+
+    /** The order every policy sees for {@code seed}: what a replay elsewhere (a real cluster) must repeat. */
+    public Order order(long seed) {
         RandomGenerator random = generator(seed);
         List<TracePod> arrivals = Arrivals.order(trace.pods(), trace.capacityMilli(), inflation, random);
-        List<Node> nodes = prioritised(trace.nodes(), random);
-        EventLog log = new Replay(nodes, policy(policyName, seed), metric).run(arrivals, done -> { });
-        return new Run(policyName, seed, log, System.nanoTime() - start);
+        return new Order(arrivals, prioritised(trace.nodes(), random));
     }
 
     /** Nodes sorted by name, then ordered by a seeded random priority (PROTOCOL.md, replay step 5). */

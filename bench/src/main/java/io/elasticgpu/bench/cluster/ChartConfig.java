@@ -1,0 +1,138 @@
+package io.elasticgpu.bench.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the Helm chart runs, read from {@code helm template} of {@code deploy/helm/elastic-gpu} with its default
+ * values: the second kube-scheduler's configuration, and the extender's arguments and JVM options.
+ *
+ * @param schedulerConfig the KubeSchedulerConfiguration, as the chart's ConfigMap holds it
+ * @param extenderArgs    the extender container's arguments after {@code scheduler}, without {@code --listen}
+ * @param extenderJvm     its {@code JAVA_TOOL_OPTIONS}, and {@code -Xmx} as its memory limit makes it
+ */
+public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs, List<String> extenderJvm) {
+
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final String SCHEDULER_CONFIG_MAP = "elastic-gpu-scheduler-config";
+    private static final String EXTENDER = "elastic-gpu-extender";
+
+    /** Renders the chart with the helm {@code deploy/bin/build-helm} provides (building it once if missing). */
+    public static ChartConfig render(Path repository) {
+        Path deploy = repository.resolve("deploy");
+        String helm = run(List.of(deploy.resolve("bin/build-helm").toString(), "--print-path")).strip();
+        return parse(run(List.of(helm, "template", "elastic-gpu", deploy.resolve("helm/elastic-gpu").toString(),
+                "--namespace", "elastic-gpu-system")));
+    }
+
+    static ChartConfig parse(String rendered) {
+        ObjectNode scheduler = null;
+        JsonNode extender = null;
+        try (var docs = YAML.readerFor(JsonNode.class).<JsonNode>readValues(rendered)) {
+            while (docs.hasNext()) {
+                JsonNode doc = docs.next();
+                String name = doc == null ? "" : doc.path("metadata").path("name").asText();
+                if (doc != null && doc.path("kind").asText().equals("ConfigMap") && name.equals(SCHEDULER_CONFIG_MAP)) {
+                    scheduler = (ObjectNode) YAML.readTree(doc.path("data").path("config.yaml").asText());
+                } else if (doc != null && doc.path("kind").asText().equals("Deployment") && name.equals(EXTENDER)) {
+                    extender = doc.path("spec").path("template").path("spec").path("containers").get(0);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the rendered chart: " + e.getMessage(), e);
+        }
+        if (scheduler == null || extender == null) {
+            throw new IllegalStateException("the rendered chart has no ConfigMap " + SCHEDULER_CONFIG_MAP
+                    + " or no Deployment " + EXTENDER + "; was the chart renamed?");
+        }
+        return new ChartConfig(scheduler, arguments(extender), jvm(extender));
+    }
+
+    /** The scheduler configuration calling the extender at {@code url}, without leader election (one replica). */
+    public ObjectNode withExtenderAt(String url) {
+        ObjectNode config = schedulerConfig.deepCopy();
+        config.withArray("extenders").forEach(e -> ((ObjectNode) e).put("urlPrefix", url));
+        config.withObject("leaderElection").removeAll().put("leaderElect", false);
+        return config;
+    }
+
+    /** The same scheduler without the extender: the control plane's own ceiling. */
+    public ObjectNode withoutExtender() {
+        ObjectNode config = schedulerConfig.deepCopy();
+        config.remove("extenders");
+        config.withObject("leaderElection").removeAll().put("leaderElect", false);
+        return config;
+    }
+
+    /** The name pods must give as {@code spec.schedulerName}. */
+    public String schedulerName() {
+        return schedulerConfig.path("profiles").path(0).path("schedulerName").asText("default-scheduler");
+    }
+
+    public static Path write(ObjectNode config, Path file) {
+        try {
+            YAML.writeValue(file.toFile(), config);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> arguments(JsonNode container) {
+        List<String> args = new ArrayList<>();
+        container.path("args").forEach(a -> args.add(a.asText()));
+        int listen = args.indexOf("--listen");
+        if (listen >= 0) {
+            args.subList(listen, listen + 2).clear();
+        }
+        if (!args.isEmpty() && args.getFirst().equals("scheduler")) {
+            args.removeFirst();
+        }
+        return args;
+    }
+
+    /** The chart's JVM options; a container's memory limit sets the heap they ask a share of, so -Xmx says it here. */
+    private static List<String> jvm(JsonNode container) {
+        List<String> jvm = new ArrayList<>();
+        container.path("env").forEach(e -> {
+            if (e.path("name").asText().equals("JAVA_TOOL_OPTIONS")) {
+                jvm.addAll(Arrays.asList(e.path("value").asText().trim().split("\\s+")));
+            }
+        });
+        String limit = container.path("resources").path("limits").path("memory").asText("");
+        String percent = jvm.stream().filter(o -> o.startsWith("-XX:MaxRAMPercentage=")).findFirst()
+                .map(o -> o.substring(o.indexOf('=') + 1)).orElse("25");
+        if (limit.endsWith("Mi")) {
+            long mib = Long.parseLong(limit.substring(0, limit.length() - 2));
+            jvm.add("-Xmx" + (long) (mib * Double.parseDouble(percent) / 100) + "m");
+        }
+        return jvm;
+    }
+
+    private static String run(List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed; see its output above");
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + command.getFirst() + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package io.elasticgpu.bench.cluster;
+
+import io.elasticgpu.core.model.Node;
+import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.Ports;
+import io.elasticgpu.simulator.trace.TracePod;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+
+/**
+ * One cluster replay: a fresh control plane, one kwok node per row of the node list, the extender and the second
+ * kube-scheduler as the chart runs them, the pods of the plan created by concurrent clients; then the audit, the
+ * simulator on the order the API server created the pods in, and (unless turned off) the same pods again through
+ * kube-scheduler without the extender, for the control plane's own pods/s.
+ */
+public final class ClusterReplay {
+
+    private static final String NAMESPACE = "replay";
+    private static final Duration QUIET = Duration.ofSeconds(20);
+
+    private ClusterReplay() {
+    }
+
+    /** Runs {@code options} on a control plane of its own under {@code workDir}; progress goes to {@code log}. */
+    public static ReplayResult run(ReplayOptions options, Path repository, Path workDir, PrintStream log) throws IOException {
+        ReplayPlan plan = ReplayPlan.of(options);
+        ChartConfig chart = ChartConfig.render(repository);
+        log.printf("cluster-replay: %s, %d nodes, %d pods to the %.0f %% cut, policy %s%n", plan.traceName(),
+                plan.nodes().size(), plan.pods().size(), options.cutPct(), plan.policy());
+        Files.createDirectories(workDir);
+        Binaries binaries = Binaries.locate(Binaries.E2E_DIR);
+        try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(workDir, binaries));
+             KubernetesClient client = cp.newClient()) {
+            Map<String, Node> nodes = createNodes(client, plan, log);
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+                    .create();
+            List<Pod> pods = pods(plan, chart.schedulerName());
+            PodStream.Streamed ours;
+            Audit audit;
+            Map<String, String> placedOn;
+            try (EgpuProcess extender = startExtender(cp, chart, options)) {
+                cp.restartScheduler(ChartConfig.write(schedulerConfig(options, chart, extender.url()),
+                        workDir.resolve("replay-scheduler.yaml")));
+                log.println("cluster-replay: creating pods");
+                ours = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
+                        done -> log.printf("  %d created%n", done));
+                List<Pod> placed = client.pods().inNamespace(NAMESPACE).list().getItems();
+                audit = Audit.of(placed, nodes, plan.pods());
+                placedOn = new LinkedHashMap<>();
+                for (Pod p : placed) {
+                    String node = p.getSpec().getNodeName();
+                    placedOn.put(p.getMetadata().getName(), node == null ? null : ReplayPlan.traceName(node));
+                }
+            }
+            List<TracePod> order = ours.inCreationOrder(plan.pods());
+            ReplayPlan.Simulated simulator = plan.simulate(order);
+            Agreement agreement = Agreement.of(order, simulator.nodes(), placedOn);
+            PodStream.Streamed baseline = options.baseline() ? baseline(cp, client, chart, pods, options, log) : null;
+            log.println("cluster-replay: pending in the cluster by shape (cards x milli): " + agreement.pendingInCluster());
+            log.println("cluster-replay: failed in the simulator by shape: " + agreement.failedInSimulator());
+            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, baseline);
+        }
+    }
+
+    private static Map<String, Node> createNodes(KubernetesClient client, ReplayPlan plan, PrintStream log) {
+        log.printf("cluster-replay: creating %d kwok nodes%n", plan.nodes().size());
+        Map<String, Node> byName = new LinkedHashMap<>();
+        for (int rank = 0; rank < plan.nodes().size(); rank++) {
+            byName.put(plan.kubeName(rank), plan.nodes().get(rank));
+        }
+        try (var pool = Executors.newFixedThreadPool(8)) {
+            byName.forEach((name, node) -> pool.submit(() -> client.nodes().resource(ReplayObjects.node(name, node)).create()));
+        }
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        while (client.nodes().list().getItems().stream().filter(ClusterReplay::ready).count() < byName.size()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("kwok did not mark every node Ready within 5 minutes");
+            }
+            PodStream.sleep(1000);
+        }
+        return byName;
+    }
+
+    private static boolean ready(io.fabric8.kubernetes.api.model.Node n) {
+        return n.getStatus() != null && n.getStatus().getConditions() != null && n.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private static List<Pod> pods(ReplayPlan plan, String schedulerName) {
+        List<Pod> pods = new ArrayList<>(plan.pods().size());
+        for (int i = 0; i < plan.pods().size(); i++) {
+            TracePod p = plan.pods().get(i);
+            pods.add(ReplayObjects.pod(p, i, NAMESPACE, schedulerName));
+        }
+        return pods;
+    }
+
+    /** The extender with the chart's arguments and JVM options (the policy as asked), on this control plane. */
+    private static EgpuProcess startExtender(ControlPlane cp, ChartConfig chart, ReplayOptions options) {
+        List<String> args = new ArrayList<>(chart.extenderArgs());
+        int policy = args.indexOf("--policy");
+        args.set(policy + 1, options.policy());
+        args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
+        return EgpuProcess.start(chart.extenderJvm(), "scheduler", args,
+                cp.workDir().resolve("logs").resolve("extender.log"), Ports.free(), "--listen");
+    }
+
+    private static com.fasterxml.jackson.databind.node.ObjectNode schedulerConfig(ReplayOptions options, ChartConfig chart,
+                                                                                 String url) throws IOException {
+        if (options.schedulerConfig() == null) {
+            return chart.withExtenderAt(url);
+        }
+        String text = Files.readString(options.schedulerConfig()).replace("${EXTENDER_URL}", url);
+        return (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper(
+                new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(text);
+    }
+
+    /** The same pods on the same nodes through kube-scheduler alone: no card awareness, the control plane's ceiling. */
+    private static PodStream.Streamed baseline(ControlPlane cp, KubernetesClient client, ChartConfig chart, List<Pod> pods,
+                                               ReplayOptions options, PrintStream log) {
+        log.println("cluster-replay: baseline, the same pods without the extender");
+        client.pods().inNamespace(NAMESPACE).withGracePeriod(0).delete();
+        while (!client.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()) {
+            PodStream.sleep(1000);
+        }
+        cp.restartScheduler(ChartConfig.write(chart.withoutExtender(), cp.workDir().resolve("baseline-scheduler.yaml")));
+        return PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
+                done -> log.printf("  %d created%n", done));
+    }
+}

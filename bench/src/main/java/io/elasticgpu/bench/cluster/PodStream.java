@@ -1,0 +1,175 @@
+package io.elasticgpu.bench.cluster;
+
+import io.elasticgpu.simulator.trace.TracePod;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
+
+/**
+ * Creates a plan's pods from several concurrent clients, in arrival order (each client takes the next pod), and
+ * watches them get bound; returns once scheduling has settled: every pod bound, or none bound for the quiet period.
+ *
+ * <p>With {@code gated}, every pod is created behind a scheduling gate first and the gates are then lifted in
+ * arrival order: the extender knows the whole workload before the first pod is placed, as the simulator's policy
+ * does (it estimates the typical pods from the whole trace), and kube-scheduler still takes them in creation order.
+ */
+final class PodStream {
+
+    /**
+     * What happened to the pods.
+     *
+     * @param createdVersion each pod's resourceVersion at creation: the order kube-scheduler's queue saw them in
+     * @param latencyNanos   create to bound, of each bound pod
+     * @param elapsedNanos   first create to last bind
+     */
+    record Streamed(long[] createdVersion, long[] latencyNanos, int bound, long elapsedNanos) {
+        double podsPerSecond() {
+            return elapsedNanos == 0 ? 0 : bound * 1e9 / elapsedNanos;
+        }
+
+        /** The pods in the order the API server created them. */
+        List<TracePod> inCreationOrder(List<TracePod> pods) {
+            Integer[] order = new Integer[pods.size()];
+            Arrays.setAll(order, i -> i);
+            Arrays.sort(order, (a, b) -> Long.compare(createdVersion[a], createdVersion[b]));
+            return Arrays.stream(order).map(pods::get).toList();
+        }
+    }
+
+    private PodStream() {
+    }
+
+    static final String GATE = "bench.elasticgpu.io/replay";
+    /** One write per pod: a JSON patch that removes the gates. */
+    private static final String UNGATE = "[{\"op\":\"remove\",\"path\":\"/spec/schedulingGates\"}]";
+
+    static Streamed run(KubernetesClient client, List<Pod> given, int clients, boolean gated, Duration quiet,
+                        IntConsumer progress) {
+        List<Pod> pods = gated ? given.stream().map(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p).editSpec()
+                .addNewSchedulingGate(GATE).endSpec().build()).toList() : given;
+        String namespace = pods.getFirst().getMetadata().getNamespace();
+        int n = pods.size();
+        long[] created = new long[n];
+        long[] createdAt = new long[n];
+        long[] latency = new long[n];
+        var boundAt = new ConcurrentHashMap<String, Long>();
+        AtomicLong lastBind = new AtomicLong(System.nanoTime());
+        SharedIndexInformer<Pod> informer = client.pods().inNamespace(namespace).inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                seen(pod);
+            }
+
+            @Override
+            public void onUpdate(Pod old, Pod pod) {
+                seen(pod);
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean unknown) {
+            }
+
+            private void seen(Pod pod) {
+                String node = pod.getSpec().getNodeName();
+                if (node != null && !node.isEmpty() && boundAt.putIfAbsent(pod.getMetadata().getName(), System.nanoTime()) == null) {
+                    lastBind.set(System.nanoTime());
+                }
+            }
+        });
+        long start = System.nanoTime();
+        inParallel(clients, n, i -> {
+            createdAt[i] = System.nanoTime();
+            created[i] = Long.parseLong(create(client, pods.get(i)).getMetadata().getResourceVersion());
+            if ((i + 1) % 1000 == 0) {
+                progress.accept(i + 1);
+            }
+        });
+        if (gated) {
+            start = System.nanoTime();
+            inParallel(clients, n, i -> {
+                createdAt[i] = System.nanoTime();
+                client.pods().inNamespace(namespace).withName(pods.get(i).getMetadata().getName())
+                        .patch(PatchContext.of(PatchType.JSON), UNGATE);
+            });
+        }
+        long lastCreate = System.nanoTime();
+        while (boundAt.size() < n && System.nanoTime() - Math.max(lastBind.get(), lastCreate) < quiet.toNanos()) {
+            sleep(500);
+        }
+        informer.close();
+        List<Long> latencies = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Long at = boundAt.get(pods.get(i).getMetadata().getName());
+            if (at != null) {
+                latencies.add(at - createdAt[i]);
+            }
+        }
+        long end = boundAt.values().stream().mapToLong(Long::longValue).max().orElse(start);
+        return new Streamed(created, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(),
+                end - start);
+    }
+
+    /** Runs {@code task} on 0..n-1 from {@code clients} threads, each taking the next index. */
+    private static void inParallel(int clients, int n, IntConsumer task) {
+        AtomicInteger next = new AtomicInteger();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                done.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
+                        task.accept(i);
+                    }
+                }));
+            }
+            for (var f : done) {
+                f.get();
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** Creates one pod, retrying what an overloaded API server answers (429, 5xx, timeouts) for up to a minute. */
+    private static Pod create(KubernetesClient client, Pod pod) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (true) {
+            try {
+                return client.pods().resource(pod).create();
+            } catch (KubernetesClientException e) {
+                boolean transient_ = e.getCode() == 429 || e.getCode() >= 500 || e.getCode() == 0;
+                if (!transient_ || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cannot create pod %s: %s".formatted(pod.getMetadata().getName(),
+                            e.getMessage()), e);
+                }
+                sleep(200);
+            }
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

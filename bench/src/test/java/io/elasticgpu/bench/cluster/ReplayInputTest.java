@@ -1,0 +1,81 @@
+package io.elasticgpu.bench.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input stops {@code bench/run cluster-replay} before any cluster starts, with a message naming what to fix. */
+class ReplayInputTest {
+
+    @TempDir
+    Path dir;
+
+    private Path write(String name, String... lines) throws Exception {
+        return Files.write(dir.resolve(name), List.of(lines));
+    }
+
+    private Path nodes() throws Exception {
+        return write("openb_node_list_gpu_node.csv", "sn,cpu_milli,memory_mib,gpu,model", "n0,64000,262144,2,T4",
+                "n1,64000,262144,8,V100M32");
+    }
+
+    private ReplayPlan plan(String... args) {
+        return ReplayPlan.of(ReplayOptions.parse(List.of(args), dir));
+    }
+
+    @Test
+    void aTraceWithABadRowNamesTheFileTheLineAndTheColumn() throws Exception {
+        nodes();
+        Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,1,500",
+                "p1,eight,1024,1,500");
+        assertThatThrownBy(() -> plan("--trace", pods.toString())).hasMessageContaining("pods.csv:3")
+                .hasMessageContaining("cpu_milli");
+    }
+
+    @Test
+    void anEventsFileNamingAnUnknownPodSaysWhichPod() throws Exception {
+        nodes();
+        Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,1,500");
+        Path events = write("events.csv", "idx,pod,result_node,arrived_gpu_milli,used_gpu_milli,frag_gpu_milli",
+                "0,p0,0000-n0,0,0,0", "1,ghost,0001-n1,500,500,0");
+        assertThatThrownBy(() -> plan("--trace", pods.toString(), "--events", events.toString()))
+                .hasMessageContaining("ghost");
+    }
+
+    @Test
+    void aNodeListTheClusterCannotHoldNamesTheLine() throws Exception {
+        Path list = write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model", "n0,64000,262144,2,T4",
+                "n1,64000,262144,20,V100M32");
+        Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,1,500");
+        assertThatThrownBy(() -> plan("--trace", pods.toString(), "--nodes", list.toString()))
+                .hasMessageContaining("nodes.csv:3").hasMessageContaining("1..16");
+    }
+
+    @Test
+    void badOptionsSayWhatToChange() throws Exception {
+        nodes();
+        Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,1,500");
+        assertThatThrownBy(() -> plan("--trace", pods.toString(), "--cut", "500"))
+                .hasMessage("--cut must be a number in 1..130, was \"500\"");
+        assertThatThrownBy(() -> plan("--trace", pods.toString(), "--policy", "nope")).hasMessageContaining("nope");
+        assertThatThrownBy(() -> plan("--frobnicate", "1")).hasMessageStartingWith("unknown option --frobnicate");
+    }
+
+    @Test
+    void thePlanCutsAtTheArrivalLevelAndNamesNodesInPriorityOrder() throws Exception {
+        nodes();
+        Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,1,1000",
+                "p1,1000,1024,4,1000", "p2,1000,1024,1,500", "p3,1000,1024,2,1000", "p4,1000,1024,1,1000");
+        ReplayPlan plan = plan("--trace", pods.toString(), "--cut", "50");
+        long asked = plan.pods().stream().mapToLong(p -> p.request().totalMilli()).sum();
+        assertThat(100.0 * asked / plan.capacity()).isLessThanOrEqualTo(50);
+        assertThat(plan.kubeName(0)).startsWith("p0000-");
+        assertThat(ReplayPlan.traceName(plan.kubeName(1))).isEqualTo(plan.nodes().get(1).name());
+    }
+}

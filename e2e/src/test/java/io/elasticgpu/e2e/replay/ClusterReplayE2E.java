@@ -1,0 +1,47 @@
+package io.elasticgpu.e2e.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.elasticgpu.bench.cluster.ClusterReplay;
+import io.elasticgpu.bench.cluster.ReplayOptions;
+import io.elasticgpu.bench.cluster.ReplayResult;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 14, reduced: the openb trace replayed through the real kube-scheduler and the extender as the Helm chart
+ * configures them ({@code bench/run cluster-replay}), on 200 of its nodes (about 1,400 pods, our seed-42 order, to the
+ * 100 % arrival cut), audited from the API. No card, CPU or memory may be over capacity, every bound GPU pod carries
+ * its allocation, and the cluster must allocate at least as much GPU as the simulator on the same order, less half a
+ * point.
+ */
+class ClusterReplayE2E {
+
+    private static final Path SHARED = Path.of(System.getProperty("egpu.shared", "../../shared"));
+
+    @Test
+    void aReducedReplayPlacesAsWellAsTheSimulatorAndOverCommitsNothing(@TempDir Path work) throws Exception {
+        Path trace = SHARED.resolve("traces/openb/openb_pod_list_default.csv");
+        if (!Files.isRegularFile(trace)) {
+            fail(trace + " is absent: the replay needs the openb trace beside the checkout (../shared) or -Degpu.shared=DIR");
+        }
+        ReplayOptions options = ReplayOptions.parse(List.of("--trace", trace.toString(), "--max-nodes", "200",
+                "--no-baseline"), SHARED);
+        ReplayResult r = ClusterReplay.run(options, Binaries.E2E_DIR.toAbsolutePath().getParent(), work, System.out);
+        System.out.print(r.table());
+
+        assertThat(r.podsBound()).as("pods bound").isGreaterThan(r.pods() / 2);
+        assertThat(r.overCommittedCards()).as("cards over capacity").isZero();
+        assertThat(r.overCommittedHosts()).as("nodes over CPU or memory").isZero();
+        assertThat(r.unaccounted()).as("bound GPU pods without an allocation").isZero();
+        assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
+                .isGreaterThanOrEqualTo(r.simulatorPct() - 0.5);
+    }
+}
