@@ -67,6 +67,10 @@ public final class ClusterReplay {
                     placedOn.put(p.getMetadata().getName(), node == null ? null : ReplayPlan.traceName(node));
                 }
             }
+            if (ours.bound() == 0) {
+                throw new IllegalStateException("kube-scheduler bound no pod at all; see its log in "
+                        + workDir.resolve("logs"));
+            }
             List<TracePod> order = ours.inCreationOrder(plan.pods());
             ReplayPlan.Simulated simulator = plan.simulate(order);
             Agreement agreement = Agreement.of(order, simulator.nodes(), placedOn);
@@ -115,6 +119,7 @@ public final class ClusterReplay {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         int policy = args.indexOf("--policy");
         args.set(policy + 1, options.policy());
+        args.addAll(options.extenderFlags());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
         return EgpuProcess.start(chart.extenderJvm(), "scheduler", args,
                 cp.workDir().resolve("logs").resolve("extender.log"), Ports.free(), "--listen");
@@ -126,8 +131,10 @@ public final class ClusterReplay {
             return chart.withExtenderAt(url);
         }
         String text = Files.readString(options.schedulerConfig()).replace("${EXTENDER_URL}", url);
-        return (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper(
+        var config = (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper(
                 new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(text);
+        config.withObject("leaderElection").removeAll().put("leaderElect", false); // one replica, as for the chart's
+        return config;
     }
 
     /** The same pods on the same nodes through kube-scheduler alone: no card awareness, the control plane's ceiling. */

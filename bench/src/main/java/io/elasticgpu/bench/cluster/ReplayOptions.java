@@ -22,14 +22,17 @@ import java.util.List;
  * @param baseline        also replay the same pods without the extender, for the control plane's own pods/s
  * @param gated           create every pod behind a scheduling gate, then lift the gates in order (the extender
  *                        knows the workload from the start, as the simulator's policy does)
+ * @param extenderFlags   flags added to the extender's command line after the chart's, to measure a knob
  * @param json            where to write the result as JSON, or null
  */
 public record ReplayOptions(Path trace, Path nodes, Path events, long seed, double cutPct, String policy, int maxNodes,
-                            Path schedulerConfig, int clients, boolean baseline, boolean gated, Path json) {
+                            Path schedulerConfig, int clients, boolean baseline, boolean gated, List<String> extenderFlags,
+                            Path json) {
 
     public static final String USAGE = """
             usage: bench/run cluster-replay [--trace POD_LIST.csv] [--nodes NODE_LIST.csv] [--events EVENTS.csv | --seed N]
                    [--cut PCT] [--policy NAME] [--max-nodes N] [--scheduler-config FILE] [--clients N] [--no-baseline] [--no-gates]
+                   [--extender-flag FLAG ...]
                    [--json FILE]""";
 
     /** @throws IllegalArgumentException naming the argument to change */
@@ -46,6 +49,7 @@ public record ReplayOptions(Path trace, Path nodes, Path events, long seed, doub
         int clients = 4;
         boolean baseline = true;
         boolean gated = true;
+        List<String> extenderFlags = new ArrayList<>();
         List<String> rest = new ArrayList<>(args);
         while (!rest.isEmpty()) {
             String flag = rest.removeFirst();
@@ -67,17 +71,19 @@ public record ReplayOptions(Path trace, Path nodes, Path events, long seed, doub
                 case "--seed" -> seed = (long) number(flag, value, Long.MIN_VALUE, Long.MAX_VALUE);
                 case "--cut" -> cut = number(flag, value, 1, 130);
                 case "--policy" -> policy = value;
+                case "--extender-flag" -> extenderFlags.add(value);
                 case "--max-nodes" -> maxNodes = (int) number(flag, value, 0, 100_000);
                 case "--clients" -> clients = (int) number(flag, value, 1, 64);
                 default -> throw new IllegalArgumentException("unknown option " + flag + "; known: " + Arrays.toString(
                         new String[] {"--trace", "--nodes", "--events", "--seed", "--cut", "--policy", "--max-nodes",
-                                "--scheduler-config", "--clients", "--no-baseline", "--no-gates", "--json"}));
+                                "--scheduler-config", "--clients", "--no-baseline", "--no-gates", "--extender-flag", "--json"}));
             }
         }
         if (!Files.isRegularFile(trace)) {
             throw new IllegalArgumentException("--trace: no such file " + trace + " (the default is ../shared's openb trace)");
         }
-        return new ReplayOptions(trace, nodes, events, seed, cut, policy, maxNodes, config, clients, baseline, gated, json);
+        return new ReplayOptions(trace, nodes, events, seed, cut, policy, maxNodes, config, clients, baseline, gated, extenderFlags,
+                json);
     }
 
     private static Path existing(String flag, String value) {

@@ -77,7 +77,7 @@ public final class Binder {
         Optional<String> bound = cache.boundNode(uid);
         if (bound.isPresent() && !bound.get().equals(nodeName)) {
             // an earlier bind kube-scheduler gave up waiting for (its httpTimeout) landed after all
-            LOG.info("pod={}/{} refused on node={}: already bound to node={}", namespace, name, nodeName, bound.get());
+            LOG.warn("pod={}/{} refused on node={}: already bound to node={}", namespace, name, nodeName, bound.get());
             return new Outcome.Failed("pod is already bound to node " + bound.get());
         }
         Optional<Node> node = cache.node(nodeName);
@@ -100,7 +100,7 @@ public final class Binder {
                 Optional<Allocation> fit = choose(node.get(), entries, uid, ask);
                 if (fit.isEmpty()) {
                     String why = refusal(node.get(), entries, ask);
-                    LOG.info("pod={}/{} refused: {}", namespace, name, why);
+                    LOG.warn("pod={}/{} refused: {}", namespace, name, why);
                     return new Outcome.Failed(why);
                 }
                 chosen = fit.get();
