@@ -53,12 +53,14 @@ public final class ClusterReplay {
             PodStream.Streamed ours;
             Audit audit;
             Map<String, String> placedOn;
+            double retries;
             try (EgpuProcess extender = startExtender(cp, chart, options)) {
                 cp.restartScheduler(ChartConfig.write(schedulerConfig(options, chart, extender.url()),
                         workDir.resolve("replay-scheduler.yaml")));
                 log.println("cluster-replay: creating pods");
                 ours = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
                         done -> log.printf("  %d created%n", done));
+                retries = filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
                 List<Pod> placed = client.pods().inNamespace(NAMESPACE).list().getItems();
                 audit = Audit.of(placed, nodes, plan.pods());
                 placedOn = new LinkedHashMap<>();
@@ -77,7 +79,7 @@ public final class ClusterReplay {
             PodStream.Streamed baseline = options.baseline() ? baseline(cp, client, chart, pods, options, log) : null;
             log.println("cluster-replay: pending in the cluster by shape (cards x milli): " + agreement.pendingInCluster());
             log.println("cluster-replay: failed in the simulator by shape: " + agreement.failedInSimulator());
-            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, baseline);
+            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline);
         }
     }
 
@@ -135,6 +137,30 @@ public final class ClusterReplay {
                 new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(text);
         config.withObject("leaderElection").removeAll().put("leaderElect", false); // one replica, as for the chart's
         return config;
+    }
+
+    /**
+     * Filter calls per second over {@code window} once scheduling has settled, from the extender's own counter: how
+     * often kube-scheduler retries the pods left pending (each retry is a filter call).
+     */
+    private static double filterCallsPerSecond(String url, Duration window) {
+        long before = filterCalls(url);
+        PodStream.sleep(window.toMillis());
+        return (filterCalls(url) - before) / (double) window.toSeconds();
+    }
+
+    private static long filterCalls(String url) {
+        try {
+            String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(url + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            return metrics.lines().filter(l -> l.startsWith("egpu_extender_request_seconds_count{verb=\"filter\"}"))
+                    .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot read the extender's metrics: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** The same pods on the same nodes through kube-scheduler alone: no card awareness, the control plane's ceiling. */

@@ -80,8 +80,8 @@ public record ReplayPlan(String traceName, List<Node> nodes, List<TracePod> pods
     }
 
     public Simulated simulate(List<TracePod> order) {
-        List<TracePod> gpuOnly = order.stream().filter(p -> p.request().needsCards()).toList();
-        Experiment asClusterKnows = new Experiment(new Trace(traceName, nodes, gpuOnly), Experiment.PAPER_INFLATION);
+        // its policy's typical pods estimated from these pods, as the extender estimates them from the cluster's
+        Experiment asClusterKnows = new Experiment(new Trace(traceName, nodes, order), Experiment.PAPER_INFLATION);
         Replay replay = new Replay(nodes, asClusterKnows.policy(policy, seed), asClusterKnows.metric());
         EventLog log = replay.run(order, done -> { });
         List<String> placed = new ArrayList<>(log.size());

@@ -12,15 +12,15 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonPropertyOrder({"trace", "policy", "nodes", "pods", "inClusterPct", "simulatorPct", "differencePoints", "podsBound",
         "podsPending", "pendingThatFit", "overCommittedCards", "overCommittedHosts", "unaccounted", "podsPerSecond",
-        "baselinePodsPerSecond", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference"})
+        "baselinePodsPerSecond", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference", "settledFilterCallsPerSecond"})
 public record ReplayResult(String trace, String policy, int nodes, int pods, double inClusterPct, double simulatorPct,
                            double differencePoints, int podsBound, int podsPending, int pendingThatFit,
                            int overCommittedCards, int overCommittedHosts, int unaccounted, double podsPerSecond,
                            double baselinePodsPerSecond, double p50BoundSeconds, double p99BoundSeconds, int cores,
-                           int sameDecisions, String firstDifference) {
+                           int sameDecisions, String firstDifference, double settledFilterCallsPerSecond) {
 
     static ReplayResult of(ReplayPlan plan, ReplayOptions options, Audit audit, PodStream.Streamed ours, long simulator,
-                           Agreement agreement, PodStream.Streamed baseline) {
+                           Agreement agreement, double retries, PodStream.Streamed baseline) {
         double inCluster = 100.0 * audit.allocatedMilli() / plan.capacity();
         double sim = 100.0 * simulator / plan.capacity();
         return new ReplayResult(plan.traceName(), options.policy(), plan.nodes().size(), plan.pods().size(), inCluster, sim,
@@ -28,7 +28,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                 audit.overCommittedHosts(), audit.unaccounted(), ours.podsPerSecond(),
                 baseline == null ? Double.NaN : baseline.podsPerSecond(), percentile(ours.latencyNanos(), 50),
                 percentile(ours.latencyNanos(), 99), Runtime.getRuntime().availableProcessors(), agreement.same(),
-                agreement.firstDifference());
+                agreement.firstDifference(), retries);
     }
 
     /** The table {@code bench/run cluster-replay} prints. */
@@ -48,9 +48,11 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                   baseline (no extender)     %s
                   create->bound p50 / p99    %.2f s / %.2f s
                   decided as the simulator   %d of %d pods (first difference: %s)
+                  filter calls/s, settled    %.1f
                 """.formatted(trace, policy, nodes, pods, cores, inClusterPct, simulatorPct, differencePoints, podsBound,
                 podsPending, pendingThatFit, overCommittedCards, overCommittedHosts, unaccounted, podsPerSecond, ratio,
-                p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference);
+                p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference,
+                settledFilterCallsPerSecond);
     }
 
     private static double percentile(long[] sorted, int p) {

@@ -53,6 +53,8 @@ public final class ClusterCache {
     private final Map<String, Entry> states = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> podsByNode = new HashMap<>();
     private final Map<String, Pod> pods = new HashMap<>();
+    /** Pods that ask no GPU, as much of them as the workload estimate needs. */
+    private final Map<String, HostPod> hostPods = new HashMap<>();
     private final Map<String, String> uidByName = new HashMap<>();
     private final Set<String> gone = new HashSet<>();
     private final Set<String> live = new HashSet<>();
@@ -82,6 +84,10 @@ public final class ClusterCache {
         Entry(NodeState state) {
             this(state, new AtomicReference<>());
         }
+    }
+
+    /** A pod that asks no GPU: its scheduler, its node (null while pending) and what it asks. */
+    private record HostPod(String scheduler, String node, long cpuMilli, long memoryMib) {
     }
 
     /**
@@ -159,10 +165,14 @@ public final class ClusterCache {
             gone.remove(uid);
             live.add(uid);
             uidByName.put(key, uid);
+            String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
             if (asksGpu.test(pod)) {
                 pods.put(uid, pod);
+            } else {
+                PodResources.Totals t = PodResources.of(pod);
+                hostPods.put(uid, new HostPod(pod.getSpec() == null ? null : pod.getSpec().getSchedulerName(),
+                        node == null || node.isEmpty() ? null : node, t.cpuMilli(), t.memoryMib()));
             }
-            String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
             if (node == null || node.isEmpty()) {
                 observed.remove(uid);
             } else {
@@ -352,11 +362,34 @@ public final class ClusterCache {
         }
     }
 
-    /** How many GPU pods {@link #gpuPods} would return. */
-    public int gpuPodCount() {
+    /**
+     * What the pods that ask no GPU but share the GPU nodes ask: those bound to a node with cards, and those pending
+     * for a scheduler that GPU pods use (they will land among the GPU pods). With the GPU pods, the workload the
+     * fragmentation-aware policies expect: the FGD paper estimates it from every pod of its cluster, and left out,
+     * such pods cost 0.4 points of allocation in a replay of the openb trace.
+     */
+    public List<io.elasticgpu.core.model.Request> hostWorkload() {
         lock.lock();
         try {
-            return pods.size();
+            Set<String> schedulers = new HashSet<>();
+            pods.values().forEach(p -> schedulers.add(p.getSpec() == null ? null : p.getSpec().getSchedulerName()));
+            List<io.elasticgpu.core.model.Request> out = new ArrayList<>();
+            for (HostPod h : hostPods.values()) {
+                if (h.node() != null ? nodes.containsKey(h.node()) : schedulers.contains(h.scheduler())) {
+                    out.add(io.elasticgpu.core.model.Request.cpuOnly(h.cpuMilli(), h.memoryMib()));
+                }
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many pods the workload estimate is made from at most: GPU pods and pods without GPUs. */
+    public int workloadPodCount() {
+        lock.lock();
+        try {
+            return pods.size() + hostPods.size();
         } finally {
             lock.unlock();
         }
@@ -392,6 +425,7 @@ public final class ClusterCache {
         uidByName.remove(key, uid);
         live.remove(uid);
         pods.remove(uid);
+        hostPods.remove(uid);
         observed.remove(uid);
         assumed.remove(uid);
         holds.remove(uid);

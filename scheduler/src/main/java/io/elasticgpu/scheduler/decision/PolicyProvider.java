@@ -22,7 +22,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * The configured policy, rebuilt now and then for the fragmentation-aware ones ({@code elastic}, {@code fgd}),
- * whose expected workload is estimated, as the FGD paper does, from the GPU pods the cluster holds; with none yet,
+ * whose expected workload is estimated, as the FGD paper does, from the pods the cluster holds (the GPU pods and the
+ * pods without GPUs that share their nodes or their scheduler); with no GPU pod yet,
  * the expected pod is one whole card. Rebuilt every {@code refresh}, and sooner while the number of GPU pods grows by
  * half since the last estimate: a young cluster's first pods would otherwise be placed for a workload of whole
  * cards for a whole refresh period (in a replay of the openb trace that cost 4 points of allocation). Thread-safe.
@@ -35,6 +36,8 @@ public final class PolicyProvider implements Supplier<Policy> {
 
     private final String name;
     private final Supplier<List<Pod>> pods;
+    /** What the pods without GPUs that share the GPU nodes ask: part of the workload, as in the FGD paper. */
+    private final Supplier<List<Request>> hosts;
     /** How many GPU pods there are now, cheaply: a rebuild is due when it grew by half since the last. */
     private final IntSupplier grown;
     private final PodGpuRequests.Units units;
@@ -46,13 +49,15 @@ public final class PolicyProvider implements Supplier<Policy> {
 
     /**
      * @param pods  the GPU pods the estimate is made from
-     * @param count how many there are, without copying them
+     * @param hosts what the pods without GPUs that share the GPU nodes ask
+     * @param count how many pods there are, without copying them
      * @throws IllegalArgumentException for an unknown policy name, listing the known ones
      */
-    public PolicyProvider(String name, Supplier<List<Pod>> pods, IntSupplier count, PodGpuRequests.Units units,
-                          InstantSource clock, Duration refresh) {
+    public PolicyProvider(String name, Supplier<List<Pod>> pods, Supplier<List<Request>> hosts, IntSupplier count,
+                          PodGpuRequests.Units units, InstantSource clock, Duration refresh) {
         this.name = name;
         this.pods = pods;
+        this.hosts = hosts;
         this.grown = count;
         this.units = units;
         this.clock = clock;
@@ -65,10 +70,9 @@ public final class PolicyProvider implements Supplier<Policy> {
         if (Policies.needsWorkload(name) && due()) {
             synchronized (this) {
                 if (due()) {
-                    List<Pod> seen = pods.get();
-                    current = Policies.create(name, PolicyContext.of(new SharedRandom(), workload(seen)));
+                    estimatedFrom = grown.getAsInt();
+                    current = Policies.create(name, PolicyContext.of(new SharedRandom(), workload(pods.get())));
                     built = clock.instant();
-                    estimatedFrom = seen.size();
                 }
             }
         }
@@ -80,7 +84,7 @@ public final class PolicyProvider implements Supplier<Policy> {
     }
 
     private TypicalWorkload workload(List<Pod> seen) {
-        List<Request> requests = new ArrayList<>();
+        List<Request> requests = new ArrayList<>(hosts.get());
         for (Pod pod : seen) {
             try {
                 requests.addAll(PodAsk.of(pod, units).requests());
@@ -88,7 +92,7 @@ public final class PolicyProvider implements Supplier<Policy> {
                 // such a pod is answered with an error and never placed: it is no part of the workload
             }
         }
-        return requests.isEmpty() ? DEFAULT_WORKLOAD : TypicalWorkload.estimate(requests, 95);
+        return requests.stream().noneMatch(Request::needsCards) ? DEFAULT_WORKLOAD : TypicalWorkload.estimate(requests, 95);
     }
 
     /** Random numbers for the {@code random} policy that any thread may draw. */

@@ -80,7 +80,7 @@ public final class ExtenderService implements AutoCloseable {
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         config.validate();
         PodGpuRequests.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, cache::gpuPodCount, units, InstantSource.system(),
+        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, cache::hostWorkload, cache::workloadPodCount, units, InstantSource.system(),
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, config.aliyunUnitMib(), InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));

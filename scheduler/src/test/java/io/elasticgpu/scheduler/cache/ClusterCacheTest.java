@@ -118,6 +118,22 @@ class ClusterCacheTest {
     }
 
     @Test
+    void theWorkloadOfPodsWithoutGpusIsThoseOnGpuNodesAndThosePendingForTheGpuPodsScheduler() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(new PodBuilder(slice).editSpec().withSchedulerName("gpu-scheduler").endSpec().build());
+        Pod onGpuNode = bound(pod("ns", "w1", "uid-w1", container("main", Map.of("cpu", "1"))), "n1", null);
+        Pod onCpuNode = bound(pod("ns", "w2", "uid-w2", container("main", Map.of("cpu", "2"))), "cpu-node", null);
+        Pod pendingHere = new PodBuilder(pod("ns", "w3", "uid-w3", container("main", Map.of("cpu", "3"))))
+                .editSpec().withSchedulerName("gpu-scheduler").endSpec().build();
+        Pod pendingElsewhere = pod("ns", "w4", "uid-w4", container("main", Map.of("cpu", "4")));
+        List.of(onGpuNode, onCpuNode, pendingHere, pendingElsewhere).forEach(cache::upsertPod);
+
+        assertThat(cache.hostWorkload()).extracting(r -> r.cpuMilli()).containsExactlyInAnyOrder(1000L, 3000L);
+        cache.deletePod(onGpuNode);
+        assertThat(cache.hostWorkload()).extracting(r -> r.cpuMilli()).containsExactly(3000L);
+    }
+
+    @Test
     void podsBoundBeforeTheirNodeHasAnInventoryCountOnceItHasOne() {
         cache.upsertPod(bound(slice, "n1", onCard1));
         assertThat(cache.state("n1")).isNull();

@@ -21,7 +21,7 @@ class PolicyProviderTest {
 
     private final List<Pod> pods = new ArrayList<>();
     private final Instant now = Instant.parse("2026-11-25T07:00:00Z");
-    private final PolicyProvider provider = new PolicyProvider("elastic", () -> List.copyOf(pods), pods::size,
+    private final PolicyProvider provider = new PolicyProvider("elastic", () -> List.copyOf(pods), List::of, pods::size,
             PodGpuRequests.Units.DEFAULT, () -> now, Duration.ofMinutes(1));
 
     private void add(int count) {
