@@ -135,4 +135,26 @@ class DecidingFilterTest {
         clock.addAndGet(HOLD.toNanos() + 1);
         assertThat(filter(second)).as("kube-scheduler never bound the first pod").containsExactly("a");
     }
+
+    @Test
+    void aDecidedPodsAnswerCarriesNoReasonsAndAPodNoNodeFitsCarriesEach() throws Exception {
+        api.addNode(node("full", 1, 8_192, 0));
+        api.feed(cache);
+        JsonNode decided = filterJson(first, List.of("b", "a", "full", "cpu-only"));
+        assertThat(decided.get("NodeNames")).hasSize(1);
+        assertThat(decided.path("FailedNodes").size()).as("reasons of a decided pod").isZero();
+        assertThat(decided.path("FailedAndUnresolvableNodes").size()).isZero();
+
+        JsonNode refused = filterJson(first, List.of("full", "cpu-only"));
+        assertThat(refused.get("NodeNames")).isEmpty();
+        assertThat(refused.get("FailedNodes").get("full").asText()).isEqualTo(Decisions.category(
+                io.elasticgpu.core.snapshot.Reason.INSUFFICIENT_GPU));
+        assertThat(refused.get("FailedAndUnresolvableNodes").has("cpu-only")).isTrue();
+    }
+
+    private JsonNode filterJson(Pod pod, List<String> nodes) throws Exception {
+        String json = ExtenderServer.JSON.writeValueAsString(Map.of("Pod", pod, "NodeNames", nodes));
+        return ExtenderServer.JSON.readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                + "/filter")).POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
 }
