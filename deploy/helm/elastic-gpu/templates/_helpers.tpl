@@ -33,9 +33,58 @@ seccompProfile:
   type: RuntimeDefault
 {{- end -}}
 
-{{/* The extender's in-cluster URL, for kube-scheduler. */}}
+{{/* The extender's URL for kube-scheduler: always the loopback address of the pod or host the two share. */}}
 {{- define "egpu.extenderUrl" -}}
-http://elastic-gpu-extender.{{ .Release.Namespace }}.svc:{{ .Values.extender.port }}
+http://127.0.0.1:{{ .Values.extender.port }}
+{{- end -}}
+
+{{/* The ServiceAccount of the pods the extender runs in: the second scheduler's, or its own DaemonSet's. */}}
+{{- define "egpu.extenderServiceAccount" -}}
+{{ ternary .Values.secondScheduler.schedulerName "elastic-gpu-extender" .Values.secondScheduler.enabled }}
+{{- end -}}
+
+{{/*
+The extender container, the same beside the second scheduler and in the DaemonSet beside the default one. The verbs
+(filter, prioritize, bind) are served on 127.0.0.1 only, so that nothing outside the pod (or host) can call /bind;
+/metrics and the probes are also served on the metrics port, which serves nothing else.
+*/}}
+{{- define "egpu.extenderContainer" -}}
+- name: extender
+  image: {{ include "egpu.image" . }}
+  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  args:
+  - scheduler
+  - --listen
+  - 127.0.0.1:{{ .Values.extender.port }}
+  - --metrics-listen
+  - 0.0.0.0:{{ .Values.extender.metricsPort }}
+  - --policy
+  - {{ .Values.policy | quote }}
+  - --memory-block-mib
+  - {{ .Values.memoryBlockMib | quote }}
+  - --aliyun-unit-mib
+  - {{ .Values.aliyunUnitMib | quote }}
+  - --ledger-namespace
+  - {{ .Release.Namespace }}
+  env:
+  - name: JAVA_TOOL_OPTIONS
+    value: {{ .Values.extender.javaToolOptions | quote }}
+  ports:
+  - name: ext-metrics
+    containerPort: {{ .Values.extender.metricsPort }}
+  # Ready once the node and pod caches have synced.
+  readinessProbe:
+    httpGet: {path: /readyz, port: ext-metrics}
+    periodSeconds: 5
+  livenessProbe:
+    httpGet: {path: /healthz, port: ext-metrics}
+    initialDelaySeconds: 20
+    periodSeconds: 10
+    failureThreshold: 3
+  resources: {{- toYaml .Values.extender.resources | nindent 4 }}
+  securityContext: {{- include "egpu.restrictedSecurityContext" . | nindent 4 }}
+  volumeMounts:
+  - {name: extender-tmp, mountPath: /tmp}
 {{- end -}}
 
 {{/* The extender stanza of a KubeSchedulerConfiguration; the same for the second scheduler and the default one. */}}

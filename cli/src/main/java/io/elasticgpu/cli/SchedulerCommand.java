@@ -27,8 +27,17 @@ final class SchedulerCommand implements Callable<Integer> {
             description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
     Path kubeconfig;
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Where to serve (default 127.0.0.1:8888).")
+    @Option(names = "--listen", paramLabel = "HOST:PORT",
+            description = "Where to serve the verbs (default 127.0.0.1:8888): a loopback address beside kube-scheduler.")
     String listen;
+
+    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT",
+            description = "Also serve /metrics, /healthz and /readyz, and nothing else, here (e.g. 0.0.0.0:9402).")
+    String metricsListen;
+
+    @Option(names = "--allow-remote-callers",
+            description = "Serve the verbs on a non-loopback --listen, to anyone who can reach it (not recommended).")
+    Boolean allowRemoteCallers;
 
     @Option(names = "--policy", paramLabel = "NAME", description = "Placement policy (default elastic).")
     String policy;
@@ -65,6 +74,8 @@ final class SchedulerCommand implements Callable<Integer> {
     private Map<String, Object> flags() {
         Map<String, Object> flags = new LinkedHashMap<>();
         putIfGiven(flags, "listen", listen);
+        putIfGiven(flags, "metricsListen", metricsListen);
+        putIfGiven(flags, "allowRemoteCallers", allowRemoteCallers);
         putIfGiven(flags, "policy", policy);
         putIfGiven(flags, "ledgerNamespace", ledgerNamespace);
         putIfGiven(flags, "memoryBlockMib", memoryBlockMib);

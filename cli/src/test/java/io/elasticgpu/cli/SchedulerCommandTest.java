@@ -48,4 +48,11 @@ class SchedulerCommandTest {
         assertThat(run("scheduler", "--config", file.toString(), "--topology-weight", "0")).isEqualTo(2);
         assertThat(err.toString()).startsWith("egpu scheduler: policyWeight and topologyWeight must be finite");
     }
+
+    @Test
+    void verbsOnAnAddressOtherHostsReachNeedTheExplicitFlag() {
+        assertThat(run("scheduler", "--listen", "0.0.0.0:8888")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("egpu scheduler: listen: 0.0.0.0:8888 is reachable from other hosts")
+                .contains("--metrics-listen", "--allow-remote-callers");
+    }
 }

@@ -19,14 +19,16 @@ import java.util.concurrent.TimeUnit;
  * values: the second kube-scheduler's configuration, and the extender's arguments and JVM options.
  *
  * @param schedulerConfig the KubeSchedulerConfiguration, as the chart's ConfigMap holds it
- * @param extenderArgs    the extender container's arguments after {@code scheduler}, without {@code --listen}
+ * @param extenderArgs    the extender container's arguments after {@code scheduler}, without its addresses
  * @param extenderJvm     its {@code JAVA_TOOL_OPTIONS}, and {@code -Xmx} as its memory limit makes it
  */
 public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs, List<String> extenderJvm) {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final String SCHEDULER_CONFIG_MAP = "elastic-gpu-scheduler-config";
-    private static final String EXTENDER = "elastic-gpu-extender";
+    /** The Deployment the extender runs in, as a container of the second scheduler's pods. */
+    private static final String SCHEDULER = "elastic-gpu-scheduler";
+    private static final String EXTENDER = "extender";
 
     /** Renders the chart with the helm {@code deploy/bin/build-helm} provides (building it once if missing). */
     public static ChartConfig render(Path repository) {
@@ -45,8 +47,12 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
                 String name = doc == null ? "" : doc.path("metadata").path("name").asText();
                 if (doc != null && doc.path("kind").asText().equals("ConfigMap") && name.equals(SCHEDULER_CONFIG_MAP)) {
                     scheduler = (ObjectNode) YAML.readTree(doc.path("data").path("config.yaml").asText());
-                } else if (doc != null && doc.path("kind").asText().equals("Deployment") && name.equals(EXTENDER)) {
-                    extender = doc.path("spec").path("template").path("spec").path("containers").get(0);
+                } else if (doc != null && doc.path("kind").asText().equals("Deployment") && name.equals(SCHEDULER)) {
+                    for (JsonNode container : doc.path("spec").path("template").path("spec").path("containers")) {
+                        if (container.path("name").asText().equals(EXTENDER)) {
+                            extender = container;
+                        }
+                    }
                 }
             }
         } catch (IOException e) {
@@ -54,7 +60,7 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
         }
         if (scheduler == null || extender == null) {
             throw new IllegalStateException("the rendered chart has no ConfigMap " + SCHEDULER_CONFIG_MAP
-                    + " or no Deployment " + EXTENDER + "; was the chart renamed?");
+                    + " or no container " + EXTENDER + " in Deployment " + SCHEDULER + "; was the chart renamed?");
         }
         return new ChartConfig(scheduler, arguments(extender), jvm(extender));
     }
@@ -92,9 +98,12 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
     private static List<String> arguments(JsonNode container) {
         List<String> args = new ArrayList<>();
         container.path("args").forEach(a -> args.add(a.asText()));
-        int listen = args.indexOf("--listen");
-        if (listen >= 0) {
-            args.subList(listen, listen + 2).clear();
+        // The harness chooses the addresses: a free loopback port for the verbs, none for metrics.
+        for (String address : List.of("--listen", "--metrics-listen")) {
+            int at = args.indexOf(address);
+            if (at >= 0) {
+                args.subList(at, at + 2).clear();
+            }
         }
         if (!args.isEmpty() && args.getFirst().equals("scheduler")) {
             args.removeFirst();

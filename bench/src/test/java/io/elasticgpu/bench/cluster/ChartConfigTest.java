@@ -25,22 +25,25 @@ class ChartConfigTest {
                 profiles:
                 - schedulerName: elastic-gpu-scheduler
                 extenders:
-                - urlPrefix: "http://elastic-gpu-extender.ns.svc:8888"
+                - urlPrefix: "http://127.0.0.1:8888"
                   filterVerb: filter
                   bindVerb: bind
-                - urlPrefix: "http://elastic-gpu-extender.ns.svc:8888"
+                - urlPrefix: "http://127.0.0.1:8888"
                   filterVerb: filter
             ---
             apiVersion: apps/v1
             kind: Deployment
             metadata:
-              name: elastic-gpu-extender
+              name: elastic-gpu-scheduler
             spec:
               template:
                 spec:
                   containers:
+                  - name: kube-scheduler
+                    command: [kube-scheduler]
                   - name: extender
-                    args: [scheduler, --listen, "0.0.0.0:8888", --policy, elastic, --memory-block-mib, "16"]
+                    args: [scheduler, --listen, "127.0.0.1:8888", --metrics-listen, "0.0.0.0:9402", --policy, elastic,
+                           --memory-block-mib, "16"]
                     env:
                     - name: JAVA_TOOL_OPTIONS
                       value: "-XX:+UseSerialGC -XX:MaxRAMPercentage=75"

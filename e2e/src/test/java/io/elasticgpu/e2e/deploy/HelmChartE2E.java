@@ -153,7 +153,7 @@ class HelmChartE2E {
                 "--write-config-to", written.toString());
 
         assertThat(Files.readString(written)).contains("schedulerName: elastic-gpu-scheduler",
-                "urlPrefix: http://elastic-gpu-extender.elastic-gpu-system.svc:8888", "nodeCacheCapable: true",
+                "urlPrefix: http://127.0.0.1:8888", "nodeCacheCapable: true",
                 "bindVerb: bind", "resourceName: elastic-gpu-scheduler", "resourceNamespace: elastic-gpu-system");
     }
 

@@ -19,7 +19,12 @@ import java.util.TreeMap;
 /**
  * How the extender runs, from a YAML file and flags, validated at start with messages that say what to change.
  *
- * @param listen                  host:port to serve the extender protocol on
+ * @param listen                  host:port to serve the extender protocol on: a loopback address unless
+ *                                {@code allowRemoteCallers}, because the verbs bind pods and being reachable only
+ *                                from kube-scheduler's own pod (or host) is how they know their caller
+ * @param allowRemoteCallers      serve the verbs on any address, to anyone who can reach it
+ * @param metricsListen           host:port to serve only {@code /metrics}, {@code /healthz} and {@code /readyz} on, for
+ *                                Prometheus and probes from outside the pod; null for none
  * @param tlsCertFile             PEM certificate to serve HTTPS with, or null for HTTP
  * @param tlsKeyFile              its PKCS #8 PEM key
  * @param policy                  the placement policy ({@link Policies#NAMES})
@@ -35,7 +40,7 @@ import java.util.TreeMap;
  *                                README, "What kube-scheduler does to placement")
  * @param holdSeconds             how long a filter's decision is held when no bind follows
  */
-public record ExtenderConfig(String listen, String tlsCertFile, String tlsKeyFile, String policy, String ledgerNamespace,
+public record ExtenderConfig(String listen, boolean allowRemoteCallers, String metricsListen, String tlsCertFile, String tlsKeyFile, String policy, String ledgerNamespace,
                              long memoryBlockMib, long aliyunUnitMib, String gpu, String gpuMemory, String gpuCore,
                              String gpuCount, int staleReservationSeconds, int workloadRefreshSeconds,
                              double policyWeight, double topologyWeight, boolean decideInFilter, int holdSeconds) {
@@ -43,7 +48,7 @@ public record ExtenderConfig(String listen, String tlsCertFile, String tlsKeyFil
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     public static ExtenderConfig defaults() {
-        return new ExtenderConfig("127.0.0.1:8888", null, null, Policies.DEFAULT, "elastic-gpu-system", 1, 1024,
+        return new ExtenderConfig("127.0.0.1:8888", false, null, null, null, Policies.DEFAULT, "elastic-gpu-system", 1, 1024,
                 ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT, 60, 60,
                 Decisions.Weights.DEFAULT.policy(), Decisions.Weights.DEFAULT.topology(), true, 30);
     }
@@ -99,17 +104,16 @@ public record ExtenderConfig(String listen, String tlsCertFile, String tlsKeyFil
      * @throws IllegalArgumentException naming the first setting that is wrong and how to fix it
      */
     public ExtenderConfig validate() {
-        int colon = listen == null ? -1 : listen.lastIndexOf(':');
-        if (colon < 1) {
-            throw new IllegalArgumentException("listen must be host:port, e.g. 0.0.0.0:8888, was \"%s\"".formatted(listen));
+        Address.parse("listen", listen);
+        if (metricsListen != null) {
+            Address.parse("metricsListen", metricsListen);
         }
-        try {
-            int port = Integer.parseInt(listen.substring(colon + 1));
-            if (port < 0 || port > 65_535) {
-                throw new NumberFormatException();
-            }
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("listen: the port must be 0..65535, was \"%s\"".formatted(listen.substring(colon + 1)));
+        if (!allowRemoteCallers && !Address.parse("listen", listen).loopback()) {
+            throw new IllegalArgumentException(("listen: %s is reachable from other hosts, and the verbs there bind pods for"
+                    + " whoever calls them; serve them on a loopback address (127.0.0.1:8888) beside kube-scheduler, as the"
+                    + " chart does (README, \"Who may call the extender\"), with metricsListen (--metrics-listen) for"
+                    + " Prometheus and probes, or set allowRemoteCallers (--allow-remote-callers) to accept any caller")
+                    .formatted(listen));
         }
         if ((tlsCertFile == null) != (tlsKeyFile == null)) {
             throw new IllegalArgumentException("tlsCertFile and tlsKeyFile go together; give both or neither");
@@ -155,11 +159,16 @@ public record ExtenderConfig(String listen, String tlsCertFile, String tlsKeyFil
     }
 
     public String host() {
-        return listen.substring(0, listen.lastIndexOf(':'));
+        return Address.parse("listen", listen).host();
     }
 
     public int port() {
-        return Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
+        return Address.parse("listen", listen).port();
+    }
+
+    /** Where to serve metrics and probes alone, if anywhere. */
+    public java.util.Optional<Address> metricsAddress() {
+        return metricsListen == null ? java.util.Optional.empty() : java.util.Optional.of(Address.parse("metricsListen", metricsListen));
     }
 
     public PodGpuRequests.Units units() {

@@ -17,7 +17,8 @@ import java.util.function.Function;
 
 /**
  * The extender protocol over {@link HttpEndpoint}: {@code POST /filter}, {@code /prioritize} and {@code /bind}, and
- * {@code GET /healthz}, {@code /readyz} (caches synced) and {@code /metrics}. A request kube-scheduler would never
+ * {@code GET /healthz}, {@code /readyz} (caches synced) and {@code /metrics}; the last three also on the metrics
+ * address when one is configured, where nothing else is served (the verbs stay on loopback, beside kube-scheduler). A request kube-scheduler would never
  * send (malformed JSON, wrong types, no pod, no candidate nodes, a body over the limit) gets a 4xx saying what is
  * wrong and changes nothing.
  */
@@ -36,10 +37,12 @@ public final class ExtenderServer implements AutoCloseable {
     private static final String RESULT = "X-Egpu-Result";
 
     private final HttpEndpoint endpoint;
+    private final HttpEndpoint metricsEndpoint;
     private final Verbs verbs;
 
-    private ExtenderServer(HttpEndpoint endpoint, Verbs verbs) {
+    private ExtenderServer(HttpEndpoint endpoint, HttpEndpoint metricsEndpoint, Verbs verbs) {
         this.endpoint = endpoint;
+        this.metricsEndpoint = metricsEndpoint;
         this.verbs = verbs;
     }
 
@@ -61,7 +64,22 @@ public final class ExtenderServer implements AutoCloseable {
         if (config.tlsCertFile() != null) {
             builder.tls(Tls.server(Path.of(config.tlsCertFile()), Path.of(config.tlsKeyFile())));
         }
-        return new ExtenderServer(builder.start("Change --listen."), verbs);
+        HttpEndpoint served = builder.start("Change --listen.");
+        try {
+            HttpEndpoint metricsOnly = config.metricsAddress()
+                    .map(a -> HttpEndpoint.on(new InetSocketAddress(a.host(), a.port()))
+                            .health(ready, "caches not synced").metrics(metrics.registry()).start("Change --metrics-listen."))
+                    .orElse(null);
+            return new ExtenderServer(served, metricsOnly, verbs);
+        } catch (RuntimeException e) {
+            served.close();
+            throw e;
+        }
+    }
+
+    /** The port of the metrics address, if one is served. */
+    public java.util.OptionalInt metricsPort() {
+        return metricsEndpoint == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(metricsEndpoint.port());
     }
 
     /** The port actually bound: the one configured, or the one chosen for port 0. */
@@ -72,6 +90,9 @@ public final class ExtenderServer implements AutoCloseable {
     @Override
     public void close() {
         endpoint.close();
+        if (metricsEndpoint != null) {
+            metricsEndpoint.close();
+        }
         verbs.close();
     }
 

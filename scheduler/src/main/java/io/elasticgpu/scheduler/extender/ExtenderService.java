@@ -68,7 +68,8 @@ public final class ExtenderService implements AutoCloseable {
                     LOG.info("caches synced: nodes={} pods={}", nodeInformer.getStore().list().size(),
                             podInformer.getStore().list().size());
                 });
-        LOG.info("extender listening on {}:{} policy={} ledgers in namespace {}", config.host(), server.port(),
+        LOG.info("extender listening on {}:{} (metrics and probes also on {}) policy={} ledgers in namespace {}",
+                config.host(), server.port(), config.metricsListen() == null ? "no other address" : config.metricsListen(),
                 config.policy(), config.ledgerNamespace());
         return new ExtenderService(nodeInformer, podInformer, server, synced);
     }

@@ -49,6 +49,10 @@ class ExtenderServerTest {
 
     @BeforeEach
     void start() {
+        server = start(ExtenderConfig.defaults().withListen("127.0.0.1:0"));
+    }
+
+    private ExtenderServer start(ExtenderConfig config) {
         api.addNode(node("small", 1, 16_384, 0));
         api.addNode(node("big", 2, 81_920, 0));
         api.addPod(slice);
@@ -59,7 +63,7 @@ class ExtenderServerTest {
         cache.onFreed(requeue::freed);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 synced::get, requeue, Verbs.Deciding.OFF);
-        server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, synced::get);
+        return ExtenderServer.start(config, verbs, metrics, synced::get);
     }
 
     @AfterEach
@@ -172,5 +176,35 @@ class ExtenderServerTest {
                 .contains("egpu_extender_node_failures_total{reason=\"insufficient_gpu\"} 1.0")
                 .contains("egpu_card_memory_capacity_mib{card=\"1\",model=\"A100\",node=\"big\"} 81920.0")
                 .contains("egpu_cards{state=\"healthy\"} 3.0");
+    }
+
+    @Test
+    void theMetricsAddressServesMetricsAndProbesAndNoVerb() throws Exception {
+        server.close();
+        server = start(ExtenderConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "metricsListen", "127.0.0.1:0")));
+        int port = server.metricsPort().orElseThrow();
+        assertThat(port).isNotEqualTo(server.port());
+        String base = "http://127.0.0.1:" + port;
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), HttpResponse.BodyHandlers.ofString())
+                .body()).isEqualTo("ok");
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/readyz")).build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode()).isEqualTo(200);
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString())
+                .body()).contains("egpu_cards{state=\"healthy\"}");
+        String bind = ExtenderServer.JSON.writeValueAsString(Map.of("PodName", "p", "PodNamespace", "ns", "PodUID", "uid-p", "Node", "big"));
+        for (String verb : List.of("/bind", "/filter", "/prioritize")) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + verb))
+                    .POST(HttpRequest.BodyPublishers.ofString(bind)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(verb).isEqualTo(404);
+        }
+        assertThat(api.pods().getFirst().getSpec().getNodeName()).isNull();
+        assertThat(post("bind", Map.of("PodName", "p", "PodNamespace", "ns", "PodUID", "uid-p", "Node", "big")).statusCode())
+                .as("the same bind on the verbs address").isEqualTo(200);
+        assertThat(api.pods().getFirst().getSpec().getNodeName()).isEqualTo("big");
+    }
+
+    @Test
+    void noMetricsAddressUnlessConfigured() {
+        assertThat(server.metricsPort()).isEmpty();
     }
 }
