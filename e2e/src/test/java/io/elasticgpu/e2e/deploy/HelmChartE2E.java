@@ -1,5 +1,8 @@
 package io.elasticgpu.e2e.deploy;
 
+import static io.elasticgpu.e2e.deploy.RenderedChart.load;
+import static io.elasticgpu.e2e.deploy.RenderedChart.rendered;
+import static io.elasticgpu.e2e.deploy.RenderedChart.script;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,8 +19,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,8 +49,7 @@ class HelmChartE2E {
     /** Kinds whose API the e2e control plane does not serve: the Prometheus Operator's, only with monitoring on. */
     private static final String SERVICE_MONITOR = "monitoring.coreos.com/v1 ServiceMonitor";
 
-    private static final Path DEPLOY = Path.of(System.getProperty("egpu.deploy.dir",
-            Path.of(System.getProperty("egpu.e2e.dir", "e2e")).resolveSibling("deploy").toString()));
+    private static final Path DEPLOY = RenderedChart.DEPLOY;
 
     @BeforeAll
     static void checkChartLintsAndRendersBothValueSetsAndThePlainManifests() throws Exception {
@@ -58,17 +57,6 @@ class HelmChartE2E {
         Path helm = Path.of(run(DEPLOY.resolve("bin/build-helm").toString(), "--print-path"));
         assertThat(helm).as("helm from deploy/bin/build-helm").isExecutable();
         script("render-manifests");
-    }
-
-    /** Runs deploy/bin/{name}, which must succeed; answers its output (also in deploy/target/{name}.log). */
-    private static String script(String name) throws Exception {
-        Path log = DEPLOY.resolve("target").resolve(name + ".log");
-        Files.createDirectories(log.getParent());
-        Process process = new ProcessBuilder(DEPLOY.resolve("bin").resolve(name).toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        assertThat(process.waitFor(15, TimeUnit.MINUTES)).as("%s finished within 15 minutes", name).isTrue();
-        assertThat(process.exitValue()).as("%s's exit code; its output:%n%s", name, Files.readString(log)).isZero();
-        return Files.readString(log);
     }
 
     @Test
@@ -194,22 +182,6 @@ class HelmChartE2E {
                 return now != null && now.getStatus() != null && now.getStatus().getConditions().stream()
                         .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
             });
-        }
-    }
-
-    /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml. */
-    private static List<HasMetadata> rendered(KubernetesClient client, String variant) {
-        return load(client, DEPLOY.resolve("target").resolve("elastic-gpu-" + variant + ".yaml"));
-    }
-
-    /** The objects of a multi-document YAML file. */
-    private static List<HasMetadata> load(KubernetesClient client, Path file) {
-        try (InputStream in = Files.newInputStream(file)) {
-            List<HasMetadata> objects = client.load(in).items();
-            assertThat(objects).as("objects in %s", file).isNotEmpty().doesNotContainNull();
-            return objects;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -1,0 +1,51 @@
+package io.elasticgpu.e2e.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The chart as {@code deploy/bin/check-chart} renders it, for the tests that send it to the real apiserver. */
+final class RenderedChart {
+
+    static final Path DEPLOY = Path.of(System.getProperty("egpu.deploy.dir",
+            Path.of(System.getProperty("egpu.e2e.dir", "e2e")).resolveSibling("deploy").toString()));
+
+    private RenderedChart() {
+    }
+
+    /** Runs deploy/bin/{name}, which must succeed; answers its output (also in deploy/target/{name}.log). */
+    static String script(String name) throws IOException, InterruptedException {
+        Path log = DEPLOY.resolve("target").resolve(name + ".log");
+        Files.createDirectories(log.getParent());
+        Process process = new ProcessBuilder(DEPLOY.resolve("bin").resolve(name).toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        assertThat(process.waitFor(15, TimeUnit.MINUTES)).as("%s finished within 15 minutes", name).isTrue();
+        assertThat(process.exitValue()).as("%s's exit code; its output:%n%s", name, Files.readString(log)).isZero();
+        return Files.readString(log);
+    }
+
+    /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml. */
+    static List<HasMetadata> rendered(KubernetesClient client, String variant) {
+        return load(client, DEPLOY.resolve("target").resolve("elastic-gpu-" + variant + ".yaml"));
+    }
+
+    /** The objects of a multi-document YAML file. */
+    static List<HasMetadata> load(KubernetesClient client, Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            List<HasMetadata> objects = client.load(in).items();
+            assertThat(objects).as("objects in %s", file).isNotEmpty().doesNotContainNull();
+            return objects;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
