@@ -49,6 +49,8 @@ public final class ClusterCache {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Node> nodes = new HashMap<>();
+    /** What {@link NodeConversion} read of each node last time; informer callbacks come one at a time. */
+    private final Map<String, List<Object>> nodeInputs = new java.util.concurrent.ConcurrentHashMap<>();
     /** Written under the lock, read without it: the verbs look up thousands of nodes per call. */
     private final Map<String, Entry> states = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> podsByNode = new HashMap<>();
@@ -118,6 +120,11 @@ public final class ClusterCache {
 
     public void upsertNode(io.fabric8.kubernetes.api.model.Node k8s) {
         String name = k8s.getMetadata().getName();
+        // Most node updates are kubelet's status heartbeats: nothing this cache reads has changed.
+        List<Object> read = NodeConversion.inputs(k8s);
+        if (read.equals(nodeInputs.put(name, read))) {
+            return;
+        }
         Optional<Node> converted;
         try {
             converted = NodeConversion.convert(k8s);
@@ -134,6 +141,8 @@ public final class ClusterCache {
                 nodes.put(name, converted.get());
                 rebuild(name);
                 onFreed.accept(name);
+            } else {
+                return;
             }
             recomputeLimits();
         } finally {
@@ -142,6 +151,7 @@ public final class ClusterCache {
     }
 
     public void deleteNode(String name) {
+        nodeInputs.remove(name);
         lock.lock();
         try {
             nodes.remove(name);

@@ -12,6 +12,7 @@ import io.elasticgpu.core.model.Topology;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +29,13 @@ final class NodeConversion {
      *
      * @throws IllegalArgumentException when the inventory annotation is present but malformed
      */
+    /** Everything {@link #convert} reads of the node: equal inputs convert to an equal node. */
+    static List<Object> inputs(io.fabric8.kubernetes.api.model.Node k8s) {
+        Map<String, String> annotations = k8s.getMetadata().getAnnotations();
+        return Arrays.asList(annotations == null ? null : annotations.get(Annotations.INVENTORY),
+                k8s.getStatus() == null ? null : k8s.getStatus().getAllocatable(), k8s.getMetadata().getLabels());
+    }
+
     static Optional<Node> convert(io.fabric8.kubernetes.api.model.Node k8s) {
         Map<String, String> annotations = k8s.getMetadata().getAnnotations();
         String json = annotations == null ? null : annotations.get(Annotations.INVENTORY);

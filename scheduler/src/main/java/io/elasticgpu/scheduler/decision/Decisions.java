@@ -129,17 +129,33 @@ public final class Decisions {
             if (s == null) {
                 unresolvable.put(name, "no Elastic GPU inventory published; run the node agent on the node");
                 reasons.merge("no_inventory", 1, Integer::sum);
-            } else if (Assignment.fits(ask.requests(), s)) {
+                continue;
+            }
+            Reason refused = refusal(ask.requests(), s, current);
+            if (refused == Reason.FITS) {
                 fit.add(name);
-            } else if (Assignment.of(ask.requests(), s, current) instanceof Assignment.Refused refused) {
-                failed.put(name, category(refused.reason()));
-                reasons.merge(refused.reason().name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
-                LOG.debug("node={} refused: {}", name, refused.detail());
             } else {
-                fit.add(name);
+                failed.put(name, category(refused));
+                reasons.merge(refused.name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("node={} refused: {}", name, Assignment.of(ask.requests(), s, current) instanceof Assignment.Refused r
+                            ? r.detail() : refused);
+                }
             }
         }
         return new Filtered(fit, failed, unresolvable, reasons);
+    }
+
+    /**
+     * Why the requests do not fit on the node, or {@link Reason#FITS}. One container is checked without building the
+     * message that says what is missing (the filter asks this of every node for every pod); several are placed one
+     * after the other, as the bind would.
+     */
+    private static Reason refusal(List<Request> requests, NodeState s, Policy current) {
+        if (requests.size() == 1) {
+            return s.check(requests.getFirst());
+        }
+        return Assignment.of(requests, s, current) instanceof Assignment.Refused r ? r.reason() : Reason.FITS;
     }
 
     /**

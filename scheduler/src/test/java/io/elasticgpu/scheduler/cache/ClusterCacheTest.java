@@ -39,6 +39,23 @@ class ClusterCacheTest {
     }
 
     @Test
+    void aHeartbeatChangesNothingAndAnInventoryChangeRebuildsTheNode() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(bound(slice, "n1", onCard1));
+        NodeState before = n1();
+        var heartbeat = new io.fabric8.kubernetes.api.model.NodeBuilder(node("n1", 2, 16_384, 0)).editStatus()
+                .addNewCondition().withType("Ready").withStatus("True").withLastHeartbeatTime("2026-11-25T08:00:00Z")
+                .endCondition().endStatus().build();
+        cache.upsertNode(heartbeat);
+        assertThat(n1()).as("the same state object: nothing rebuilt").isSameAs(before);
+
+        cache.upsertNode(node("n1", 2, 40_960, 0));
+        assertThat(n1().node().cards().getFirst().memoryMib()).isEqualTo(40_960);
+        assertThat(n1().usedMemory(1)).as("the bound pod counted again on the rebuilt node").isEqualTo(8192);
+        assertThat(cache.limits().maxCardMemoryMib()).isEqualTo(40_960);
+    }
+
+    @Test
     void deletedSucceededAndFailedPodsFreeTheirShareAtOnce() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
         Pod placed = bound(slice, "n1", onCard1);
