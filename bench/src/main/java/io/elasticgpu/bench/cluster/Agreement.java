@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * How far the cluster decided as the simulator did, pod by pod in creation order: where the points go starts at the
+ * How far the cluster decided as the simulator did, pod by pod in queue order: where the points go starts at the
  * first difference.
  *
  * @param same            pods placed on the same node (or failed on both sides)

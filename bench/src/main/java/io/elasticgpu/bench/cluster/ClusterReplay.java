@@ -25,7 +25,7 @@ import java.util.concurrent.Executors;
 /**
  * One cluster replay: a fresh control plane, one kwok node per row of the node list, the extender and the second
  * kube-scheduler as the chart runs them, the pods of the plan created by concurrent clients; then the audit, the
- * simulator on the order the API server created the pods in, and (unless turned off) the same pods again through
+ * simulator on the order the pods became schedulable in, and (unless turned off) the same pods again through
  * kube-scheduler without the extender, for the control plane's own pods/s.
  */
 public final class ClusterReplay {
@@ -73,7 +73,7 @@ public final class ClusterReplay {
                 throw new IllegalStateException("kube-scheduler bound no pod at all; see its log in "
                         + workDir.resolve("logs"));
             }
-            List<TracePod> order = ours.inCreationOrder(plan.pods());
+            List<TracePod> order = ours.inQueueOrder(plan.pods());
             ReplayPlan.Simulated simulator = plan.simulate(order);
             Agreement agreement = Agreement.of(order, simulator.nodes(), placedOn);
             PodStream.Streamed baseline = options.baseline() ? baseline(cp, client, chart, pods, options, log) : null;

@@ -26,27 +26,29 @@ import java.util.function.IntConsumer;
  *
  * <p>With {@code gated}, every pod is created behind a scheduling gate first and the gates are then lifted in
  * arrival order: the extender knows the whole workload before the first pod is placed, as the simulator's policy
- * does (it estimates the typical pods from the whole trace), and kube-scheduler still takes them in creation order.
+ * does (it estimates the typical pods from the whole trace), and kube-scheduler takes them in the order the gates were
+ * lifted, which is the order the simulator replays.
  */
 final class PodStream {
 
     /**
      * What happened to the pods.
      *
-     * @param createdVersion each pod's resourceVersion at creation: the order kube-scheduler's queue saw them in
+     * @param queuedVersion  each pod's resourceVersion when it became schedulable (its creation, or its gates
+     *                       lifted): the order kube-scheduler's queue took them in
      * @param latencyNanos   create to bound, of each bound pod
      * @param elapsedNanos   first create to last bind
      */
-    record Streamed(long[] createdVersion, long[] latencyNanos, int bound, long elapsedNanos) {
+    record Streamed(long[] queuedVersion, long[] latencyNanos, int bound, long elapsedNanos) {
         double podsPerSecond() {
             return elapsedNanos == 0 ? 0 : bound * 1e9 / elapsedNanos;
         }
 
-        /** The pods in the order the API server created them. */
-        List<TracePod> inCreationOrder(List<TracePod> pods) {
+        /** The pods in the order they became schedulable, as the API server ordered the writes. */
+        List<TracePod> inQueueOrder(List<TracePod> pods) {
             Integer[] order = new Integer[pods.size()];
             Arrays.setAll(order, i -> i);
-            Arrays.sort(order, (a, b) -> Long.compare(createdVersion[a], createdVersion[b]));
+            Arrays.sort(order, (a, b) -> Long.compare(queuedVersion[a], queuedVersion[b]));
             return Arrays.stream(order).map(pods::get).toList();
         }
     }
@@ -64,7 +66,7 @@ final class PodStream {
                 .addNewSchedulingGate(GATE).endSpec().build()).toList() : given;
         String namespace = pods.getFirst().getMetadata().getNamespace();
         int n = pods.size();
-        long[] created = new long[n];
+        long[] queued = new long[n];
         long[] createdAt = new long[n];
         long[] latency = new long[n];
         var boundAt = new ConcurrentHashMap<String, Long>();
@@ -94,7 +96,7 @@ final class PodStream {
         long start = System.nanoTime();
         inParallel(clients, n, i -> {
             createdAt[i] = System.nanoTime();
-            created[i] = Long.parseLong(create(client, pods.get(i)).getMetadata().getResourceVersion());
+            queued[i] = Long.parseLong(create(client, pods.get(i)).getMetadata().getResourceVersion());
             if ((i + 1) % 1000 == 0) {
                 progress.accept(i + 1);
             }
@@ -103,8 +105,8 @@ final class PodStream {
             start = System.nanoTime();
             inParallel(clients, n, i -> {
                 createdAt[i] = System.nanoTime();
-                client.pods().inNamespace(namespace).withName(pods.get(i).getMetadata().getName())
-                        .patch(PatchContext.of(PatchType.JSON), UNGATE);
+                queued[i] = Long.parseLong(client.pods().inNamespace(namespace).withName(pods.get(i).getMetadata().getName())
+                        .patch(PatchContext.of(PatchType.JSON), UNGATE).getMetadata().getResourceVersion());
             });
         }
         long lastCreate = System.nanoTime();
@@ -120,7 +122,7 @@ final class PodStream {
             }
         }
         long end = boundAt.values().stream().mapToLong(Long::longValue).max().orElse(start);
-        return new Streamed(created, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(),
+        return new Streamed(queued, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(),
                 end - start);
     }
 

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * A cluster replay's figures, as the table and the JSON give them.
  *
  * @param inClusterPct          GPU held at the end, percent of capacity, audited from the API
- * @param simulatorPct          what the simulator holds after the same pods in the order the API server created them
+ * @param simulatorPct          what the simulator holds after the same pods in the order they became schedulable
  * @param podsPerSecond         pods bound per second, first create to last bind
  * @param baselinePodsPerSecond the same without the extender (NaN when not measured)
  */
