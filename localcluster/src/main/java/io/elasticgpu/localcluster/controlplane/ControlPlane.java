@@ -39,6 +39,8 @@ public final class ControlPlane implements AutoCloseable {
 
     /** Annotation (with value {@code fake}) that marks the nodes kwok plays the kubelet for. */
     public static final String KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node";
+    /** The namespace whose service accounts' requests {@link #auditLog()} records: where the chart installs. */
+    public static final String AUDITED_NAMESPACE = "elastic-gpu-system";
     private static final Duration GRACE = Duration.ofSeconds(10);
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -278,9 +280,36 @@ public final class ControlPlane implements AutoCloseable {
                 () -> get(HttpClient.newHttpClient(), "http://127.0.0.1:%d/health".formatted(client)).contains("\"health\":\"true\""));
     }
 
+    /**
+     * The API server's audit log (JSON lines): the requests of Elastic GPU's service accounts (any user in a group
+     * {@code system:serviceaccounts:elastic-gpu-system}), at Metadata level; nobody else's, so it stays small.
+     */
+    public Path auditLog() {
+        return options.workDir().resolve("logs").resolve("audit.log");
+    }
+
+    private Path auditPolicy() {
+        Path file = options.workDir().resolve("audit-policy.yaml");
+        try {
+            return Files.writeString(file, """
+                    apiVersion: audit.k8s.io/v1
+                    kind: Policy
+                    omitStages: [RequestReceived]
+                    rules:
+                    - level: Metadata
+                      userGroups: ["system:serviceaccounts:%s"]
+                    - level: None
+                    """.formatted(AUDITED_NAMESPACE));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+
     private void startApiserver() {
         int port = ports.get("kube-apiserver");
         run("kube-apiserver", List.of(bin(options.binaries().kubeApiserver()),
+                "--audit-policy-file=" + auditPolicy(), "--audit-log-path=" + auditLog(),
+                "--audit-log-maxsize=100", "--audit-log-maxbackup=1",
                 "--etcd-servers=http://127.0.0.1:" + ports.get("etcd"),
                 "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + port,
                 "--cert-dir=" + path("apiserver"),

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -20,11 +21,16 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * {@link ClusterApi} on the real API server through fabric8. A node's ledger is the ConfigMap
  * {@code egpu-ledger.<node>} in the extender's namespace, updated with its resourceVersion as precondition.
  */
 public final class KubernetesClusterApi implements ClusterApi {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KubernetesClusterApi.class);
 
     /** Label on every ledger, so that an operator finds them all. */
     public static final String LEDGER_LABEL = "elasticgpu.io/ledger";
@@ -57,14 +63,45 @@ public final class KubernetesClusterApi implements ClusterApi {
                 .withResourceVersion(version).addToLabels(LEDGER_LABEL, "true").endMetadata()
                 .withData(new LinkedHashMap<>(entries)).build();
         try {
-            ConfigMap written = version == null ? client.configMaps().inNamespace(namespace).resource(cm).create()
-                    : client.configMaps().inNamespace(namespace).resource(cm).update();
-            return Optional.of(written.getMetadata().getResourceVersion());
+            return Optional.of(write(cm, version).getMetadata().getResourceVersion());
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
                 return Optional.empty();
             }
             throw new ApiException("writing the ledger of node %s: %s".formatted(node, reason(e)), e);
+        }
+    }
+
+    /**
+     * Creates or updates a ledger. A first ledger in a namespace that does not exist yet (a local cluster, the
+     * default namespace) makes the namespace first; installed by the chart, the namespace is the release's, so the
+     * extender never needs rights on namespaces there.
+     */
+    private ConfigMap write(ConfigMap cm, String version) {
+        if (version != null) {
+            return client.configMaps().inNamespace(namespace).resource(cm).update();
+        }
+        try {
+            return client.configMaps().inNamespace(namespace).resource(cm).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+                throw e;
+            }
+            createNamespace();
+            return client.configMaps().inNamespace(namespace).resource(cm).create();
+        }
+    }
+
+    private void createNamespace() {
+        try {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+                    .create();
+            LOG.info("created namespace {} for the ledgers", namespace);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                throw new ApiException("the ledger namespace %s does not exist and cannot be created: %s; create it or"
+                        .formatted(namespace, reason(e)) + " set --ledger-namespace", e);
+            }
         }
     }
 

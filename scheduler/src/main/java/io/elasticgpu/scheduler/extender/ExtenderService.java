@@ -9,12 +9,9 @@ import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
 import io.elasticgpu.scheduler.requeue.Requeue;
 
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
@@ -54,7 +51,6 @@ public final class ExtenderService implements AutoCloseable {
 
     static ExtenderService start(KubernetesClient client, ExtenderConfig config, ClusterApi api) {
         config.validate();
-        ensureNamespace(client, config.ledgerNamespace());
         ClusterCache cache = new ClusterCache(pod -> PodGpuRequests.asksGpu(pod, config.units()));
         AtomicBoolean synced = new AtomicBoolean();
         SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
@@ -107,21 +103,6 @@ public final class ExtenderService implements AutoCloseable {
         server.close();
         nodes.close();
         pods.close();
-    }
-
-    private static void ensureNamespace(KubernetesClient client, String name) {
-        try {
-            if (client.namespaces().withName(name).get() == null) {
-                Namespace ns = new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build();
-                client.namespaces().resource(ns).create();
-                LOG.info("created namespace {} for the ledgers", name);
-            }
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 409) {
-                throw new IllegalStateException("cannot find or create the ledger namespace %s: %s".formatted(name,
-                        e.getMessage()), e);
-            }
-        }
     }
 
     private static <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
