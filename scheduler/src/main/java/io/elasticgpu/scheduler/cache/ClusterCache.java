@@ -256,12 +256,17 @@ public final class ClusterCache {
     public void release(String uid) {
         lock.lock();
         try {
-            if (holds.remove(uid) != null) {
-                assumed.remove(uid);
-                reapply(uid);
-            }
+            unhold(uid);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Takes back what a hold counted; the caller holds the lock. */
+    private void unhold(String uid) {
+        if (holds.remove(uid) != null) {
+            assumed.remove(uid);
+            reapply(uid);
         }
     }
 
@@ -271,11 +276,7 @@ public final class ClusterCache {
         try {
             List<String> lapsed = holds.entrySet().stream().filter(e -> e.getValue().expiresAtNanos() - nowNanos < 0)
                     .map(Map.Entry::getKey).toList();
-            for (String uid : lapsed) {
-                holds.remove(uid);
-                assumed.remove(uid);
-                reapply(uid);
-            }
+            lapsed.forEach(this::unhold);
         } finally {
             lock.unlock();
         }

@@ -68,8 +68,15 @@ public sealed interface Assignment {
         return new Assigned(placements, state);
     }
 
-    /** Whether the requests fit, without building a message: the filter's hot path for one-container pods. */
-    static boolean fits(List<Request> requests, NodeState node) {
-        return requests.size() == 1 && node.check(requests.getFirst()) == Reason.FITS;
+    /**
+     * Why the requests do not fit on the node, or {@link Reason#FITS}. One container is checked without building the
+     * message that says what is missing (the filter asks this of every node for every pod); several are placed one
+     * after the other, as the bind would.
+     */
+    static Reason reason(List<Request> requests, NodeState node, Policy policy) {
+        if (requests.size() == 1) {
+            return node.check(requests.getFirst());
+        }
+        return of(requests, node, policy) instanceof Refused r ? r.reason() : Reason.FITS;
     }
 }

@@ -131,7 +131,7 @@ public final class Decisions {
                 reasons.merge("no_inventory", 1, Integer::sum);
                 continue;
             }
-            Reason refused = refusal(ask.requests(), s, current);
+            Reason refused = Assignment.reason(ask.requests(), s, current);
             if (refused == Reason.FITS) {
                 fit.add(name);
             } else {
@@ -144,18 +144,6 @@ public final class Decisions {
             }
         }
         return new Filtered(fit, failed, unresolvable, reasons);
-    }
-
-    /**
-     * Why the requests do not fit on the node, or {@link Reason#FITS}. One container is checked without building the
-     * message that says what is missing (the filter asks this of every node for every pod); several are placed one
-     * after the other, as the bind would.
-     */
-    private static Reason refusal(List<Request> requests, NodeState s, Policy current) {
-        if (requests.size() == 1) {
-            return s.check(requests.getFirst());
-        }
-        return Assignment.of(requests, s, current) instanceof Assignment.Refused r ? r.reason() : Reason.FITS;
     }
 
     /**

@@ -104,11 +104,11 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
      * @throws IllegalArgumentException naming the first setting that is wrong and how to fix it
      */
     public ExtenderConfig validate() {
-        Address.parse("listen", listen);
+        Address verbs = Address.parse("listen", listen);
         if (metricsListen != null) {
             Address.parse("metricsListen", metricsListen);
         }
-        if (!allowRemoteCallers && !Address.parse("listen", listen).loopback()) {
+        if (!allowRemoteCallers && !verbs.loopback()) {
             throw new IllegalArgumentException(("listen: %s is reachable from other hosts, and the verbs there bind pods for"
                     + " whoever calls them; serve them on a loopback address (127.0.0.1:8888) beside kube-scheduler, as the"
                     + " chart does (README, \"Who may call the extender\"), with metricsListen (--metrics-listen) for"

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.OptionalInt;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
@@ -78,8 +79,8 @@ public final class ExtenderServer implements AutoCloseable {
     }
 
     /** The port of the metrics address, if one is served. */
-    public java.util.OptionalInt metricsPort() {
-        return metricsEndpoint == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(metricsEndpoint.port());
+    public OptionalInt metricsPort() {
+        return metricsEndpoint == null ? OptionalInt.empty() : OptionalInt.of(metricsEndpoint.port());
     }
 
     /** The port actually bound: the one configured, or the one chosen for port 0. */

@@ -55,6 +55,11 @@ final class Verbs implements AutoCloseable {
      */
     record Deciding(boolean decide, Duration hold, LongSupplier nanos) {
         static final Deciding OFF = new Deciding(false, Duration.ZERO, System::nanoTime);
+
+        /** When a decision made now lapses, on {@link #nanos}. */
+        long expiry() {
+            return nanos.getAsLong() + hold.toNanos();
+        }
     }
 
     Verbs(ClusterCache cache, Decisions decisions, Binder binder, PodGpuRequests.Units units, ExtenderMetrics metrics,
@@ -176,7 +181,7 @@ final class Verbs implements AutoCloseable {
         }
         Allocation allocation = decided.get().assigned().allocation(node.get(), ask);
         cache.hold(uid, Contribution.of(node.get().name(), ask.totals(), allocation),
-                new ClusterCache.Hold(allocation, deciding.nanos().getAsLong() + deciding.hold().toNanos()));
+                new ClusterCache.Hold(allocation, deciding.expiry()));
         return List.of(node.get().name());
     }
 
@@ -197,7 +202,7 @@ final class Verbs implements AutoCloseable {
             if (decided.isPresent()) {
                 String node = decided.get().node();
                 cache.hold(uid, Contribution.of(node, ask.totals(), null),
-                        new ClusterCache.Hold(null, deciding.nanos().getAsLong() + deciding.hold().toNanos()));
+                        new ClusterCache.Hold(null, deciding.expiry()));
                 passed = List.of(node);
             }
         }
