@@ -151,10 +151,10 @@ public final class HttpEndpoint implements AutoCloseable {
                     return;
                 }
                 HttpResponse response = answer(exchange, route);
-                write(exchange, response);
-                if (route.observer() != null) {
+                if (route.observer() != null) { // before the answer leaves: a caller that has it sees the call counted
                     route.observer().observe(start, response);
                 }
+                write(exchange, response);
             } catch (IOException e) {
                 LOG.debug("{} {}: the connection failed: {}", exchange.getRequestMethod(), exchange.getRequestURI(), e.toString());
             }
