@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * {@code bench/run speed [POD_LIST.csv]}, {@code bench/run reproduce [TRACE_DIR] [RESULTS.csv]} or
  * {@code bench/run extender [NODES,NODES] [REQUESTS]}, {@code bench/run node-agent [ALLOCATIONS]} or
- * {@code bench/run cluster-replay [OPTIONS]} ({@link io.elasticgpu.bench.cluster.ReplayOptions#USAGE}).
+ * {@code bench/run cluster-replay [OPTIONS]} ({@link io.elasticgpu.bench.cluster.ReplayOptions#USAGE}) or
+ * {@code bench/run soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.SoakOptions#USAGE}).
  */
 public final class Bench {
 
@@ -16,7 +17,8 @@ public final class Bench {
     private static final String USAGE = "usage: bench/run speed [POD_LIST.csv] | reproduce [TRACE_DIR] [RESULTS.csv]"
             + " | extender [NODES,NODES (default 1000,5000)] [REQUESTS per row (default 2000)]"
             + " | node-agent [ALLOCATIONS (default 2000)]"
-            + " | cluster-replay [--trace F] [--events F | --seed N] [--cut PCT] [--policy P] [--max-nodes N] [--json F] ...";
+            + " | cluster-replay [--trace F] [--events F | --seed N] [--cut PCT] [--policy P] [--max-nodes N] [--json F] ..."
+            + " | soak [--minutes N] [--nodes N] [--seed S] [--fault-every SECONDS] [--burst PODS] [--json F]";
 
     private Bench() {
     }
@@ -34,6 +36,7 @@ public final class Bench {
                     rest.length > 1 ? Integer.parseInt(rest[1]) : 2000);
             case "node-agent" -> NodeAgentBenchmark.run(rest.length > 0 ? Integer.parseInt(rest[0]) : 2000);
             case "cluster-replay" -> System.exit(ClusterReplayCommand.run(List.of(rest), SHARED));
+            case "soak" -> System.exit(SoakCommand.run(List.of(rest), SHARED));
             default -> {
                 System.err.println(USAGE);
                 System.exit(2);

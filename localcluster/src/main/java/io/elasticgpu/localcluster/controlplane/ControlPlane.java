@@ -73,6 +73,7 @@ public final class ControlPlane implements AutoCloseable {
     private final HttpClient probe;
     private final Thread shutdownHook = new Thread(this::stopAll, "control-plane-shutdown");
     private volatile boolean closed;
+    private volatile Path schedulerConfigInUse;
 
     private ControlPlane(Options options) {
         this.options = options;
@@ -168,6 +169,28 @@ public final class ControlPlane implements AutoCloseable {
     public void restartScheduler(Path config) {
         stopComponent("kube-scheduler");
         startScheduler(config);
+    }
+
+    /**
+     * SIGKILLs one component, as a crash would, and starts it again on the same port with the same configuration
+     * (kube-scheduler with the one it last ran); etcd's data, and so the cluster's objects, stay.
+     *
+     * @param down how long it stays away before it starts again
+     */
+    public void crash(String name, Duration down) {
+        ManagedProcess p = processes.remove(name);
+        if (p == null) {
+            throw new IllegalArgumentException("no running component " + name + "; running: " + processes.keySet());
+        }
+        p.kill();
+        Poll.sleep(down);
+        switch (name) {
+            case "kube-apiserver" -> startApiserver();
+            case "kube-scheduler" -> startScheduler(schedulerConfigInUse);
+            case "kube-controller-manager" -> startControllerManager();
+            case "kwok" -> startKwok();
+            default -> throw new IllegalArgumentException("cannot restart " + name);
+        }
     }
 
     /** Stops one component, e.g. to test what happens while it is away. */
@@ -348,6 +371,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     private void startScheduler(Path config) {
+        schedulerConfigInUse = config;
         int port = ports.get("kube-scheduler");
         String kubeconfig = path("scheduler.kubeconfig").toString();
         Path effective = schedulerConfig(config, kubeconfig);

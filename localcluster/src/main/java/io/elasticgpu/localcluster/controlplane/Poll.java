@@ -31,4 +31,13 @@ final class Poll {
             }
         }
     }
+
+    static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
 }

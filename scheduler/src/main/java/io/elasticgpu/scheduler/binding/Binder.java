@@ -155,6 +155,22 @@ public final class Binder {
         return written.isPresent();
     }
 
+    /**
+     * Rewrites {@code node}'s ledger without the reservations of pods that are gone (or bound elsewhere, or abandoned
+     * mid-bind), if it holds any: called some time after pods left the node, so that ledgers do not keep entries of
+     * deleted pods until the node's next bind. A concurrent writer wins; the next tidy or bind prunes again.
+     */
+    public void tidy(String node) {
+        ClusterApi.Ledger ledger = api.readLedger(node);
+        if (ledger.entries().isEmpty()) {
+            return;
+        }
+        Map<String, String> entries = current(ledger.entries(), node, null);
+        if (entries.size() < ledger.entries().size()) {
+            write(node, entries, ledger.version());
+        }
+    }
+
     /** Takes pod {@code uid}'s reservation out of {@code node}'s ledger and the cache, after a bind that failed. */
     private void unreserve(String uid, String node) {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {

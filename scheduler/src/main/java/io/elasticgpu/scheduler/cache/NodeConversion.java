@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** A Kubernetes node as the placement engine sees it: allocatable CPU, memory and pods, and the inventory's cards. */
-final class NodeConversion {
+public final class NodeConversion {
 
     private NodeConversion() {
     }
@@ -36,7 +36,7 @@ final class NodeConversion {
                 k8s.getStatus() == null ? null : k8s.getStatus().getAllocatable(), k8s.getMetadata().getLabels());
     }
 
-    static Optional<Node> convert(io.fabric8.kubernetes.api.model.Node k8s) {
+    public static Optional<Node> convert(io.fabric8.kubernetes.api.model.Node k8s) {
         Map<String, String> annotations = k8s.getMetadata().getAnnotations();
         String json = annotations == null ? null : annotations.get(Annotations.INVENTORY);
         if (json == null) {

@@ -4,6 +4,7 @@ import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.ClusterApi;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
+import io.elasticgpu.scheduler.binding.LedgerTidying;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
@@ -84,7 +85,11 @@ public final class ExtenderService implements AutoCloseable {
         ExtenderMetrics metrics = new ExtenderMetrics(cache);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);
         requeue.every(Requeue.TICK);
-        cache.onFreed(requeue::freed);
+        LedgerTidying tidying = new LedgerTidying(binder, LedgerTidying.INTERVAL);
+        cache.onFreed(node -> {
+            requeue.freed(node);
+            tidying.left(node);
+        });
         Verbs verbs = new Verbs(cache, new Decisions(policy, config.weights()), binder, units, metrics, ready, requeue,
                 new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime));
         return ExtenderServer.start(config, verbs, metrics, ready);

@@ -205,6 +205,24 @@ class BinderTest {
     }
 
     @Test
+    void tidyingANodeDropsTheReservationsOfDeletedPodsAndKeepsTheLiveOnes() {
+        Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
+        Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu", "1")));
+        api.addPod(a);
+        api.addPod(b);
+        ClusterCache cache = cache();
+        Binder binder = binder(cache);
+        assertThat(bind(binder, a, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder, b, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        api.deletePod("ns", "a");
+        binder(cache()).tidy("n1");
+        assertThat(api.ledger("n1")).containsOnlyKeys("uid-b");
+        api.deletePod("ns", "b");
+        binder(cache()).tidy("n1");
+        assertThat(api.ledger("n1")).isEmpty();
+    }
+
+    @Test
     void aStaleReservationOfAPodNobodyBoundIsDroppedButABoundOnesIsKept() {
         Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
         Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu", "2")));

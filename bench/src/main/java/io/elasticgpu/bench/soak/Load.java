@@ -1,0 +1,171 @@
+package io.elasticgpu.bench.soak;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The soak's users: pods of random shapes, each deleted a random lifetime after it was bound (or, never bound, a
+ * while after it was created: its user gave up), created whenever the GPU the live pods ask falls below the fill
+ * level, so that the cluster stays 80-100 % full while pods come and go. Watches its pods for create-to-bound times.
+ */
+final class Load implements AutoCloseable {
+
+    /** Create while the live pods ask less than this share of the cluster's GPU. */
+    private static final double FILL = 0.95;
+
+    private record Live(long createdAt, long milli, Duration lifetime) {
+    }
+
+    private final KubernetesClient client;
+    private final PodShapes shapes;
+    private final SplittableRandom random;
+    private final long capacityMilli;
+    private final Duration shortest;
+    private final Duration longest;
+    private final Map<String, Live> live = new ConcurrentHashMap<>();
+    private final Map<String, Long> boundAt = new ConcurrentHashMap<>();
+    private final List<Long> latencies = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger created = new AtomicInteger();
+    private final AtomicInteger deleted = new AtomicInteger();
+    private final AtomicInteger failedCreates = new AtomicInteger();
+    private final SharedIndexInformer<Pod> informer;
+
+    Load(KubernetesClient client, PodShapes shapes, long seed, long capacityMilli, Duration run) {
+        this.client = client;
+        this.shapes = shapes;
+        this.random = new SplittableRandom(seed);
+        this.capacityMilli = capacityMilli;
+        this.shortest = run.dividedBy(12);
+        this.longest = run.dividedBy(3);
+        this.informer = client.pods().inNamespace(SoakCluster.NAMESPACE).inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                seen(pod);
+            }
+
+            @Override
+            public void onUpdate(Pod old, Pod pod) {
+                seen(pod);
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean unknown) {
+                live.remove(pod.getMetadata().getName());
+            }
+        });
+    }
+
+    private void seen(Pod pod) {
+        String name = pod.getMetadata().getName();
+        String node = pod.getSpec().getNodeName();
+        Live l = live.get(name);
+        if (l != null && node != null && !node.isEmpty() && boundAt.putIfAbsent(name, System.nanoTime()) == null) {
+            latencies.add(System.nanoTime() - l.createdAt());
+        }
+    }
+
+    /** One step of the users: delete the pods whose time is up, then create until the fill level. */
+    void step() {
+        long now = System.nanoTime();
+        for (var e : live.entrySet()) {
+            Long bound = boundAt.get(e.getKey());
+            long since = bound != null ? bound : e.getValue().createdAt() + longest.toNanos();
+            if (now - since > e.getValue().lifetime().toNanos()) {
+                delete(e.getKey());
+            }
+        }
+        long asked = live.values().stream().mapToLong(Live::milli).sum();
+        for (int n = 0; asked < FILL * capacityMilli && n < 50; n++) {
+            asked += create();
+        }
+    }
+
+    /** {@code pods} pods at once, whatever the fill level. */
+    void burst(int pods) {
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < pods; i++) {
+                pool.submit(this::create);
+            }
+        }
+    }
+
+    private long create() {
+        String name;
+        PodShapes.Shaped shaped;
+        Duration lifetime;
+        synchronized (random) {
+            name = "p-" + created.incrementAndGet();
+            shaped = shapes.next(name, random);
+            lifetime = shortest.plusMillis(random.nextLong(longest.minus(shortest).toMillis() + 1));
+        }
+        live.put(name, new Live(System.nanoTime(), shaped.milli(), lifetime));
+        try {
+            client.pods().resource(shaped.pod()).create();
+            return shaped.milli();
+        } catch (KubernetesClientException e) {
+            // The API server may be restarting (a fault): the user would try again later; the pod never was.
+            live.remove(name);
+            failedCreates.incrementAndGet();
+            return 0;
+        }
+    }
+
+    private void delete(String name) {
+        try {
+            client.pods().inNamespace(SoakCluster.NAMESPACE).withName(name).withGracePeriod(0).delete();
+            live.remove(name);
+            deleted.incrementAndGet();
+        } catch (KubernetesClientException e) {
+            // tried again at the next step
+        }
+    }
+
+    /** Deletes every pod the users made and waits until the API has none left. */
+    void drain(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!client.pods().inNamespace(SoakCluster.NAMESPACE).list().getItems().isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("pods still in namespace " + SoakCluster.NAMESPACE + " after " + timeout);
+            }
+            // again each time: a create still in flight when the users stopped may land after a delete
+            client.pods().inNamespace(SoakCluster.NAMESPACE).withGracePeriod(0).delete();
+            Soak.sleep(Duration.ofSeconds(1));
+        }
+    }
+
+    int created() {
+        return created.get() - failedCreates.get();
+    }
+
+    int bound() {
+        return boundAt.size();
+    }
+
+    int deleted() {
+        return deleted.get();
+    }
+
+    /** Create-to-bound of every bound pod, nanoseconds, sorted. */
+    long[] latencies() {
+        synchronized (latencies) {
+            return latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        }
+    }
+
+    @Override
+    public void close() {
+        informer.close();
+    }
+}

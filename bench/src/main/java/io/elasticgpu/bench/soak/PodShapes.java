@@ -1,0 +1,82 @@
+package io.elasticgpu.bench.soak;
+
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.simulator.trace.OpenbTrace;
+import io.elasticgpu.simulator.trace.TracePod;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * The soak's pods: shapes drawn from the openb trace (CPU-only, slices, whole and multi-card), each asked in one of
+ * the names users write: Elastic GPU's ({@code gpu-core}, {@code gpu-count}, {@code gpu}), NVIDIA's
+ * ({@code nvidia.com/gpu}), Aliyun's ({@code gpu-mem} in GiB) and Volcano's ({@code gpu-memory} in MiB). Model
+ * constraints are dropped (the soak's nodes are not the trace's models) and CPU and memory capped at what the
+ * smallest node has, so that every pod fits somewhere on an empty cluster.
+ */
+final class PodShapes {
+
+    /** The smallest card of the mix (a T4): a memory ask is sized against it so it fits any card. */
+    private static final long SMALLEST_CARD_MIB = 15_360;
+    private static final long MAX_CPU_MILLI = 16_000;
+    private static final long MAX_MEMORY_MIB = 65_536;
+
+    private final List<Request> shapes;
+    private final String schedulerName;
+
+    private PodShapes(List<Request> shapes, String schedulerName) {
+        this.shapes = shapes;
+        this.schedulerName = schedulerName;
+    }
+
+    static PodShapes from(Path podList, String schedulerName) {
+        return new PodShapes(OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName);
+    }
+
+    /** A pod of a random shape named {@code name}, and the GPU it asks in milli-cards (for the fill level). */
+    record Shaped(Pod pod, long milli) {
+    }
+
+    Shaped next(String name, RandomGenerator random) {
+        Request r = shapes.get(random.nextInt(shapes.size()));
+        Map<String, Quantity> gpu = r.needsCards() ? gpu(r, random.nextInt(4)) : Map.of();
+        Map<String, Quantity> requests = new LinkedHashMap<>(gpu);
+        requests.put("cpu", new Quantity(Math.min(r.cpuMilli(), MAX_CPU_MILLI) + "m"));
+        requests.put("memory", new Quantity(Math.min(r.memoryMib(), MAX_MEMORY_MIB) + "Mi"));
+        Pod pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(SoakCluster.NAMESPACE).endMetadata()
+                .withNewSpec().withSchedulerName(schedulerName).withTerminationGracePeriodSeconds(0L)
+                .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10")
+                .withNewResources().withRequests(requests).withLimits(gpu.isEmpty() ? null : gpu).endResources()
+                .endContainer().endSpec().build();
+        return new Shaped(pod, r.needsCards() ? r.totalMilli() : 0);
+    }
+
+    /** The ask in one of four vocabularies; a vocabulary that cannot say the shape falls back to ours. */
+    private static Map<String, Quantity> gpu(Request r, int vocabulary) {
+        if (r.wholeCards()) {
+            return Map.of(vocabulary % 2 == 0 ? ResourceNames.GPU : ResourceNames.NVIDIA_GPU, count(r.cards()));
+        }
+        long mib = SMALLEST_CARD_MIB * r.milliPerCard() / 1000;
+        if (vocabulary == 1 && r.cards() == 1 && mib >= 1024) {
+            return Map.of(ResourceNames.ALIYUN_GPU_MEM, count(mib / 1024));
+        }
+        if (vocabulary == 2 && r.cards() == 1 && mib >= 1) {
+            return Map.of(ResourceNames.VOLCANO_GPU_MEMORY, count(mib));
+        }
+        return r.cards() > 1
+                ? Map.of(ResourceNames.GPU_CORE, count(r.milliPerCard() / 10), ResourceNames.GPU_COUNT, count(r.cards()))
+                : Map.of(ResourceNames.GPU_CORE, count(Math.max(1, r.milliPerCard() / 10)));
+    }
+
+    private static Quantity count(long n) {
+        return new Quantity(Long.toString(n));
+    }
+}

@@ -1,0 +1,179 @@
+package io.elasticgpu.bench.soak;
+
+import io.elasticgpu.bench.cluster.ChartConfig;
+import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.Ports;
+import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The soak's cluster: the control plane, the kwok GPU nodes, two extender replicas (the active one beside
+ * kube-scheduler, as the chart's sidecar; a second watching, as the standby scheduler's sidecar is) and two
+ * controller replicas electing a leader, started as the chart starts them; and the crashes the faults cause.
+ */
+final class SoakCluster implements AutoCloseable {
+
+    static final String NAMESPACE = "soak";
+    /** Where the chart installs: the ledgers (the extender's default) and the controllers' Lease. */
+    private static final String SYSTEM = "elastic-gpu-system";
+    /** {@code egpu controller}'s Lease (Leadership.LEASE_NAME; the bench does not depend on the controller module). */
+    private static final String CONTROLLER_LEASE = "egpu-controller";
+    /** How long a crashed component stays away before it is started again (kubelet's first restart back-off). */
+    private static final Duration DOWN = Duration.ofSeconds(3);
+    /** A killed leader's Lease (15 s) expires and the other replica takes it within this. */
+    private static final Duration LEASE_TAKEOVER = Duration.ofSeconds(40);
+
+    private final ControlPlane cp;
+    private final KubernetesClient client;
+    private final ChartConfig chart;
+    private final Map<String, GpuNodeSpec> nodes = new LinkedHashMap<>();
+    private final List<EgpuProcess> extenders = new ArrayList<>();
+    private final List<EgpuProcess> controllers = new ArrayList<>();
+
+    private SoakCluster(ControlPlane cp, ChartConfig chart) {
+        this.cp = cp;
+        this.client = cp.newClient();
+        this.chart = chart;
+    }
+
+    static SoakCluster start(SoakOptions options, Path repository, Path workDir) {
+        ChartConfig chart = ChartConfig.render(repository);
+        ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(workDir, Binaries.locate(Binaries.E2E_DIR)));
+        SoakCluster cluster = new SoakCluster(cp, chart);
+        try {
+            cluster.startEverything(options.nodes());
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private void startEverything(int nodeCount) {
+        for (String ns : List.of(NAMESPACE, SYSTEM)) {
+            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+        }
+        ElasticGpuCrds.apply(client);
+        GpuNodeSpec.mixed("soak", nodeCount).forEach(s -> nodes.put(s.name(), s));
+        FakeGpuNodes.create(client, List.copyOf(nodes.values()), Duration.ofMinutes(3));
+        for (int i = 0; i < 2; i++) {
+            extenders.add(startExtender(Ports.free()));
+            controllers.add(startController(Ports.free()));
+        }
+        cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extenders.getFirst().url()),
+                cp.workDir().resolve("soak-scheduler.yaml")));
+    }
+
+    private EgpuProcess startExtender(int port) {
+        List<String> args = new ArrayList<>(chart.extenderArgs());
+        args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
+        return EgpuProcess.start(chart.extenderJvm(), "scheduler", args, log("extender-" + port), port, "--listen");
+    }
+
+    private EgpuProcess startController(int port) {
+        return EgpuProcess.start(List.of("-Xmx256m", "-XX:+UseSerialGC"), "controller",
+                List.of("--kubeconfig", cp.kubeconfig().toString(), "--no-webhook", "--namespace-for-lease", SYSTEM),
+                log("controller-" + port), port, "--http-listen");
+    }
+
+    private Path log(String name) {
+        return cp.workDir().resolve("logs").resolve(name + ".log");
+    }
+
+    KubernetesClient client() {
+        return client;
+    }
+
+    Map<String, GpuNodeSpec> nodes() {
+        return nodes;
+    }
+
+    String schedulerName() {
+        return chart.schedulerName();
+    }
+
+    /** The cluster's GPU in milli-cards. */
+    long capacityMilli() {
+        return nodes.values().stream().mapToLong(n -> n.cards() * 1000L).sum();
+    }
+
+    Path logs() {
+        return cp.workDir().resolve("logs");
+    }
+
+    /** Every component's pid, by name, for the RSS samples. */
+    Map<String, Long> pids() {
+        Map<String, Long> pids = new LinkedHashMap<>(cp.pids());
+        for (int i = 0; i < extenders.size(); i++) {
+            pids.put("extender-" + i, extenders.get(i).process().pid());
+            pids.put("controller-" + i, controllers.get(i).process().pid());
+        }
+        return pids;
+    }
+
+    /** SIGKILL of the extender kube-scheduler calls; started again on its port, as kubelet restarts a container. */
+    String crashActiveExtender() {
+        EgpuProcess active = extenders.getFirst();
+        active.kill();
+        sleep(DOWN);
+        extenders.set(0, startExtender(active.port()));
+        return "extender on port " + active.port();
+    }
+
+    /** SIGKILL of the controller replica that holds the Lease; the other takes over, the killed one comes back. */
+    String crashControllerLeader() {
+        long deadline = System.nanoTime() + LEASE_TAKEOVER.toNanos();
+        String holder = null;
+        do {
+            Lease lease = client.leases().inNamespace(SYSTEM).withName(CONTROLLER_LEASE).get();
+            holder = lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+            for (int i = 0; i < controllers.size(); i++) {
+                EgpuProcess c = controllers.get(i);
+                if (holder != null && holder.contains("-" + c.process().pid() + "-")) {
+                    c.kill();
+                    sleep(DOWN);
+                    controllers.set(i, startController(c.port()));
+                    return "controller leader " + holder;
+                }
+            }
+            sleep(Duration.ofSeconds(1)); // the Lease still names a replica killed before: wait for the takeover
+        } while (System.nanoTime() < deadline);
+        return "no live controller took the lease (holder " + holder + ") in " + LEASE_TAKEOVER + "; none killed";
+    }
+
+    String crash(String component) {
+        cp.crash(component, DOWN);
+        return component;
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        extenders.forEach(EgpuProcess::close);
+        controllers.forEach(EgpuProcess::close);
+        client.close();
+        cp.close();
+    }
+}

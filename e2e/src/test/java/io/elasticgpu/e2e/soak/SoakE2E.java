@@ -1,0 +1,43 @@
+package io.elasticgpu.e2e.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.bench.soak.Soak;
+import io.elasticgpu.bench.soak.SoakOptions;
+import io.elasticgpu.bench.soak.SoakResult;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 15, the control-plane soak reduced to two minutes ({@code bench/run soak}): 12 kwok GPU nodes, pods of the
+ * openb trace's shapes coming and going in four vendors' resource names, two extender and two controller replicas,
+ * and a fault every 12 seconds, so that each kind happens at least once: an extender, the controller leader and
+ * kube-scheduler killed, kube-apiserver restarted, a card unhealthy, a node deleted under its pods, a burst. The
+ * auditor, reading only the API, must find no invariant broken at any sample nor anything left after the drain.
+ */
+class SoakE2E {
+
+    private static final Path SHARED = Path.of(System.getProperty("egpu.shared", "../../shared"));
+
+    @Test
+    void twoMinutesOfChurnAndFaultsBreakNoInvariantAndLeaveNothingBehind(@TempDir Path work) throws Exception {
+        SoakOptions options = SoakOptions.parse(List.of("--minutes", "2", "--nodes", "12", "--fault-every", "12",
+                "--burst", "100", "--seed", "7"), SHARED);
+        SoakResult r = Soak.run(options, Binaries.E2E_DIR.toAbsolutePath().getParent(), work, System.out);
+        System.out.print(r.table());
+
+        assertThat(r.faults()).as("faults by kind").containsOnlyKeys("EXTENDER_KILLED", "CONTROLLER_LEADER_KILLED",
+                "SCHEDULER_KILLED", "APISERVER_RESTARTED", "CARD_UNHEALTHY", "NODE_DELETED", "BURST");
+        assertThat(r.faultLog()).as("every fault did what it says").noneMatch(l -> l.contains("not done")
+                || l.contains("none killed"));
+        assertThat(r.podsBound()).as("pods bound").isGreaterThan(100);
+        assertThat(r.podsDeleted()).as("pods deleted at the end of their lifetime").isGreaterThan(20);
+        assertThat(r.auditSamples()).as("audit samples").isGreaterThan(10);
+        assertThat(r.violations()).as("broken invariants, first examples: %s", r.violationExamples()).isEmpty();
+    }
+}
