@@ -62,7 +62,7 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
             if (memory && first.memoryMib() > 0) {
                 // Indexes in this variable count the container's visible devices, so ours start at 0.
                 String limits = java.util.stream.IntStream.range(0, shares.size())
-                        .mapToObj(i -> i + "=" + shares.get(i).memoryMib() + "m").collect(Collectors.joining(","));
+                        .mapToObj(i -> i + "=" + shares.get(i).memoryMib() + "M").collect(Collectors.joining(","));
                 b.putEnvs("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", limits);
             }
         }
