@@ -134,4 +134,12 @@ extender they are still scheduled.
     ignoredByScheduler: false
   - name: volcano.sh/gpu-number
     ignoredByScheduler: false
+  # HAMi's qualifiers of nvidia.com/gpu (the share of each card it takes): no node advertises them, so
+  # kube-scheduler must not count them; kubelet admits pods that ask names their node does not have.
+  - name: nvidia.com/gpumem
+    ignoredByScheduler: true
+  - name: nvidia.com/gpumem-percentage
+    ignoredByScheduler: true
+  - name: nvidia.com/gpucores
+    ignoredByScheduler: true
 {{- end -}}

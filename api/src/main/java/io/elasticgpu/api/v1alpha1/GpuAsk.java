@@ -20,9 +20,9 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
         APP, INIT, SIDECAR
     }
 
-    /** The resource names a container used. */
+    /** The resource names a container used; {@link #HAMI} is {@code nvidia.com/gpu} with a share of each card. */
     public enum Family {
-        ELASTIC_GPU, NVIDIA, ALIYUN, VOLCANO
+        ELASTIC_GPU, NVIDIA, ALIYUN, VOLCANO, HAMI
     }
 
     public GpuAsk {

@@ -16,8 +16,9 @@ import java.util.Map;
 
 /**
  * Reads what a pod asks of GPUs, container by container, in any of the names of DESIGN.md: Elastic GPU's own
- * ({@code elasticgpu.io/gpu}, {@code gpu-memory}, {@code gpu-core}, {@code gpu-count}), NVIDIA's, Aliyun's and
- * Volcano's. Extended resources are read from limits (Kubernetes makes requests equal them).
+ * ({@code elasticgpu.io/gpu}, {@code gpu-memory}, {@code gpu-core}, {@code gpu-count}), NVIDIA's, HAMi's
+ * ({@link HamiNames}), Aliyun's and Volcano's. Extended resources are read from limits (Kubernetes makes requests
+ * equal them).
  */
 public final class PodGpuRequests {
 
@@ -37,7 +38,10 @@ public final class PodGpuRequests {
             }
         }
 
-        /** Every name whose presence makes a pod Elastic GPU's business. */
+        /**
+         * Every name whose presence makes a pod Elastic GPU's business and that the node agent advertises to kubelet;
+         * HAMi's qualifiers ({@link ResourceNames#HAMI_QUALIFIERS}) make it so too, but no device is allocated for them.
+         */
         public List<String> names() {
             return List.of(gpu, gpuMemory, gpuCore, gpuCount, ResourceNames.NVIDIA_GPU, ResourceNames.ALIYUN_GPU_MEM,
                     ResourceNames.VOLCANO_GPU_MEMORY, ResourceNames.VOLCANO_GPU_NUMBER);
@@ -75,7 +79,9 @@ public final class PodGpuRequests {
         }
         List<Container> all = new ArrayList<>(nullSafe(pod.getSpec().getInitContainers()));
         all.addAll(nullSafe(pod.getSpec().getContainers()));
-        return all.stream().anyMatch(c -> units.names().stream().anyMatch(n -> gpuQuantities(c).containsKey(n)));
+        List<String> names = new ArrayList<>(units.names());
+        names.addAll(ResourceNames.HAMI_QUALIFIERS);
+        return all.stream().anyMatch(c -> names.stream().anyMatch(n -> gpuQuantities(c).containsKey(n)));
     }
 
     private static java.util.Optional<GpuAsk> container(Container c, Role role, Units units) {
@@ -86,6 +92,9 @@ public final class PodGpuRequests {
         long core = count(q, units.gpuCore(), name);
         long cardCount = count(q, units.gpuCount(), name);
         long nvidia = count(q, ResourceNames.NVIDIA_GPU, name);
+        long hamiMemory = count(q, ResourceNames.HAMI_GPU_MEMORY, name);
+        long hamiPercent = count(q, ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, name);
+        long hamiCores = count(q, ResourceNames.HAMI_GPU_CORES, name);
         long aliyun = count(q, ResourceNames.ALIYUN_GPU_MEM, name);
         long volcanoMemory = count(q, ResourceNames.VOLCANO_GPU_MEMORY, name);
         long volcanoNumber = count(q, ResourceNames.VOLCANO_GPU_NUMBER, name);
@@ -93,7 +102,7 @@ public final class PodGpuRequests {
         if (gpu + memory + core + cardCount > 0) {
             families.add("elasticgpu.io");
         }
-        if (nvidia > 0) {
+        if (nvidia + hamiMemory + hamiPercent + hamiCores > 0) {
             families.add("nvidia.com");
         }
         if (aliyun > 0) {
@@ -110,7 +119,7 @@ public final class PodGpuRequests {
                     .formatted(name, String.join(" and ", families)));
         }
         return java.util.Optional.of(switch (families.getFirst()) {
-            case "nvidia.com" -> GpuAsk.whole(name, role, toInt(nvidia), Family.NVIDIA);
+            case "nvidia.com" -> HamiNames.read(name, role, nvidia, hamiMemory, hamiPercent, hamiCores);
             case "aliyun.com" -> GpuAsk.slice(name, role, 1, 0, aliyun * units.aliyunUnitMib(), Family.ALIYUN);
             case "volcano.sh" -> volcano(name, role, volcanoMemory, volcanoNumber);
             default -> elastic(name, role, units, gpu, memory, core, cardCount);

@@ -14,8 +14,14 @@ public final class ResourceNames {
     /** With a memory or compute slice: that slice on each of this many distinct cards. */
     public static final String GPU_COUNT = "elasticgpu.io/gpu-count";
 
-    /** NVIDIA's device plugin: whole cards. */
+    /** NVIDIA's device plugin: whole cards; with HAMi's names below, the number of cards a share is taken on. */
     public static final String NVIDIA_GPU = "nvidia.com/gpu";
+    /** HAMi: memory of each card of {@link #NVIDIA_GPU}, in MiB. */
+    public static final String HAMI_GPU_MEMORY = "nvidia.com/gpumem";
+    /** HAMi: memory of each card of {@link #NVIDIA_GPU}, in percent of the card's memory. */
+    public static final String HAMI_GPU_MEMORY_PERCENTAGE = "nvidia.com/gpumem-percentage";
+    /** HAMi: compute of each card of {@link #NVIDIA_GPU}, in percent; 100 asks the card alone. */
+    public static final String HAMI_GPU_CORES = "nvidia.com/gpucores";
     /** Aliyun gpushare: memory of one card (GiB by default, as its device plugin advertises it). */
     public static final String ALIYUN_GPU_MEM = "aliyun.com/gpu-mem";
     /** Volcano GPU share: memory of one card in MiB. */
@@ -23,9 +29,16 @@ public final class ResourceNames {
     /** Volcano GPU share: whole cards. */
     public static final String VOLCANO_GPU_NUMBER = "volcano.sh/gpu-number";
 
+    /**
+     * HAMi's qualifiers of {@link #NVIDIA_GPU}: they say what share of each card a container takes. No device plugin
+     * advertises them (kubelet admits a pod without counting extended resources its node does not have), so
+     * kube-scheduler must be told to ignore them ({@code ignoredByScheduler: true}).
+     */
+    public static final List<String> HAMI_QUALIFIERS = List.of(HAMI_GPU_MEMORY, HAMI_GPU_MEMORY_PERCENTAGE, HAMI_GPU_CORES);
+
     /** Every name Elastic GPU schedules. */
     public static final List<String> ALL = List.of(GPU, GPU_MEMORY, GPU_CORE, GPU_COUNT, NVIDIA_GPU, ALIYUN_GPU_MEM,
-            VOLCANO_GPU_MEMORY, VOLCANO_GPU_NUMBER);
+            VOLCANO_GPU_MEMORY, VOLCANO_GPU_NUMBER, HAMI_GPU_MEMORY, HAMI_GPU_MEMORY_PERCENTAGE, HAMI_GPU_CORES);
 
     private ResourceNames() {
     }

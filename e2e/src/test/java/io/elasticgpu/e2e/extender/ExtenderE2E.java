@@ -299,7 +299,7 @@ class ExtenderE2E {
         return specs;
     }
 
-    private static void create(TestCluster cluster, String name, Map<String, String> limits, String node) {
+    static void create(TestCluster cluster, String name, Map<String, String> limits, String node) {
         cluster.client().pods().inNamespace(cluster.namespace()).resource(podOf(name, limits, node)).create();
     }
 
@@ -319,16 +319,16 @@ class ExtenderE2E {
         return cluster.client().pods().inNamespace(cluster.namespace()).list().getItems();
     }
 
-    private static Pod pod(TestCluster cluster, String name) {
+    static Pod pod(TestCluster cluster, String name) {
         return cluster.client().pods().inNamespace(cluster.namespace()).withName(name).get();
     }
 
-    private static Set<String> running(TestCluster cluster) {
+    static Set<String> running(TestCluster cluster) {
         return pods(cluster).stream().filter(p -> "Running".equals(p.getStatus().getPhase()))
                 .map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
     }
 
-    private static Set<String> failedSchedulingMessages(TestCluster cluster) {
+    static Set<String> failedSchedulingMessages(TestCluster cluster) {
         return cluster.client().v1().events().inNamespace(cluster.namespace()).list().getItems().stream()
                 .filter(e -> "FailedScheduling".equals(e.getReason())).map(Event::getMessage).collect(Collectors.toSet());
     }

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  * <li>capacity of every resource name of DESIGN.md: {@code elasticgpu.io/gpu} (cards), {@code gpu-memory} (MiB of
  *     all cards), {@code gpu-core} (100 per card), {@code gpu-count} (100 per card: a per-pod qualifier, not a
- *     consumable), and the compatibility names {@code nvidia.com/gpu}, {@code aliyun.com/gpu-mem} (GiB),
+ *     consumable), and the compatibility names {@code nvidia.com/gpu} (100 per card: whole cards or HAMi's
+ *     shares, as the agent advertises it), {@code aliyun.com/gpu-mem} (GiB),
  *     {@code volcano.sh/gpu-memory} (MiB), {@code volcano.sh/gpu-number};</li>
  * <li>the labels of {@link NodeLabels}; the {@link Annotations#INVENTORY} annotation;</li>
  * <li>the kwok annotation, so kwok plays their kubelet: it marks them Ready and runs the pods bound to them.</li>
@@ -57,7 +58,7 @@ public final class FakeGpuNodes {
         capacity.put(ResourceNames.GPU_MEMORY, new Quantity(Long.toString(totalMemory)));
         capacity.put(ResourceNames.GPU_CORE, new Quantity(Integer.toString(100 * spec.cards())));
         capacity.put(ResourceNames.GPU_COUNT, new Quantity(Integer.toString(100 * spec.cards())));
-        capacity.put(ResourceNames.NVIDIA_GPU, new Quantity(Integer.toString(spec.cards())));
+        capacity.put(ResourceNames.NVIDIA_GPU, new Quantity(Integer.toString(100 * spec.cards())));
         capacity.put(ResourceNames.ALIYUN_GPU_MEM, new Quantity(Long.toString(totalMemory / 1024)));
         capacity.put(ResourceNames.VOLCANO_GPU_MEMORY, new Quantity(Long.toString(totalMemory)));
         capacity.put(ResourceNames.VOLCANO_GPU_NUMBER, new Quantity(Integer.toString(spec.cards())));

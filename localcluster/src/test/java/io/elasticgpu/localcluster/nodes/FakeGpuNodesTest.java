@@ -18,7 +18,7 @@ class FakeGpuNodesTest {
         assertThat(node.getStatus().getAllocatable()).containsEntry("elasticgpu.io/gpu", new Quantity("8"))
                 .containsEntry("elasticgpu.io/gpu-memory", new Quantity("655360"))
                 .containsEntry("elasticgpu.io/gpu-core", new Quantity("800"))
-                .containsEntry("nvidia.com/gpu", new Quantity("8"))
+                .containsEntry("nvidia.com/gpu", new Quantity("800"))
                 .containsEntry("aliyun.com/gpu-mem", new Quantity("640"))
                 .containsEntry("volcano.sh/gpu-memory", new Quantity("655360"))
                 .containsEntry("volcano.sh/gpu-number", new Quantity("8"));

@@ -98,7 +98,9 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         out.add(new AdvertisedResource(ResourceNames.GPU_CORE, Kind.PERCENT, 100));
         out.add(new AdvertisedResource(ResourceNames.GPU_COUNT, Kind.COUNT, 100));
         if (compatibility) {
-            out.add(new AdvertisedResource(ResourceNames.NVIDIA_GPU, Kind.WHOLE, 0));
+            // Not one device per card: HAMi's pods share a card through nvidia.com/gpu, so kubelet must let several
+            // containers hold devices of one card (the plans, checked against usage, keep whole cards whole).
+            out.add(new AdvertisedResource(ResourceNames.NVIDIA_GPU, Kind.SHARE, 100));
             out.add(new AdvertisedResource(ResourceNames.ALIYUN_GPU_MEM, Kind.MEMORY, aliyunUnitMib));
             out.add(new AdvertisedResource(ResourceNames.VOLCANO_GPU_MEMORY, Kind.MEMORY, 1));
             out.add(new AdvertisedResource(ResourceNames.VOLCANO_GPU_NUMBER, Kind.WHOLE, 0));

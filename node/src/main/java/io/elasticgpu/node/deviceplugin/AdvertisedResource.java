@@ -7,8 +7,8 @@ import static java.util.Objects.requireNonNull;
  *
  * @param name    e.g. {@code elasticgpu.io/gpu-memory}
  * @param kind    what one device stands for
- * @param perCard devices per card for {@link Kind#PERCENT} and {@link Kind#REPLICA}; MiB per device for
- *                {@link Kind#MEMORY}; ignored for {@link Kind#WHOLE}
+ * @param perCard devices per card for {@link Kind#PERCENT}, {@link Kind#COUNT}, {@link Kind#SHARE} and
+ *                {@link Kind#REPLICA}; MiB per device for {@link Kind#MEMORY}; ignored for {@link Kind#WHOLE}
  */
 public record AdvertisedResource(String name, Kind kind, long perCard) {
 
@@ -22,6 +22,12 @@ public record AdvertisedResource(String name, Kind kind, long perCard) {
         PERCENT("p", "percent"),
         /** One of the cards of a multi-card slice ({@code gpu-count}), {@code perCard} per card; ids {@code <uuid>::n<n>}. */
         COUNT("n", "card of a slice"),
+        /**
+         * A whole card or a share of one, as {@code nvidia.com/gpu} counts them: whole cards by NVIDIA's names, the
+         * cards of a share by HAMi's ({@code nvidia.com/gpumem}, {@code gpucores}, which no plugin advertises), so
+         * several containers may hold devices of one card; {@code perCard} per card; ids {@code <uuid>::s<n>}.
+         */
+        SHARE("s", "card or share of a card"),
         /** One of {@code perCard} virtual devices standing for a card in replicas mode; ids {@code <uuid>::r<n>}. */
         REPLICA("r", "replica");
 
@@ -47,7 +53,7 @@ public record AdvertisedResource(String name, Kind kind, long perCard) {
         return switch (kind) {
             case WHOLE -> 1;
             case MEMORY -> memoryMib / perCard;
-            case PERCENT, COUNT, REPLICA -> perCard;
+            case PERCENT, COUNT, SHARE, REPLICA -> perCard;
         };
     }
 

@@ -12,8 +12,9 @@ import java.util.stream.Collectors;
 
 /**
  * What a container is told about its cards: {@code NVIDIA_VISIBLE_DEVICES} (uuids, read by the NVIDIA container
- * runtime), our {@code ELASTICGPU_*} variables, the variables Volcano's and Aliyun's device plugins set for pods
- * that used their names, and in MPS mode the limits the MPS server enforces per client.
+ * runtime), our {@code ELASTICGPU_*} variables, HAMi's {@code CUDA_DEVICE_*} limits, the variables Volcano's and
+ * Aliyun's device plugins set for pods that used their names, and in MPS mode the limits the MPS server enforces per
+ * client.
  *
  * @param mps         whether containers share cards through an MPS server (memory and compute enforced by the driver)
  * @param mpsPipeDir  the host directory of the MPS server's pipes, mounted into every container
@@ -38,14 +39,19 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
         if (!grant.note().isEmpty()) {
             b.putAnnotations("elasticgpu.io/allocation-note", grant.note());
         }
-        boolean memory = resource.kind() == AdvertisedResource.Kind.MEMORY || resource.kind() == AdvertisedResource.Kind.WHOLE;
-        boolean compute = resource.kind() == AdvertisedResource.Kind.PERCENT || resource.kind() == AdvertisedResource.Kind.WHOLE;
+        // nvidia.com/gpu is the only resource of its container that kubelet allocates (HAMi's gpumem and gpucores
+        // are not advertised), so its answer carries the memory and the compute variables both.
+        boolean all = resource.kind() == AdvertisedResource.Kind.WHOLE || resource.kind() == AdvertisedResource.Kind.SHARE;
+        boolean memory = all || resource.kind() == AdvertisedResource.Kind.MEMORY;
+        boolean compute = all || resource.kind() == AdvertisedResource.Kind.PERCENT;
         if (memory && first.memoryMib() > 0) {
             b.putEnvs("ELASTICGPU_MEMORY_LIMIT_MIB", Long.toString(first.memoryMib()));
+            hamiMemory(b, shares);
             family(b, grant.family(), first, cards);
         }
         if (compute) {
             b.putEnvs("ELASTICGPU_CORE_PERCENT", Integer.toString(corePercent(first)));
+            b.putEnvs("CUDA_DEVICE_SM_LIMIT", Integer.toString(corePercent(first)));
         }
         if (mps && first.milli() < 1000 && (memory || compute)) {
             b.putEnvs("CUDA_MPS_PIPE_DIRECTORY", MPS_CONTAINER_DIR)
@@ -63,6 +69,20 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
         return b.build();
     }
 
+    /*
+     * HAMi's limits go to every container with cards, whatever names it asked by, not only to pods that used HAMi's:
+     * they state the same share as ELASTICGPU_*, in the format HAMi's in-container library (HAMi-core) reads, so an
+     * image that carries that library keeps to its share either way, and one that does not ignores them. Writing
+     * them always keeps one rule and no family switch. CUDA_DEVICE_SM_LIMIT is percent; 100 (a memory-only slice,
+     * a whole card) means no limit to HAMi-core, as HAMi's own 0 does.
+     */
+    private static void hamiMemory(ContainerAllocateResponse.Builder b, List<Share> shares) {
+        // Indexes count the container's visible devices; HAMi's unit suffix "m" is MiB.
+        for (int i = 0; i < shares.size(); i++) {
+            b.putEnvs("CUDA_DEVICE_MEMORY_LIMIT_" + i, shares.get(i).memoryMib() + "m");
+        }
+    }
+
     private void family(ContainerAllocateResponse.Builder b, Family family, Share first, CardTable cards) {
         switch (family) {
             case VOLCANO -> {
@@ -78,7 +98,7 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
                         .putEnvs("ALIYUN_COM_GPU_MEM_POD", units)
                         .putEnvs("ALIYUN_COM_GPU_MEM_DEV", Long.toString(cards.memoryMib(first.card()) / aliyunUnitMib));
             }
-            case ELASTIC_GPU, NVIDIA -> {
+            case ELASTIC_GPU, NVIDIA, HAMI -> { // HAMi's variables are every container's (hamiMemory)
             }
         }
     }

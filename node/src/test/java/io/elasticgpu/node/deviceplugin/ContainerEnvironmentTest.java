@@ -19,7 +19,8 @@ class ContainerEnvironmentTest {
     private static final ContainerKey KEY = new ContainerKey("ns", "pod", "main");
     private static final AdvertisedResource MEMORY = new AdvertisedResource("elasticgpu.io/gpu-memory", AdvertisedResource.Kind.MEMORY, 1);
     private static final AdvertisedResource CORE = new AdvertisedResource("elasticgpu.io/gpu-core", AdvertisedResource.Kind.PERCENT, 100);
-    private static final AdvertisedResource WHOLE = new AdvertisedResource("nvidia.com/gpu", AdvertisedResource.Kind.WHOLE, 0);
+    private static final AdvertisedResource WHOLE = new AdvertisedResource("elasticgpu.io/gpu", AdvertisedResource.Kind.WHOLE, 0);
+    private static final AdvertisedResource NVIDIA = new AdvertisedResource("nvidia.com/gpu", AdvertisedResource.Kind.SHARE, 100);
     private final DeviceCatalog cards = new DeviceCatalog(new Hardware("570.1", List.of(
             new Gpu(0, "GPU-a", "T4", 15_360, "00000000:01:00.0", 0, 0, false),
             new Gpu(1, "GPU-b", "T4", 15_360, "00000000:02:00.0", 1, 0, false)), Topology.uniform(2, io.elasticgpu.core.model.Link.UNKNOWN)), List.of());
@@ -75,5 +76,38 @@ class ContainerEnvironmentTest {
 
         assertThat(new ContainerEnvironment(true, "/run/nvidia-mps", 1024).response(g, cards, WHOLE).getEnvsMap())
                 .doesNotContainKey("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE").containsEntry("ELASTICGPU_CORE_PERCENT", "100");
+    }
+
+    @Test
+    void aHamiShareOnTwoCardsGetsHamisLimitsInTheOnlyAnswer() {
+        // nvidia.com/gpu: 2, nvidia.com/gpumem: 3000, nvidia.com/gpucores: 30 → 3000 MiB and 300 milli on each card
+        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 300, 3000), new Share(1, "GPU-b", 300, 3000)), Family.HAMI, "");
+
+        assertThat(new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024).response(g, cards, NVIDIA).getEnvsMap())
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-a,GPU-b")
+                .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "3000m").containsEntry("CUDA_DEVICE_MEMORY_LIMIT_1", "3000m")
+                .containsEntry("CUDA_DEVICE_SM_LIMIT", "30")
+                .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "3000").containsEntry("ELASTICGPU_CORE_PERCENT", "30");
+    }
+
+    @Test
+    void everySliceGetsHamisLimitsWithItsOwnResource() {
+        Grant g = new Grant(KEY, List.of(new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
+        ContainerEnvironment env = new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024);
+
+        // the memory limit with the memory answer, the compute limit with the compute answer (kubelet keeps the first)
+        assertThat(env.response(g, cards, MEMORY).getEnvsMap()).containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "2048m")
+                .doesNotContainKey("CUDA_DEVICE_SM_LIMIT");
+        assertThat(env.response(g, cards, CORE).getEnvsMap()).containsEntry("CUDA_DEVICE_SM_LIMIT", "25")
+                .doesNotContainKey("CUDA_DEVICE_MEMORY_LIMIT_0");
+    }
+
+    @Test
+    void aWholeCardIsLimitedToAllOfIt() {
+        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
+
+        assertThat(new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024).response(g, cards, NVIDIA).getEnvsMap())
+                .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "15360m").containsEntry("CUDA_DEVICE_SM_LIMIT", "100")
+                .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "15360");
     }
 }

@@ -1,0 +1,62 @@
+package io.elasticgpu.api.v1alpha1;
+
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
+
+/**
+ * Reads a container that asks by HAMi's names: {@code nvidia.com/gpu} counts cards, and {@code nvidia.com/gpumem}
+ * (MiB), {@code nvidia.com/gpumem-percentage} and {@code nvidia.com/gpucores} (percent) say what share of each card it
+ * takes. The meaning follows HAMi v2.10 (README, "Pods written for HAMi"): memory left out means all of the card's
+ * memory, so no other share fits beside it and the ask is whole cards; {@code gpucores: 100} asks a card of its own;
+ * {@code gpumem} wins over {@code gpumem-percentage}.
+ */
+final class HamiNames {
+
+    /** What a card of the percent-of-memory example in the error message holds. */
+    private static final long EXAMPLE_CARD_MIB = 16_384;
+
+    private HamiNames() {
+    }
+
+    /**
+     * @param cards      {@code nvidia.com/gpu}
+     * @param memoryMib  {@code nvidia.com/gpumem}
+     * @param memPercent {@code nvidia.com/gpumem-percentage}
+     * @param cores      {@code nvidia.com/gpucores}
+     * @throws InvalidGpuRequestException when the share is not one card's, or has no cards to be taken on
+     */
+    static GpuAsk read(String name, Role role, long cards, long memoryMib, long memPercent, long cores) {
+        boolean qualified = memoryMib + memPercent + cores > 0;
+        if (cards == 0) {
+            throw new InvalidGpuRequestException(("container %s asks %s without %s; add %s: 1 (the number of cards that"
+                    + " each give this share; HAMi's webhook adds it, Elastic GPU leaves pods as written)")
+                    .formatted(name, given(memoryMib, memPercent, cores), ResourceNames.NVIDIA_GPU, ResourceNames.NVIDIA_GPU));
+        }
+        checkPercent(name, ResourceNames.HAMI_GPU_CORES, cores, "for a card of its own; more cards with " + ResourceNames.NVIDIA_GPU);
+        checkPercent(name, ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, memPercent, "(or leave it out) for all of its memory");
+        if (memoryMib == 0 && memPercent > 0 && memPercent < 100) {
+            throw new InvalidGpuRequestException(("container %s asks %s: %d; Elastic GPU places memory in MiB, not in percent"
+                    + " of a card: ask for %s in MiB instead (%d%% of a %d MiB card is %s: %d)").formatted(name,
+                    ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, memPercent, ResourceNames.HAMI_GPU_MEMORY, memPercent,
+                    EXAMPLE_CARD_MIB, ResourceNames.HAMI_GPU_MEMORY, EXAMPLE_CARD_MIB * memPercent / 100));
+        }
+        Family family = qualified ? Family.HAMI : Family.NVIDIA;
+        if (memoryMib == 0 || cores == 100) { // all of the card's memory, or all of its compute: the card alone
+            return GpuAsk.whole(name, role, (int) cards, family);
+        }
+        return GpuAsk.slice(name, role, (int) cards, (int) cores * 10, memoryMib, family);
+    }
+
+    private static void checkPercent(String name, String resource, long value, String whole) {
+        if (value > 100) {
+            throw new InvalidGpuRequestException("container %s asks %s: %d; it is percent of one card and at most 100: ask for %s: 100 %s"
+                    .formatted(name, resource, value, resource, whole));
+        }
+    }
+
+    private static String given(long memoryMib, long memPercent, long cores) {
+        return memoryMib > 0 ? ResourceNames.HAMI_GPU_MEMORY + ": " + memoryMib
+                : memPercent > 0 ? ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE + ": " + memPercent
+                : ResourceNames.HAMI_GPU_CORES + ": " + cores;
+    }
+}
