@@ -16,10 +16,10 @@ import java.util.OptionalLong;
  */
 final class Rss {
 
-    /** @param firstMib the first sample, @param lastMib the last, @param samples how many */
-    record Trend(long firstMib, long lastMib, int samples) {
+    /** @param start the first sample, MiB, @param end the last, MiB, @param samples how many */
+    public record Trend(long start, long end, int samples) {
         double growthPct() {
-            return firstMib == 0 ? 0 : 100.0 * (lastMib - firstMib) / firstMib;
+            return start == 0 ? 0 : 100.0 * (end - start) / start;
         }
     }
 

@@ -45,7 +45,9 @@ public final class Soak {
                     rss.sample(cluster.pids());
                 }, log), AUDIT_EVERY.toMillis(), AUDIT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
                 long end = start + options.duration().toNanos();
-                for (long at = start + options.faultEvery().toNanos(); at < end; at += options.faultEvery().toNanos()) {
+                // A fixed delay after each fault (one that took long, a restart on a loaded machine, delays the next)
+                for (long at = start + options.faultEvery().toNanos(); at < end;
+                     at = System.nanoTime() + options.faultEvery().toNanos()) {
                     sleep(Duration.ofNanos(Math.max(0, at - System.nanoTime())));
                     faults.next();
                 }

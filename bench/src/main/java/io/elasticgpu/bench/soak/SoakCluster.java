@@ -36,6 +36,11 @@ final class SoakCluster implements AutoCloseable {
     private static final Duration DOWN = Duration.ofSeconds(3);
     /** A killed leader's Lease (15 s) expires and the other replica takes it within this. */
     private static final Duration LEASE_TAKEOVER = Duration.ofSeconds(40);
+    /**
+     * How long a started component may take to read the cluster and answer /readyz: generous, because a restart
+     * under the soak's load on a shared machine may take minutes, and a soak that gives up has measured nothing.
+     */
+    private static final Duration READY = Duration.ofMinutes(5);
 
     private final ControlPlane cp;
     private final KubernetesClient client;
@@ -81,13 +86,13 @@ final class SoakCluster implements AutoCloseable {
     private EgpuProcess startExtender(int port) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        return EgpuProcess.start(chart.extenderJvm(), "scheduler", args, log("extender-" + port), port, "--listen");
+        return EgpuProcess.start(chart.extenderJvm(), "scheduler", args, log("extender-" + port), port, "--listen", READY);
     }
 
     private EgpuProcess startController(int port) {
         return EgpuProcess.start(List.of("-Xmx256m", "-XX:+UseSerialGC"), "controller",
                 List.of("--kubeconfig", cp.kubeconfig().toString(), "--no-webhook", "--namespace-for-lease", SYSTEM),
-                log("controller-" + port), port, "--http-listen");
+                log("controller-" + port), port, "--http-listen", READY);
     }
 
     private Path log(String name) {

@@ -2,10 +2,13 @@ package io.elasticgpu.controller.webhook;
 
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.util.ArrayList;
@@ -118,6 +121,13 @@ public final class ClaimMutation {
                         + " %s, which asks for none of %s; fix the claim's spec.resources.requests")
                         .formatted(podName, containerName, claimName, namespace, String.join(", ", COPIED)));
             }
+            Optional<String> invalid = invalid(containerName, asked);
+            if (invalid.isPresent()) {
+                return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace"
+                        + " %s, which asks what Elastic GPU cannot give: %s; fix the claim's spec.resources.requests"
+                        + " (the CRD's validation did not run on it: was it written through an older version?)")
+                        .formatted(podName, containerName, claimName, namespace, invalid.get()));
+            }
             operations.addAll(patch(path(pod, index), containers.get(index), asked));
         }
         return operations.isEmpty() ? new Decision.Unchanged() : new Decision.Patch(operations);
@@ -182,6 +192,24 @@ public final class ClaimMutation {
             }
         }
         return asked;
+    }
+
+    /**
+     * Why the claim's requests, as the container would carry them, are not a valid ask, by the rule every component
+     * reads asks with ({@link PodGpuRequests}): the CRD's CEL rules say the same, but a claim stored before they
+     * existed, or through a version without them, was never checked.
+     */
+    private static Optional<String> invalid(String containerName, Map<String, String> asked) {
+        Map<String, Quantity> limits = new LinkedHashMap<>();
+        asked.forEach((k, v) -> limits.put(k, new Quantity(v)));
+        Pod alone = new PodBuilder().withNewSpec().addNewContainer().withName(containerName).withNewResources()
+                .withLimits(limits).endResources().endContainer().endSpec().build();
+        try {
+            PodGpuRequests.of(alone, PodGpuRequests.Units.DEFAULT);
+            return Optional.empty();
+        } catch (InvalidGpuRequestException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 
     private static int indexOf(List<Container> containers, String name) {

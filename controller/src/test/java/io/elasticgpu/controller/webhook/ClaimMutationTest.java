@@ -37,7 +37,10 @@ class ClaimMutationTest {
             "slice", claim(Map.of(MEM, "4096", CORE, "30")),
             "two-slices", claim(Map.of(MEM, "8192", COUNT, "2")),
             "whole", claim(Map.of(GPU, "2")),
-            "hollow", claim(Map.of()));
+            "hollow", claim(Map.of()),
+            // Stored without the CRD's CEL rules (an older version): more than one card's compute, a count of nothing.
+            "over-card", claim(Map.of(CORE, "150")),
+            "count-alone", claim(Map.of(COUNT, "2")));
 
     static Stream<Arguments> cases() {
         return Stream.of(
@@ -101,12 +104,37 @@ class ClaimMutationTest {
                                 + " namespace team-a, which asks for none of elasticgpu.io/gpu, elasticgpu.io/gpu-memory,"
                                 + " elasticgpu.io/gpu-core, elasticgpu.io/gpu-count; fix the claim's"
                                 + " spec.resources.requests")),
+                Arguments.of("a claim that bypassed the CRD's validation is refused with what to fix",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "over-card"), bare("main")),
+                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim over-card"
+                                + " in namespace team-a, which asks what Elastic GPU cannot give: " + invalid(CORE, "150")
+                                + "; fix the claim's spec.resources.requests (the CRD's validation did not run on it: was"
+                                + " it written through an older version?)")),
+                Arguments.of("a count without a slice, from a claim that bypassed validation",
+                        pod(Map.of("elasticgpu.io/egpuc-main", "count-alone"), bare("main")),
+                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim count-alone"
+                                + " in namespace team-a, which asks what Elastic GPU cannot give: " + invalid(COUNT, "2")
+                                + "; fix the claim's spec.resources.requests (the CRD's validation did not run on it: was"
+                                + " it written through an older version?)")),
                 Arguments.of("one good and one bad annotation: rejected, nothing patched",
                         pod(Map.of("elasticgpu.io/egpuc-main", "slice", "elasticgpu.io/egpuc-logs", "nope"),
                                 bare("main"), bare("logs")),
                         new Decision.Rejected(403, "pod team-a/train: container logs names ElasticGPUClaim nope,"
                                 + " which does not exist in namespace team-a; create it or fix the annotation"
                                 + " elasticgpu.io/egpuc-logs")));
+    }
+
+    /** What the one rule of asks says of a container {@code main} asking {@code value} of {@code name}. */
+    private static String invalid(String name, String value) {
+        Pod alone = new io.fabric8.kubernetes.api.model.PodBuilder().withNewSpec().addNewContainer().withName("main")
+                .withNewResources().addToLimits(name, new io.fabric8.kubernetes.api.model.Quantity(value)).endResources()
+                .endContainer().endSpec().build();
+        try {
+            io.elasticgpu.api.v1alpha1.PodGpuRequests.of(alone, io.elasticgpu.api.v1alpha1.PodGpuRequests.Units.DEFAULT);
+            throw new AssertionError(name + "=" + value + " is a valid ask");
+        } catch (io.elasticgpu.api.v1alpha1.InvalidGpuRequestException e) {
+            return e.getMessage();
+        }
     }
 
     @ParameterizedTest(name = "{0}")

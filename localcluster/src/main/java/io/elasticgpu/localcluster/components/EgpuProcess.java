@@ -58,6 +58,12 @@ public final class EgpuProcess implements AutoCloseable {
     /** The same with the given JVM options, e.g. those a Helm chart sets. */
     public static EgpuProcess start(List<String> jvm, String command, List<String> args, Path log, int port,
                                     String listenFlag) {
+        return start(jvm, command, args, log, port, listenFlag, Duration.ofSeconds(60));
+    }
+
+    /** The same, given {@code ready} to answer {@code /readyz} (a loaded machine, a large cluster to read first). */
+    public static EgpuProcess start(List<String> jvm, String command, List<String> args, Path log, int port,
+                                    String listenFlag, Duration ready) {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         line.addAll(jvm);
         line.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
@@ -67,7 +73,7 @@ public final class EgpuProcess implements AutoCloseable {
         HttpClient http = HttpClient.newHttpClient();
         p.awaitReady(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
                 .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200,
-                Duration.ofSeconds(60));
+                ready);
         return new EgpuProcess(p, port);
     }
 

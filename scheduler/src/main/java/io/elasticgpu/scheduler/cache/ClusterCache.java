@@ -73,6 +73,12 @@ public final class ClusterCache {
      * card before it saw the deletion that freed it. Retried whenever something leaves that node.
      */
     private final Map<String, Set<String>> waiting = new HashMap<>();
+    /**
+     * Bound GPU pods whose cards this cache cannot know (no allocation it can read, or one naming another node), by
+     * node: pod uid to namespace/name. Their node gets no GPU pod until they are fixed or gone: counting them as
+     * holding nothing could hand their cards out twice.
+     */
+    private final Map<String, Map<String, String>> unknownHolders = new ConcurrentHashMap<>();
     private final Predicate<Pod> asksGpu;
     private volatile Consumer<String> onFreed = node -> { };
     private volatile Limits limits = new Limits(0, 0);
@@ -187,9 +193,13 @@ public final class ClusterCache {
                 observed.remove(uid);
             } else {
                 Allocation allocation = allocation(pod, node);
-                if (allocation == null && asksGpu.test(pod) && !assumed.containsKey(uid)) {
+                boolean unknown = allocation == null && asksGpu.test(pod) && !assumed.containsKey(uid);
+                if (unknown && unknownHolders.computeIfAbsent(node, k -> new ConcurrentHashMap<>()).put(uid, key) == null) {
                     unaccounted++;
-                    LOG.warn("pod={} on node={} asks GPUs but carries no allocation; its cards are not counted", key, node);
+                    LOG.warn("pod={} on node={} asks GPUs but carries no allocation this extender can read; no GPU pod goes"
+                            + " to the node until it is fixed or gone", key, node);
+                } else if (!unknown) {
+                    forgetUnknown(uid);
                 }
                 observed.put(uid, Contribution.of(node, PodResources.of(pod), allocation));
                 if (allocation != null || holds.containsKey(uid) && holds.get(uid).allocation() == null) {
@@ -410,6 +420,17 @@ public final class ClusterCache {
         return limits;
     }
 
+    /**
+     * A pod bound to {@code node} that asks GPUs but whose cards are unknown (its allocation is missing, unreadable or
+     * names another node), as namespace/name; empty when every holder there is known.
+     */
+    public Optional<String> unknownHolder(String node) {
+        if (unknownHolders.isEmpty()) {
+            return Optional.empty(); // the filter asks for every node that fits: no lock, no allocation
+        }
+        return unknownHolders.getOrDefault(node, Map.of()).values().stream().sorted().findFirst();
+    }
+
     /** Bound GPU pods seen without an allocation annotation since start. */
     public int unaccounted() {
         return unaccounted;
@@ -434,6 +455,7 @@ public final class ClusterCache {
             gone.add(uid);
         }
         uidByName.remove(key, uid);
+        forgetUnknown(uid);
         live.remove(uid);
         pods.remove(uid);
         hostPods.remove(uid);
@@ -441,6 +463,10 @@ public final class ClusterCache {
         assumed.remove(uid);
         holds.remove(uid);
         reapply(uid);
+    }
+
+    private void forgetUnknown(String uid) {
+        unknownHolders.values().removeIf(byUid -> byUid.remove(uid) != null && byUid.isEmpty());
     }
 
     /** Replaces what pod {@code uid} counts on its node by what it should count now. */

@@ -30,6 +30,10 @@ import java.util.function.LongSupplier;
 /** The three verbs: decode what kube-scheduler sent, ask the decisions or the binder, encode the answer. */
 final class Verbs implements AutoCloseable {
 
+    /** One fixed sentence (kube-scheduler counts equal reasons), naming where the pod is found. */
+    static final String UNKNOWN_HOLDER = "Elastic GPU: a pod here holds cards without a readable allocation"
+            + " (egpu inspect names it)";
+
     private final ClusterCache cache;
     private final Decisions decisions;
     private final Binder binder;
@@ -95,7 +99,7 @@ final class Verbs implements AutoCloseable {
         if (impossible.isPresent()) {
             return Wire.ExtenderFilterResult.error(impossible.get());
         }
-        Decisions.Filtered filtered = decisions.filter(ask, names, cache::state);
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, cache::state));
         filtered.reasons().forEach(metrics::failed);
         if (!filtered.failed().isEmpty() || !filtered.unresolvable().isEmpty()) {
             requeue.rejected();
@@ -192,7 +196,7 @@ final class Verbs implements AutoCloseable {
      * it over the emptiest), and the choice is held until kube-scheduler's own bind is seen.
      */
     private Wire.ExtenderFilterResult hostOnly(Wire.ExtenderArgs args, PodAsk ask, List<String> names) {
-        Decisions.Filtered filtered = decisions.filter(ask, names, cache::state);
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, cache::state));
         String uid = args.pod().getMetadata().getUid();
         List<String> passed = List.copyOf(filtered.unresolvable().keySet());
         if (passed.isEmpty()) {
@@ -248,6 +252,24 @@ final class Verbs implements AutoCloseable {
         return args.nodeNames() != null
                 ? new Wire.ExtenderFilterResult(null, names, Map.of(), Map.of(), "")
                 : new Wire.ExtenderFilterResult(args.nodes(), null, Map.of(), Map.of(), "");
+    }
+
+    /**
+     * The filter's answer with the nodes where a bound GPU pod's cards are unknown moved from fit to failed: which
+     * cards it uses, nobody can tell, so none of them is handed out until its allocation is readable or it is gone.
+     */
+    private Decisions.Filtered withoutUnknownHolders(Decisions.Filtered f) {
+        List<String> fit = f.fit().stream().filter(n -> cache.unknownHolder(n).isEmpty()).toList();
+        if (fit.size() == f.fit().size()) {
+            return f;
+        }
+        Map<String, String> failed = new LinkedHashMap<>(f.failed());
+        Map<String, Integer> reasons = new LinkedHashMap<>(f.reasons());
+        f.fit().stream().filter(n -> !fit.contains(n)).forEach(n -> {
+            failed.put(n, UNKNOWN_HOLDER);
+            reasons.merge("unknown_holder", 1, Integer::sum);
+        });
+        return new Decisions.Filtered(fit, failed, f.unresolvable(), reasons);
     }
 
     private static List<String> names(Wire.ExtenderArgs args) {

@@ -39,6 +39,41 @@ class ClusterCacheTest {
     }
 
     @Test
+    void aBoundGpuPodWhoseCardsAreUnknownMarksItsNodeUntilItsAllocationIsReadableOrItIsGone() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        Pod garbled = new PodBuilder(bound(slice, "n1", onCard1)).editMetadata()
+                .addToAnnotations("elasticgpu.io/allocation", "{not json").endMetadata().build();
+        cache.upsertPod(garbled);
+        assertThat(cache.unknownHolder("n1")).contains("ns/a");
+        assertThat(cache.unknownHolder("n2")).isEmpty();
+        cache.upsertPod(garbled);
+        assertThat(cache.unaccounted()).as("counted once per pod, not per update").isEqualTo(1);
+
+        cache.upsertPod(bound(slice, "n1", onCard1));
+        assertThat(cache.unknownHolder("n1")).as("its allocation readable again").isEmpty();
+        assertThat(n1().usedMemory(1)).isEqualTo(8192);
+
+        Allocation elsewhere = new Allocation("n2", onCard1.containers());
+        cache.upsertPod(bound(slice, "n1", elsewhere));
+        assertThat(cache.unknownHolder("n1")).as("an allocation naming another node").contains("ns/a");
+        cache.deletePod(slice);
+        assertThat(cache.unknownHolder("n1")).as("the pod gone").isEmpty();
+    }
+
+    @Test
+    void aGarbledInventoryTakesTheNodeOutWithoutLosingItsPodsAndAFixedOneBringsItBackAsItWas() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(bound(slice, "n1", onCard1));
+        cache.upsertNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("n1", 2, 16_384, 0)).editMetadata()
+                .addToAnnotations("elasticgpu.io/inventory", "{\"cards\": [{\"index\": \"one\"}]}").endMetadata().build());
+        assertThat(cache.state("n1")).as("no card is offered from an inventory nobody can read").isNull();
+
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        assertThat(n1().usedMemory(1)).as("its pod still counted once the inventory is readable").isEqualTo(8192);
+        assertThat(n1().pods()).isEqualTo(1);
+    }
+
+    @Test
     void aHeartbeatChangesNothingAndAnInventoryChangeRebuildsTheNode() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
         cache.upsertPod(bound(slice, "n1", onCard1));

@@ -109,6 +109,21 @@ class DecidingFilterTest {
     }
 
     @Test
+    void aNodeWhereABoundPodsCardsAreUnknownGetsNoGpuPodAndTheRefusalSaysWhy() throws Exception {
+        Pod garbled = new io.fabric8.kubernetes.api.model.PodBuilder(pod("ns", "foreign", "uid-f",
+                container("main", Map.of("elasticgpu.io/gpu-memory", "1000")))).editMetadata()
+                .addToAnnotations("elasticgpu.io/allocation", "{\"written\": \"by someone else\"}").endMetadata()
+                .editSpec().withNodeName("a").endSpec().build();
+        cache.upsertPod(garbled);
+        assertThat(filter(first)).as("a would be first, but its foreign pod's cards are unknown").containsExactly("b");
+
+        String json = ExtenderServer.JSON.writeValueAsString(Map.of("Pod", first, "NodeNames", List.of("a")));
+        String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/filter"))
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(ExtenderServer.JSON.readTree(body).get("FailedNodes").get("a").asText()).isEqualTo(Verbs.UNKNOWN_HOLDER);
+    }
+
+    @Test
     void aPodDecidedAgainLetsGoOfItsOwnHoldFirst() throws Exception {
         assertThat(filter(first)).containsExactly("a");
         assertThat(filter(first)).containsExactly("a");
