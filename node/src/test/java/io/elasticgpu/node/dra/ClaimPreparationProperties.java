@@ -35,8 +35,7 @@ class ClaimPreparationProperties {
     @Property(tries = 100)
     void preparingTwiceIsPreparingOnceAcrossARestart(@ForAll("claims") @Size(min = 1, max = 12) List<List<ClaimDevice>> asks,
                                                     @ForAll long seed) throws IOException {
-        Path dir = Files.createTempDirectory("dra-prop");
-        try {
+        inTempDir(dir -> {
             FakeClaims claims = fake(asks);
             Map<String, Object> first = prepareAll(preparation(dir, claims), claims, new Random(seed));
             Map<String, String> specs = specs(dir);
@@ -45,30 +44,24 @@ class ClaimPreparationProperties {
 
             assertThat(again).isEqualTo(first);
             assertThat(specs(dir)).isEqualTo(specs);
-        } finally {
-            delete(dir);
-        }
+        });
     }
 
     @Property(tries = 100)
     void theCheckpointReadsBackWhatWasWritten(@ForAll("claims") @Size(max = 12) List<List<ClaimDevice>> asks) throws IOException {
-        Path dir = Files.createTempDirectory("dra-prop");
-        try {
+        inTempDir(dir -> {
             FakeClaims claims = fake(asks);
             ClaimPreparation p = preparation(dir, claims);
             prepareAll(p, claims, new Random(1));
 
             assertThat(Checkpoint.open(dir.resolve("checkpoint.json")).all()).containsExactlyInAnyOrderElementsOf(p.prepared());
-        } finally {
-            delete(dir);
-        }
+        });
     }
 
     @Property(tries = 200)
     void whateverTheOrderNoCardEverHoldsMoreThanItHas(@ForAll("claims") @Size(min = 1, max = 20) List<List<ClaimDevice>> asks,
                                                      @ForAll long seed) throws IOException {
-        Path dir = Files.createTempDirectory("dra-prop");
-        try {
+        inTempDir(dir -> {
             FakeClaims claims = fake(asks);
             ClaimPreparation p = preparation(dir, claims);
             Random random = new Random(seed);
@@ -95,9 +88,7 @@ class ClaimPreparationProperties {
                     assertThat(milli[c]).as("card %d milli", c).isLessThanOrEqualTo(1000);
                 }
             }
-        } finally {
-            delete(dir);
-        }
+        });
     }
 
     @Provide
@@ -157,6 +148,20 @@ class ClaimPreparationProperties {
             }
         }
         return out;
+    }
+
+    interface InDir {
+        void run(Path dir) throws IOException;
+    }
+
+    /** Runs {@code body} in a fresh directory, deleted afterwards (jqwik has no @TempDir per try). */
+    private static void inTempDir(InDir body) throws IOException {
+        Path dir = Files.createTempDirectory("dra-prop");
+        try {
+            body.run(dir);
+        } finally {
+            delete(dir);
+        }
     }
 
     private static void delete(Path dir) throws IOException {
