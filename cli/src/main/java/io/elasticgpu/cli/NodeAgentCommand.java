@@ -1,6 +1,9 @@
 package io.elasticgpu.cli;
 
 import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.agent.DraConfig;
+import io.elasticgpu.node.agent.DraNodeAgent;
+import io.elasticgpu.node.agent.KubernetesDraCluster;
 import io.elasticgpu.node.agent.KubernetesCluster;
 import io.elasticgpu.node.agent.NodeAgent;
 import io.elasticgpu.node.discovery.GpuBackend;
@@ -24,7 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 @Command(name = "node-agent", mixinStandardHelpOptions = true,
-        description = {"Run the node agent: discover the node's GPUs, publish them, and serve kubelet's device plugin API.",
+        description = {"Run the node agent: discover the node's GPUs, publish them, and serve kubelet's device plugin API (or, with --api dra, its DRA API).",
                 "Runs on every GPU node (a DaemonSet) with kubelet's device-plugins and pod-resources directories mounted."})
 final class NodeAgentCommand implements Callable<Integer> {
 
@@ -50,6 +53,20 @@ final class NodeAgentCommand implements Callable<Integer> {
 
     @Option(names = "--pod-resources-socket", paramLabel = "FILE", description = "kubelet's pod-resources socket (default /var/lib/kubelet/pod-resources/kubelet.sock).")
     Path podResources = AgentConfig.DEFAULT_POD_RESOURCES;
+
+    @Option(names = "--api", paramLabel = "device-plugin|dra", defaultValue = "device-plugin",
+            description = "How kubelet is offered the cards: device-plugin (extended resources, default) or dra (a ResourceSlice"
+                    + " and kubelet's DRA API). One per node: the other is not started, and the node is labelled elasticgpu.io/gpu.api.")
+    String api;
+
+    @Option(names = "--dra-plugin-dir", paramLabel = "DIR", description = "With --api dra: the driver's socket and checkpoint directory (default /var/lib/kubelet/plugins/gpu.elasticgpu.io).")
+    Path draPluginDir = DraConfig.DEFAULT.pluginDir();
+
+    @Option(names = "--plugin-registration-dir", paramLabel = "DIR", description = "With --api dra: kubelet's plugin registration directory (default /var/lib/kubelet/plugins_registry).")
+    Path registrationDir = DraConfig.DEFAULT.registrationDir();
+
+    @Option(names = "--cdi-dir", paramLabel = "DIR", description = "With --api dra: where CDI specs are written for the container runtime (default /var/run/cdi).")
+    Path cdiDir = DraConfig.DEFAULT.cdiDir();
 
     @Option(names = "--mode", paramLabel = "slices|replicas", defaultValue = "slices",
             description = "slices: with the extender (default); replicas: each card as --replicas virtual devices, no extender.")
@@ -98,6 +115,15 @@ final class NodeAgentCommand implements Callable<Integer> {
                 !noCompatibility, mps, mpsPipeDir, new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod));
     }
 
+    /** Whether to run as a DRA driver; anything but the two names stops before anything starts. */
+    boolean dra() {
+        return switch (api) {
+            case "device-plugin" -> false;
+            case "dra" -> true;
+            default -> throw new IllegalArgumentException("--api must be device-plugin or dra, was " + api);
+        };
+    }
+
     GpuBackend openBackend() {
         return switch (backend) {
             case "nvml" -> nvmlLibrary == null ? NvmlBackend.open() : NvmlBackend.open(nvmlLibrary);
@@ -115,23 +141,43 @@ final class NodeAgentCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         Optional<MetricsAddress> listen = MetricsAddress.parse(metricsListen); // a typo fails before anything starts
         AgentConfig c = config();
+        boolean dra = dra();
         GpuBackend gpus = openBackend();
         // Bound before the agent registers with kubelet, so that a taken port leaves nothing behind.
         AgentMetrics metrics = new AgentMetrics(c.nodeName());
         Optional<MetricsServer> server = listen.map(address -> MetricsServer.start(address, metrics));
         KubernetesClient client = KubernetesClients.create(kubeconfig);
-        KubernetesCluster cluster = new KubernetesCluster(client, c);
-        NodeAgent agent = NodeAgent.start(c, gpus, cluster, InstantSource.system(), metrics);
+        // Exactly one of the two: a card offered through both APIs would be counted twice.
+        AutoCloseable cluster;
+        AutoCloseable agent;
+        if (dra) {
+            KubernetesDraCluster draCluster = new KubernetesDraCluster(client, c.nodeName());
+            cluster = draCluster;
+            agent = DraNodeAgent.start(c, new DraConfig(draPluginDir, registrationDir, cdiDir), gpus, draCluster,
+                    InstantSource.system(), metrics);
+        } else {
+            KubernetesCluster dpCluster = new KubernetesCluster(client, c);
+            cluster = dpCluster;
+            agent = NodeAgent.start(c, gpus, dpCluster, InstantSource.system(), metrics);
+        }
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            agent.close(); // removes the plugin sockets, so kubelet stops offering our devices
+            closeQuietly(agent); // removes the plugin sockets, so kubelet stops offering our devices
             server.ifPresent(MetricsServer::close);
-            cluster.close();
+            closeQuietly(cluster);
             gpus.close();
             client.close();
             stop.countDown();
         }, "node-agent-shutdown"));
         stop.await();
         return 0;
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            System.err.println("egpu node-agent: closing " + c.getClass().getSimpleName() + ": " + e.getMessage());
+        }
     }
 }

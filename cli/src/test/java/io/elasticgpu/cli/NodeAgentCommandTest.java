@@ -31,4 +31,26 @@ class NodeAgentCommandTest {
 
         assertThat(usage).contains("--metrics-listen=HOST:PORT|off", "default 0.0.0.0:9401");
     }
+
+    @Test
+    void anUnknownApiExitsWith2BeforeAnythingStarts() {
+        StringWriter err = new StringWriter();
+        CommandLine cli = Egpu.commandLine();
+        cli.setErr(new PrintWriter(err));
+
+        int code = cli.execute("node-agent", "--node-name", "gpu-1", "--metrics-listen", "off", "--api", "csi");
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--api must be device-plugin or dra, was csi");
+    }
+
+    @Test
+    void theApiDefaultsToTheDevicePlugin() {
+        NodeAgentCommand command = new NodeAgentCommand();
+        new CommandLine(command).parseArgs("--node-name", "gpu-1");
+
+        assertThat(command.dra()).isFalse();
+        new CommandLine(command).parseArgs("--node-name", "gpu-1", "--api", "dra");
+        assertThat(command.dra()).isTrue();
+    }
 }

@@ -16,6 +16,13 @@ public final class NodeLabels {
     public static final String DRIVER = "elasticgpu.io/gpu.driver";
     /** Present with value {@code true} on every node with Elastic GPU's agent: the DaemonSet's node selector. */
     public static final String PRESENT = "elasticgpu.io/gpu.present";
+    /**
+     * The one API through which the node's cards are offered: {@link #API_DEVICE_PLUGIN} (extended resources) or
+     * {@link #API_DRA} (a ResourceSlice); never both, so that no card is counted twice.
+     */
+    public static final String API = "elasticgpu.io/gpu.api";
+    public static final String API_DEVICE_PLUGIN = "device-plugin";
+    public static final String API_DRA = "dra";
 
     private NodeLabels() {
     }

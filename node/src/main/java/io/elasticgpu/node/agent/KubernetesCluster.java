@@ -1,11 +1,13 @@
 package io.elasticgpu.node.agent;
 
+import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.allocation.PodAnnotations;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.inventory.InventoryPublisher;
+import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.util.function.IntPredicate;
@@ -16,11 +18,14 @@ public final class KubernetesCluster implements Cluster {
     private final ClusterPods pods;
     private final PodAnnotations truth;
     private final InventoryPublisher inventory;
+    private final SlicePublisher slices;
+    private volatile boolean sliceWithdrawn;
 
     public KubernetesCluster(KubernetesClient client, AgentConfig config) {
         this.pods = new ClusterPods(client, config.nodeName(), config.units());
         this.truth = new PodAnnotations(client, config.nodeName());
-        this.inventory = new InventoryPublisher(client, config.nodeName());
+        this.inventory = new InventoryPublisher(client, config.nodeName(), NodeLabels.API_DEVICE_PLUGIN);
+        this.slices = new SlicePublisher(client, config.nodeName());
     }
 
     @Override
@@ -35,6 +40,12 @@ public final class KubernetesCluster implements Cluster {
 
     @Override
     public void publish(Hardware hardware, IntPredicate healthy) {
+        if (!sliceWithdrawn) {
+            // One API per card: a ResourceSlice left by an earlier run in DRA mode would offer these cards to DRA
+            // claims while the device plugin offers them to pods. Removed before the device plugin advertises anything.
+            slices.withdraw();
+            sliceWithdrawn = true;
+        }
         inventory.publish(hardware, healthy);
     }
 

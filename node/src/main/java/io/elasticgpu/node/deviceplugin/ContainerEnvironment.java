@@ -7,7 +7,9 @@ import io.elasticgpu.node.allocation.Grant;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.deviceplugin.api.Mount;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -24,6 +26,14 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
 
     public static final String MPS_CONTAINER_DIR = "/tmp/nvidia-mps";
 
+    /** A container's variables and the host directories mounted into it, in the order they were decided. */
+    public record Variables(Map<String, String> env, Map<String, String> mounts) {
+        public Variables {
+            env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
+            mounts = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(mounts)); // host path -> container path
+        }
+    }
+
     /**
      * The answer to one {@code Allocate} call of {@code resource}. kubelet merges the answers of a container's
      * resources keeping the first value of each variable, in no fixed order; so each answer carries the cards (the
@@ -31,42 +41,53 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
      * compute with compute.
      */
     public ContainerAllocateResponse response(Grant grant, CardTable cards, AdvertisedResource resource) {
-        List<Share> shares = grant.shares();
-        Share first = shares.getFirst();
-        ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder()
-                .putEnvs("NVIDIA_VISIBLE_DEVICES", join(shares, s -> cards.uuid(s.card())))
-                .putEnvs("ELASTICGPU_CARD_INDEX", join(shares, s -> Integer.toString(s.card())));
-        if (!grant.note().isEmpty()) {
-            b.putAnnotations("elasticgpu.io/allocation-note", grant.note());
-        }
         // nvidia.com/gpu is the only resource of its container that kubelet allocates (HAMi's gpumem and gpucores
         // are not advertised), so its answer carries the memory and the compute variables both.
         boolean all = resource.kind() == AdvertisedResource.Kind.WHOLE || resource.kind() == AdvertisedResource.Kind.SHARE;
         boolean memory = all || resource.kind() == AdvertisedResource.Kind.MEMORY;
         boolean compute = all || resource.kind() == AdvertisedResource.Kind.PERCENT;
+        Variables v = variables(grant.shares(), grant.family(), cards, memory, compute);
+        ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder().putAllEnvs(v.env());
+        v.mounts().forEach((host, container) -> b.addMounts(Mount.newBuilder().setHostPath(host).setContainerPath(container).build()));
+        if (!grant.note().isEmpty()) {
+            b.putAnnotations("elasticgpu.io/allocation-note", grant.note());
+        }
+        return b.build();
+    }
+
+    /**
+     * The one rule for what a container holding {@code shares} is told, whichever API handed them out: the device
+     * plugin (a part per resource, {@code memory}/{@code compute} saying which) and DRA (everything at once).
+     */
+    public Variables variables(List<Share> shares, Family family, CardTable cards, boolean memory, boolean compute) {
+        Share first = shares.getFirst();
+        Map<String, String> env = new LinkedHashMap<>();
+        Map<String, String> mounts = new LinkedHashMap<>();
+        env.put("NVIDIA_VISIBLE_DEVICES", join(shares, s -> cards.uuid(s.card())));
+        env.put("ELASTICGPU_CARD_INDEX", join(shares, s -> Integer.toString(s.card())));
         if (memory && first.memoryMib() > 0) {
-            b.putEnvs("ELASTICGPU_MEMORY_LIMIT_MIB", Long.toString(first.memoryMib()));
-            hamiMemory(b, shares);
-            family(b, grant.family(), first, cards);
+            env.put("ELASTICGPU_MEMORY_LIMIT_MIB", Long.toString(first.memoryMib()));
+            hamiMemory(env, shares);
+            family(env, family, first, cards);
         }
         if (compute) {
-            b.putEnvs("ELASTICGPU_CORE_PERCENT", Integer.toString(corePercent(first)));
-            b.putEnvs("CUDA_DEVICE_SM_LIMIT", Integer.toString(corePercent(first)));
+            env.put("ELASTICGPU_CORE_PERCENT", Integer.toString(corePercent(first)));
+            env.put("CUDA_DEVICE_SM_LIMIT", Integer.toString(corePercent(first)));
         }
         if (mps && first.milli() < 1000 && (memory || compute)) {
-            b.putEnvs("CUDA_MPS_PIPE_DIRECTORY", MPS_CONTAINER_DIR)
-                    .addMounts(Mount.newBuilder().setHostPath(mpsPipeDir).setContainerPath(MPS_CONTAINER_DIR).build());
+            env.put("CUDA_MPS_PIPE_DIRECTORY", MPS_CONTAINER_DIR);
+            mounts.put(mpsPipeDir, MPS_CONTAINER_DIR);
             if (compute && first.milli() > 0) {
-                b.putEnvs("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", Integer.toString(corePercent(first)));
+                env.put("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", Integer.toString(corePercent(first)));
             }
             if (memory && first.memoryMib() > 0) {
                 // Indexes in this variable count the container's visible devices, so ours start at 0.
                 String limits = java.util.stream.IntStream.range(0, shares.size())
                         .mapToObj(i -> i + "=" + shares.get(i).memoryMib() + "M").collect(Collectors.joining(","));
-                b.putEnvs("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", limits);
+                env.put("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", limits);
             }
         }
-        return b.build();
+        return new Variables(env, mounts);
     }
 
     /*
@@ -76,27 +97,27 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
      * them always keeps one rule and no family switch. CUDA_DEVICE_SM_LIMIT is percent; 100 (a memory-only slice,
      * a whole card) means no limit to HAMi-core, as HAMi's own 0 does.
      */
-    private static void hamiMemory(ContainerAllocateResponse.Builder b, List<Share> shares) {
+    private static void hamiMemory(Map<String, String> env, List<Share> shares) {
         // Indexes count the container's visible devices; HAMi's unit suffix "m" is MiB.
         for (int i = 0; i < shares.size(); i++) {
-            b.putEnvs("CUDA_DEVICE_MEMORY_LIMIT_" + i, shares.get(i).memoryMib() + "m");
+            env.put("CUDA_DEVICE_MEMORY_LIMIT_" + i, shares.get(i).memoryMib() + "m");
         }
     }
 
-    private void family(ContainerAllocateResponse.Builder b, Family family, Share first, CardTable cards) {
+    private void family(Map<String, String> env, Family family, Share first, CardTable cards) {
         switch (family) {
             case VOLCANO -> {
                 long total = cards.memoryMib(first.card());
-                b.putEnvs("VOLCANO_GPU_ALLOCATED", Long.toString(first.memoryMib()))
-                        .putEnvs("VOLCANO_GPU_MEMORY_TOTAL", Long.toString(total))
-                        .putEnvs("VOLCANO_GPU_TOTAL", Long.toString(total)); // the name older Volcano releases used
+                env.put("VOLCANO_GPU_ALLOCATED", Long.toString(first.memoryMib()));
+                env.put("VOLCANO_GPU_MEMORY_TOTAL", Long.toString(total));
+                env.put("VOLCANO_GPU_TOTAL", Long.toString(total)); // the name older Volcano releases used
             }
             case ALIYUN -> {
                 String units = Long.toString(first.memoryMib() / aliyunUnitMib);
-                b.putEnvs("ALIYUN_COM_GPU_MEM_IDX", Integer.toString(first.card()))
-                        .putEnvs("ALIYUN_COM_GPU_MEM_CONTAINER", units)
-                        .putEnvs("ALIYUN_COM_GPU_MEM_POD", units)
-                        .putEnvs("ALIYUN_COM_GPU_MEM_DEV", Long.toString(cards.memoryMib(first.card()) / aliyunUnitMib));
+                env.put("ALIYUN_COM_GPU_MEM_IDX", Integer.toString(first.card()));
+                env.put("ALIYUN_COM_GPU_MEM_CONTAINER", units);
+                env.put("ALIYUN_COM_GPU_MEM_POD", units);
+                env.put("ALIYUN_COM_GPU_MEM_DEV", Long.toString(cards.memoryMib(first.card()) / aliyunUnitMib));
             }
             case ELASTIC_GPU, NVIDIA, HAMI -> { // HAMi's variables are every container's (hamiMemory)
             }

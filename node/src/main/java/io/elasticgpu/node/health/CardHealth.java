@@ -18,12 +18,19 @@ public final class CardHealth {
     private final InstantSource clock;
     private final long[] lastCriticalMillis; // 0 = healthy
     private final String[] reason;
+    private final boolean[] lostWork;
 
     public CardHealth(int cards, HealthPolicy policy, InstantSource clock) {
         this.policy = policy;
         this.clock = clock;
         this.lastCriticalMillis = new long[cards];
         this.reason = new String[cards];
+        this.lostWork = new boolean[cards];
+    }
+
+    /** Whether an event since {@code card} last became unhealthy ended the work running on it; false when healthy. */
+    public synchronized boolean lostWork(int card) {
+        return !healthy(card) && lostWork[card];
     }
 
     public synchronized boolean healthy(int card) {
@@ -35,19 +42,21 @@ public final class CardHealth {
         return reason[card] == null ? "" : reason[card];
     }
 
-    /** Applies {@code event}; true when it made a healthy card unhealthy. */
+    /** Applies {@code event}; true when it made a healthy card unhealthy, or an unhealthy one lose its work. */
     public synchronized boolean onEvent(GpuEvent event) {
         int c = event.card();
         if (c < 0 || c >= lastCriticalMillis.length || !policy.critical(event)) {
             return false;
         }
         boolean was = lastCriticalMillis[c] == 0;
+        boolean lostBefore = !was && lostWork[c];
+        lostWork[c] = lostBefore || policy.losesWork(event);
         lastCriticalMillis[c] = Math.max(1, clock.millis()); // a later event restarts the quiet period
         reason[c] = switch (event) {
             case GpuEvent.Xid x -> "Xid " + x.code();
             case GpuEvent.DoubleBitEcc e -> "double-bit ECC error";
         };
-        return was;
+        return was || lostWork[c] != lostBefore;
     }
 
     /** Marks healthy every unhealthy card that has been quiet long enough and {@code answers}; returns them. */

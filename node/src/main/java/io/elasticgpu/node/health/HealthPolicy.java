@@ -24,6 +24,13 @@ public record HealthPolicy(Set<Long> ignoredXids, Duration quietPeriod) {
      */
     public static final Set<Long> APPLICATION_XIDS = Set.of(13L, 31L, 43L, 45L, 68L, 109L);
 
+    /**
+     * Critical Xids after which work already running on the card is lost, not only new work at risk: 48 double-bit
+     * ECC error, 74 NVLink error, 79 fallen off the bus, 94 and 95 contained and uncontained ECC errors (the driver
+     * kills the processes using the affected memory), 119 and 120 GSP errors (the firmware stopped answering).
+     */
+    public static final Set<Long> WORK_LOSING_XIDS = Set.of(48L, 74L, 79L, 94L, 95L, 119L, 120L);
+
     public static final HealthPolicy DEFAULT = new HealthPolicy(APPLICATION_XIDS, Duration.ofMinutes(5));
 
     public HealthPolicy {
@@ -38,6 +45,17 @@ public record HealthPolicy(Set<Long> ignoredXids, Duration quietPeriod) {
     public boolean critical(GpuEvent event) {
         return switch (event) {
             case GpuEvent.Xid x -> !ignoredXids.contains(x.code());
+            case GpuEvent.DoubleBitEcc e -> true;
+        };
+    }
+
+    /**
+     * Whether a critical {@code event} also ends the work running on its card, so that its users should be moved
+     * (a DRA {@code NoExecute} taint) rather than only kept from new work ({@code NoSchedule}).
+     */
+    public boolean losesWork(GpuEvent event) {
+        return critical(event) && switch (event) {
+            case GpuEvent.Xid x -> WORK_LOSING_XIDS.contains(x.code());
             case GpuEvent.DoubleBitEcc e -> true;
         };
     }

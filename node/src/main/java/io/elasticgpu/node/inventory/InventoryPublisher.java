@@ -3,6 +3,7 @@ package io.elasticgpu.node.inventory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.node.discovery.Hardware;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -22,16 +23,26 @@ public final class InventoryPublisher {
 
     private final KubernetesClient client;
     private final String node;
+    private final String api;
 
+    /** For a node whose cards are offered through the device plugin. */
     public InventoryPublisher(KubernetesClient client, String node) {
+        this(client, node, NodeLabels.API_DEVICE_PLUGIN);
+    }
+
+    /** @param api the value of {@link NodeLabels#API}: the one API this node's cards are offered through */
+    public InventoryPublisher(KubernetesClient client, String node, String api) {
         this.client = client;
         this.node = node;
+        this.api = api;
     }
 
     /** @return whether the node took it (a failure is logged; the next change or restart tries again) */
     public synchronized boolean publish(Hardware hw, IntPredicate healthy) {
+        Map<String, String> labels = new java.util.LinkedHashMap<>(InventoryDocument.labels(hw));
+        labels.put(NodeLabels.API, api);
         Map<String, Object> patch = Map.of("metadata", Map.of(
-                "labels", InventoryDocument.labels(hw),
+                "labels", labels,
                 "annotations", Map.of(Annotations.INVENTORY, InventoryDocument.inventory(hw, healthy).toJson())));
         try {
             client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));

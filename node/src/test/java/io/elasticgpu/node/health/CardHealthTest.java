@@ -72,4 +72,27 @@ class CardHealthTest {
 
         assertThat(strict.onEvent(new GpuEvent.Xid(0, 13))).isTrue();
     }
+
+    @Test
+    void anXidThatEndsRunningWorkIsToldApartFromOneThatOnlyKeepsNewWorkAway() {
+        health.onEvent(new GpuEvent.Xid(0, 62)); // internal micro-controller halt: critical, running work not known lost
+        health.onEvent(new GpuEvent.Xid(1, 79)); // fallen off the bus: everything on it is gone
+
+        assertThat(health.lostWork(0)).isFalse();
+        assertThat(health.lostWork(1)).isTrue();
+        assertThat(health.onEvent(new GpuEvent.Xid(0, 95))).as("an unhealthy card now losing its work is a change").isTrue();
+        assertThat(health.lostWork(0)).isTrue();
+    }
+
+    @Test
+    void aRecoveredCardHasLostNothing() {
+        health.onEvent(new GpuEvent.DoubleBitEcc(2));
+        now.set(now.get().plus(Duration.ofMinutes(5)));
+
+        health.recover(c -> true);
+
+        assertThat(health.lostWork(2)).isFalse();
+        assertThat(health.onEvent(new GpuEvent.Xid(2, 62))).isTrue();
+        assertThat(health.lostWork(2)).as("the earlier ECC error does not count for the new outage").isFalse();
+    }
 }

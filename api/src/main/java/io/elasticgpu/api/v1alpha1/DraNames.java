@@ -1,0 +1,45 @@
+package io.elasticgpu.api.v1alpha1;
+
+/**
+ * Elastic GPU's names in Dynamic Resource Allocation ({@code resource.k8s.io/v1}): the driver, its capacities, its
+ * device attributes and its taint. The node agent publishes them in ResourceSlices; users write them in
+ * DeviceClasses, ResourceClaims and CEL selectors ({@code device.capacity["gpu.elasticgpu.io"].memory}).
+ */
+public final class DraNames {
+
+    /** The driver name: ResourceSlices' {@code spec.driver}, allocation results' {@code driver}, kubelet's plugin name. */
+    public static final String DRIVER = "gpu.elasticgpu.io";
+
+    /** Consumable capacity: GPU memory, a quantity in bytes published as whole MiB ({@code 81920Mi}). */
+    public static final String MEMORY = "memory";
+    /** Consumable capacity: percent of the card's compute, 0..100. */
+    public static final String CORES = "cores";
+
+    public static final String ATTR_MODEL = "model";
+    public static final String ATTR_UUID = "uuid";
+    public static final String ATTR_INDEX = "index";
+    public static final String ATTR_DRIVER_VERSION = "driverVersion";
+    public static final String ATTR_NUMA_NODE = "numaNode";
+    /** The lowest index among the cards joined to this one by NVLink (itself when it has none). */
+    public static final String ATTR_NVLINK_ISLAND = "nvlinkIsland";
+    public static final String ATTR_MEMORY_MIB = "memoryMiB";
+
+    /** The device taint of an unhealthy card; its value says why (e.g. {@code Xid-79}). */
+    public static final String TAINT_UNHEALTHY = DRIVER + "/unhealthy";
+
+    private DraNames() {
+    }
+
+    /** The device name of card {@code index} in the node's pool. */
+    public static String deviceName(int index) {
+        return "gpu-" + index;
+    }
+
+    /** The card index a device name of ours stands for, or -1 when it is not one of ours. */
+    public static int cardIndex(String deviceName) {
+        if (deviceName == null || !deviceName.matches("gpu-(0|[1-9][0-9]{0,5})")) {
+            return -1;
+        }
+        return Integer.parseInt(deviceName.substring(4));
+    }
+}

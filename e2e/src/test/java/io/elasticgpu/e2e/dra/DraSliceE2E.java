@@ -1,0 +1,194 @@
+package io.elasticgpu.e2e.dra;
+
+import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.core.model.Link;
+import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
+import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.agent.DraConfig;
+import io.elasticgpu.node.agent.DraNodeAgent;
+import io.elasticgpu.node.agent.KubernetesDraCluster;
+import io.elasticgpu.node.discovery.Gpu;
+import io.elasticgpu.node.discovery.GpuEvent;
+import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.discovery.SimulatedBackend;
+import io.elasticgpu.node.dra.ClaimRef;
+import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.metrics.AgentMetrics;
+import io.elasticgpu.node.resourceslice.SlicePublisher;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A simulated-mode agent in DRA mode on a kwok node publishes its ResourceSlice, and the real kube-scheduler (1.36,
+ * consumable capacity and device taints on by default) allocates claims against it: two claims share one card by
+ * memory and cores, a claim no card can hold stays unallocated with the allocator's reason, an unhealthy card is
+ * tainted and gets no new claim until it recovers. The agent prepares an allocated claim from the API.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class DraSliceE2E {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String CLASS = "gpu.elasticgpu.io";
+
+    @TempDir
+    Path dir;
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-21T10:00:00Z"));
+
+    private static Hardware twoT4s() {
+        List<Gpu> gpus = List.of(
+                new Gpu(0, "GPU-dra00000-0000-0000-0000-000000000000", "Tesla T4", 15_360, "00000000:01:00.0", 0, 0, false),
+                new Gpu(1, "GPU-dra00001-0000-0000-0000-000000000000", "Tesla T4", 15_360, "00000000:02:00.0", 1, 0, false));
+        return new Hardware("535.104.05", gpus, Topology.uniform(2, Link.UNKNOWN));
+    }
+
+    /** A claim for one card of ours with {@code memory} and {@code cores}, optionally only card {@code index}. */
+    private static ResourceClaim claim(String name, String memory, String cores, Integer index) {
+        var request = new ResourceClaimBuilder().withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly().withDeviceClassName(CLASS)
+                .withNewCapacity().addToRequests(DraNames.MEMORY, new Quantity(memory)).addToRequests(DraNames.CORES, new Quantity(cores))
+                .endCapacity();
+        if (index != null) {
+            request = request.addNewSelector().withNewCel()
+                    .withExpression("device.attributes[\"gpu.elasticgpu.io\"].index == " + index).endCel().endSelector();
+        }
+        return request.endExactly().endRequest().endDevices().endSpec().build();
+    }
+
+    private static Pod pod(String name, String claim) {
+        return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
+                .addNewResourceClaim().withName("gpu").withResourceClaimName(claim).endResourceClaim()
+                .addNewContainer().withName("main").withImage("registry.example/train:1")
+                .withNewResources().addNewClaim().withName("gpu").endClaim().endResources().endContainer().endSpec().build();
+    }
+
+    @Test
+    void theRealSchedulerSharesOneCardBetweenClaimsAndNeverOverCommitsIt(TestCluster cluster) throws Exception {
+        var client = cluster.client();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("dra", 2, "Tesla-T4", 15_360))).getFirst();
+        if (client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class).withName(CLASS).get() == null) {
+            client.resource(new DeviceClassBuilder().withNewMetadata().withName(CLASS).endMetadata().withNewSpec()
+                    .addNewSelector().withNewCel().withExpression("device.driver == \"gpu.elasticgpu.io\"").endCel().endSelector()
+                    .endSpec().build()).create();
+        }
+        SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
+        AgentConfig config = new AgentConfig(node, dir.resolve("unused"), dir.resolve("unused.sock"), AgentConfig.Mode.SLICES, 4,
+                256, 1024, true, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+        DraConfig dra = new DraConfig(dir.resolve("plugin"), dir.resolve("registry"), dir.resolve("cdi"));
+        try (DraNodeAgent agent = DraNodeAgent.start(config, dra, gpus, new KubernetesDraCluster(client, node), now::get,
+                new AgentMetrics(node))) {
+            ResourceSlice slice = await().atMost(WAIT).until(
+                    () -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get(), s -> s != null);
+            assertThat(slice.getSpec().getDriver()).isEqualTo(DraNames.DRIVER);
+            assertThat(slice.getSpec().getPool().getName()).isEqualTo(node);
+            assertThat(slice.getSpec().getDevices()).extracting(d -> d.getName()).containsExactly("gpu-0", "gpu-1");
+            assertThat(client.nodes().withName(node).get().getMetadata().getLabels()).containsEntry(NodeLabels.API, NodeLabels.API_DRA);
+
+            var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
+            var pods = client.pods().inNamespace(cluster.namespace());
+            // card 0: 15360 MiB; 8 GiB + 6 GiB = 14336 MiB fits, 40 % + 50 % = 90 % fits
+            claims.resource(claim("a", "8Gi", "40", 0)).create();
+            claims.resource(claim("b", "6Gi", "50", 0)).create();
+            claims.resource(claim("too-big", "16Gi", "10", null)).create(); // more memory than any card has
+            pods.resource(pod("a", "a")).create();
+            pods.resource(pod("b", "b")).create();
+            pods.resource(pod("too-big", "too-big")).create();
+
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(result(claims.withName("a").get())).satisfies(r -> {
+                    assertThat(r.getDevice()).isEqualTo("gpu-0");
+                    assertThat(r.getShareID()).isNotBlank();
+                    assertThat(r.getConsumedCapacity()).containsEntry(DraNames.MEMORY, new Quantity("8Gi"))
+                            .containsEntry(DraNames.CORES, new Quantity("40"));
+                });
+                assertThat(result(claims.withName("b").get()).getDevice()).isEqualTo("gpu-0");
+                assertThat(pods.withName("a").get().getSpec().getNodeName()).isEqualTo(node);
+                assertThat(pods.withName("b").get().getSpec().getNodeName()).isEqualTo(node);
+            });
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(claims.withName("too-big").get().getStatus().getAllocation()).isNull();
+                var scheduled = pods.withName("too-big").get().getStatus().getConditions().stream()
+                        .filter(c -> "PodScheduled".equals(c.getType())).findFirst().orElseThrow();
+                assertThat(scheduled.getStatus()).isEqualTo("False");
+                assertThat(scheduled.getMessage()).contains("cannot allocate all claims");
+            });
+            auditCapacity(claims.list().getItems(), slice);
+
+            // The agent prepares what the scheduler allocated: kubelet would now inject this CDI device.
+            ResourceClaim a = claims.withName("a").get();
+            var prepared = agent.preparation().prepare(new ClaimRef(cluster.namespace(), "a", a.getMetadata().getUid()));
+            assertThat(prepared).singleElement().satisfies(d -> assertThat(d.memoryMib()).isEqualTo(8192));
+            assertThat(Files.readString(dir.resolve("cdi/elasticgpu.io-gpu_" + a.getMetadata().getUid() + ".json")))
+                    .contains("ELASTICGPU_MEMORY_LIMIT_MIB=8192", "ELASTICGPU_CORE_PERCENT=40", "CUDA_DEVICE_SM_LIMIT=40", "/dev/nvidia0");
+
+            // card 1 falls off the bus: tainted NoExecute, no new claim lands on it (card 0 has 1024 MiB left)
+            gpus.inject(new GpuEvent.Xid(1, 79));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(device(client, node, 1).getTaints()).singleElement()
+                    .satisfies(t -> assertThat(t.getEffect()).isEqualTo("NoExecute")));
+            claims.resource(claim("after", "4Gi", "10", null)).create();
+            pods.resource(pod("after", "after")).create();
+            await().during(Duration.ofSeconds(5)).atMost(WAIT)
+                    .untilAsserted(() -> assertThat(claims.withName("after").get().getStatus().getAllocation()).isNull());
+
+            now.set(now.get().plus(Duration.ofMinutes(5))); // quiet long enough: the card comes back, untainted
+            await().atMost(WAIT).untilAsserted(() -> assertThat(device(client, node, 1).getTaints()).isNullOrEmpty());
+            await().atMost(WAIT).untilAsserted(() -> assertThat(result(claims.withName("after").get()).getDevice()).isEqualTo("gpu-1"));
+            auditCapacity(claims.list().getItems(), client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get());
+        }
+    }
+
+    private static DeviceRequestAllocationResult result(ResourceClaim claim) {
+        assertThat(claim.getStatus()).isNotNull();
+        assertThat(claim.getStatus().getAllocation()).as("claim %s allocated", claim.getMetadata().getName()).isNotNull();
+        return claim.getStatus().getAllocation().getDevices().getResults().getFirst();
+    }
+
+    private static io.fabric8.kubernetes.api.model.resource.v1.Device device(io.fabric8.kubernetes.client.KubernetesClient client,
+                                                                            String node, int index) {
+        return client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get().getSpec().getDevices().get(index);
+    }
+
+    /** From the claims' status alone: what each device's claims consume is at most its capacity. */
+    private static void auditCapacity(List<ResourceClaim> claims, ResourceSlice slice) {
+        Map<String, Map<String, BigDecimal>> used = new HashMap<>();
+        for (ResourceClaim c : claims) {
+            if (c.getStatus() == null || c.getStatus().getAllocation() == null) {
+                continue;
+            }
+            for (var r : c.getStatus().getAllocation().getDevices().getResults()) {
+                r.getConsumedCapacity().forEach((name, q) -> used.computeIfAbsent(r.getDevice(), d -> new HashMap<>())
+                        .merge(name, Quantity.getAmountInBytes(q), BigDecimal::add));
+            }
+        }
+        for (var d : slice.getSpec().getDevices()) {
+            used.getOrDefault(d.getName(), Map.of()).forEach((name, sum) -> assertThat(sum)
+                    .as("%s %s", d.getName(), name).isLessThanOrEqualTo(Quantity.getAmountInBytes(d.getCapacity().get(name).getValue())));
+        }
+        assertThat(used).as("something was allocated").isNotEmpty();
+    }
+}

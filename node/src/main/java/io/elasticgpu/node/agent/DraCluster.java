@@ -1,0 +1,24 @@
+package io.elasticgpu.node.agent;
+
+import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.dra.ClaimSource;
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+
+import java.util.List;
+import java.util.function.IntPredicate;
+
+/** What the agent in DRA mode needs from the API server; {@link KubernetesDraCluster} in production, fakes in tests. */
+public interface DraCluster extends AutoCloseable {
+
+    /** The node's labels (saying it uses DRA) and inventory. */
+    void publish(Hardware hardware, IntPredicate healthy);
+
+    /** The node's ResourceSlice. */
+    void publishSlice(List<Device> devices);
+
+    /** Where claims are read from. */
+    ClaimSource claims(Hardware hardware);
+
+    @Override
+    void close();
+}

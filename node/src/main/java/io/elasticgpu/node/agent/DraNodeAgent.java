@@ -1,0 +1,90 @@
+package io.elasticgpu.node.agent;
+
+import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
+import io.elasticgpu.node.deviceplugin.DeviceCatalog;
+import io.elasticgpu.node.discovery.GpuBackend;
+import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.dra.CdiSpecs;
+import io.elasticgpu.node.dra.Checkpoint;
+import io.elasticgpu.node.dra.ClaimPreparation;
+import io.elasticgpu.node.draplugin.DraPluginServer;
+import io.elasticgpu.node.draplugin.DraPluginService;
+import io.elasticgpu.node.health.CardHealth;
+import io.elasticgpu.node.health.HealthWatch;
+import io.elasticgpu.node.metrics.AgentMetrics;
+import io.elasticgpu.node.resourceslice.SliceDevices;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.InstantSource;
+import java.util.List;
+
+/**
+ * The node agent in DRA mode: the same discovery and health as {@link NodeAgent}, but the cards are offered as a
+ * ResourceSlice and handed out through kubelet's DRA API. It never starts the device plugin, so this node advertises
+ * no extended resources of ours and kube-scheduler cannot place a device-plugin pod on its cards; the node's
+ * {@code elasticgpu.io/gpu.api} label says {@code dra}. (In device-plugin mode the agent deletes the node's
+ * ResourceSlice before it advertises anything: each card is offered through exactly one API.)
+ */
+public final class DraNodeAgent implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DraNodeAgent.class);
+
+    private final Hardware hardware;
+    private final CardHealth health;
+    private final ClaimPreparation preparation;
+    private final DraPluginServer server;
+    private final HealthWatch watch;
+
+    private DraNodeAgent(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster, InstantSource clock,
+                         AgentMetrics metrics) {
+        this.hardware = backend.discover();
+        this.health = new CardHealth(hardware.gpus().size(), config.health(), clock);
+        metrics.watchCards(hardware, health);
+        ContainerEnvironment env = new ContainerEnvironment(config.mps(), config.mpsPipeDir().toString(), config.aliyunUnitMib());
+        this.preparation = new ClaimPreparation(cluster.claims(hardware), Checkpoint.open(dra.checkpoint()),
+                new CdiSpecs(dra.cdiDir()), hardware, new DeviceCatalog(hardware, List.of()), env, config.nodeName());
+        Runnable publish = () -> {
+            cluster.publishSlice(SliceDevices.devices(hardware, health, config.memoryBlockMib()));
+            cluster.publish(hardware, health::healthy);
+        };
+        publish.run();
+        this.server = DraPluginServer.start(DraNames.DRIVER, dra.pluginDir(), dra.registrationDir(), new DraPluginService(preparation));
+        this.watch = new HealthWatch(backend, health, publish);
+        LOG.info("node agent started in DRA mode node={} backend={} cards={} driver={} prepared claims={}", config.nodeName(),
+                backend.name(), hardware.gpus().size(), DraNames.DRIVER, preparation.prepared().size());
+    }
+
+    /**
+     * @throws io.elasticgpu.node.discovery.DiscoveryException when the cards cannot be discovered
+     * @throws IllegalStateException                           when the checkpoint cannot be read (the message says what to do)
+     */
+    public static DraNodeAgent start(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster,
+                                     InstantSource clock, AgentMetrics metrics) {
+        return new DraNodeAgent(config, dra, backend, cluster, clock, metrics);
+    }
+
+    public Hardware hardware() {
+        return hardware;
+    }
+
+    public CardHealth health() {
+        return health;
+    }
+
+    public ClaimPreparation preparation() {
+        return preparation;
+    }
+
+    /** Whether kubelet took the registration. */
+    public boolean registered() {
+        return server.registered();
+    }
+
+    @Override
+    public void close() {
+        watch.close();
+        server.close();
+    }
+}

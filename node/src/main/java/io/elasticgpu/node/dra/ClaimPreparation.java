@@ -1,0 +1,115 @@
+package io.elasticgpu.node.dra;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.node.allocation.CardTable;
+import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
+import io.elasticgpu.node.discovery.Hardware;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Prepares and unprepares claims, idempotently: a claim prepared before (in this run or, through the checkpoint, an
+ * earlier one) gets the same answer again, and unpreparing an unknown claim succeeds. Before a new claim is prepared,
+ * its shares are checked against what the node's prepared claims hold, so that no card is ever handed out beyond its
+ * capacity whatever the API says (rule 2 at the node). The API is read outside the lock; the lock covers only the
+ * check and two local file writes. Thread-safe.
+ */
+public final class ClaimPreparation {
+
+    private final ClaimSource source;
+    private final Checkpoint checkpoint;
+    private final CdiSpecs cdi;
+    private final Hardware hardware;
+    private final CardTable cards;
+    private final ContainerEnvironment environment;
+    private final String pool;
+
+    public ClaimPreparation(ClaimSource source, Checkpoint checkpoint, CdiSpecs cdi, Hardware hardware, CardTable cards,
+                            ContainerEnvironment environment, String pool) {
+        this.source = source;
+        this.checkpoint = checkpoint;
+        this.cdi = cdi;
+        this.hardware = hardware;
+        this.cards = cards;
+        this.environment = environment;
+        this.pool = pool;
+    }
+
+    /**
+     * @throws ClaimException when the claim cannot be prepared (not allocated, not ours, over a card's capacity)
+     */
+    public List<PreparedDevice> prepare(ClaimRef ref) {
+        synchronized (this) {
+            var known = checkpoint.get(ref.uid());
+            if (known.isPresent()) {
+                cdi.write(ref.uid(), known.get().cdiSpec()); // again, in case /var/run was emptied by a reboot
+                return known.get().devices();
+            }
+        }
+        PreparedClaim prepared = describe(ref, source.allocated(ref));
+        synchronized (this) {
+            var raced = checkpoint.get(ref.uid()); // kubelet asked twice at once: the first answer stands
+            if (raced.isPresent()) {
+                return raced.get().devices();
+            }
+            checkCapacity(ref, prepared.devices());
+            cdi.write(ref.uid(), prepared.cdiSpec()); // before the checkpoint: a crash between leaves a spec unprepare removes
+            checkpoint.put(prepared);
+            return prepared.devices();
+        }
+    }
+
+    public synchronized void unprepare(ClaimRef ref) {
+        cdi.remove(ref.uid());
+        checkpoint.remove(ref.uid());
+    }
+
+    /** The claims prepared now. */
+    public synchronized List<PreparedClaim> prepared() {
+        return List.copyOf(checkpoint.all());
+    }
+
+    PreparedClaim describe(ClaimRef ref, List<ClaimDevice> devices) {
+        Map<String, CdiSpecs.Edits> edits = new LinkedHashMap<>();
+        for (String request : ClaimDevice.requests(devices)) {
+            List<ClaimDevice> mine = devices.stream().filter(d -> d.request().equals(request)).toList();
+            List<Share> shares = mine.stream()
+                    .map(d -> new Share(d.card(), cards.uuid(d.card()), d.milli(), d.memoryMib())).toList();
+            List<String> nodes = mine.stream().map(d -> hardware.gpus().get(d.card()).devicePath()).distinct().toList();
+            // Both memory and compute: one CDI device tells a container everything, where the device plugin needs a
+            // part per resource. Our own family: DRA claims have no other project's names to answer in.
+            edits.put(CdiSpecs.deviceName(ref.uid(), request),
+                    new CdiSpecs.Edits(nodes, environment.variables(shares, Family.ELASTIC_GPU, cards, true, true)));
+        }
+        List<PreparedDevice> out = new ArrayList<>();
+        for (ClaimDevice d : devices) {
+            String id = CdiSpecs.qualified(CdiSpecs.deviceName(ref.uid(), d.request()));
+            out.add(new PreparedDevice(List.of(d.request()), pool, d.device(), List.of(id), d.shareId().orElse(""),
+                    d.card(), d.memoryMib(), d.milli()));
+        }
+        return new PreparedClaim(ref, out, CdiSpecs.spec(edits));
+    }
+
+    private void checkCapacity(ClaimRef ref, List<PreparedDevice> adding) {
+        long[] memory = new long[cards.size()];
+        int[] milli = new int[cards.size()];
+        List<PreparedDevice> all = new ArrayList<>(adding);
+        checkpoint.all().forEach(p -> all.addAll(p.devices()));
+        all.forEach(d -> {
+            memory[d.card()] += d.memoryMib();
+            milli[d.card()] += d.milli();
+        });
+        for (PreparedDevice d : adding) {
+            long capacity = cards.memoryMib(d.card());
+            if (memory[d.card()] > capacity || milli[d.card()] > 1000) {
+                throw new ClaimException(("claim %s: card %d (%s) would hold %d of %d MiB and %d of 1000 milli with the claims"
+                        + " prepared on it; refused so that the card is not over-committed (is a ResourceSlice edited by hand?)")
+                        .formatted(ref, d.card(), d.device(), memory[d.card()], capacity, milli[d.card()]));
+            }
+        }
+    }
+}
