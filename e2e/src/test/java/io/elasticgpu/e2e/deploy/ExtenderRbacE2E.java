@@ -1,7 +1,5 @@
 package io.elasticgpu.e2e.deploy;
 
-import static io.elasticgpu.e2e.deploy.RenderedChart.rendered;
-import static io.elasticgpu.e2e.deploy.RenderedChart.script;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,22 +9,10 @@ import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ServiceAccount;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
-import io.fabric8.kubernetes.client.KubernetesClient;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,9 +20,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -53,15 +36,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ExtenderRbacE2E {
 
     private static final String NS = ControlPlane.AUDITED_NAMESPACE;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void everyVerbGrantedToTheExtenderIsUsedAndNoneItUsesIsRefused(TestCluster cluster) throws Exception {
-        assertThat(script("check-chart")).contains("chart OK");
-        List<HasMetadata> chart = rendered(cluster.client(), "defaults");
-        String account = applyRbac(cluster.client(), chart);
-        Path kubeconfig = kubeconfigOf(cluster, account);
-        Set<String> granted = extenderGrants(chart);
+        ChartRbac.Installed rbac = ChartRbac.install(cluster, "extender", "elastic-gpu-extender-ledger");
+        Path kubeconfig = rbac.kubeconfig();
 
         cluster.createGpuNodes(List.of(GpuNodeSpec.of("a100", 2, "A100", 40_960)));
         Path template = Path.of("src/test/resources/scheduler/extender.yaml");
@@ -88,84 +67,7 @@ class ExtenderRbacE2E {
             cluster.restartScheduler(null);
         }
 
-        Map<String, Integer> used = new TreeMap<>();
-        Set<String> refused = new TreeSet<>();
-        for (String line : Files.readAllLines(cluster.controlPlane().auditLog())) {
-            JsonNode event = JSON.readTree(line);
-            if (!event.path("user").path("username").asText().equals("system:serviceaccount:" + NS + ":" + account)) {
-                continue;
-            }
-            String call = call(event);
-            used.merge(call, 1, Integer::sum);
-            if (event.path("responseStatus").path("code").asInt() == 403) {
-                refused.add(call);
-            }
-        }
-        System.out.printf("ExtenderRbacE2E: granted %s%n  used %s%n", granted, used);
-        assertThat(refused).as("calls the chart's RBAC refused").isEmpty();
-        assertThat(granted).as("verbs granted and never used").allSatisfy(g -> assertThat(used).containsKey(g));
-        assertThat(used.keySet()).as("calls outside the extender's own grants").isSubsetOf(granted);
-    }
-
-    /** Creates the rendered ServiceAccounts, roles and bindings; answers the extender's ServiceAccount. */
-    private static String applyRbac(KubernetesClient client, List<HasMetadata> chart) {
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
-        for (HasMetadata o : chart) {
-            if (o instanceof ServiceAccount || o instanceof ClusterRole || o instanceof ClusterRoleBinding
-                    || o instanceof Role || o instanceof RoleBinding) {
-                client.resource(o).forceConflicts().serverSideApply();
-            }
-        }
-        return chart.stream().filter(RoleBinding.class::isInstance).map(RoleBinding.class::cast)
-                .filter(b -> b.getRoleRef().getName().equals("elastic-gpu-extender-ledger")).findFirst().orElseThrow()
-                .getSubjects().getFirst().getName();
-    }
-
-    /** "group/resource[/subresource] verb" for every rule of the roles labelled as the extender's. */
-    private static Set<String> extenderGrants(List<HasMetadata> chart) {
-        Set<String> grants = new TreeSet<>();
-        for (HasMetadata o : chart) {
-            boolean extenders = "extender".equals(o.getMetadata().getLabels().get("app.kubernetes.io/component"));
-            List<PolicyRule> rules = o instanceof ClusterRole c && extenders ? c.getRules()
-                    : o instanceof Role r && extenders ? r.getRules() : List.of();
-            for (PolicyRule rule : rules) {
-                for (String group : rule.getApiGroups()) {
-                    for (String resource : rule.getResources()) {
-                        rule.getVerbs().forEach(verb -> grants.add(group + "/" + resource + " " + verb));
-                    }
-                }
-            }
-        }
-        assertThat(grants).as("the extender's grants in the rendered chart").isNotEmpty();
-        return grants;
-    }
-
-    private static String call(JsonNode event) {
-        JsonNode ref = event.path("objectRef");
-        String sub = ref.path("subresource").asText("");
-        return ref.path("apiGroup").asText("") + "/" + ref.path("resource").asText() + (sub.isEmpty() ? "" : "/" + sub)
-                + " " + event.path("verb").asText();
-    }
-
-    /** A kubeconfig with a token of {@code account}: what the pod's projected token gives the extender. */
-    private static Path kubeconfigOf(TestCluster cluster, String account) throws IOException {
-        String token = cluster.client().serviceAccounts().inNamespace(NS).withName(account).tokenRequest(
-                new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build()).getStatus().getToken();
-        ControlPlane cp = cluster.controlPlane();
-        return Files.writeString(cp.workDir().resolve("kubeconfig-" + account), """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: e2e
-                  cluster: {server: "%s", certificate-authority: "%s"}
-                users:
-                - name: %s
-                  user: {token: "%s"}
-                contexts:
-                - name: e2e
-                  context: {cluster: e2e, user: %s}
-                current-context: e2e
-                """.formatted(cp.server(), cp.credentials().certificate("ca"), account, token, account));
+        ChartRbac.assertLeastPrivilege("extender", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account()));
     }
 
     private static EgpuProcess start(TestCluster cluster, Path kubeconfig, Path template) throws IOException {

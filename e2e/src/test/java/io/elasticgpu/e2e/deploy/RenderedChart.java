@@ -14,16 +14,16 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The chart as {@code deploy/bin/check-chart} renders it, for the tests that send it to the real apiserver. */
-final class RenderedChart {
+public final class RenderedChart {
 
-    static final Path DEPLOY = Path.of(System.getProperty("egpu.deploy.dir",
+    public static final Path DEPLOY = Path.of(System.getProperty("egpu.deploy.dir",
             Path.of(System.getProperty("egpu.e2e.dir", "e2e")).resolveSibling("deploy").toString()));
 
     private RenderedChart() {
     }
 
     /** Runs deploy/bin/{name}, which must succeed; answers its output (also in deploy/target/{name}.log). */
-    static String script(String name) throws IOException, InterruptedException {
+    public static String script(String name) throws IOException, InterruptedException {
         Path log = DEPLOY.resolve("target").resolve(name + ".log");
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(DEPLOY.resolve("bin").resolve(name).toString())
@@ -34,12 +34,12 @@ final class RenderedChart {
     }
 
     /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml. */
-    static List<HasMetadata> rendered(KubernetesClient client, String variant) {
+    public static List<HasMetadata> rendered(KubernetesClient client, String variant) {
         return load(client, DEPLOY.resolve("target").resolve("elastic-gpu-" + variant + ".yaml"));
     }
 
     /** The objects of a multi-document YAML file. */
-    static List<HasMetadata> load(KubernetesClient client, Path file) {
+    public static List<HasMetadata> load(KubernetesClient client, Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             List<HasMetadata> objects = client.load(in).items();
             assertThat(objects).as("objects in %s", file).isNotEmpty().doesNotContainNull();

@@ -2,8 +2,10 @@ package io.elasticgpu.e2e.dra;
 
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.e2e.deploy.RenderedChart;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
@@ -22,6 +24,7 @@ import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -91,16 +94,13 @@ class DraSliceE2E {
     void theRealSchedulerSharesOneCardBetweenClaimsAndNeverOverCommitsIt(TestCluster cluster) throws Exception {
         var client = cluster.client();
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("dra", 2, "Tesla-T4", 15_360))).getFirst();
-        if (client.resources(io.fabric8.kubernetes.api.model.resource.v1.DeviceClass.class).withName(CLASS).get() == null) {
+        if (client.resources(DeviceClass.class).withName(CLASS).get() == null) {
             client.resource(new DeviceClassBuilder().withNewMetadata().withName(CLASS).endMetadata().withNewSpec()
                     .addNewSelector().withNewCel().withExpression("device.driver == \"gpu.elasticgpu.io\"").endCel().endSelector()
                     .endSpec().build()).create();
         }
         SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
-        AgentConfig config = new AgentConfig(node, dir.resolve("unused"), dir.resolve("unused.sock"), AgentConfig.Mode.SLICES, 4,
-                256, 1024, true, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
-        DraConfig dra = new DraConfig(dir.resolve("plugin"), dir.resolve("registry"), dir.resolve("cdi"));
-        try (DraNodeAgent agent = DraNodeAgent.start(config, dra, gpus, new KubernetesDraCluster(client, node), now::get,
+        try (DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, new KubernetesDraCluster(client, node), now::get,
                 new AgentMetrics(node))) {
             ResourceSlice slice = await().atMost(WAIT).until(
                     () -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get(), s -> s != null);
@@ -160,6 +160,71 @@ class DraSliceE2E {
             await().atMost(WAIT).untilAsserted(() -> assertThat(result(claims.withName("after").get()).getDevice()).isEqualTo("gpu-1"));
             auditCapacity(claims.list().getItems(), client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get());
         }
+    }
+
+    /**
+     * KEP-5004 with the chart's DeviceClasses (rendered with {@code nodeAgent.api: dra}): on a node whose cards are
+     * offered through DRA only (no elasticgpu.io extended resource in its status, as when no device plugin runs), a
+     * pod written for the device plugin, asking {@code elasticgpu.io/gpu: 1}, is scheduled unchanged: kube-scheduler
+     * makes a claim for one whole card of class gpu.elasticgpu.io. A second one takes the other card; a third stays
+     * Pending.
+     */
+    @Test
+    void aPodAskingTheExtendedResourceIsServedByDraWithTheChartsDeviceClass(TestCluster cluster) throws Exception {
+        var client = cluster.client();
+        assertThat(RenderedChart.script("check-chart")).contains("chart OK");
+        List<DeviceClass> classes = RenderedChart.rendered(client, "all-options").stream()
+                .filter(DeviceClass.class::isInstance).map(DeviceClass.class::cast).toList();
+        assertThat(classes).extracting(c -> c.getMetadata().getName())
+                .contains(CLASS, "a100-80gb.gpu.elasticgpu.io", "h100.gpu.elasticgpu.io");
+        classes.forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        assertThat(client.resources(DeviceClass.class).withName(CLASS).get().getSpec().getExtendedResourceName())
+                .as("the apiserver keeps the mapping (DRAExtendedResource on)").isEqualTo(ResourceNames.GPU);
+
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("ext", 2, "Tesla-T4", 15_360))).getFirst();
+        withoutExtendedResources(client, node);
+        SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
+        try (DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, new KubernetesDraCluster(client, node),
+                now::get, new AgentMetrics(node))) {
+            await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
+            var pods = client.pods().inNamespace(cluster.namespace());
+            for (String name : List.of("whole-1", "whole-2", "whole-3")) {
+                pods.resource(new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().addNewContainer()
+                        .withName("main").withImage("registry.example/train:1").withNewResources()
+                        .addToLimits(ResourceNames.GPU, new Quantity("1")).endResources().endContainer().endSpec().build()).create();
+            }
+            var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(pods.withName("whole-1").get().getSpec().getNodeName()).isEqualTo(node);
+                assertThat(pods.withName("whole-2").get().getSpec().getNodeName()).isEqualTo(node);
+                assertThat(claims.list().getItems()).hasSize(2).allSatisfy(c -> {
+                    DeviceRequestAllocationResult r = result(c);
+                    assertThat(r.getDriver()).isEqualTo(DraNames.DRIVER);
+                    assertThat(r.getConsumedCapacity()).containsEntry(DraNames.MEMORY, new Quantity("15Gi"));
+                });
+            });
+            assertThat(claims.list().getItems()).extracting(c -> result(c).getDevice()).containsExactlyInAnyOrder("gpu-0", "gpu-1");
+            await().during(Duration.ofSeconds(5)).atMost(WAIT)
+                    .untilAsserted(() -> assertThat(pods.withName("whole-3").get().getSpec().getNodeName()).isNull());
+        }
+    }
+
+    /** What kubelet shows when no device plugin serves the node: none of our extended resources. */
+    private static void withoutExtendedResources(io.fabric8.kubernetes.client.KubernetesClient client, String node) {
+        client.nodes().withName(node).editStatus(n -> {
+            n.getStatus().getCapacity().keySet().removeIf(k -> k.contains("/"));
+            n.getStatus().getAllocatable().keySet().removeIf(k -> k.contains("/"));
+            return n;
+        });
+    }
+
+    private AgentConfig agentConfig(String node) {
+        return new AgentConfig(node, dir.resolve("unused"), dir.resolve("unused.sock"), AgentConfig.Mode.SLICES, 4,
+                256, 1024, true, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+    }
+
+    private DraConfig draConfig() {
+        return new DraConfig(dir.resolve("plugin"), dir.resolve("registry"), dir.resolve("cdi"));
     }
 
     private static DeviceRequestAllocationResult result(ResourceClaim claim) {
