@@ -100,7 +100,8 @@ class DraSliceE2E {
                     .endSpec().build()).create();
         }
         SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
-        try (DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, new KubernetesDraCluster(client, node), now::get,
+        try (KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node);
+             DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, draCluster, now::get,
                 new AgentMetrics(node))) {
             ResourceSlice slice = await().atMost(WAIT).until(
                     () -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get(), s -> s != null);
@@ -108,6 +109,21 @@ class DraSliceE2E {
             assertThat(slice.getSpec().getPool().getName()).isEqualTo(node);
             assertThat(slice.getSpec().getDevices()).extracting(d -> d.getName()).containsExactly("gpu-0", "gpu-1");
             assertThat(client.nodes().withName(node).get().getMetadata().getLabels()).containsEntry(NodeLabels.API, NodeLabels.API_DRA);
+
+            // The slice is what the allocator believes: a hand edit (card 0 with twice its memory) and a deletion are
+            // both written back by the agent.
+            var slices = client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node));
+            slices.edit(sl -> {
+                sl.getSpec().getDevices().getFirst().getCapacity().get(DraNames.MEMORY).setValue(new Quantity("30Gi"));
+                return sl;
+            });
+            await().atMost(WAIT).untilAsserted(() -> assertThat(Quantity.getAmountInBytes(
+                    device(client, node, 0).getCapacity().get(DraNames.MEMORY).getValue())).isEqualByComparingTo(
+                    Quantity.getAmountInBytes(new Quantity("15Gi"))));
+            String uid = slices.get().getMetadata().getUid();
+            slices.delete();
+            await().atMost(WAIT).until(() -> slices.get() != null && !slices.get().getMetadata().getUid().equals(uid));
+            slice = slices.get();
 
             var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
             var pods = client.pods().inNamespace(cluster.namespace());
@@ -184,8 +200,9 @@ class DraSliceE2E {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("ext", 2, "Tesla-T4", 15_360))).getFirst();
         withoutExtendedResources(client, node);
         SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
-        try (DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, new KubernetesDraCluster(client, node),
-                now::get, new AgentMetrics(node))) {
+        try (KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node);
+             DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, draCluster, now::get,
+                new AgentMetrics(node))) {
             await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
             var pods = client.pods().inNamespace(cluster.namespace());
             for (String name : List.of("whole-1", "whole-2", "whole-3")) {

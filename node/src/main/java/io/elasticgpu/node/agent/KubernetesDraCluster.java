@@ -5,7 +5,7 @@ import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.ApiClaims;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.elasticgpu.node.inventory.InventoryPublisher;
-import io.elasticgpu.node.resourceslice.SlicePublisher;
+import io.elasticgpu.node.resourceslice.SliceGuard;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
@@ -18,13 +18,13 @@ public final class KubernetesDraCluster implements DraCluster {
     private final KubernetesClient client;
     private final String node;
     private final InventoryPublisher inventory;
-    private final SlicePublisher slices;
+    private final SliceGuard slices;
 
     public KubernetesDraCluster(KubernetesClient client, String node) {
         this.client = client;
         this.node = node;
         this.inventory = new InventoryPublisher(client, node, NodeLabels.API_DRA);
-        this.slices = new SlicePublisher(client, node);
+        this.slices = new SliceGuard(client, node);
     }
 
     @Override
@@ -44,6 +44,6 @@ public final class KubernetesDraCluster implements DraCluster {
 
     @Override
     public void close() {
-        // the client is the caller's
+        slices.close(); // the client is the caller's
     }
 }

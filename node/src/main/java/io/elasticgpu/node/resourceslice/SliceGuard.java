@@ -1,0 +1,80 @@
+package io.elasticgpu.node.resourceslice;
+
+import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Keeps the node's ResourceSlice as the agent published it. The slice is the only record kube-scheduler allocates
+ * from, so a hand edit (a capacity raised, a taint removed from a failing card) or a deletion would let it hand out
+ * what the cards do not have; the agent watches its one slice and writes its own devices back, with a warning that
+ * says what was changed. Our own writes come back as events with the same devices and are left alone.
+ */
+public final class SliceGuard implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SliceGuard.class);
+
+    private final SlicePublisher publisher;
+    private final AtomicReference<List<Device>> published = new AtomicReference<>();
+    private SharedIndexInformer<ResourceSlice> informer;
+
+    public SliceGuard(KubernetesClient client, String node) {
+        this.publisher = new SlicePublisher(client, node);
+        this.informer = client.resources(ResourceSlice.class)
+                .withField("metadata.name", SlicePublisher.sliceName(node)).runnableInformer(0);
+        informer.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ResourceSlice slice) {
+                restoreIfChanged(slice);
+            }
+
+            @Override
+            public void onUpdate(ResourceSlice old, ResourceSlice slice) {
+                restoreIfChanged(slice);
+            }
+
+            @Override
+            public void onDelete(ResourceSlice slice, boolean unknownFinalState) {
+                List<Device> devices = published.get();
+                if (devices != null) {
+                    LOG.warn("ResourceSlice {} was deleted by someone else; publishing it again", slice.getMetadata().getName());
+                    publisher.publish(devices);
+                }
+            }
+        });
+    }
+
+    /** Publishes {@code devices} and, from the first call on, keeps them published. */
+    public void publish(List<Device> devices) {
+        published.set(List.copyOf(devices));
+        publisher.publish(devices);
+        synchronized (this) {
+            if (!informer.isRunning()) {
+                informer.start();
+            }
+        }
+    }
+
+    private void restoreIfChanged(ResourceSlice slice) {
+        List<Device> devices = published.get();
+        if (devices != null && slice.getSpec() != null && !Objects.equals(slice.getSpec().getDevices(), devices)) {
+            LOG.warn("ResourceSlice {} was changed by someone else (its devices differ from the cards' state); writing"
+                    + " the agent's devices back. Change the cards' health through the agent, not the slice",
+                    slice.getMetadata().getName());
+            publisher.publish(devices);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        informer.close();
+    }
+}
