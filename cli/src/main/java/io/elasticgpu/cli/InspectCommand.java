@@ -1,10 +1,12 @@
 package io.elasticgpu.cli;
 
+import io.elasticgpu.controller.dashboard.DraApi;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
 import io.elasticgpu.controller.view.ViewFormat;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
@@ -29,8 +31,11 @@ final class InspectCommand implements Callable<Integer> {
         Listing list(Path kubeconfig);
     }
 
-    /** Every node and every pod of every namespace, as listed. */
-    record Listing(List<Node> nodes, List<Pod> pods) {
+    /** Every node, and every pod and DRA ResourceClaim of every namespace, as listed. */
+    record Listing(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims) {
+        Listing(List<Node> nodes, List<Pod> pods) {
+            this(nodes, pods, List.of());
+        }
     }
 
     @Option(names = "--kubeconfig", paramLabel = "FILE",
@@ -70,7 +75,7 @@ final class InspectCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("egpu inspect: cannot list nodes and pods: " + e.getMessage());
             return Egpu.UNAVAILABLE;
         }
-        ClusterView view = ClusterView.of(listing.nodes(), listing.pods(), new Scope(node, namespace));
+        ClusterView view = ClusterView.of(listing.nodes(), listing.pods(), listing.claims(), new Scope(node, namespace));
         spec.commandLine().getOut().print(format.render(view));
         spec.commandLine().getOut().flush();
         return 0;
@@ -78,7 +83,10 @@ final class InspectCommand implements Callable<Integer> {
 
     private static Listing fromApiServer(Path kubeconfig) {
         try (KubernetesClient client = KubernetesClients.create(kubeconfig)) {
-            return new Listing(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems());
+            // Before Kubernetes 1.34 there is no resource.k8s.io/v1, and no claim can hold a card.
+            List<ResourceClaim> claims = DraApi.served(client)
+                    ? client.resources(ResourceClaim.class).inAnyNamespace().list().getItems() : List.of();
+            return new Listing(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems(), claims);
         }
     }
 

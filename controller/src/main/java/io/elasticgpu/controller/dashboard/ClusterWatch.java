@@ -1,24 +1,30 @@
 package io.elasticgpu.controller.dashboard;
 
 import io.elasticgpu.controller.view.ClusterView;
+import io.elasticgpu.controller.view.Scope;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * Nodes and pods as the API server has them, kept by two informers, and the {@link ClusterView} of them. The view is
+ * Nodes, pods and (where the API server serves {@code resource.k8s.io/v1}) ResourceClaims as the API server has them,
+ * kept by informers, and the {@link ClusterView} of them. The view is
  * built again only after an informer saw a change, so many browsers and scrapes between two events cost one build.
  */
 public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable {
 
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
+    /** Null on a cluster without DRA's v1 API (before Kubernetes 1.34): no claim can hold a card there. */
+    private final SharedIndexInformer<ResourceClaim> claims;
     private final AtomicLong changes = new AtomicLong();
     private long builtAt = -1;
     private ClusterView view;
@@ -26,6 +32,7 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     private ClusterWatch(KubernetesClient client) {
         this.nodes = counted(client.nodes().runnableInformer(0));
         this.pods = counted(client.pods().inAnyNamespace().runnableInformer(0));
+        this.claims = DraApi.served(client) ? counted(client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0)) : null;
     }
 
     /** Starts both informers and returns at once; {@link #synced()} tells when their first lists are in. */
@@ -33,11 +40,14 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
         ClusterWatch watch = new ClusterWatch(client);
         watch.nodes.start();
         watch.pods.start();
+        if (watch.claims != null) {
+            watch.claims.start();
+        }
         return watch;
     }
 
     public boolean synced() {
-        return nodes.hasSynced() && pods.hasSynced();
+        return nodes.hasSynced() && pods.hasSynced() && (claims == null || claims.hasSynced());
     }
 
     /** The view of every node and namespace; empty until {@link #synced()}. */
@@ -45,7 +55,8 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     public synchronized ClusterView get() {
         long seen = changes.get();
         if (view == null || seen != builtAt) {
-            view = ClusterView.of(nodes.getStore().list(), pods.getStore().list());
+            view = ClusterView.of(nodes.getStore().list(), pods.getStore().list(),
+                    claims == null ? List.of() : claims.getStore().list(), Scope.ALL);
             builtAt = seen;
         }
         return view;
@@ -75,5 +86,8 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     public void close() {
         nodes.close();
         pods.close();
+        if (claims != null) {
+            claims.close();
+        }
     }
 }

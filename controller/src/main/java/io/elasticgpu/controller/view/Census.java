@@ -3,12 +3,15 @@ package io.elasticgpu.controller.view;
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
+import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,7 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 
-/** Builds one {@link ClusterView}: reads inventories, then allocations, then sums per card. Single use. */
+/** Builds one {@link ClusterView}: reads inventories, then allocations and DRA claims, then sums per card. Single use. */
 final class Census {
 
     private static final Comparator<Holder> HOLDER_ORDER = Comparator.comparing(Holder::namespace)
@@ -41,13 +44,14 @@ final class Census {
         this.scope = Objects.requireNonNull(scope, "scope");
     }
 
-    ClusterView read(List<Node> nodes, List<Pod> pods) {
+    ClusterView read(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims) {
         nodes.forEach(this::readNode);
         if (scope.node() != null && !inventories.containsKey(scope.node())) {
             throw new IllegalArgumentException("node %s has no readable GPU inventory; GPU nodes: %s"
                     .formatted(scope.node(), inventories.isEmpty() ? "none" : String.join(", ", inventories.keySet())));
         }
         pods.forEach(this::readPod);
+        claims.forEach(this::readClaim);
         List<NodeView> views = inventories.keySet().stream().filter(scope::showsNode).map(this::nodeView).toList();
         return new ClusterView(scope, summary(views), views,
                 pending.stream().sorted(Comparator.comparing(PendingPod::namespace).thenComparing(PendingPod::pod)).toList(),
@@ -116,6 +120,36 @@ final class Census {
         }));
         if (scope.showsNode(node)) {
             podsHolding.add(ns + "/" + name);
+        }
+    }
+
+    /**
+     * A DRA claim kube-scheduler allocated on our cards (read by {@link DraShares}, as the node agent prepares it): each
+     * device it holds is one holder, named after the pods it is reserved for ({@code claim/<name>} as the container).
+     */
+    private void readClaim(ResourceClaim claim) {
+        String ns = claim.getMetadata().getNamespace();
+        String name = claim.getMetadata().getName();
+        List<String> users = claim.getStatus() == null || claim.getStatus().getReservedFor() == null ? List.of()
+                : claim.getStatus().getReservedFor().stream().filter(r -> "pods".equals(r.getResource()))
+                        .map(ResourceClaimConsumerReference::getName).toList();
+        String pod = users.isEmpty() ? "(no pod)" : String.join(",", users);
+        for (DraShares.DraShare share : DraShares.of(claim)) {
+            NodeInventory inventory = inventories.get(share.node());
+            if (inventory == null || share.card() < 0 || share.card() >= inventory.cards().size()) {
+                if (scope.showsNamespace(ns)) {
+                    problem("claim " + ns + "/" + name, "allocation names device %s of pool %s, which is no card of a node with a readable GPU inventory"
+                            .formatted(share.device(), share.node()));
+                }
+                continue;
+            }
+            long memory = share.wholeCard() ? inventory.cards().get(share.card()).memoryMib() : share.memoryMib();
+            holders.computeIfAbsent(share.node(), n -> new TreeMap<>()).computeIfAbsent(share.card(), c -> new ArrayList<>())
+                    .add(new Holder(ns, pod, "claim/" + name, memory, (share.milli() + 5) / 10, "dra"));
+            milliByCard.computeIfAbsent(share.node(), n -> new TreeMap<>()).merge(share.card(), share.milli(), Integer::sum);
+            if (scope.showsNode(share.node())) {
+                users.forEach(u -> podsHolding.add(ns + "/" + u));
+            }
         }
     }
 

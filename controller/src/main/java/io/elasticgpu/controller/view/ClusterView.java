@@ -2,12 +2,13 @@ package io.elasticgpu.controller.view;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 
 import java.util.List;
 
 /**
  * Who holds which card, cluster-wide, as the API server says: nodes from their {@code elasticgpu.io/inventory},
- * holders from their pods' {@code elasticgpu.io/allocation}. Immutable; built by {@link #of}, rendered by
+ * holders from their pods' {@code elasticgpu.io/allocation} and from the allocated DRA ResourceClaims of our driver. Immutable; built by {@link #of}, rendered by
  * {@link ViewFormat}.
  *
  * @param pending  pods that ask GPUs and are not bound, in the scope's namespace, sorted
@@ -34,6 +35,11 @@ public record ClusterView(Scope scope, Summary summary, List<NodeView> nodes, Li
      * @throws IllegalArgumentException when the scope names a node without a readable GPU inventory
      */
     public static ClusterView of(List<Node> nodes, List<Pod> pods, Scope scope) {
-        return new Census(scope).read(nodes, pods);
+        return of(nodes, pods, List.of(), scope);
+    }
+
+    /** The same, counting the cards the allocated ResourceClaims of our DRA driver hold as well. */
+    public static ClusterView of(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims, Scope scope) {
+        return new Census(scope).read(nodes, pods, claims);
     }
 }

@@ -111,6 +111,9 @@ final class ChartRbac {
                 continue;
             }
             JsonNode ref = event.path("objectRef");
+            if (ref.isMissingNode()) {
+                continue; // API discovery (/apis/...), open to every authenticated user, not a grant of the chart
+            }
             String sub = ref.path("subresource").asText("");
             String call = ref.path("apiGroup").asText("") + "/" + ref.path("resource").asText()
                     + (sub.isEmpty() ? "" : "/" + sub) + " " + event.path("verb").asText();

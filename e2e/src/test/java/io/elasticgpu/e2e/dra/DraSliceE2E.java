@@ -3,6 +3,9 @@ package io.elasticgpu.e2e.dra;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.controller.view.CardView;
+import io.elasticgpu.controller.view.ClusterView;
+import io.elasticgpu.controller.view.Scope;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.e2e.deploy.RenderedChart;
@@ -51,7 +54,9 @@ import static org.awaitility.Awaitility.await;
  * A simulated-mode agent in DRA mode on a kwok node publishes its ResourceSlice, and the real kube-scheduler (1.36,
  * consumable capacity and device taints on by default) allocates claims against it: two claims share one card by
  * memory and cores, a claim no card can hold stays unallocated with the allocator's reason, an unhealthy card is
- * tainted and gets no new claim until it recovers. The agent prepares an allocated claim from the API.
+ * tainted and gets no new claim until it recovers. An ask off the block grid is rounded up; a selector on an
+ * attribute we do not publish leaves its claim unallocated with the reason. The agent prepares an allocated claim
+ * from the API, and writes its slice back after a hand edit or deletion.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class DraSliceE2E {
@@ -152,6 +157,39 @@ class DraSliceE2E {
                         .filter(c -> "PodScheduled".equals(c.getType())).findFirst().orElseThrow();
                 assertThat(scheduled.getStatus()).isEqualTo("False");
                 assertThat(scheduled.getMessage()).contains("cannot allocate all claims");
+            });
+            auditCapacity(claims.list().getItems(), slice);
+
+            // egpu inspect's view, from the API as it lists it: card 0's two claims, with their pods, counted.
+            ClusterView view = ClusterView.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems(),
+                    client.resources(ResourceClaim.class).inAnyNamespace().list().getItems(), new Scope(node, null));
+            CardView card0 = view.nodes().getFirst().cards().getFirst();
+            assertThat(card0.memoryUsedMib()).isEqualTo(8192 + 6144);
+            assertThat(card0.computeUsedPercent()).isEqualTo(90);
+            assertThat(card0.holders()).extracting(h -> h.podName() + " " + h.container())
+                    .containsExactlyInAnyOrder(cluster.namespace() + "/a claim/a", cluster.namespace() + "/b claim/b");
+            assertThat(view.problems()).isEmpty();
+
+            // Bad asks: 1000 MiB is not a multiple of the 256 MiB block and is rounded up to 1024 MiB, which is exactly
+            // what card 0 has left; a selector on an attribute our cards do not have leaves its claim unallocated
+            // with the allocator's CEL error naming it.
+            claims.resource(claim("odd", "1000Mi", "5", 0)).create();
+            pods.resource(pod("odd", "odd")).create();
+            ResourceClaim unknown = claim("unknown", "1Gi", "5", null);
+            unknown.getSpec().getDevices().getRequests().getFirst().getExactly().setSelectors(List.of(
+                    new io.fabric8.kubernetes.api.model.resource.v1.DeviceSelectorBuilder().withNewCel()
+                            .withExpression("device.attributes[\"gpu.elasticgpu.io\"].color == \"red\"").endCel().build()));
+            claims.resource(unknown).create();
+            pods.resource(pod("unknown", "unknown")).create();
+            await().atMost(WAIT).untilAsserted(() -> assertThat(Quantity.getAmountInBytes(result(claims.withName("odd").get())
+                    .getConsumedCapacity().get(DraNames.MEMORY))).isEqualByComparingTo(new BigDecimal(1024L << 20)));
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(claims.withName("unknown").get().getStatus() == null
+                        || claims.withName("unknown").get().getStatus().getAllocation() == null).isTrue();
+                var scheduled = pods.withName("unknown").get().getStatus().getConditions().stream()
+                        .filter(c -> "PodScheduled".equals(c.getType())).findFirst().orElseThrow();
+                assertThat(scheduled.getStatus()).isEqualTo("False");
+                assertThat(scheduled.getMessage()).contains("color");
             });
             auditCapacity(claims.list().getItems(), slice);
 
