@@ -46,8 +46,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * with its claim's resources, an ElasticGPU made for an allocation, put back after a hand edit, removed with its
  * pod; the leader SIGKILLed and a garbled CA Secret replaced by the replica that takes the Lease over), then keeps
  * the Lease for several lease durations; the audit log says what it called. Found by this test: fabric8 renews a Lease
- * with a JSON merge patch, and the chart granted only update, so in a cluster every renewal was refused and the
- * leader stepped down every renew deadline.
+ * with a JSON merge patch, and the chart granted only update, so in a cluster every renewal was refused: the
+ * Lease was never renewed and no other replica could take it over.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class ControllerRbacE2E {
