@@ -16,8 +16,8 @@ import java.util.function.Supplier;
 
 /**
  * Nodes, pods and (where the API server serves {@code resource.k8s.io/v1}) ResourceClaims as the API server has them,
- * kept by informers, and the {@link ClusterView} of them. The view is
- * built again only after an informer saw a change, so many browsers and scrapes between two events cost one build.
+ * kept by informers, and the {@link ClusterView} of them. The view is built again only after an informer saw a
+ * change, so many browsers and scrapes between two events cost one build.
  */
 public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable {
 
@@ -35,7 +35,7 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
         this.claims = DraApi.served(client) ? counted(client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0)) : null;
     }
 
-    /** Starts both informers and returns at once; {@link #synced()} tells when their first lists are in. */
+    /** Starts the informers and returns at once; {@link #synced()} tells when their first lists are in. */
     public static ClusterWatch start(KubernetesClient client) {
         ClusterWatch watch = new ClusterWatch(client);
         watch.nodes.start();

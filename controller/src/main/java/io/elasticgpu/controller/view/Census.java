@@ -111,13 +111,8 @@ final class Census {
         // A pod being deleted still holds its cards (CardHolding); the view says so instead of its last phase.
         String phase = CardHolding.terminating(pod) ? "terminating"
                 : Objects.requireNonNullElse(annotation(pod, Annotations.PHASE), "unknown");
-        Map<Integer, List<Holder>> cards = holders.computeIfAbsent(node, n -> new TreeMap<>());
-        Map<Integer, Integer> milli = milliByCard.computeIfAbsent(node, n -> new TreeMap<>());
-        allocation.containers().forEach((container, shares) -> shares.forEach(share -> {
-            cards.computeIfAbsent(share.card(), c -> new ArrayList<>())
-                    .add(new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase));
-            milli.merge(share.card(), share.milli(), Integer::sum);
-        }));
+        allocation.containers().forEach((container, shares) -> shares.forEach(share -> hold(node, share.card(),
+                new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase), share.milli())));
         if (scope.showsNode(node)) {
             podsHolding.add(ns + "/" + name);
         }
@@ -144,13 +139,18 @@ final class Census {
                 continue;
             }
             long memory = share.wholeCard() ? inventory.cards().get(share.card()).memoryMib() : share.memoryMib();
-            holders.computeIfAbsent(share.node(), n -> new TreeMap<>()).computeIfAbsent(share.card(), c -> new ArrayList<>())
-                    .add(new Holder(ns, pod, "claim/" + name, memory, (share.milli() + 5) / 10, "dra"));
-            milliByCard.computeIfAbsent(share.node(), n -> new TreeMap<>()).merge(share.card(), share.milli(), Integer::sum);
+            hold(share.node(), share.card(), new Holder(ns, pod, "claim/" + name, memory, (share.milli() + 5) / 10, "dra"),
+                    share.milli());
             if (scope.showsNode(share.node())) {
                 users.forEach(u -> podsHolding.add(ns + "/" + u));
             }
         }
+    }
+
+    /** Counts {@code holder} on card {@code card} of {@code node}: its share in the list and its exact milli in the sum. */
+    private void hold(String node, int card, Holder holder, int milli) {
+        holders.computeIfAbsent(node, n -> new TreeMap<>()).computeIfAbsent(card, c -> new ArrayList<>()).add(holder);
+        milliByCard.computeIfAbsent(node, n -> new TreeMap<>()).merge(card, milli, Integer::sum);
     }
 
     /** Why an allocation cannot be counted on its node's cards, or null when it can. */

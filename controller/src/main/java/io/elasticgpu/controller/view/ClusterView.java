@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * Who holds which card, cluster-wide, as the API server says: nodes from their {@code elasticgpu.io/inventory},
- * holders from their pods' {@code elasticgpu.io/allocation} and from the allocated DRA ResourceClaims of our driver. Immutable; built by {@link #of}, rendered by
- * {@link ViewFormat}.
+ * holders from their pods' {@code elasticgpu.io/allocation} and from the allocated DRA ResourceClaims of our driver.
+ * Immutable; built by {@link #of}, rendered by {@link ViewFormat}.
  *
  * @param pending  pods that ask GPUs and are not bound, in the scope's namespace, sorted
  * @param problems annotations that could not be read or do not match the nodes, in scope, sorted

@@ -24,7 +24,7 @@ public final class SliceGuard implements AutoCloseable {
 
     private final SlicePublisher publisher;
     private final AtomicReference<List<Device>> published = new AtomicReference<>();
-    private SharedIndexInformer<ResourceSlice> informer;
+    private final SharedIndexInformer<ResourceSlice> informer;
 
     public SliceGuard(KubernetesClient client, String node) {
         this.publisher = new SlicePublisher(client, node);
