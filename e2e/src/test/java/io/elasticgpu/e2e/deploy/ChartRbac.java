@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,8 +55,13 @@ final class ChartRbac {
      * component labelled {@code component} runs with: the ServiceAccount the binding {@code binding} names.
      */
     static Installed install(TestCluster cluster, String component, String binding) throws Exception {
+        return install(cluster, "defaults", component, binding);
+    }
+
+    /** The same with the chart rendered as {@code variant} ("defaults" or "all-options", see check-chart). */
+    static Installed install(TestCluster cluster, String variant, String component, String binding) throws Exception {
         assertThat(RenderedChart.script("check-chart")).contains("chart OK");
-        List<HasMetadata> chart = RenderedChart.rendered(cluster.client(), "defaults");
+        List<HasMetadata> chart = RenderedChart.rendered(cluster.client(), variant);
         apply(cluster.client(), chart);
         String account = accountOf(chart, binding);
         return new Installed(account, grants(chart, component), kubeconfigOf(cluster, account));
@@ -102,12 +108,18 @@ final class ChartRbac {
 
     /** The calls the audit log recorded for {@code account}. */
     static Calls calls(ControlPlane cp, String account) throws IOException {
+        return calls(cp, account, Instant.EPOCH);
+    }
+
+    /** The calls the audit log recorded for {@code account} from {@code since} on (a test sharing the account). */
+    static Calls calls(ControlPlane cp, String account, Instant since) throws IOException {
         Map<String, Integer> used = new TreeMap<>();
         Set<String> refused = new TreeSet<>();
         String user = "system:serviceaccount:" + ControlPlane.AUDITED_NAMESPACE + ":" + account;
         for (String line : Files.readAllLines(cp.auditLog())) {
             JsonNode event = JSON.readTree(line);
-            if (!event.path("user").path("username").asText().equals(user)) {
+            if (!event.path("user").path("username").asText().equals(user)
+                    || Instant.parse(event.path("requestReceivedTimestamp").asText()).isBefore(since)) {
                 continue;
             }
             JsonNode ref = event.path("objectRef");

@@ -1,0 +1,230 @@
+package io.elasticgpu.e2e.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.ManagedProcess;
+import io.elasticgpu.localcluster.controlplane.Ports;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
+import io.elasticgpu.node.deviceplugin.UnixSockets;
+import io.elasticgpu.node.draplugin.api.Claim;
+import io.elasticgpu.node.draplugin.api.DRAPluginGrpc;
+import io.elasticgpu.node.draplugin.api.NodePrepareResourcesRequest;
+import io.elasticgpu.node.draplugin.api.NodeUnprepareResourcesRequest;
+import io.elasticgpu.node.kubelet.Admission;
+import io.elasticgpu.node.kubelet.DriverBinary;
+import io.elasticgpu.node.kubelet.KubeletDriver;
+import io.elasticgpu.node.resourceslice.SlicePublisher;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The node agent's RBAC is what it uses, no more (issue 15), in each of its two APIs: the chart's RBAC is applied to
+ * the real apiserver, {@code egpu node-agent} runs as a process with a token of the chart's ServiceAccount against
+ * kubelet's own device manager (device-plugin mode) or as a DRA driver whose claims the real kube-scheduler allocates,
+ * through a life that touches every path: start, admissions, an Xid, SIGKILL and restart, a hand edit of what it
+ * publishes. The apiserver's audit log then says what it called: every verb granted was used, none refused.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class NodeAgentRbacE2E {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String BINDING = "elastic-gpu-elastic-gpu-node-agent";
+    private static final String CARDS = """
+            driverVersion: "570.86.15"
+            cards:
+              - {model: Tesla T4, memoryMiB: 15360, count: 2}
+            """;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void devicePluginMode(TestCluster cluster) throws Exception {
+        Instant since = Instant.now(); // both tests run as the one ServiceAccount: each counts its own calls
+        ChartRbac.Installed rbac = ChartRbac.install(cluster, "defaults", "node-agent", BINDING);
+        KubernetesClient client = cluster.client();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dp", 2, "Tesla-T4", 15_360))).getFirst();
+        Path yaml = Files.writeString(dir.resolve("node.yaml"), CARDS);
+        try (KubeletDriver kubelet = KubeletDriver.start(driver())) {
+            List<String> args = List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
+                    "--backend", "simulated", "--simulated-gpus", yaml.toString(),
+                    "--device-plugin-dir", kubelet.pluginDir().toString(),
+                    "--pod-resources-socket", kubelet.podResourcesSocket().toString(), "--memory-block-mib", "64");
+            ManagedProcess agent = start(cluster, args, "dp-1");
+            kubelet.await(ResourceNames.GPU_MEMORY, 2 * 15_360 / 64, WAIT);
+            String uuid = await().atMost(WAIT).until(() -> cardUuid(client, node, 1), u -> u != null);
+
+            var pods = client.pods().inNamespace(cluster.namespace());
+            Pod first = pods.resource(slicePod("first", node, new Share(1, uuid, 0, 4096))).create();
+            assertThat(kubelet.admit(first)).isInstanceOf(Admission.Admitted.class);
+            await().atMost(WAIT).until(() -> Annotations.PHASE_ALLOCATED.equals(
+                    pods.withName("first").get().getMetadata().getAnnotations().get(Annotations.PHASE)));
+
+            Files.writeString(events(yaml), "xid 0 79\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            await().atMost(WAIT).until(() -> !inventory(client, node).cards().getFirst().healthy());
+
+            // A crash mid-life: the restarted agent rebuilds what it handed out from kubelet and the API.
+            agent.kill();
+            kubelet.restart();
+            agent = start(cluster, args, "dp-2");
+            kubelet.await(ResourceNames.GPU_MEMORY, 2 * 15_360 / 64, WAIT);
+            Pod second = pods.resource(slicePod("second", node, new Share(1, uuid, 0, 4096))).create();
+            assertThat(kubelet.admit(second)).isInstanceOf(Admission.Admitted.class);
+            await().atMost(WAIT).until(() -> Annotations.PHASE_ALLOCATED.equals(
+                    pods.withName("second").get().getMetadata().getAnnotations().get(Annotations.PHASE)));
+            agent.stop(Duration.ofSeconds(10));
+        }
+        ChartRbac.assertLeastPrivilege("node agent (device plugin)", rbac.grants(),
+                ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
+    }
+
+    @Test
+    void draMode(TestCluster cluster) throws Exception {
+        Instant since = Instant.now(); // both tests run as the one ServiceAccount: each counts its own calls
+        ChartRbac.Installed rbac = ChartRbac.install(cluster, "all-options", "node-agent", BINDING);
+        KubernetesClient client = cluster.client();
+        List<HasMetadata> chart = RenderedChart.rendered(client, "all-options");
+        chart.stream().filter(DeviceClass.class::isInstance).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dra", 2, "Tesla-T4", 15_360))).getFirst();
+        Path yaml = Files.writeString(dir.resolve("node.yaml"), CARDS);
+        Path plugin = dir.resolve("plugin");
+        List<String> args = List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
+                "--backend", "simulated", "--simulated-gpus", yaml.toString(), "--api", "dra",
+                "--dra-plugin-dir", plugin.toString(), "--plugin-registration-dir", dir.resolve("registry").toString(),
+                "--cdi-dir", dir.resolve("cdi").toString());
+        ManagedProcess agent = start(cluster, args, "dra-1");
+        var slices = client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node));
+        await().atMost(WAIT).until(() -> slices.get() != null);
+
+        var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
+        claims.resource(claim("shared")).create();
+        client.pods().inNamespace(cluster.namespace()).resource(claimPod("user", "shared", node)).create();
+        ResourceClaim allocated = await().atMost(WAIT).until(() -> claims.withName("shared").get(),
+                c -> c.getStatus() != null && c.getStatus().getAllocation() != null);
+        Claim ref = Claim.newBuilder().setNamespace(cluster.namespace()).setName("shared")
+                .setUid(allocated.getMetadata().getUid()).build();
+        var channel = UnixSockets.connect(plugin.resolve("dra.sock"));
+        try {
+            var kubelet = DRAPluginGrpc.newBlockingStub(channel);
+            var prepared = kubelet.nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(ref).build());
+            assertThat(prepared.getClaimsMap().get(ref.getUid()).getError()).isEmpty();
+            kubelet.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(ref).build());
+        } finally {
+            channel.shutdownNow();
+        }
+
+        // A hand edit is written back; an Xid taints the card; a crash and restart publishes again.
+        slices.edit(s -> {
+            s.getSpec().getDevices().getFirst().getCapacity().get(DraNames.MEMORY).setValue(new Quantity("30Gi"));
+            return s;
+        });
+        await().atMost(WAIT).until(() -> Quantity.getAmountInBytes(slices.get().getSpec().getDevices().getFirst()
+                .getCapacity().get(DraNames.MEMORY).getValue()).longValue() == 15L << 30);
+        Files.writeString(events(yaml), "xid 0 79\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        await().atMost(WAIT).until(() -> slices.get().getSpec().getDevices().getFirst().getTaints() != null
+                && !slices.get().getSpec().getDevices().getFirst().getTaints().isEmpty());
+        agent.kill();
+        agent = start(cluster, args, "dra-2");
+        await().atMost(WAIT).until(() -> slices.get() != null);
+        agent.stop(Duration.ofSeconds(10));
+
+        ChartRbac.assertLeastPrivilege("node agent (DRA)", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
+    }
+
+    /** {@code egpu node-agent ARGS} as a process, ready once it answers /healthz. */
+    private static ManagedProcess start(TestCluster cluster, List<String> args, String name) {
+        int port = Ports.free();
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:+UseSerialGC", "-jar", EgpuProcess.jar().toString(), "node-agent"));
+        line.addAll(args);
+        line.addAll(List.of("--metrics-listen", "127.0.0.1:" + port));
+        ManagedProcess p = ManagedProcess.start("node-agent-" + name, line,
+                cluster.controlPlane().workDir().resolve("logs").resolve("node-agent-rbac-" + name + ".log"));
+        HttpClient http = HttpClient.newHttpClient();
+        p.awaitReady(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200, WAIT);
+        return p;
+    }
+
+    private static Path driver() {
+        return switch (DriverBinary.locate()) {
+            case DriverBinary.Found(Path path) -> path;
+            case DriverBinary.GoMissing(String message) -> throw new IllegalStateException(message);
+        };
+    }
+
+    private static Path events(Path yaml) {
+        return yaml.resolveSibling(yaml.getFileName() + ".events");
+    }
+
+    private static NodeInventory inventory(KubernetesClient client, String node) {
+        return NodeInventory.fromJson(client.nodes().withName(node).get().getMetadata().getAnnotations().get(Annotations.INVENTORY));
+    }
+
+    /** The uuid of card {@code index} once the agent (not kwok's start-up inventory) has published it. */
+    private static String cardUuid(KubernetesClient client, String node, int index) {
+        String driver = client.nodes().withName(node).get().getMetadata().getLabels().get(NodeLabels.DRIVER);
+        return "570.86.15".equals(driver) ? inventory(client, node).cards().get(index).uuid() : null;
+    }
+
+    private static Pod slicePod(String name, String node, Share planned) {
+        return new PodBuilder().withNewMetadata().withName(name)
+                .addToAnnotations(Annotations.ALLOCATION, new Allocation(node, Map.of("main", List.of(planned))).toJson())
+                .addToAnnotations(Annotations.ASSUME_TIME, Long.toString(System.nanoTime()))
+                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.example/train:1")
+                .withNewResources().addToLimits(ResourceNames.GPU_MEMORY, new Quantity("64")).endResources().endContainer()
+                .endSpec().build();
+    }
+
+    private static ResourceClaim claim(String name) {
+        return new ResourceClaimBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withNewDevices()
+                .addNewRequest().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER).withNewCapacity()
+                .addToRequests(DraNames.MEMORY, new Quantity("4Gi")).addToRequests(DraNames.CORES, new Quantity("25"))
+                .endCapacity().endExactly().endRequest().endDevices().endSpec().build();
+    }
+
+    private static Pod claimPod(String name, String claim, String node) {
+        return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
+                .withNodeSelector(Map.of("kubernetes.io/hostname", node))
+                .addNewResourceClaim().withName("gpu").withResourceClaimName(claim).endResourceClaim()
+                .addNewContainer().withName("main").withImage("registry.example/train:1")
+                .withNewResources().addNewClaim().withName("gpu").endClaim().endResources().endContainer().endSpec().build();
+    }
+}
