@@ -8,7 +8,8 @@ import java.util.List;
  * {@code bench/run speed [POD_LIST.csv]}, {@code bench/run reproduce [TRACE_DIR] [RESULTS.csv]} or
  * {@code bench/run extender [NODES,NODES] [REQUESTS]}, {@code bench/run node-agent [ALLOCATIONS]} or
  * {@code bench/run cluster-replay [OPTIONS]} ({@link io.elasticgpu.bench.cluster.ReplayOptions#USAGE}) or
- * {@code bench/run soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.SoakOptions#USAGE}).
+ * {@code bench/run soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.SoakOptions#USAGE}) or
+ * {@code bench/run node-soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.NodeSoakOptions#USAGE}).
  */
 public final class Bench {
 
@@ -18,7 +19,8 @@ public final class Bench {
             + " | extender [NODES,NODES (default 1000,5000)] [REQUESTS per row (default 2000)]"
             + " | node-agent [ALLOCATIONS (default 2000)]"
             + " | cluster-replay [--trace F] [--events F | --seed N] [--cut PCT] [--policy P] [--max-nodes N] [--json F] ..."
-            + " | soak [--minutes N] [--nodes N] [--seed S] [--fault-every SECONDS] [--burst PODS] [--json F]";
+            + " | soak [--minutes N] [--nodes N] [--seed S] [--fault-every SECONDS] [--burst PODS] [--json F]"
+            + " | node-soak [--pods N] [--seed S] [--fault-every STEPS] [--json F]";
 
     private Bench() {
     }
@@ -37,6 +39,7 @@ public final class Bench {
             case "node-agent" -> NodeAgentBenchmark.run(rest.length > 0 ? Integer.parseInt(rest[0]) : 2000);
             case "cluster-replay" -> System.exit(ClusterReplayCommand.run(List.of(rest), SHARED));
             case "soak" -> System.exit(SoakCommand.run(List.of(rest), SHARED));
+            case "node-soak" -> System.exit(SoakCommand.runNode(List.of(rest), SHARED));
             default -> {
                 System.err.println(USAGE);
                 System.exit(2);

@@ -3,6 +3,8 @@ package io.elasticgpu.bench.soak;
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus.Phase;
 import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Card;
@@ -22,24 +24,30 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads only the API, every few seconds, and records every broken invariant: a card whose holders' shares add up
  * to more than it has, a bound GPU pod without an allocation, a pending pod that some node has fitted for longer
- * than {@link #FITS_BUT_PENDING}; and, after the final drain, allocations left behind: ElasticGPU objects and ledger
+ * than {@link #FITS_BUT_PENDING}, a claim whose pod holds cards and that is not Bound after {@link #CLAIM_BINDS}; and, after the final drain, allocations left behind: ElasticGPU objects and ledger
  * entries of pods that are gone.
  */
 final class Auditor {
 
     /** A pod some node fits may wait this long (kube-scheduler's back-off, a fault's outage) before it counts. */
     static final Duration FITS_BUT_PENDING = Duration.ofSeconds(90);
+    /** How long the controller may take to bind a claim whose pod got its cards. */
+    static final Duration CLAIM_BINDS = Duration.ofSeconds(60);
 
     private final KubernetesClient client;
     private final Violations violations;
     private final Map<String, Long> fitsSince = new HashMap<>();
+    private final Map<String, Long> claimSince = new HashMap<>();
+    private final Set<String> reportedClaims = new HashSet<>();
     private int samples;
 
     Auditor(KubernetesClient client, Violations violations) {
@@ -86,6 +94,39 @@ final class Auditor {
         }
         held.forEach((node, cards) -> overCapacity(node, cards, nodes.get(node)));
         pendingThatFit(pods, states);
+        claims(pods);
+    }
+
+    /**
+     * A claim whose pod holds cards must be Bound (or Lost, its card gone unhealthy) within {@link #CLAIM_BINDS}.
+     * (A claim goes with its pod, as the users' Load deletes both.)
+     */
+    private void claims(List<Pod> pods) {
+        List<ElasticGPUClaim> claims;
+        try {
+            claims = client.resources(ElasticGPUClaim.class).inNamespace(SoakCluster.NAMESPACE).list().getItems();
+        } catch (KubernetesClientException e) {
+            return;
+        }
+        Map<String, Pod> byName = new HashMap<>();
+        pods.forEach(p -> byName.put(p.getMetadata().getName(), p));
+        long now = System.nanoTime();
+        Set<String> waiting = new HashSet<>();
+        for (ElasticGPUClaim claim : claims) {
+            String name = claim.getMetadata().getName();
+            Pod pod = byName.get(name);
+            Phase phase = claim.getStatus() == null ? null : claim.getStatus().getPhase();
+            boolean holds = pod != null && !terminal(pod) && allocation(pod) != null;
+            if (holds && phase != Phase.Bound && phase != Phase.Lost) {
+                waiting.add(name);
+                long since = claimSince.computeIfAbsent(name, k -> now);
+                if (now - since > CLAIM_BINDS.toNanos() && reportedClaims.add(name)) {
+                    violations.add("claim of a pod holding cards not Bound", "%s is %s %d s after its pod got its cards"
+                            .formatted(name, phase, (now - since) / 1_000_000_000));
+                }
+            }
+        }
+        claimSince.keySet().retainAll(waiting);
     }
 
     private static boolean terminal(Pod pod) {

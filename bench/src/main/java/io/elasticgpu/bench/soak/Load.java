@@ -1,5 +1,8 @@
 package io.elasticgpu.bench.soak;
 
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -18,7 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The soak's users: pods of random shapes, each deleted a random lifetime after it was bound (or, never bound, a
  * while after it was created: its user gave up), created whenever the GPU the live pods ask falls below the fill
- * level, so that the cluster stays 80-100 % full while pods come and go. Watches its pods for create-to-bound times.
+ * level, so that the cluster stays 80-100 % full while pods come and go. A pod whose slice an ElasticGPUClaim asks
+ * is created after its claim and must come back with the claim's resources (the webhook); the claim goes with it.
+ * Watches its pods for create-to-bound times.
  */
 final class Load implements AutoCloseable {
 
@@ -29,6 +34,7 @@ final class Load implements AutoCloseable {
     }
 
     private final KubernetesClient client;
+    private final Violations violations;
     private final PodShapes shapes;
     private final SplittableRandom random;
     private final long capacityMilli;
@@ -40,10 +46,12 @@ final class Load implements AutoCloseable {
     private final AtomicInteger created = new AtomicInteger();
     private final AtomicInteger deleted = new AtomicInteger();
     private final AtomicInteger failedCreates = new AtomicInteger();
+    private final AtomicInteger claimed = new AtomicInteger();
     private final SharedIndexInformer<Pod> informer;
 
-    Load(KubernetesClient client, PodShapes shapes, long seed, long capacityMilli, Duration run) {
+    Load(KubernetesClient client, PodShapes shapes, long seed, long capacityMilli, Duration run, Violations violations) {
         this.client = client;
+        this.violations = violations;
         this.shapes = shapes;
         this.random = new SplittableRandom(seed);
         this.capacityMilli = capacityMilli;
@@ -112,7 +120,16 @@ final class Load implements AutoCloseable {
         }
         live.put(name, new Live(System.nanoTime(), shaped.milli(), lifetime));
         try {
-            client.pods().resource(shaped.pod()).create();
+            if (shaped.claim() != null) {
+                client.resource(shaped.claim()).create();
+            }
+            Pod pod = client.pods().resource(shaped.pod()).create();
+            if (shaped.claim() != null) {
+                claimed.incrementAndGet();
+                if (!PodGpuRequests.asksGpu(pod, PodGpuRequests.Units.DEFAULT)) {
+                    violations.add("claim not written into its pod", name + " was admitted without its claim's resources");
+                }
+            }
             return shaped.milli();
         } catch (KubernetesClientException e) {
             // The API server may be restarting (a fault): the user would try again later; the pod never was.
@@ -125,6 +142,7 @@ final class Load implements AutoCloseable {
     private void delete(String name) {
         try {
             client.pods().inNamespace(SoakCluster.NAMESPACE).withName(name).withGracePeriod(0).delete();
+            client.resources(ElasticGPUClaim.class).inNamespace(SoakCluster.NAMESPACE).withName(name).delete();
             live.remove(name);
             deleted.incrementAndGet();
         } catch (KubernetesClientException e) {
@@ -141,12 +159,18 @@ final class Load implements AutoCloseable {
             }
             // again each time: a create still in flight when the users stopped may land after a delete
             client.pods().inNamespace(SoakCluster.NAMESPACE).withGracePeriod(0).delete();
+            client.resources(ElasticGPUClaim.class).inNamespace(SoakCluster.NAMESPACE).delete();
             Soak.sleep(Duration.ofSeconds(1));
         }
     }
 
     int created() {
         return created.get() - failedCreates.get();
+    }
+
+    /** Pods created through a claim. */
+    int claimed() {
+        return claimed.get();
     }
 
     int bound() {

@@ -1,5 +1,7 @@
 package io.elasticgpu.bench.soak;
 
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.simulator.trace.OpenbTrace;
@@ -31,32 +33,48 @@ final class PodShapes {
 
     private final List<Request> shapes;
     private final String schedulerName;
+    private final boolean claims;
 
-    private PodShapes(List<Request> shapes, String schedulerName) {
+    private PodShapes(List<Request> shapes, String schedulerName, boolean claims) {
         this.shapes = shapes;
         this.schedulerName = schedulerName;
+        this.claims = claims;
     }
 
+    /** Pods asking in resource names only. */
     static PodShapes from(Path podList, String schedulerName) {
-        return new PodShapes(OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName);
+        return new PodShapes(OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, false);
     }
 
-    /** A pod of a random shape named {@code name}, and the GPU it asks in milli-cards (for the fill level). */
-    record Shaped(Pod pod, long milli) {
+    /** Also pods whose one-card slice an ElasticGPUClaim asks for them (the webhook writes it into the pod). */
+    static PodShapes withClaims(Path podList, String schedulerName) {
+        return new PodShapes(OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, true);
+    }
+
+    /**
+     * A pod of a random shape named {@code name}, the GPU it asks in milli-cards (for the fill level), and the claim
+     * (of the same name) to create before it, or null.
+     */
+    record Shaped(Pod pod, long milli, ElasticGPUClaim claim) {
     }
 
     Shaped next(String name, RandomGenerator random) {
         Request r = shapes.get(random.nextInt(shapes.size()));
-        Map<String, Quantity> gpu = r.needsCards() ? gpu(r, random.nextInt(4)) : Map.of();
+        int vocabulary = random.nextInt(claims ? 5 : 4);
+        boolean claimed = vocabulary == 4 && r.needsCards() && r.cards() == 1 && !r.wholeCards();
+        Map<String, Quantity> gpu = r.needsCards() && !claimed ? gpu(r, vocabulary) : Map.of();
         Map<String, Quantity> requests = new LinkedHashMap<>(gpu);
         requests.put("cpu", new Quantity(Math.min(r.cpuMilli(), MAX_CPU_MILLI) + "m"));
         requests.put("memory", new Quantity(Math.min(r.memoryMib(), MAX_MEMORY_MIB) + "Mi"));
-        Pod pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(SoakCluster.NAMESPACE).endMetadata()
+        Pod pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(SoakCluster.NAMESPACE)
+                .withAnnotations(claimed ? Map.of(ClaimAnnotations.key("main"), name) : null).endMetadata()
                 .withNewSpec().withSchedulerName(schedulerName).withTerminationGracePeriodSeconds(0L)
                 .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10")
                 .withNewResources().withRequests(requests).withLimits(gpu.isEmpty() ? null : gpu).endResources()
                 .endContainer().endSpec().build();
-        return new Shaped(pod, r.needsCards() ? r.totalMilli() : 0);
+        ElasticGPUClaim claim = claimed ? ElasticGPUClaim.of(SoakCluster.NAMESPACE, name, SoakCluster.CLAIM_CLASS,
+                Map.of(ResourceNames.GPU_CORE, count(Math.max(1, r.milliPerCard() / 10)))) : null;
+        return new Shaped(pod, r.needsCards() ? r.totalMilli() : 0, claim);
     }
 
     /** The ask in one of four vocabularies; a vocabulary that cannot say the shape falls back to ours. */

@@ -33,8 +33,9 @@ public final class Soak {
             Violations violations = new Violations();
             Auditor auditor = new Auditor(cluster.client(), violations);
             Rss rss = new Rss();
-            PodShapes shapes = PodShapes.from(options.trace(), cluster.schedulerName());
-            try (Load load = new Load(cluster.client(), shapes, options.seed(), cluster.capacityMilli(), options.duration());
+            PodShapes shapes = PodShapes.withClaims(options.trace(), cluster.schedulerName());
+            try (Load load = new Load(cluster.client(), shapes, options.seed(), cluster.capacityMilli(), options.duration(),
+                    violations);
                  ScheduledExecutorService users = Executors.newSingleThreadScheduledExecutor();
                  ScheduledExecutorService audit = Executors.newSingleThreadScheduledExecutor()) {
                 Faults faults = new Faults(cluster, load, options);
@@ -63,7 +64,7 @@ public final class Soak {
                 serverErrors(cluster.logs(), violations);
                 long[] latency = load.latencies();
                 return new SoakResult(options.duration().toSeconds() / 60.0, options.nodes(), options.seed(),
-                        load.created(), load.bound(), load.deleted(), load.bound() / seconds, percentile(latency, 50),
+                        load.created(), load.claimed(), load.bound(), load.deleted(), load.bound() / seconds, percentile(latency, 50),
                         percentile(latency, 99), auditor.samples(), faults.counts(), faults.log(), violations.counts(),
                         violations.examples(), rss.trends());
             }

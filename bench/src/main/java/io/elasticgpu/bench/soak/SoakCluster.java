@@ -1,15 +1,24 @@
 package io.elasticgpu.bench.soak;
 
 import io.elasticgpu.bench.cluster.ChartConfig;
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.components.TcpBalancer;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
 import io.elasticgpu.localcluster.controlplane.Ports;
+import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
@@ -23,11 +32,15 @@ import java.util.Map;
 /**
  * The soak's cluster: the control plane, the kwok GPU nodes, two extender replicas (the active one beside
  * kube-scheduler, as the chart's sidecar; a second watching, as the standby scheduler's sidecar is) and two
- * controller replicas electing a leader, started as the chart starts them; and the crashes the faults cause.
+ * controller replicas electing a leader and both serving the admission webhook behind one address (the chart's
+ * Service), started as the chart starts them; the class the users' ElasticGPUClaims name; and the crashes the faults
+ * cause.
  */
 final class SoakCluster implements AutoCloseable {
 
     static final String NAMESPACE = "soak";
+    /** The ElasticGPUClass the users' claims name. */
+    static final String CLAIM_CLASS = "soak";
     /** Where the chart installs: the ledgers (the extender's default) and the controllers' Lease. */
     private static final String SYSTEM = "elastic-gpu-system";
     /** {@code egpu controller}'s Lease (Leadership.LEASE_NAME; the bench does not depend on the controller module). */
@@ -48,6 +61,9 @@ final class SoakCluster implements AutoCloseable {
     private final Map<String, GpuNodeSpec> nodes = new LinkedHashMap<>();
     private final List<EgpuProcess> extenders = new ArrayList<>();
     private final List<EgpuProcess> controllers = new ArrayList<>();
+    /** Each controller replica's webhook port, kept across its restarts, behind one address as the chart's Service. */
+    private final List<Integer> webhookPorts = List.of(Ports.free(), Ports.free());
+    private final TcpBalancer webhook = new TcpBalancer(webhookPorts);
 
     private SoakCluster(ControlPlane cp, ChartConfig chart) {
         this.cp = cp;
@@ -77,10 +93,25 @@ final class SoakCluster implements AutoCloseable {
         FakeGpuNodes.create(client, List.copyOf(nodes.values()), Duration.ofMinutes(3));
         for (int i = 0; i < 2; i++) {
             extenders.add(startExtender(Ports.free()));
-            controllers.add(startController(Ports.free()));
+            controllers.add(startController(Ports.free(), webhookPorts.get(i)));
         }
         cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extenders.getFirst().url()),
                 cp.workDir().resolve("soak-scheduler.yaml")));
+        client.resource(ElasticGPUClass.of(CLAIM_CLASS, ElasticGPUClassSpec.Provisioner.QGPU, null)).create();
+        awaitWebhook();
+    }
+
+    /** Until the webhook answers: a claim's pod comes back with the claim's resources (then both go). */
+    private void awaitWebhook() {
+        client.resource(ElasticGPUClaim.of(NAMESPACE, "warm-up", CLAIM_CLASS, Map.of(ResourceNames.GPU_CORE, new Quantity("10"))))
+                .create();
+        var pod = WebhookRollout.createOnceMutated(client, NAMESPACE, n -> new PodBuilder().withNewMetadata()
+                .withName("warm-up-" + n).addToAnnotations(ClaimAnnotations.key("main"), "warm-up").endMetadata()
+                .withNewSpec().withSchedulerName("no-scheduler").addNewContainer().withName("main")
+                .withImage("registry.k8s.io/pause:3.10").endContainer().endSpec().build(),
+                WebhookRollout.hasLimit(ResourceNames.GPU_CORE), READY);
+        client.pods().resource(pod).withGracePeriod(0).delete();
+        client.resources(ElasticGPUClaim.class).inNamespace(NAMESPACE).withName("warm-up").delete();
     }
 
     private EgpuProcess startExtender(int port) {
@@ -89,9 +120,10 @@ final class SoakCluster implements AutoCloseable {
         return EgpuProcess.start(chart.extenderJvm(), "scheduler", args, log("extender-" + port), port, "--listen", READY);
     }
 
-    private EgpuProcess startController(int port) {
+    private EgpuProcess startController(int port, int webhookPort) {
         return EgpuProcess.start(List.of("-Xmx256m", "-XX:+UseSerialGC"), "controller",
-                List.of("--kubeconfig", cp.kubeconfig().toString(), "--no-webhook", "--namespace-for-lease", SYSTEM),
+                List.of("--kubeconfig", cp.kubeconfig().toString(), "--namespace-for-lease", SYSTEM,
+                        "--webhook-listen", "127.0.0.1:" + webhookPort, "--webhook-url", "127.0.0.1:" + webhook.port()),
                 log("controller-" + port), port, "--http-listen", READY);
     }
 
@@ -151,7 +183,7 @@ final class SoakCluster implements AutoCloseable {
                 if (holder != null && holder.contains("-" + c.process().pid() + "-")) {
                     c.kill();
                     sleep(DOWN);
-                    controllers.set(i, startController(c.port()));
+                    controllers.set(i, startController(c.port(), webhookPorts.get(i)));
                     return "controller leader " + holder;
                 }
             }
@@ -178,6 +210,7 @@ final class SoakCluster implements AutoCloseable {
     public void close() {
         extenders.forEach(EgpuProcess::close);
         controllers.forEach(EgpuProcess::close);
+        webhook.close();
         client.close();
         cp.close();
     }

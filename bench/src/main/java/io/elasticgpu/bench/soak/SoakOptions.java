@@ -32,13 +32,9 @@ public record SoakOptions(Duration duration, int nodes, long seed, Duration faul
         int burst = 500;
         Path trace = shared.resolve("traces/openb/openb_pod_list_default.csv");
         Path json = null;
-        List<String> rest = new ArrayList<>(args);
-        while (!rest.isEmpty()) {
-            String flag = rest.removeFirst();
-            if (rest.isEmpty()) {
-                throw new IllegalArgumentException(flag + " needs a value");
-            }
-            String value = rest.removeFirst();
+        for (Flag f : flags(args)) {
+            String flag = f.name();
+            String value = f.value();
             switch (flag) {
                 case "--minutes" -> minutes = number(flag, value, 0.5, 24 * 60);
                 case "--nodes" -> nodes = (int) number(flag, value, 3, 5_000);
@@ -51,14 +47,34 @@ public record SoakOptions(Duration duration, int nodes, long seed, Duration faul
                         + "; known: --minutes, --nodes, --seed, --fault-every, --burst, --trace, --json");
             }
         }
-        if (!Files.isRegularFile(trace)) {
-            throw new IllegalArgumentException("--trace: no such file " + trace + " (the default is ../shared's openb trace)");
-        }
+        requireTrace(trace);
         return new SoakOptions(Duration.ofSeconds((long) (minutes * 60)), nodes, seed, Duration.ofSeconds(faultEvery),
                 burst, trace, json);
     }
 
-    private static double number(String flag, String value, double min, double max) {
+    /** One {@code --name value} of the command line. */
+    record Flag(String name, String value) {
+    }
+
+    /** The arguments as {@code --name value} pairs, in order. */
+    static List<Flag> flags(List<String> args) {
+        List<Flag> flags = new ArrayList<>();
+        for (int i = 0; i < args.size(); i += 2) {
+            if (i + 1 == args.size()) {
+                throw new IllegalArgumentException(args.get(i) + " needs a value");
+            }
+            flags.add(new Flag(args.get(i), args.get(i + 1)));
+        }
+        return flags;
+    }
+
+    static void requireTrace(Path trace) {
+        if (!Files.isRegularFile(trace)) {
+            throw new IllegalArgumentException("--trace: no such file " + trace + " (the default is ../shared's openb trace)");
+        }
+    }
+
+    static double number(String flag, String value, double min, double max) {
         try {
             double v = Double.parseDouble(value);
             if (v < min || v > max) {

@@ -7,7 +7,7 @@ import java.util.Map;
  * What {@code bench/run soak} saw: the load held, the faults, the broken invariants (each must be 0) and each
  * component's memory trend. Serialised as the benchmark's JSON ({@code podsPerSecond} counts pods bound).
  */
-public record SoakResult(double minutes, int nodes, long seed, int podsCreated, int podsBound, int podsDeleted,
+public record SoakResult(double minutes, int nodes, long seed, int podsCreated, int claimsCreated, int podsBound, int podsDeleted,
                          double podsPerSecond, double p50Seconds, double p99Seconds, int auditSamples,
                          Map<String, Integer> faults, List<String> faultLog, Map<String, Integer> violations,
                          List<String> violationExamples, Map<String, Rss.Trend> rssMiB) {
@@ -19,8 +19,8 @@ public record SoakResult(double minutes, int nodes, long seed, int podsCreated, 
     public String table() {
         StringBuilder out = new StringBuilder();
         out.append("soak: %.1f min, %d nodes, seed %d%n".formatted(minutes, nodes, seed));
-        out.append("pods created %d, bound %d, deleted %d; %.2f bound/s; create->bound p50 %.2f s, p99 %.2f s%n"
-                .formatted(podsCreated, podsBound, podsDeleted, podsPerSecond, p50Seconds, p99Seconds));
+        out.append("pods created %d (%d through a claim), bound %d, deleted %d; %.2f bound/s; create->bound p50 %.2f s, p99 %.2f s%n"
+                .formatted(podsCreated, claimsCreated, podsBound, podsDeleted, podsPerSecond, p50Seconds, p99Seconds));
         out.append("faults: ").append(faults).append('\n');
         out.append("audit samples: %d; violations: %d %s%n".formatted(auditSamples, totalViolations(), violations));
         violationExamples.forEach(e -> out.append("  ").append(e).append('\n'));

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 15, the control-plane soak reduced to two minutes ({@code bench/run soak}): 12 kwok GPU nodes, pods of the
- * openb trace's shapes coming and going in four vendors' resource names, two extender and two controller replicas,
+ * openb trace's shapes coming and going in four vendors' resource names and through ElasticGPUClaims (the webhook
+ * served by both controller replicas behind one address), two extender and two controller replicas,
  * and a fault every 12 seconds, so that each kind happens at least once: an extender, the controller leader and
  * kube-scheduler killed, kube-apiserver restarted, a card unhealthy, a node deleted under its pods, a burst. The
  * auditor, reading only the API, must find no invariant broken at any sample nor anything left after the drain.
@@ -36,6 +37,7 @@ class SoakE2E {
         assertThat(r.faultLog()).as("every fault did what it says").noneMatch(l -> l.contains("not done")
                 || l.contains("none killed"));
         assertThat(r.podsBound()).as("pods bound").isGreaterThan(100);
+        assertThat(r.claimsCreated()).as("pods asking through an ElasticGPUClaim and the webhook").isGreaterThan(5);
         assertThat(r.podsDeleted()).as("pods deleted at the end of their lifetime").isGreaterThan(20);
         assertThat(r.auditSamples()).as("audit samples").isGreaterThan(10);
         assertThat(r.violations()).as("broken invariants, first examples: %s", r.violationExamples()).isEmpty();

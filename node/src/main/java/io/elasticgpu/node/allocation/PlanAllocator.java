@@ -155,7 +155,11 @@ public final class PlanAllocator implements Allocator {
     public List<String> preferred(String resource, List<String> available, List<String> mustInclude, int size) {
         Optional<Match> match;
         synchronized (this) {
-            match = Matcher.match(resource, size, pods.pods(), new Served(kubelet.list(), inFlight()));
+            Served served = new Served(kubelet.list(), inFlight());
+            match = Matcher.match(resource, size, pods.pods(), served);
+            if (match.isEmpty()) { // kubelet may admit a pod the watch has not delivered yet, as in allocate
+                match = Matcher.match(resource, size, pods.refresh(), served);
+            }
         }
         List<Integer> planned = match.map(m -> cardsOf(m.pod().planFor(m.container().name()))).orElse(List.of());
         return Preference.of(cards, resource, available, mustInclude, size, planned, topology);
@@ -352,7 +356,26 @@ public final class PlanAllocator implements Allocator {
                 out.putIfAbsent(k, h.grant());
             }
         });
+        answeredBefore(records, out);
         return out;
+    }
+
+    /**
+     * Containers kubelet lists with our devices that no answer of this run covers were answered before it started,
+     * by an earlier run that may have been killed before it recorded them: they hold what their pod's annotation
+     * says (the extender's plan, which an answer for a certain container always is, or what was recorded). Their
+     * cards are not read from kubelet's device ids: a slice's ids only count blocks, its card is the one answered.
+     */
+    private void answeredBefore(Map<ContainerKey, Map<String, List<String>>> records, Map<ContainerKey, Grant> out) {
+        for (NodePod p : pods.pods()) {
+            for (NodePod.Container c : p.containers()) {
+                ContainerKey k = p.key(c);
+                List<Share> plan = p.planFor(c.name());
+                if (!out.containsKey(k) && records.containsKey(k) && !plan.isEmpty()) {
+                    out.put(k, new Grant(k, plan, c.family(), ""));
+                }
+            }
+        }
     }
 
     private static String abbreviate(List<String> ids) {

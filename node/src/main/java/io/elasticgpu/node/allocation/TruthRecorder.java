@@ -89,6 +89,10 @@ public final class TruthRecorder implements AutoCloseable {
             if (got == null || got.equals(written.get(id))) {
                 continue;
             }
+            if (pod.allocated() && pod.plan().map(a -> got.equals(a.containers())).orElse(false)) {
+                written.put(id, Map.copyOf(got)); // recorded already, e.g. by this agent before a restart
+                continue;
+            }
             boolean complete = pod.containers().stream().allMatch(c -> got.containsKey(c.name()));
             writer.record(pod, got, notes.getOrDefault(id, Map.of()), complete);
             written.put(id, Map.copyOf(got));

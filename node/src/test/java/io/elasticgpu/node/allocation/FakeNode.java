@@ -20,6 +20,8 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
     final int cards;
     final long memoryMib;
     final List<NodePod> pods = new CopyOnWriteArrayList<>();
+    /** Pods in the API the agent's watch has not delivered yet: only {@link #refresh} finds them. */
+    final List<NodePod> unwatched = new CopyOnWriteArrayList<>();
     final Map<ContainerKey, Map<String, List<String>>> records = new HashMap<>();
     private final Map<Integer, Integer> nextId = new HashMap<>();
 
@@ -38,7 +40,9 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
 
     @Override
     public List<NodePod> refresh() {
-        return pods();
+        List<NodePod> all = new ArrayList<>(pods);
+        all.addAll(unwatched);
+        return all;
     }
 
     @Override

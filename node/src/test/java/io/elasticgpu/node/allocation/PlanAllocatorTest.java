@@ -75,6 +75,33 @@ class PlanAllocatorTest {
     }
 
     @Test
+    void kubeletIsSteeredToThePlannedCardOfAPodTheWatchHasNotDeliveredYet() {
+        String gpu = "elasticgpu.io/gpu";
+        node.unwatched.add(node.slicePod("fresh", 1, gpu, 1, 1)); // bound a moment ago; kubelet admits it already
+
+        List<String> preferred = allocator.preferred(gpu, List.of(node.uuid(0), node.uuid(1)), List.of(), 1);
+
+        assertThat(preferred).as("the planned card, not the first best-linked one").containsExactly(node.uuid(1));
+        assertThat(allocator.allocate(gpu, preferred).shares()).singleElement().satisfies(s -> assertThat(s.card()).isEqualTo(1));
+    }
+
+    @Test
+    void containersAnsweredBeforeARestartAreInTheGrantsWithTheirPodsAnnotation() {
+        // The agent answered "a" and was killed before it recorded it; a new agent has answered nothing.
+        node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
+        node.record(new ContainerKey("default", "a", "main"), MEM, node.memoryIds(0, 4096)); // ids name no card
+        node.pods.add(node.slicePod("waiting", 2, MEM, 2048, 0)); // not admitted: kubelet does not list it
+
+        Map<ContainerKey, Grant> grants = allocator.reconcile();
+
+        assertThat(grants).containsOnlyKeys(new ContainerKey("default", "a", "main"));
+        assertThat(grants.get(new ContainerKey("default", "a", "main")).shares()).singleElement().satisfies(s -> {
+            assertThat(s.card()).as("the card answered, its plan's, not the card kubelet's block ids happen to name").isEqualTo(1);
+            assertThat(s.memoryMib()).isEqualTo(4096);
+        });
+    }
+
+    @Test
     void aPlanThatWouldOverCommitACardIsRefused() {
         node.pods.add(node.slicePod("holder", 1, MEM, 12_288, 0));
         node.record(new ContainerKey("default", "holder", "main"), MEM, node.memoryIds(0, 12_288));

@@ -1,4 +1,4 @@
-package io.elasticgpu.e2e.webhook;
+package io.elasticgpu.localcluster.components;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,13 +17,13 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * over), bytes are copied both ways (TLS passes through), and when either side closes both are closed, so that a
  * client never reuses a connection to a replica that is gone. Counts the connections each backend got.
  */
-final class TcpBalancer implements AutoCloseable {
+public final class TcpBalancer implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<Integer> backends;
     private final AtomicIntegerArray connections;
 
-    TcpBalancer(List<Integer> backends) {
+    public TcpBalancer(List<Integer> backends) {
         this.backends = List.copyOf(backends);
         this.connections = new AtomicIntegerArray(backends.size());
         try {
@@ -34,12 +34,12 @@ final class TcpBalancer implements AutoCloseable {
         Thread.ofVirtual().name("tcp-balancer").start(this::accept);
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
     /** Connections made to backend {@code i} so far. */
-    int connections(int i) {
+    public int connections(int i) {
         return connections.get(i);
     }
 
