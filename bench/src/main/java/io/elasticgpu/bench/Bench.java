@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * {@code bench/run speed [POD_LIST.csv]}, {@code bench/run reproduce [TRACE_DIR] [RESULTS.csv]} or
- * {@code bench/run extender [NODES,NODES] [REQUESTS]}, {@code bench/run node-agent [ALLOCATIONS]} or
+ * {@code bench/run extender [NODES,NODES] [REQUESTS]}, {@code bench/run node-agent [ALLOCATIONS]},
+ * {@code bench/run dra-prepare [CLAIMS] [--json FILE]} or
  * {@code bench/run cluster-replay [OPTIONS]} ({@link io.elasticgpu.bench.cluster.ReplayOptions#USAGE}) or
  * {@code bench/run soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.SoakOptions#USAGE}) or
  * {@code bench/run node-soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.NodeSoakOptions#USAGE}).
@@ -18,6 +19,7 @@ public final class Bench {
     private static final String USAGE = "usage: bench/run speed [POD_LIST.csv] | reproduce [TRACE_DIR] [RESULTS.csv]"
             + " | extender [NODES,NODES (default 1000,5000)] [REQUESTS per row (default 2000)]"
             + " | node-agent [ALLOCATIONS (default 2000)]"
+            + " | dra-prepare [CLAIMS (default 2000)] [--json F]"
             + " | cluster-replay [--trace F] [--events F | --seed N] [--cut PCT] [--policy P] [--max-nodes N] [--json F] ..."
             + " | soak [--minutes N] [--nodes N] [--seed S] [--fault-every SECONDS] [--burst PODS] [--json F]"
             + " | node-soak [--pods N] [--seed S] [--fault-every STEPS] [--json F]";
@@ -37,6 +39,7 @@ public final class Bench {
             case "extender" -> ExtenderBenchmark.run(rest.length > 0 ? sizes(rest[0]) : List.of(1000, 5000),
                     rest.length > 1 ? Integer.parseInt(rest[1]) : 2000);
             case "node-agent" -> NodeAgentBenchmark.run(rest.length > 0 ? Integer.parseInt(rest[0]) : 2000);
+            case "dra-prepare" -> draPrepare(List.of(rest));
             case "cluster-replay" -> System.exit(ClusterReplayCommand.run(List.of(rest), SHARED));
             case "soak" -> System.exit(SoakCommand.run(List.of(rest), SHARED));
             case "node-soak" -> System.exit(SoakCommand.runNode(List.of(rest), SHARED));
@@ -45,6 +48,24 @@ public final class Bench {
                 System.exit(2);
             }
         }
+    }
+
+    /** {@code [CLAIMS] [--json FILE]}. */
+    private static void draPrepare(List<String> args) throws Exception {
+        int claims = 2000;
+        Path json = null;
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i).equals("--json") && i + 1 < args.size()) {
+                json = Path.of(args.get(++i));
+            } else if (args.get(i).matches("[1-9][0-9]{1,6}")) {
+                claims = Integer.parseInt(args.get(i));
+            } else {
+                System.err.println("dra-prepare: expected a number of claims (10 or more) or --json FILE, got " + args.get(i));
+                System.err.println(USAGE);
+                System.exit(2);
+            }
+        }
+        DraPrepareBenchmark.run(claims, json);
     }
 
     private static List<Integer> sizes(String csv) {

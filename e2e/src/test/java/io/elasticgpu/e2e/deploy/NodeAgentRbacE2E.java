@@ -137,6 +137,8 @@ class NodeAgentRbacE2E {
         client.pods().inNamespace(cluster.namespace()).resource(claimPod("user", "shared", node)).create();
         ResourceClaim allocated = await().atMost(WAIT).until(() -> claims.withName("shared").get(),
                 c -> c.getStatus() != null && c.getStatus().getAllocation() != null);
+        // kubelet calls the driver once its registration socket appears, which the agent makes after it serves dra.sock.
+        await().atMost(WAIT).until(() -> Files.exists(dir.resolve("registry").resolve(DraNames.DRIVER + "-reg.sock")));
         Claim ref = Claim.newBuilder().setNamespace(cluster.namespace()).setName("shared")
                 .setUid(allocated.getMetadata().getUid()).build();
         var channel = UnixSockets.connect(plugin.resolve("dra.sock"));

@@ -8,6 +8,7 @@ import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.CdiSpecs;
 import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimPreparation;
+import io.elasticgpu.node.draplugin.DraHealthService;
 import io.elasticgpu.node.draplugin.DraPluginServer;
 import io.elasticgpu.node.draplugin.DraPluginService;
 import io.elasticgpu.node.health.CardHealth;
@@ -35,6 +36,7 @@ public final class DraNodeAgent implements AutoCloseable {
     private final CardHealth health;
     private final ClaimPreparation preparation;
     private final DraPluginServer server;
+    private final DraHealthService healthService;
     private final HealthWatch watch;
 
     private DraNodeAgent(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster, InstantSource clock,
@@ -45,12 +47,15 @@ public final class DraNodeAgent implements AutoCloseable {
         ContainerEnvironment env = new ContainerEnvironment(config.mps(), config.mpsPipeDir().toString(), config.aliyunUnitMib());
         this.preparation = new ClaimPreparation(cluster.claims(hardware), Checkpoint.open(dra.checkpoint()),
                 new CdiSpecs(dra.cdiDir()), hardware, new DeviceCatalog(hardware, List.of()), env, config.nodeName());
+        this.healthService = new DraHealthService(config.nodeName(), hardware, health, clock);
         Runnable publish = () -> {
             cluster.publishSlice(SliceDevices.devices(hardware, health, config.memoryBlockMib()));
             cluster.publish(hardware, health::healthy);
+            healthService.changed();
         };
         publish.run();
-        this.server = DraPluginServer.start(DraNames.DRIVER, dra.pluginDir(), dra.registrationDir(), new DraPluginService(preparation));
+        this.server = DraPluginServer.start(DraNames.DRIVER, dra.pluginDir(), dra.registrationDir(), new DraPluginService(preparation),
+                healthService);
         this.watch = new HealthWatch(backend, health, publish);
         LOG.info("node agent started in DRA mode node={} backend={} cards={} driver={} prepared claims={}", config.nodeName(),
                 backend.name(), hardware.gpus().size(), DraNames.DRIVER, preparation.prepared().size());
@@ -85,6 +90,7 @@ public final class DraNodeAgent implements AutoCloseable {
     @Override
     public void close() {
         watch.close();
+        healthService.close();
         server.close();
     }
 }

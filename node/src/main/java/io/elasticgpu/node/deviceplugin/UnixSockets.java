@@ -26,17 +26,18 @@ public final class UnixSockets {
     }
 
     /** Serves {@code service} on {@code socket}, replacing a stale socket file left by a previous run. */
-    public static Server serve(Path socket, BindableService service) {
+    public static Server serve(Path socket, BindableService... services) {
         try {
             Files.deleteIfExists(socket);
-            return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+            NettyServerBuilder b = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                     .channelType(EpollServerDomainSocketChannel.class)
                     .bossEventLoopGroup(LOOP)
                     .workerEventLoopGroup(LOOP)
-                    .executor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor())
-                    .addService(service)
-                    .build()
-                    .start();
+                    .executor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+            for (BindableService service : services) {
+                b.addService(service);
+            }
+            return b.build().start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve on %s: %s; check that the directory exists and is writable"
                     .formatted(socket, e.getMessage()), e);

@@ -1,6 +1,7 @@
 package io.elasticgpu.node.draplugin;
 
 import io.elasticgpu.node.deviceplugin.UnixSockets;
+import io.grpc.BindableService;
 import io.grpc.Server;
 
 import java.io.IOException;
@@ -29,12 +30,20 @@ public final class DraPluginServer implements AutoCloseable {
         this.reg = reg;
     }
 
-    /** Starts both; the DRA socket first, so that kubelet never registers an endpoint that is not served yet. */
-    public static DraPluginServer start(String driver, Path pluginDir, Path registrationDir, DraPluginService service) {
+    /**
+     * Starts both; the DRA socket first, so that kubelet never registers an endpoint that is not served yet.
+     *
+     * @param more services on the same endpoint, such as {@link DraHealthService}
+     */
+    public static DraPluginServer start(String driver, Path pluginDir, Path registrationDir, DraPluginService service,
+                                        BindableService... more) {
         createDirectories(pluginDir);
         createDirectories(registrationDir);
         Path endpoint = pluginDir.resolve("dra.sock");
-        Server dra = UnixSockets.serve(endpoint, service);
+        BindableService[] all = new BindableService[more.length + 1];
+        all[0] = service;
+        System.arraycopy(more, 0, all, 1, more.length);
+        Server dra = UnixSockets.serve(endpoint, all);
         RegistrationService registration = new RegistrationService(driver, endpoint);
         Path regSocket = registrationSocket(registrationDir, driver);
         Server reg = UnixSockets.serve(regSocket, registration);

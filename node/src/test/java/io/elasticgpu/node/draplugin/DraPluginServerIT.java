@@ -4,6 +4,7 @@ import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.deviceplugin.UnixSockets;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.dra.CdiSpecs;
 import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimDevice;
@@ -12,6 +13,12 @@ import io.elasticgpu.node.dra.ClaimPreparation;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.elasticgpu.node.dra.DraCards;
 import io.elasticgpu.node.draplugin.api.Claim;
+import io.elasticgpu.node.draplugin.health.DRAResourceHealthGrpc;
+import io.elasticgpu.node.draplugin.health.HealthStatus;
+import io.elasticgpu.node.draplugin.health.NodeWatchResourcesRequest;
+import io.elasticgpu.node.draplugin.health.NodeWatchResourcesResponse;
+import io.elasticgpu.node.health.CardHealth;
+import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.draplugin.api.DRAPluginGrpc;
 import io.elasticgpu.node.draplugin.api.NodePrepareResourceResponse;
 import io.elasticgpu.node.draplugin.api.NodePrepareResourcesRequest;
@@ -26,6 +33,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 
@@ -44,11 +53,40 @@ class DraPluginServerIT {
     private DraPluginServer server;
     private ManagedChannel channel;
 
-    private DraPluginServer start() {
+    private DraPluginServer start(io.grpc.BindableService... more) {
         ClaimPreparation p = new ClaimPreparation(claims, Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
                 new CdiSpecs(dir.resolve("cdi")), hw, new DeviceCatalog(hw, List.of()),
                 new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024), "node-a");
-        return DraPluginServer.start("gpu.elasticgpu.io", dir.resolve("plugin"), dir.resolve("registry"), new DraPluginService(p));
+        return DraPluginServer.start("gpu.elasticgpu.io", dir.resolve("plugin"), dir.resolve("registry"), new DraPluginService(p),
+                more);
+    }
+
+    @Test
+    void kubeletWatchingHealthGetsEveryCardAtOnceThenTheOneThatBroke() {
+        CardHealth health = new CardHealth(hw.gpus().size(), HealthPolicy.DEFAULT, InstantSource.system());
+        try (DraHealthService healthService = new DraHealthService("node-a", hw, health, InstantSource.system())) {
+            server = start(healthService);
+            channel = UnixSockets.connect(dir.resolve("plugin/dra.sock"));
+            Iterator<NodeWatchResourcesResponse> stream = DRAResourceHealthGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .nodeWatchResources(NodeWatchResourcesRequest.getDefaultInstance());
+
+            NodeWatchResourcesResponse first = stream.next();
+            assertThat(first.getDevicesList()).extracting(d -> d.getDevice().getPoolName() + "/" + d.getDevice().getDeviceName())
+                    .containsExactly("node-a/gpu-0", "node-a/gpu-1", "node-a/gpu-2", "node-a/gpu-3");
+            assertThat(first.getDevicesList()).allSatisfy(d -> {
+                assertThat(d.getHealth()).isEqualTo(HealthStatus.HEALTHY);
+                assertThat(d.getHealthCheckTimeoutSeconds()).isEqualTo(30);
+                assertThat(d.getLastUpdatedTime()).isPositive();
+            });
+
+            health.onEvent(new GpuEvent.Xid(2, 79));
+            healthService.changed();
+
+            NodeWatchResourcesResponse next = stream.next();
+            assertThat(next.getDevicesList()).extracting(d -> d.getDevice().getDeviceName() + " " + d.getHealth() + " " + d.getMessage())
+                    .containsExactly("gpu-0 HEALTHY ", "gpu-1 HEALTHY ", "gpu-2 UNHEALTHY Xid 79", "gpu-3 HEALTHY ");
+        }
     }
 
     @AfterEach
