@@ -1,6 +1,6 @@
 package io.elasticgpu.cli;
 
-import io.elasticgpu.controller.dashboard.DraApi;
+import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
 import io.elasticgpu.controller.view.ViewFormat;

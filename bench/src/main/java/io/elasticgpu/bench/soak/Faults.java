@@ -6,6 +6,9 @@ import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -122,10 +125,11 @@ final class Faults {
         List<NodeInventory.Card> cards = spec.inventory().cards().stream().map(c -> c.index() != unhealthy ? c
                 : new NodeInventory.Card(c.index(), c.uuid(), c.model(), c.memoryMib(), false, c.numa())).toList();
         String json = new NodeInventory(cards, spec.links()).toJson();
-        cluster.client().nodes().withName(spec.name()).edit(n -> {
-            n.getMetadata().getAnnotations().put(Annotations.INVENTORY, json);
-            return n;
-        });
+        // A merge patch without a resourceVersion, as the agent writes it: kwok's heartbeats change the node all the
+        // time, and an edit (read, then write that version) lost that race with a 409 now and then.
+        Map<String, Object> patch = Map.of("metadata", Map.of("annotations", Map.of(Annotations.INVENTORY, json)));
+        cluster.client().nodes().withName(spec.name()).patch(PatchContext.of(PatchType.JSON_MERGE),
+                Serialization.asJson(patch));
     }
 
     private String nodeDeleted() {

@@ -1,5 +1,6 @@
 package io.elasticgpu.controller.dashboard;
 
+import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -10,9 +10,13 @@ import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.DraShares;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.elasticgpu.controller.claims.ClaimKey;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 
 import java.util.Collection;
 import java.util.HashMap;
@@ -30,6 +34,7 @@ import java.util.TreeMap;
  *       pods {@code egpu inspect} counts: not finished, not being deleted, allocation on the node it is bound to),
  *       phase {@code Bound}; {@code physical} for containers that ask whole cards, else {@code gpuShare};</li>
  *   <li>with a {@code claimRef} when the pod names an existing claim for that container;</li>
+ *   <li>one per (ResourceClaim, card) of every DRA claim kube-scheduler allocated on our cards, phase {@code Bound};</li>
  *   <li>plus, once their pod is gone, the ones bound to a claim whose class says {@code Retain}: kept, phase
  *       {@code Released}, claimRef kept. Released ones stay until a person deletes them.</li>
  * </ul>
@@ -50,9 +55,24 @@ public final class Desired {
      * @return by name
      */
     public static SortedMap<String, DesiredGpu> of(Collection<Pod> pods, ClaimBook book, Collection<DesiredGpu> existing) {
+        return of(pods, List.of(), Map.of(), book, existing);
+    }
+
+    /**
+     * The same, with the cards DRA claims hold: one per (claim, card) of every allocated ResourceClaim of our driver
+     * on a node whose inventory names that card.
+     *
+     * @param inventories each GPU node's inventory, by node name (the uuid of each card)
+     */
+    public static SortedMap<String, DesiredGpu> of(Collection<Pod> pods, Collection<ResourceClaim> draClaims,
+                                                   Map<String, NodeInventory> inventories, ClaimBook book,
+                                                   Collection<DesiredGpu> existing) {
         SortedMap<String, DesiredGpu> desired = new TreeMap<>();
         for (Pod pod : pods) {
             forPod(pod, book).forEach(g -> desired.putIfAbsent(g.name(), g));
+        }
+        for (ResourceClaim claim : draClaims) {
+            forDraClaim(claim, inventories).forEach(g -> desired.putIfAbsent(g.name(), g));
         }
         for (DesiredGpu gpu : existing) {
             if (desired.containsKey(gpu.name())) {
@@ -103,6 +123,37 @@ public final class Desired {
                         claimRef, Phase.Bound));
             }
         });
+        return gpus;
+    }
+
+    /**
+     * The ElasticGPUs one DRA claim's allocation stands for (read by {@link DraShares}, as the node agent prepares it
+     * and the views count it): held by the claim (the first pod it is reserved for, with {@code claim/<name>} as the
+     * container; no pod reference before one is reserved), {@code physical} for a whole card, else {@code gpuShare} with what it consumed.
+     * None for a device that is not a card of the node's inventory (the views report that as a problem).
+     */
+    static List<DesiredGpu> forDraClaim(ResourceClaim claim, Map<String, NodeInventory> inventories) {
+        String ns = claim.getMetadata().getNamespace();
+        String name = claim.getMetadata().getName();
+        String uid = claim.getMetadata().getUid();
+        String pod = claim.getStatus() == null || claim.getStatus().getReservedFor() == null ? null
+                : claim.getStatus().getReservedFor().stream().filter(r -> "pods".equals(r.getResource()))
+                        .map(ResourceClaimConsumerReference::getName).findFirst().orElse(null);
+        List<DesiredGpu> gpus = new java.util.ArrayList<>();
+        for (DraShares.DraShare share : DraShares.of(claim)) {
+            NodeInventory inventory = inventories.get(share.node());
+            if (inventory == null || share.card() < 0 || share.card() >= inventory.cards().size()) {
+                continue;
+            }
+            String container = "claim/" + name;
+            Allocation.Share asShare = new Allocation.Share(share.card(), inventory.cards().get(share.card()).uuid(),
+                    share.milli(), share.memoryMib());
+            // The name carries the claim's uid; the pod-uid label is left off: a claim is not a pod.
+            gpus.add(new DesiredGpu(ElasticGpuNames.of(share.node(), share.card(), uid, container), null, share.node(),
+                    share.card(), asShare.uuid(), share.wholeCard() ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
+                    capacity(asShare, share.wholeCard()), pod == null ? null : new DesiredGpu.PodRef(ns, pod, container), null,
+                    Phase.Bound));
+        }
         return gpus;
     }
 

@@ -1,6 +1,7 @@
 package io.elasticgpu.controller.provisioning;
 
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
@@ -17,6 +18,7 @@ import io.elasticgpu.controller.claims.StaticBinding;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -38,7 +40,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running controller: informers on pods, nodes, ElasticGPUs, claims and classes; any event schedules one
+ * The running controller: informers on pods, nodes, ElasticGPUs, claims and classes (and DRA's ResourceClaims where
+ * the API server serves them); any event schedules one
  * level-triggered sync that recomputes {@link Desired} and the {@link ClaimStates} from the informers' caches and
  * applies the difference. Syncs run one at a time on one thread, coalesced (a burst of events is one sync), and
  * again every {@code resyncPeriod} and one second after a failed one. Conflicts (a cache behind the API server) are
@@ -64,6 +67,7 @@ public final class ElasticGpuController implements AutoCloseable {
     private SharedIndexInformer<ElasticGPU> gpus;
     private SharedIndexInformer<ElasticGPUClaim> claims;
     private SharedIndexInformer<ElasticGPUClass> classes;
+    private SharedIndexInformer<ResourceClaim> draClaims; // null where the API server serves no DRA
     private volatile boolean closed;
 
     /** @param resyncPeriod how often to sync without an event (drift made while no event came) */
@@ -79,6 +83,9 @@ public final class ElasticGpuController implements AutoCloseable {
         gpus = inform(client.resources(ElasticGPU.class).runnableInformer(0));
         claims = inform(client.resources(ElasticGPUClaim.class).inAnyNamespace().runnableInformer(0));
         classes = inform(client.resources(ElasticGPUClass.class).runnableInformer(0));
+        if (DraApi.served(client)) {
+            draClaims = inform(client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0));
+        }
         informers.forEach(i -> i.start().toCompletableFuture().join());
         long period = resyncPeriod.toMillis();
         loop.scheduleWithFixedDelay(this::trigger, period, period, TimeUnit.MILLISECONDS);
@@ -145,7 +152,9 @@ public final class ElasticGpuController implements AutoCloseable {
         Map<String, DesiredGpu> actual = new TreeMap<>();
         managed.forEach((name, g) -> actual.put(name, DesiredGpu.from(g)));
 
-        Map<String, DesiredGpu> desired = Desired.of(pods.getStore().list(), book, actual.values());
+        Map<String, NodeInventory> inventories = inventories();
+        Map<String, DesiredGpu> desired = Desired.of(pods.getStore().list(),
+                draClaims == null ? List.of() : draClaims.getStore().list(), inventories, book, actual.values());
         GpuPlan plan = GpuPlan.between(desired, actual);
         plan.create().forEach(this::create);
         plan.update().forEach(want -> update(managed.get(want.name()), want));
@@ -155,7 +164,7 @@ public final class ElasticGpuController implements AutoCloseable {
                 .flatMap(Optional::stream).toList());
         List<ElasticGPU> preCreated = gpus.getStore().list().stream().filter(g -> !ManagedLabels.isManaged(g)).toList();
         preCreated.stream().map(DesiredGpu::from).map(DesiredGpu::holding).flatMap(Optional::stream).forEach(holdings::add);
-        Map<ClaimKey, ClaimState> states = new TreeMap<>(ClaimStates.of(book, holdings, inventories()));
+        Map<ClaimKey, ClaimState> states = new TreeMap<>(ClaimStates.of(book, holdings, inventories));
         bindPreCreated(book, states, preCreated);
         states.forEach((key, state) -> writeClaim(book, key, state));
     }

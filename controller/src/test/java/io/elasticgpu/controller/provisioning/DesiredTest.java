@@ -9,10 +9,16 @@ import static io.elasticgpu.controller.provisioning.TestPods.withClaim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 
 import java.util.List;
 import java.util.Map;
@@ -49,6 +55,41 @@ class DesiredTest {
         assertThat(desired.values()).allSatisfy(g -> {
             assertThat(g.source()).isEqualTo(DesiredGpu.Source.PHYSICAL);
             assertThat(g.capacity()).isEqualTo(Map.of("elasticgpu.io/gpu", "1"));
+        });
+    }
+
+    private static ResourceClaim draClaim(String name, String uid, String pod, String device, Map<String, Quantity> consumed) {
+        var status = new ResourceClaimBuilder().withNewMetadata().withNamespace("ml").withName(name).withUid(uid).endMetadata()
+                .withNewStatus().withNewAllocation().withNewDevices().addToResults(new DeviceRequestAllocationResultBuilder()
+                        .withDriver(DraNames.DRIVER).withPool("gpu-t2").withDevice(device).withRequest("gpu")
+                        .withConsumedCapacity(consumed).build()).endDevices().endAllocation();
+        if (pod != null) {
+            status = status.addNewReservedFor().withResource("pods").withName(pod).withUid("uid-" + pod).endReservedFor();
+        }
+        return status.endStatus().build();
+    }
+
+    @Test
+    void aDraClaimsCardsBecomeElasticGpusHeldByTheClaimAndItsPod() {
+        Map<String, NodeInventory> inventories = Map.of("gpu-t2", new NodeInventory(List.of(
+                new NodeInventory.Card(0, uuid("gpu-t2", 0), "Tesla-T4", 15_360, true, 0),
+                new NodeInventory.Card(1, uuid("gpu-t2", 1), "Tesla-T4", 15_360, true, 0)), List.of()));
+        ResourceClaim slice = draClaim("infer", "5a5a5a5a-1111", "dra-infer", "gpu-0",
+                Map.of(DraNames.MEMORY, new Quantity("4Gi"), DraNames.CORES, new Quantity("25")));
+        ResourceClaim whole = draClaim("train", "6b6b6b6b-2222", null, "gpu-1", null);
+        ResourceClaim offTheNode = draClaim("odd", "7c7c7c7c-3333", "p", "gpu-7", null);
+
+        var desired = Desired.of(List.of(), List.of(slice, whole, offTheNode), inventories, ClaimBook.EMPTY, List.of());
+
+        assertThat(desired).containsOnlyKeys("gpu-t2-0-5a5a5a5a-claim-infer", "gpu-t2-1-6b6b6b6b-claim-train");
+        assertThat(desired.get("gpu-t2-0-5a5a5a5a-claim-infer")).isEqualTo(new DesiredGpu("gpu-t2-0-5a5a5a5a-claim-infer",
+                null, "gpu-t2", 0, uuid("gpu-t2", 0), DesiredGpu.Source.GPU_SHARE,
+                Map.of("elasticgpu.io/gpu-core", "25", "elasticgpu.io/gpu-memory", "4096"),
+                new DesiredGpu.PodRef("ml", "dra-infer", "claim/infer"), null, Phase.Bound));
+        assertThat(desired.get("gpu-t2-1-6b6b6b6b-claim-train")).satisfies(g -> {
+            assertThat(g.source()).isEqualTo(DesiredGpu.Source.PHYSICAL);
+            assertThat(g.capacity()).isEqualTo(Map.of("elasticgpu.io/gpu", "1"));
+            assertThat(g.podRef()).as("reserved for no pod yet").isNull();
         });
     }
 

@@ -1,6 +1,7 @@
 package io.elasticgpu.e2e.dra;
 
 import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.view.CardView;
@@ -11,6 +12,10 @@ import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.e2e.deploy.RenderedChart;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
 import io.elasticgpu.node.agent.DraConfig;
@@ -169,6 +174,7 @@ class DraSliceE2E {
             assertThat(card0.holders()).extracting(h -> h.podName() + " " + h.container())
                     .containsExactlyInAnyOrder(cluster.namespace() + "/a claim/a", cluster.namespace() + "/b claim/b");
             assertThat(view.problems()).isEmpty();
+            elasticGpusForClaims(cluster, node);
 
             // Bad asks: 1000 MiB is not a multiple of the 256 MiB block and is rounded up to 1024 MiB, which is exactly
             // what card 0 has left; a selector on an attribute our cards do not have leaves its claim unallocated
@@ -276,6 +282,21 @@ class DraSliceE2E {
                     });
                     return true;
                 });
+    }
+
+    /** egpu controller makes an ElasticGPU for each card a DRA claim holds, with the claim and its pod. */
+    private static void elasticGpusForClaims(TestCluster cluster, String node) {
+        ElasticGpuCrds.apply(cluster.client());
+        ControlPlane cp = cluster.controlPlane();
+        try (EgpuProcess controller = EgpuProcess.start("controller", List.of("--kubeconfig", cp.kubeconfig().toString(),
+                "--no-webhook", "--no-leader-election"), cp.workDir().resolve("logs").resolve("controller-dra.log"),
+                Ports.free(), "--http-listen")) {
+            await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.client().resources(ElasticGPU.class).list().getItems())
+                    .filteredOn(g -> node.equals(g.getSpec().getNodeName()))
+                    .extracting(g -> g.getSpec().getSource().getGpuShare().getIndex() + " " + g.getSpec().getPodRef().getName()
+                            + " " + g.getSpec().getPodRef().getContainer() + " " + g.getSpec().getCapacity().get("elasticgpu.io/gpu-memory"))
+                    .containsExactlyInAnyOrder("0 a claim/a 8192", "0 b claim/b 6144"));
+        }
     }
 
     private AgentConfig agentConfig(String node) {

@@ -1,4 +1,4 @@
-package io.elasticgpu.controller.dashboard;
+package io.elasticgpu.api.v1alpha1;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
