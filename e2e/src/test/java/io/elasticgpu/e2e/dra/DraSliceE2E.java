@@ -210,6 +210,11 @@ class DraSliceE2E {
             gpus.inject(new GpuEvent.Xid(1, 79));
             await().atMost(WAIT).untilAsserted(() -> assertThat(device(client, node, 1).getTaints()).singleElement()
                     .satisfies(t -> assertThat(t.getEffect()).isEqualTo("NoExecute")));
+            // Written once: the taint's timeAdded, filled in by the API server, is not a change to write back.
+            long generation = slices.get().getSpec().getPool().getGeneration();
+            Thread.sleep(2000);
+            assertThat(slices.get().getSpec().getPool().getGeneration()).as("the slice's generation 2 s after the taint")
+                    .isEqualTo(generation);
             claims.resource(claim("after", "4Gi", "10", null)).create();
             pods.resource(pod("after", "after")).create();
             await().during(Duration.ofSeconds(5)).atMost(WAIT)

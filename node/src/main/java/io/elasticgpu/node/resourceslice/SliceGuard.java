@@ -9,7 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -44,9 +43,8 @@ public final class SliceGuard implements AutoCloseable {
             @Override
             public void onDelete(ResourceSlice slice, boolean unknownFinalState) {
                 List<Device> devices = published.get();
-                if (devices != null) {
-                    LOG.warn("ResourceSlice {} was deleted by someone else; publishing it again", slice.getMetadata().getName());
-                    publisher.publish(devices);
+                if (devices != null && publisher.publish(devices)) {
+                    LOG.warn("ResourceSlice {} was deleted by someone else; published it again", slice.getMetadata().getName());
                 }
             }
         });
@@ -65,11 +63,13 @@ public final class SliceGuard implements AutoCloseable {
 
     private void restoreIfChanged(ResourceSlice slice) {
         List<Device> devices = published.get();
-        if (devices != null && slice.getSpec() != null && !Objects.equals(slice.getSpec().getDevices(), devices)) {
-            LOG.warn("ResourceSlice {} was changed by someone else (its devices differ from the cards' state); writing"
+        // An event may also be the echo of our own earlier write, arriving after a newer publish: the slice then
+        // differs from what we published last, but the API server already holds that, and nothing is written.
+        if (devices != null && slice.getSpec() != null && !SlicePublisher.same(slice.getSpec().getDevices(), devices)
+                && publisher.publish(devices)) {
+            LOG.warn("ResourceSlice {} was changed by someone else (its devices differed from the cards' state); wrote"
                     + " the agent's devices back. Change the cards' health through the agent, not the slice",
                     slice.getMetadata().getName());
-            publisher.publish(devices);
         }
     }
 

@@ -4,6 +4,7 @@ import io.elasticgpu.api.v1alpha1.DraNames;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -35,23 +36,48 @@ public final class SlicePublisher {
         return node + "-" + DraNames.DRIVER;
     }
 
-    /** @return whether the API server holds {@code devices} now */
+    /** @return whether it wrote the slice: it was missing or held other devices (false too when the write failed) */
     public synchronized boolean publish(List<Device> devices) {
         try {
             ResourceSlice current = slices().withName(sliceName(node)).get();
             if (current == null) {
                 slices().resource(slice(devices, 0, owner())).create();
-            } else if (!Objects.equals(current.getSpec().getDevices(), devices)) {
+                return true;
+            }
+            if (!same(current.getSpec().getDevices(), devices)) {
                 long generation = current.getSpec().getPool().getGeneration() + 1;
                 current.setSpec(slice(devices, generation, null).getSpec());
                 slices().resource(current).update(); // optimistic: a concurrent hand edit makes this fail, and it is logged
+                return true;
             }
-            return true;
+            return false;
         } catch (KubernetesClientException e) {
             LOG.error("cannot publish the ResourceSlice of node {}: {}; kube-scheduler keeps allocating from the last one",
                     node, e.getMessage());
             return false;
         }
+    }
+
+    /**
+     * Whether two device lists say the same, ignoring what the API server fills in itself: a taint's
+     * {@code timeAdded}, set on every write that leaves it out. Comparing with it would see each echo of our own
+     * write as a change and write again, forever, while any card is tainted.
+     */
+    public static boolean same(List<Device> a, List<Device> b) {
+        return Objects.equals(withoutTimes(a), withoutTimes(b));
+    }
+
+    private static List<Device> withoutTimes(List<Device> devices) {
+        if (devices == null) {
+            return null;
+        }
+        return devices.stream().map(d -> {
+            Device copy = new DeviceBuilder(d).build();
+            if (copy.getTaints() != null) {
+                copy.getTaints().forEach(t -> t.setTimeAdded(null));
+            }
+            return copy;
+        }).toList();
     }
 
     /** Deletes the slice: a node whose cards are offered through the device plugin must not offer them through DRA too. */
