@@ -142,8 +142,11 @@ class DraSliceE2E {
             claims.resource(claim("b", "6Gi", "50", 0)).create();
             claims.resource(claim("too-big", "16Gi", "10", null)).create(); // more memory than any card has
             pods.resource(pod("a", "a")).create();
-            pods.resource(pod("b", "b")).create();
             pods.resource(pod("too-big", "too-big")).create();
+            // b once a holds its share: b's first attempt then sees a's allocation, not one still in flight (which,
+            // with the slice just re-created, once left b parked as unschedulable for minutes under CI load).
+            await().atMost(WAIT).untilAsserted(() -> assertThat(result(claims.withName("a").get()).getDevice()).isEqualTo("gpu-0"));
+            pods.resource(pod("b", "b")).create();
 
             await().atMost(WAIT).untilAsserted(() -> {
                 assertThat(result(claims.withName("a").get())).satisfies(r -> {
