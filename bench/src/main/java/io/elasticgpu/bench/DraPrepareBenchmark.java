@@ -1,5 +1,7 @@
 package io.elasticgpu.bench;
 
+import static io.elasticgpu.bench.NodeAgentBenchmark.pct;
+
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.deviceplugin.UnixSockets;
@@ -135,12 +137,6 @@ final class DraPrepareBenchmark {
         return new long[][] {prepare, Arrays.copyOf(unprepare, Math.max(1, unprepared))};
     }
 
-    private static double pct(long[] nanos, int p) {
-        long[] s = nanos.clone();
-        Arrays.sort(s);
-        int i = Math.min(s.length - 1, (int) Math.ceil(p / 100.0 * s.length) - 1);
-        return s[Math.max(0, i)] / 1e6;
-    }
 
     /** The baseline: a DRA plugin that answers every prepare with one fixed device and every unprepare with success. */
     private static final class Echo extends DRAPluginGrpc.DRAPluginImplBase {

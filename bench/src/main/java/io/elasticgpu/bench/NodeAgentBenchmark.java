@@ -172,7 +172,8 @@ final class NodeAgentBenchmark {
         }
     }
 
-    private static double pct(long[] nanos, int p) {
+    /** The {@code p}th percentile of {@code nanos}, in milliseconds. */
+    static double pct(long[] nanos, int p) {
         long[] s = nanos.clone();
         Arrays.sort(s);
         int i = Math.min(s.length - 1, (int) Math.ceil(p / 100.0 * s.length) - 1);

@@ -334,8 +334,9 @@ public final class NodeSoak {
     private void drain() {
         List.copyOf(running.values()).forEach(this::remove);
         settle("after the drain");
-        if (!apiPods().isEmpty()) {
-            violations.add("left-after-drain", apiPods().size() + " pods still in the API");
+        int left = apiPods().size();
+        if (left > 0) {
+            violations.add("left-after-drain", left + " pods still in the API");
         }
     }
 
@@ -345,15 +346,8 @@ public final class NodeSoak {
         List<String> events = new ArrayList<>(faultLog);
         events.add("%d pods refused by kubelet in all (a refusal outside a fault is also a violation)".formatted(rejected));
         return new SoakResult(seconds / 60, 1, options.seed(), created, 0, admitted(), removed, admitted() / seconds,
-                percentile(sorted, 50), percentile(sorted, 99), checks, new TreeMap<>(faults), events,
+                Soak.percentile(sorted, 50), Soak.percentile(sorted, 99), checks, new TreeMap<>(faults), events,
                 violations.counts(), violations.examples(), rss.trends());
     }
 
-    private static double percentile(long[] sorted, int p) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        int i = Math.min(sorted.length - 1, Math.max(0, (int) Math.ceil(p / 100.0 * sorted.length) - 1));
-        return sorted[i] / 1e9;
-    }
 }

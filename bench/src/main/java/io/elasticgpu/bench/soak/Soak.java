@@ -95,7 +95,8 @@ public final class Soak {
         }
     }
 
-    private static double percentile(long[] sortedNanos, int pct) {
+    /** The {@code pct}th percentile of sorted nanoseconds, in seconds; 0 for none. */
+    static double percentile(long[] sortedNanos, int pct) {
         if (sortedNanos.length == 0) {
             return 0;
         }
