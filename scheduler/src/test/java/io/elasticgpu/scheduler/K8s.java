@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 
 import io.fabric8.kubernetes.api.model.Container;
@@ -11,6 +12,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -62,5 +65,28 @@ public final class K8s {
             b.editMetadata().addToAnnotations(Annotations.ALLOCATION, allocation.toJson()).endMetadata();
         }
         return b.build();
+    }
+
+    /** A ResourceClaim asking one card of ours with {@code memory} (a quantity, e.g. {@code 4Gi}) on it. */
+    public static ResourceClaim claim(String namespace, String name, String uid, String memory) {
+        return new ResourceClaimBuilder().withNewMetadata().withNamespace(namespace).withName(name).withUid(uid).endMetadata()
+                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
+                .withDeviceClassName(DraNames.DRIVER).withNewCapacity().addToRequests(DraNames.MEMORY, new Quantity(memory))
+                .endCapacity().endExactly().endRequest().endDevices().endSpec().build();
+    }
+
+    /** The same claim as kube-scheduler allocates it: {@code memoryMib} of card {@code card} of {@code node}, for a pod. */
+    public static ResourceClaim allocated(ResourceClaim claim, String node, int card, long memoryMib, String podUid) {
+        return new ResourceClaimBuilder(claim).withNewStatus().withNewAllocation().withNewDevices().addNewResult()
+                .withDriver(DraNames.DRIVER).withPool(node).withDevice(DraNames.deviceName(card)).withRequest("gpu")
+                .withShareID("share-" + card).addToConsumedCapacity(DraNames.MEMORY, new Quantity(memoryMib + "Mi"))
+                .endResult().endDevices().endAllocation()
+                .addNewReservedFor().withResource("pods").withName("p").withUid(podUid).endReservedFor().endStatus().build();
+    }
+
+    /** A pod using ResourceClaim {@code claim} in its one container. */
+    public static Pod draPod(String namespace, String name, String uid, String claim) {
+        return new PodBuilder(pod(namespace, name, uid, container("main", Map.of("cpu", "1")))).editSpec()
+                .addNewResourceClaim().withName("gpu").withResourceClaimName(claim).endResourceClaim().endSpec().build();
     }
 }

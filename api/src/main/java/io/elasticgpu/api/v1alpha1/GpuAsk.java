@@ -20,9 +20,12 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
         APP, INIT, SIDECAR
     }
 
-    /** The resource names a container used; {@link #HAMI} is {@code nvidia.com/gpu} with a share of each card. */
+    /**
+     * The resource names a container used; {@link #HAMI} is {@code nvidia.com/gpu} with a share of each card,
+     * {@link #DRA} a request of a ResourceClaim (its "container" is {@code claim/<claim>/<request>}).
+     */
     public enum Family {
-        ELASTIC_GPU, NVIDIA, ALIYUN, VOLCANO, HAMI
+        ELASTIC_GPU, NVIDIA, ALIYUN, VOLCANO, HAMI, DRA
     }
 
     public GpuAsk {

@@ -27,6 +27,11 @@ public final class NodeLabels {
     private NodeLabels() {
     }
 
+    /** True for a node whose cards are offered through DRA: what its pods hold, their ResourceClaims say. */
+    public static boolean dra(java.util.Map<String, String> labels) {
+        return labels != null && API_DRA.equals(labels.get(API));
+    }
+
     /** A string made into a valid label value: at most 63 of {@code [A-Za-z0-9._-]}, starting and ending alphanumeric. */
     public static String value(String raw) {
         String v = raw.strip().replaceAll("[^A-Za-z0-9._-]+", "-");

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The replay's outcome as the API shows it, nothing else: what the bound pods' allocation annotations hold on each
@@ -35,6 +36,11 @@ record Audit(long allocatedMilli, int podsBound, int podsPending, int overCommit
 
     /** @param nodes the kwok nodes by name, as the plan made them */
     static Audit of(List<Pod> pods, Map<String, Node> nodes, List<TracePod> plan) {
+        return of(pods, nodes, plan, Audit::annotated);
+    }
+
+    /** The same, with what each pod holds read by {@code holds} (its annotation, or its DRA claim's allocation). */
+    static Audit of(List<Pod> pods, Map<String, Node> nodes, List<TracePod> plan, Function<Pod, Allocation> holds) {
         Map<String, int[]> milli = new HashMap<>();
         Map<String, long[]> memory = new HashMap<>();
         Map<String, long[]> host = new HashMap<>();
@@ -55,8 +61,7 @@ record Audit(long allocatedMilli, int podsBound, int podsPending, int overCommit
             h[0] += totals.cpuMilli();
             h[1] += totals.memoryMib();
             TracePod asked = plan.get(index(pod));
-            String json = pod.getMetadata().getAnnotations().get(Annotations.ALLOCATION);
-            Allocation allocation = json == null ? null : Allocation.fromJson(json);
+            Allocation allocation = holds.apply(pod);
             if (asked.request().needsCards() && allocation == null) {
                 unaccounted++;
             }
@@ -97,6 +102,11 @@ record Audit(long allocatedMilli, int podsBound, int podsPending, int overCommit
             }
         }
         return new Audit(allocated, bound, pods.size() - bound, overCards, overHosts, unaccounted, pendingThatFit);
+    }
+
+    static Allocation annotated(Pod pod) {
+        String json = pod.getMetadata().getAnnotations().get(Annotations.ALLOCATION);
+        return json == null ? null : Allocation.fromJson(json);
     }
 
     /** The state with {@code placements} counted even past capacity: the audit counts over-commitment, not refuses it. */

@@ -9,6 +9,7 @@ import io.elasticgpu.simulator.trace.TracePod;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.io.IOException;
@@ -46,10 +47,16 @@ public final class ClusterReplay {
         Binaries binaries = Binaries.locate(Binaries.E2E_DIR);
         try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(workDir, binaries));
              KubernetesClient client = cp.newClient()) {
-            Map<String, Node> nodes = createNodes(client, plan, log);
+            Map<String, Node> nodes = createNodes(client, plan, options.dra(), log);
+            long block = DraReplay.block(chart);
+            if (options.dra()) {
+                log.println("cluster-replay: DRA: the DeviceClass and one ResourceSlice per node");
+                DraReplay.publish(client, nodes, block);
+            }
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
                     .create();
-            List<Pod> pods = pods(plan, chart.schedulerName());
+            List<Pod> pods = pods(plan, chart.schedulerName(), options.dra());
+            List<ResourceClaim> claims = options.dra() ? claims(plan, block) : List.of();
             PodStream.Streamed ours;
             Audit audit;
             Map<String, String> placedOn;
@@ -57,12 +64,13 @@ public final class ClusterReplay {
             try (EgpuProcess extender = startExtender(cp, chart, options)) {
                 cp.restartScheduler(ChartConfig.write(schedulerConfig(options, chart, extender.url()),
                         workDir.resolve("replay-scheduler.yaml")));
+                DraReplay.createClaims(client, claims);
                 log.println("cluster-replay: creating pods");
                 ours = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
                         done -> log.printf("  %d created%n", done));
                 retries = filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
                 List<Pod> placed = client.pods().inNamespace(NAMESPACE).list().getItems();
-                audit = Audit.of(placed, nodes, plan.pods());
+                audit = Audit.of(placed, nodes, plan.pods(), holds(client, options, nodes, block));
                 placedOn = new LinkedHashMap<>();
                 for (Pod p : placed) {
                     String node = p.getSpec().getNodeName();
@@ -76,21 +84,39 @@ public final class ClusterReplay {
             List<TracePod> order = ours.inQueueOrder(plan.pods());
             ReplayPlan.Simulated simulator = plan.simulate(order);
             Agreement agreement = Agreement.of(order, simulator.nodes(), placedOn);
-            PodStream.Streamed baseline = options.baseline() ? baseline(cp, client, chart, pods, options, log) : null;
+            PodStream.Streamed baseline = null;
+            if (options.baseline()) {
+                // What was measured with the extender stands even if the baseline cannot be run.
+                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null).table());
+                try {
+                    baseline = baseline(cp, client, chart, pods, claims, options, log);
+                } catch (RuntimeException e) {
+                    log.println("cluster-replay: the baseline failed, so it is not measured: " + e.getMessage());
+                }
+            }
+            // Under DRA kube-scheduler's own allocator places the baseline's claims: what it holds is worth knowing.
+            Audit baselineAudit = baseline != null && options.dra() ? Audit.of(client.pods().inNamespace(NAMESPACE).list().getItems(),
+                    nodes, plan.pods(), holds(client, options, nodes, block)) : null;
             log.println("cluster-replay: pending in the cluster by shape (cards x milli): " + agreement.pendingInCluster());
             log.println("cluster-replay: failed in the simulator by shape: " + agreement.failedInSimulator());
-            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline);
+            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit);
         }
     }
 
-    private static Map<String, Node> createNodes(KubernetesClient client, ReplayPlan plan, PrintStream log) {
+    private static java.util.function.Function<Pod, io.elasticgpu.api.v1alpha1.Allocation> holds(KubernetesClient client,
+            ReplayOptions options, Map<String, Node> nodes, long block) {
+        return options.dra() ? DraReplay.holds(client, NAMESPACE, nodes, block) : Audit::annotated;
+    }
+
+    private static Map<String, Node> createNodes(KubernetesClient client, ReplayPlan plan, boolean dra, PrintStream log) {
         log.printf("cluster-replay: creating %d kwok nodes%n", plan.nodes().size());
         Map<String, Node> byName = new LinkedHashMap<>();
         for (int rank = 0; rank < plan.nodes().size(); rank++) {
-            byName.put(plan.kubeName(rank), plan.nodes().get(rank));
+            byName.put(plan.kubeName(rank), dra ? DraReplay.withMemory(plan.nodes().get(rank)) : plan.nodes().get(rank));
         }
         try (var pool = Executors.newFixedThreadPool(8)) {
-            byName.forEach((name, node) -> pool.submit(() -> client.nodes().resource(ReplayObjects.node(name, node)).create()));
+            byName.forEach((name, node) -> pool.submit(() -> client.nodes().resource(dra ? ReplayObjects.draNode(name, node)
+                    : ReplayObjects.node(name, node)).create()));
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (client.nodes().list().getItems().stream().filter(ClusterReplay::ready).count() < byName.size()) {
@@ -107,13 +133,17 @@ public final class ClusterReplay {
                 .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
-    private static List<Pod> pods(ReplayPlan plan, String schedulerName) {
+    private static List<Pod> pods(ReplayPlan plan, String schedulerName, boolean dra) {
         List<Pod> pods = new ArrayList<>(plan.pods().size());
         for (int i = 0; i < plan.pods().size(); i++) {
             TracePod p = plan.pods().get(i);
-            pods.add(ReplayObjects.pod(p, i, NAMESPACE, schedulerName));
+            pods.add(ReplayObjects.pod(p, i, NAMESPACE, schedulerName, dra));
         }
         return pods;
+    }
+
+    private static List<ResourceClaim> claims(ReplayPlan plan, long block) {
+        return plan.pods().stream().filter(p -> p.request().needsCards()).map(p -> ReplayObjects.claim(p, NAMESPACE, block)).toList();
     }
 
     /** The extender with the chart's arguments and JVM options (the policy as asked), on this control plane. */
@@ -165,11 +195,15 @@ public final class ClusterReplay {
 
     /** The same pods on the same nodes through kube-scheduler alone: no card awareness, the control plane's ceiling. */
     private static PodStream.Streamed baseline(ControlPlane cp, KubernetesClient client, ChartConfig chart, List<Pod> pods,
-                                               ReplayOptions options, PrintStream log) {
+                                               List<ResourceClaim> claims, ReplayOptions options, PrintStream log) {
         log.println("cluster-replay: baseline, the same pods without the extender");
         client.pods().inNamespace(NAMESPACE).withGracePeriod(0).delete();
         while (!client.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()) {
             PodStream.sleep(1000);
+        }
+        if (!claims.isEmpty()) {
+            DraReplay.deleteClaims(client, NAMESPACE);
+            DraReplay.createClaims(client, claims);
         }
         cp.restartScheduler(ChartConfig.write(chart.withoutExtender(), cp.workDir().resolve("baseline-scheduler.yaml")));
         return PodStream.run(client, pods, options.clients(), options.gated(), QUIET,

@@ -65,6 +65,26 @@ class ReplayInputTest {
                 .hasMessage("--cut must be a number in 1..130, was \"500\"");
         assertThatThrownBy(() -> plan("--trace", pods.toString(), "--policy", "nope")).hasMessageContaining("nope");
         assertThatThrownBy(() -> plan("--frobnicate", "1")).hasMessageStartingWith("unknown option --frobnicate");
+        assertThatThrownBy(() -> plan("--trace", pods.toString(), "--api", "cdi"))
+                .hasMessage("--api must be device-plugin or dra, was \"cdi\"");
+    }
+
+    @Test
+    void underDraAGpuPodAsksThroughAClaimOfItsOwnAFractionAsCoresWithOneMemoryBlock() {
+        var fraction = new io.elasticgpu.simulator.trace.TracePod("p0", new io.elasticgpu.core.model.Request(1000, 1024, 2, 300, 0, java.util.List.of()));
+        var claim = ReplayObjects.claim(fraction, "replay", 16);
+        var exactly = claim.getSpec().getDevices().getRequests().getFirst().getExactly();
+        assertThat(exactly.getDeviceClassName()).isEqualTo("gpu.elasticgpu.io");
+        assertThat(exactly.getCount()).isEqualTo(2L);
+        assertThat(exactly.getCapacity().getRequests()).containsEntry("cores", new io.fabric8.kubernetes.api.model.Quantity("30"))
+                .containsEntry("memory", new io.fabric8.kubernetes.api.model.Quantity("16Mi"));
+        var pod = ReplayObjects.pod(fraction, 0, "replay", "s", true);
+        assertThat(pod.getSpec().getResourceClaims()).singleElement().satisfies(c -> assertThat(c.getResourceClaimName()).isEqualTo("p0"));
+        assertThat(pod.getSpec().getContainers().getFirst().getResources().getLimits()).as("no resource names").isNullOrEmpty();
+
+        var whole = new io.elasticgpu.simulator.trace.TracePod("p1", io.elasticgpu.core.model.Request.wholeCards(1000, 1024, 1));
+        assertThat(ReplayObjects.claim(whole, "replay", 16).getSpec().getDevices().getRequests().getFirst().getExactly()
+                .getCapacity()).as("no capacity asked: the card's all").isNull();
     }
 
     @Test

@@ -218,13 +218,32 @@ public final class NodeState {
      * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
      */
     public NodeState with(List<Placement> placements) {
+        return with(placements, 1);
+    }
+
+    /**
+     * This node with cards held by something that is no pod (a DRA claim: its pods count themselves): the shares
+     * and any CPU and memory of {@code placements} are counted, the pod count is not.
+     *
+     * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
+     */
+    public NodeState withHeld(List<Placement> placements) {
+        return with(placements, 0);
+    }
+
+    /** This node without what {@link #withHeld} counted. */
+    public NodeState withoutHeld(List<Placement> placements) {
+        return without(placements, 0);
+    }
+
+    private NodeState with(List<Placement> placements, int podCount) {
         long cpu = usedCpu;
         long memory = usedMemory;
         int[] milli = usedMilli.clone();
         long[] cardMemory = usedCardMemory.clone();
         Map<String, Integer> tags = gpuPodTags;
-        if (pods + 1 > node.maxPods()) {
-            throw over("pods", pods + 1, node.maxPods());
+        if (pods + podCount > node.maxPods()) {
+            throw over("pods", pods + podCount, node.maxPods());
         }
         for (Placement placement : placements) {
             checkNode(placement);
@@ -253,7 +272,7 @@ public final class NodeState {
         if (memory > node.memoryMib()) {
             throw over("MiB of memory", memory, node.memoryMib());
         }
-        return new NodeState(node, cpu, memory, pods + 1, milli, cardMemory, tags);
+        return new NodeState(node, cpu, memory, pods + podCount, milli, cardMemory, tags);
     }
 
     /**
@@ -271,6 +290,10 @@ public final class NodeState {
      * @throws IllegalStateException if they are not held here
      */
     public NodeState without(List<Placement> placements) {
+        return without(placements, 1);
+    }
+
+    private NodeState without(List<Placement> placements, int podCount) {
         long cpu = usedCpu;
         long memory = usedMemory;
         int[] milli = usedMilli.clone();
@@ -291,10 +314,10 @@ public final class NodeState {
             }
             tags = tagged(tags, r, -1);
         }
-        if (pods < 1 || cpu < 0 || memory < 0) {
+        if (pods < podCount || cpu < 0 || memory < 0) {
             throw new IllegalStateException("node %s does not hold %s".formatted(node.name(), placements));
         }
-        return new NodeState(node, cpu, memory, pods - 1, milli, cardMemory, tags);
+        return new NodeState(node, cpu, memory, pods - podCount, milli, cardMemory, tags);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.elasticgpu.localcluster.controlplane.Binaries;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -22,26 +23,35 @@ import org.junit.jupiter.api.io.TempDir;
  * its allocation, and the cluster must allocate at least as much GPU as the simulator on the same order, less half a
  * point.
  */
-class ClusterReplayE2E {
+public class ClusterReplayE2E {
 
     private static final Path SHARED = Path.of(System.getProperty("egpu.shared", "../../shared"));
 
     @Test
     void aReducedReplayPlacesAsWellAsTheSimulatorAndOverCommitsNothing(@TempDir Path work) throws Exception {
+        ReplayResult r = replayAudited(work);
+        assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
+                .isGreaterThanOrEqualTo(r.simulatorPct() - 0.5);
+    }
+
+    /**
+     * The default trace on 200 of its nodes without the baseline, {@code options} added, checked for what must hold
+     * on any path: most pods bound, no card, CPU or memory over capacity, every bound GPU pod's cards known.
+     */
+    public static ReplayResult replayAudited(Path work, String... options) throws Exception {
         Path trace = SHARED.resolve("traces/openb/openb_pod_list_default.csv");
         if (!Files.isRegularFile(trace)) {
             fail(trace + " is absent: the replay needs the openb trace beside the checkout (../shared) or -Degpu.shared=DIR");
         }
-        ReplayOptions options = ReplayOptions.parse(List.of("--trace", trace.toString(), "--max-nodes", "200",
-                "--no-baseline"), SHARED);
-        ReplayResult r = ClusterReplay.run(options, Binaries.E2E_DIR.toAbsolutePath().getParent(), work, System.out);
+        List<String> args = new ArrayList<>(List.of("--trace", trace.toString(), "--max-nodes", "200", "--no-baseline"));
+        args.addAll(List.of(options));
+        ReplayResult r = ClusterReplay.run(ReplayOptions.parse(args, SHARED), Binaries.E2E_DIR.toAbsolutePath().getParent(),
+                work, System.out);
         System.out.print(r.table());
-
         assertThat(r.podsBound()).as("pods bound").isGreaterThan(r.pods() / 2);
         assertThat(r.overCommittedCards()).as("cards over capacity").isZero();
         assertThat(r.overCommittedHosts()).as("nodes over CPU or memory").isZero();
         assertThat(r.unaccounted()).as("bound GPU pods without an allocation").isZero();
-        assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
-                .isGreaterThanOrEqualTo(r.simulatorPct() - 0.5);
+        return r;
     }
 }

@@ -119,7 +119,8 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
                 env.put("ALIYUN_COM_GPU_MEM_POD", units);
                 env.put("ALIYUN_COM_GPU_MEM_DEV", Long.toString(cards.memoryMib(first.card()) / aliyunUnitMib));
             }
-            case ELASTIC_GPU, NVIDIA, HAMI -> { // HAMi's variables are every container's (hamiMemory)
+            // HAMi's variables are every container's (hamiMemory); DRA claims are prepared through CDI, not here.
+            case ELASTIC_GPU, NVIDIA, HAMI, DRA -> {
             }
         }
     }

@@ -41,12 +41,12 @@ public final class SlicePublisher {
         try {
             ResourceSlice current = slices().withName(sliceName(node)).get();
             if (current == null) {
-                slices().resource(slice(devices, 0, owner())).create();
+                slices().resource(slice(node, devices, 0, owner())).create();
                 return true;
             }
             if (!same(current.getSpec().getDevices(), devices)) {
                 long generation = current.getSpec().getPool().getGeneration() + 1;
-                current.setSpec(slice(devices, generation, null).getSpec());
+                current.setSpec(slice(node, devices, generation, null).getSpec());
                 slices().resource(current).update(); // optimistic: a concurrent hand edit makes this fail, and it is logged
                 return true;
             }
@@ -90,7 +90,8 @@ public final class SlicePublisher {
         }
     }
 
-    ResourceSlice slice(List<Device> devices, long generation, Node owner) {
+    /** The one slice of {@code node}'s pool, owned by the Node object when it is given (deleted with it). */
+    public static ResourceSlice slice(String node, List<Device> devices, long generation, Node owner) {
         ResourceSliceBuilder b = new ResourceSliceBuilder().withNewMetadata().withName(sliceName(node)).endMetadata()
                 .withNewSpec().withDriver(DraNames.DRIVER).withNodeName(node)
                 .withNewPool().withName(node).withGeneration(generation).withResourceSliceCount(1L).endPool()

@@ -3,6 +3,7 @@ package io.elasticgpu.scheduler.binding;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
@@ -43,6 +44,7 @@ public final class Binder {
 
     /** The result of a bind. */
     public sealed interface Outcome {
+        /** Bound with {@code allocation}; null on a DRA node, where the pod's claim holds its cards. */
         record Bound(Allocation allocation) implements Outcome {
         }
 
@@ -84,6 +86,9 @@ public final class Binder {
         if (node.isEmpty()) {
             return new Outcome.Failed("node %s publishes no Elastic GPU inventory".formatted(nodeName));
         }
+        if (NodeLabels.dra(node.get().labels())) {
+            return bindAsClaimed(namespace, name, uid, nodeName);
+        }
         Allocation allocation = null;
         for (int attempt = 0; attempt < ATTEMPTS && allocation == null; attempt++) {
             ClusterApi.Ledger remembered = attempt == 0 ? known.get(nodeName) : null;
@@ -115,6 +120,25 @@ public final class Binder {
                     .formatted(nodeName, ATTEMPTS));
         }
         return annotateAndBind(namespace, name, uid, ask, node.get(), allocation);
+    }
+
+    /**
+     * A pod asking our extended resource on a node that offers its cards through DRA (KEP-5004): kube-scheduler
+     * made and allocated its claim before calling this bind, and the claim is what holds the cards (the node agent
+     * prepares it, the views count it). It is bound as it is, with no allocation or ledger entry of ours, which would
+     * name cards the allocator may not have chosen and count them twice.
+     */
+    private Outcome bindAsClaimed(String namespace, String name, String uid, String node) {
+        cache.forget(uid);
+        try {
+            api.bind(namespace, name, uid, node, Map.of());
+            return new Outcome.Bound(null);
+        } catch (ClusterApi.AlreadyBoundException e) {
+            return e.node().equals(node) ? new Outcome.Bound(null) : new Outcome.Failed("pod is already bound to node " + e.node());
+        } catch (RuntimeException e) {
+            LOG.warn("pod={}/{} bind to DRA node={} failed: {}", namespace, name, node, e.getMessage());
+            return new Outcome.Failed("binding to node %s failed: %s".formatted(node, e.getMessage()));
+        }
     }
 
     private Outcome annotateAndBind(String namespace, String name, String uid, PodAsk ask, Node node, Allocation allocation) {

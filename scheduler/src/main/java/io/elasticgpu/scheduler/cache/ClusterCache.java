@@ -3,10 +3,14 @@ package io.elasticgpu.scheduler.cache;
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
+import io.elasticgpu.api.v1alpha1.DraShares;
+import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,7 +83,15 @@ public final class ClusterCache {
      * holding nothing could hand their cards out twice.
      */
     private final Map<String, Map<String, String>> unknownHolders = new ConcurrentHashMap<>();
+    /**
+     * ResourceClaims by namespace/name: what DRA pods ask and, once allocated, what they hold. An allocated claim of
+     * ours counts on its node under {@value #CLAIM}{@code <uid>} (in {@link #observed}), beside the pods, so that cards
+     * given through DRA and through the device plugin are one ledger per card.
+     */
+    private final Map<String, ResourceClaim> claims = new ConcurrentHashMap<>();
+    private static final String CLAIM = "claim:";
     private final Predicate<Pod> asksGpu;
+    private final long memoryBlockMib;
     private volatile Consumer<String> onFreed = node -> { };
     private volatile Limits limits = new Limits(0, 0);
     private int unaccounted;
@@ -111,7 +123,13 @@ public final class ClusterCache {
 
     /** @param asksGpu which pods are Elastic GPU's (their objects are kept for binding) */
     public ClusterCache(Predicate<Pod> asksGpu) {
+        this(asksGpu, 1);
+    }
+
+    /** @param memoryBlockMib the node agents' memory block: a DRA claim consuming all a card offers is the card alone */
+    public ClusterCache(Predicate<Pod> asksGpu, long memoryBlockMib) {
         this.asksGpu = asksGpu;
+        this.memoryBlockMib = memoryBlockMib;
     }
 
     /**
@@ -193,7 +211,9 @@ public final class ClusterCache {
                 observed.remove(uid);
             } else {
                 Allocation allocation = allocation(pod, node);
-                boolean unknown = allocation == null && asksGpu.test(pod) && !assumed.containsKey(uid);
+                // On a DRA node a pod asking our extended resource holds the claim kube-scheduler made for it.
+                boolean unknown = allocation == null && asksGpu.test(pod) && !assumed.containsKey(uid)
+                        && !(nodes.containsKey(node) && NodeLabels.dra(nodes.get(node).labels()));
                 if (unknown && unknownHolders.computeIfAbsent(node, k -> new ConcurrentHashMap<>()).put(uid, key) == null) {
                     unaccounted++;
                     LOG.warn("pod={} on node={} asks GPUs but carries no allocation this extender can read; no GPU pod goes"
@@ -202,7 +222,10 @@ public final class ClusterCache {
                     forgetUnknown(uid);
                 }
                 observed.put(uid, Contribution.of(node, PodResources.of(pod), allocation));
-                if (allocation != null || holds.containsKey(uid) && holds.get(uid).allocation() == null) {
+                // A pod without GPUs or with DRA claims was bound by kube-scheduler itself: its hold ends here (the
+                // cards of a DRA pod are its claims', counted as they are allocated).
+                Hold hold = holds.get(uid);
+                if (allocation != null || hold != null && (hold.allocation() == null || !asksGpu.test(pod))) {
                     assumed.remove(uid);
                     holds.remove(uid);
                 }
@@ -219,6 +242,66 @@ public final class ClusterCache {
             forgetPod(pod.getMetadata().getUid(), key(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Counts what an allocated claim of ours holds; a claim not (or no longer) allocated holds nothing. */
+    public void upsertClaim(ResourceClaim claim) {
+        String id = CLAIM + claim.getMetadata().getUid();
+        claims.put(key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()), claim);
+        List<DraShares.DraShare> shares = DraShares.of(claim);
+        lock.lock();
+        try {
+            if (shares.isEmpty()) {
+                observed.remove(id);
+            } else {
+                String node = shares.getFirst().node();
+                Node n = nodes.get(node);
+                observed.put(id, Contribution.ofClaim(node, shares,
+                        card -> n == null || card >= n.cards().size() ? 0 : n.cards().get(card).memoryMib(), memoryBlockMib));
+                reservedPods(claim).forEach(this::cardsHeldByClaims);
+            }
+            reapply(id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void deleteClaim(ResourceClaim claim) {
+        String uid = claim.getMetadata().getUid();
+        claims.computeIfPresent(key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
+                (k, known) -> uid.equals(known.getMetadata().getUid()) ? null : known);
+        lock.lock();
+        try {
+            observed.remove(CLAIM + uid);
+            reapply(CLAIM + uid);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every ResourceClaim as last seen: with the pods, the workload the fragmentation-aware policies expect. */
+    public List<ResourceClaim> claims() {
+        return List.copyOf(claims.values());
+    }
+
+    /** A ResourceClaim as last seen. Lock-free. */
+    public Optional<ResourceClaim> claim(String namespace, String name) {
+        return Optional.ofNullable(claims.get(key(namespace, name)));
+    }
+
+    private static List<String> reservedPods(ResourceClaim claim) {
+        List<ResourceClaimConsumerReference> refs = claim.getStatus() == null ? null : claim.getStatus().getReservedFor();
+        return refs == null ? List.of() : refs.stream().filter(r -> "pods".equals(r.getResource()) && r.getUid() != null)
+                .map(ResourceClaimConsumerReference::getUid).toList();
+    }
+
+    /** A DRA pod's filter hold keeps its CPU and memory but no longer its cards: its allocated claim holds them. */
+    private void cardsHeldByClaims(String uid) {
+        Contribution held = holds.containsKey(uid) ? assumed.get(uid) : null;
+        if (held != null) {
+            assumed.put(uid, held.hostOnly());
+            reapply(uid);
         }
     }
 
@@ -410,7 +493,7 @@ public final class ClusterCache {
     public int workloadPodCount() {
         lock.lock();
         try {
-            return pods.size() + hostPods.size();
+            return pods.size() + hostPods.size() + claims.size();
         } finally {
             lock.unlock();
         }
@@ -477,7 +560,7 @@ public final class ClusterCache {
             podsByNode.getOrDefault(old.node(), Set.of()).remove(uid);
             NodeState s = state(old.node());
             if (s != null) {
-                states.put(old.node(), new Entry(s.without(old.placements())));
+                states.put(old.node(), new Entry(old.removeFrom(s)));
             }
         }
         Contribution now = effective(uid);
@@ -500,7 +583,7 @@ public final class ClusterCache {
             return;
         }
         try {
-            states.put(c.node(), new Entry(s.with(c.placements())));
+            states.put(c.node(), new Entry(c.addTo(s)));
             applied.put(uid, c);
         } catch (IllegalStateException e) {
             LOG.debug("pod uid={} waits to be counted on node={}: {}", uid, c.node(), e.getMessage());

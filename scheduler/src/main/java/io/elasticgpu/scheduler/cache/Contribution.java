@@ -1,22 +1,68 @@
 package io.elasticgpu.scheduler.cache;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.DraShares.DraShare;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Placement;
 import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What one pod takes on its node, as placement-engine placements: its CPU and memory, and, when it holds cards,
- * each container's shares. Immutable.
+ * each container's shares; or what one allocated DRA claim holds there, its cards alone ({@code pod} false: the
+ * claim's pods count themselves). Immutable.
  */
-public record Contribution(String node, List<Placement> placements) {
+public record Contribution(String node, List<Placement> placements, boolean pod) {
 
     public Contribution {
         placements = List.copyOf(placements);
+    }
+
+    /**
+     * What an allocated claim holds on {@code node}: each device of ours there as a one-card share. A device taken
+     * whole, all of its compute (100 cores) or all of its memory the request policy offers (the card's memory
+     * rounded down to the block: what a claim asking no memory consumes) is the card alone, as a whole card is
+     * recorded: all of its compute and its memory. Shares on other pools are not this node's; our pools are nodes,
+     * so a claim's devices are all on the node it was allocated to.
+     *
+     * @param cardMib   a card's memory by index, or 0 when the node is not known yet
+     * @param blockMib  the memory block of the agents' request policy
+     */
+    public static Contribution ofClaim(String node, List<DraShare> shares, java.util.function.IntToLongFunction cardMib,
+                                       long blockMib) {
+        List<Placement> placements = new ArrayList<>();
+        for (DraShare s : shares) {
+            if (!s.node().equals(node) || s.card() < 0) {
+                continue;
+            }
+            long card = cardMib.applyAsLong(s.card());
+            long memory = s.wholeCard() ? card : s.memoryMib();
+            boolean whole = s.wholeCard() || s.milli() >= Card.WHOLE || card > 0 && memory >= Math.max(blockMib, card / blockMib * blockMib);
+            placements.add(new Placement(node, whole ? Request.wholeCards(0, 0, 1) : new Request(0, 0, 1, s.milli(), memory, List.of()),
+                    List.of(new CardShare(s.card(), whole ? Card.WHOLE : s.milli(), memory))));
+        }
+        return new Contribution(node, placements, false);
+    }
+
+    /** {@code state} with this counted: a pod's placements, or a claim's cards without a pod. */
+    NodeState addTo(NodeState state) {
+        return pod ? state.with(placements) : state.withHeld(placements);
+    }
+
+    /** {@code state} without what {@link #addTo} counted. */
+    NodeState removeFrom(NodeState state) {
+        return pod ? state.without(placements) : state.withoutHeld(placements);
+    }
+
+    /** The same pod holding no cards: its CPU and memory only (its cards are counted through its claims). */
+    public Contribution hostOnly() {
+        long cpu = placements.stream().mapToLong(p -> p.request().cpuMilli()).sum();
+        long memory = placements.stream().mapToLong(p -> p.request().memoryMib()).sum();
+        return new Contribution(node, List.of(new Placement(node, Request.cpuOnly(cpu, memory), List.of())), pod);
     }
 
     /** A pod of {@code totals} holding {@code allocation} (or no cards, when null) on {@code node}. */
@@ -38,7 +84,7 @@ public record Contribution(String node, List<Placement> placements) {
         if (placements.isEmpty()) {
             placements.add(new Placement(node, Request.cpuOnly(cpu, memory), List.of()));
         }
-        return new Contribution(node, placements);
+        return new Contribution(node, placements, true);
     }
 
     private static Request request(long cpu, long memory, List<Allocation.Share> shares) {

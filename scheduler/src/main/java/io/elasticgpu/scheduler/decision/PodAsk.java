@@ -1,14 +1,18 @@
 package io.elasticgpu.scheduler.decision;
 
+import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.cache.PodResources;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * A pod's GPU asks as placement-engine requests, one per container that asks, in the order they are placed: the
@@ -28,8 +32,42 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
      * @throws io.elasticgpu.api.v1alpha1.InvalidGpuRequestException when the pod's asks are malformed
      */
     public static PodAsk of(Pod pod, PodGpuRequests.Units units) {
+        return of(PodGpuRequests.of(pod, units), PodResources.of(pod));
+    }
+
+    /**
+     * A pod's asks by resource names or, when it names none, through its ResourceClaims: the requests of its claims
+     * that ask our cards and are not allocated yet ({@link DraAsks}). A claim not generated or not seen yet asks
+     * nothing here; kube-scheduler's own DRA filter still holds the pod to it.
+     *
+     * @param claims a claim by namespace and name, as last seen
+     * @throws io.elasticgpu.api.v1alpha1.InvalidGpuRequestException when the pod's asks are malformed
+     */
+    public static PodAsk of(Pod pod, PodGpuRequests.Units units, BiFunction<String, String, Optional<ResourceClaim>> claims) {
         List<GpuAsk> asks = PodGpuRequests.of(pod, units);
-        PodResources.Totals totals = PodResources.of(pod);
+        if (asks.isEmpty()) {
+            asks = new ArrayList<>();
+            for (DraAsks.PodClaim c : DraAsks.claims(pod)) {
+                Optional<ResourceClaim> claim = c.claimName() == null ? Optional.empty()
+                        : claims.apply(pod.getMetadata().getNamespace(), c.claimName());
+                if (claim.isPresent()) {
+                    asks.addAll(DraAsks.of(claim.get(), units.memoryBlockMib()));
+                }
+            }
+        }
+        return of(asks, PodResources.of(pod));
+    }
+
+    /** What a claim of ours adds to the workload estimate: its requests, allocated or not. */
+    public static List<Request> workload(ResourceClaim claim, PodGpuRequests.Units units) {
+        try {
+            return of(DraAsks.requested(claim, units.memoryBlockMib()), new PodResources.Totals(0, 0)).requests();
+        } catch (io.elasticgpu.api.v1alpha1.InvalidGpuRequestException e) {
+            return List.of(); // allocationMode All: placed by kube-scheduler alone, no part of the estimate
+        }
+    }
+
+    private static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals) {
         List<Request> requests = new ArrayList<>();
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();
@@ -49,6 +87,11 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
 
     public boolean asksGpu() {
         return !asks.isEmpty();
+    }
+
+    /** Whether the cards come through ResourceClaims: kube-scheduler's DRA allocator picks them, and it binds. */
+    public boolean viaClaims() {
+        return asks.stream().anyMatch(a -> a.family() == GpuAsk.Family.DRA);
     }
 
     /** The same asks without CPU and memory: what binding checks, since kube-scheduler owns CPU and memory. */

@@ -1,23 +1,29 @@
 package io.elasticgpu.scheduler.extender;
 
+import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.ClusterApi;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
 import io.elasticgpu.scheduler.binding.LedgerTidying;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.Decisions;
+import io.elasticgpu.scheduler.decision.PodAsk;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
 import io.elasticgpu.scheduler.requeue.Requeue;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -35,13 +41,16 @@ public final class ExtenderService implements AutoCloseable {
 
     private final SharedIndexInformer<Node> nodes;
     private final SharedIndexInformer<Pod> pods;
+    /** Null where DRA is not served. */
+    private final SharedIndexInformer<ResourceClaim> claims;
     private final ExtenderServer server;
     private final AtomicBoolean synced;
 
-    private ExtenderService(SharedIndexInformer<Node> nodes, SharedIndexInformer<Pod> pods, ExtenderServer server,
-                            AtomicBoolean synced) {
+    private ExtenderService(SharedIndexInformer<Node> nodes, SharedIndexInformer<Pod> pods, SharedIndexInformer<ResourceClaim> claims,
+                            ExtenderServer server, AtomicBoolean synced) {
         this.nodes = nodes;
         this.pods = pods;
+        this.claims = claims;
         this.server = server;
         this.synced = synced;
     }
@@ -52,14 +61,21 @@ public final class ExtenderService implements AutoCloseable {
 
     static ExtenderService start(KubernetesClient client, ExtenderConfig config, ClusterApi api) {
         config.validate();
-        ClusterCache cache = new ClusterCache(pod -> PodGpuRequests.asksGpu(pod, config.units()));
+        ClusterCache cache = new ClusterCache(pod -> PodGpuRequests.asksGpu(pod, config.units()), config.units().memoryBlockMib());
         AtomicBoolean synced = new AtomicBoolean();
         SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
         nodeInformer.addEventHandler(handler(cache::upsertNode, n -> cache.deleteNode(n.getMetadata().getName())));
         SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
         podInformer.addEventHandler(handler(cache::upsertPod, cache::deletePod));
+        // Where DRA is served, claims hold cards too (one ledger per card) and DRA pods are placed from their asks.
+        SharedIndexInformer<ResourceClaim> claimInformer = DraApi.served(client)
+                ? client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0) : null;
+        if (claimInformer != null) {
+            claimInformer.addEventHandler(handler(cache::upsertClaim, cache::deleteClaim));
+        }
         ExtenderServer server = serve(config, cache, api, synced::get);
-        CompletableFuture.allOf(nodeInformer.start().toCompletableFuture(), podInformer.start().toCompletableFuture())
+        CompletableFuture.allOf(nodeInformer.start().toCompletableFuture(), podInformer.start().toCompletableFuture(),
+                        claimInformer == null ? CompletableFuture.completedFuture(null) : claimInformer.start().toCompletableFuture())
                 .thenRun(() -> {
                     synced.set(true);
                     LOG.info("caches synced: nodes={} pods={}", nodeInformer.getStore().list().size(),
@@ -68,7 +84,7 @@ public final class ExtenderService implements AutoCloseable {
         LOG.info("extender listening on {}:{} (metrics and probes also on {}) policy={} ledgers in namespace {}",
                 config.host(), server.port(), config.metricsListen() == null ? "no other address" : config.metricsListen(),
                 config.policy(), config.ledgerNamespace());
-        return new ExtenderService(nodeInformer, podInformer, server, synced);
+        return new ExtenderService(nodeInformer, podInformer, claimInformer, server, synced);
     }
 
     /**
@@ -78,7 +94,7 @@ public final class ExtenderService implements AutoCloseable {
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         config.validate();
         PodGpuRequests.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, cache::hostWorkload, cache::workloadPodCount, units, InstantSource.system(),
+        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, () -> workload(cache, units), cache::workloadPodCount, units, InstantSource.system(),
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, config.aliyunUnitMib(), InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));
@@ -95,6 +111,13 @@ public final class ExtenderService implements AutoCloseable {
         return ExtenderServer.start(config, verbs, metrics, ready);
     }
 
+    /** What the pods without GPUs and the ResourceClaims of ours add to the GPU pods' workload estimate. */
+    private static List<Request> workload(ClusterCache cache, PodGpuRequests.Units units) {
+        List<Request> out = new ArrayList<>(cache.hostWorkload());
+        cache.claims().forEach(c -> out.addAll(PodAsk.workload(c, units)));
+        return out;
+    }
+
     public int port() {
         return server.port();
     }
@@ -108,6 +131,9 @@ public final class ExtenderService implements AutoCloseable {
         server.close();
         nodes.close();
         pods.close();
+        if (claims != null) {
+            claims.close();
+        }
     }
 
     private static <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {

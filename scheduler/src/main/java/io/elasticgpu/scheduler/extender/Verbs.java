@@ -88,9 +88,12 @@ final class Verbs implements AutoCloseable {
         List<String> names = names(args);
         PodAsk ask;
         try {
-            ask = PodAsk.of(args.pod(), units);
+            ask = PodAsk.of(args.pod(), units, cache::claim);
         } catch (InvalidGpuRequestException e) {
             return Wire.ExtenderFilterResult.error(e.getMessage());
+        }
+        if (ask.viaClaims()) {
+            return claimed(args, ask, names);
         }
         if (!ask.asksGpu()) {
             return deciding.decide() ? hostOnly(args, ask.hostOnly(), names) : passAll(args, names);
@@ -211,6 +214,23 @@ final class Verbs implements AutoCloseable {
             }
         }
         return answer(args, passed, passed.size() == 1 ? Map.of() : filtered.failed(), Map.of());
+    }
+
+    /**
+     * A pod whose cards come through ResourceClaims, sent by the chart's second (host) stanza: kube-scheduler's DRA
+     * plugin has already kept only the nodes whose devices can satisfy its claims, and its allocator will pick the
+     * cards. We choose the node, fragmentation-aware as for any GPU pod, and hold the cards the policy would take
+     * there until the claims are seen allocated. Where our view finds no node the allocator's view is the one that
+     * counts: every candidate passes.
+     */
+    private Wire.ExtenderFilterResult claimed(Wire.ExtenderArgs args, PodAsk ask, List<String> names) {
+        if (!deciding.decide()) {
+            return passAll(args, names);
+        }
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, cache::state));
+        filtered.reasons().forEach(metrics::failed);
+        List<String> passed = decide(args.pod(), ask, filtered.fit());
+        return passed.size() == 1 ? answer(args, passed, Map.of(), Map.of()) : passAll(args, names);
     }
 
     /** A pod decided again lets go of its earlier hold first; holds nobody bound in time lapse. */

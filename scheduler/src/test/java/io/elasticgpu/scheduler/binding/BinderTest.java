@@ -74,6 +74,23 @@ class BinderTest {
     }
 
     @Test
+    void onADraNodeAPodAskingTheExtendedResourceIsBoundAsItIsItsClaimHoldingTheCards() {
+        api.addNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("d1", 2, 16_384, 0)).editMetadata()
+                .addToLabels("elasticgpu.io/gpu.api", "dra").endMetadata().build());
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
+        api.addPod(p);
+        ClusterCache cache = cache();
+
+        assertThat(bind(binder(cache), p, "d1")).isEqualTo(new Binder.Outcome.Bound(null));
+        assertThat(stored("a").getSpec().getNodeName()).isEqualTo("d1");
+        assertThat(stored("a").getMetadata().getAnnotations()).as("no allocation of ours").doesNotContainKey(Annotations.ALLOCATION);
+        assertThat(api.ledger("d1")).isEmpty();
+        api.feed(cache);
+        assertThat(cache.unknownHolder("d1")).as("its cards are its claim's, not unknown").isEmpty();
+        assertThat(cache.state("d1").usedMemory(0) + cache.state("d1").usedMemory(1)).isZero();
+    }
+
+    @Test
     void theNextBindOnANodeWritesOnTheLedgerVersionThisReplicaWroteWithoutReadingItAgain() {
         Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
         Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));

@@ -1,6 +1,8 @@
 package io.elasticgpu.scheduler.cache;
 
+import static io.elasticgpu.scheduler.K8s.allocated;
 import static io.elasticgpu.scheduler.K8s.bound;
+import static io.elasticgpu.scheduler.K8s.claim;
 import static io.elasticgpu.scheduler.K8s.container;
 import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
@@ -36,6 +38,35 @@ class ClusterCacheTest {
         assertThat(n1().usedMemory(0)).isZero();
         assertThat(n1().freeCpu()).isEqualTo(62_000);
         assertThat(n1().pods()).isEqualTo(1);
+    }
+
+    @Test
+    void anAllocatedDraClaimHoldsItsCardBesideThePodsWithoutCountingAsAPodAndFreesItWhenDeleted() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(bound(slice, "n1", onCard1));
+        var pending = claim("ns", "c", "uid-c", "4Gi");
+        cache.upsertClaim(pending);
+        assertThat(n1().usedMemory(0)).as("not allocated yet: holds nothing").isZero();
+        assertThat(cache.claim("ns", "c")).contains(pending);
+
+        cache.upsertClaim(allocated(pending, "n1", 1, 4096, "uid-p"));
+        assertThat(n1().usedMemory(1)).as("one ledger per card: the pod's 8192 and the claim's 4096").isEqualTo(12_288);
+        assertThat(n1().pods()).as("the claim's pods count themselves").isEqualTo(1);
+
+        cache.deleteClaim(pending);
+        assertThat(n1().usedMemory(1)).isEqualTo(8192);
+        assertThat(cache.claim("ns", "c")).isEmpty();
+    }
+
+    @Test
+    void aClaimConsumingAllTheMemoryACardOffersHoldsTheCardAlone() {
+        ClusterCache blocks = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1000);
+        blocks.upsertNode(node("n1", 2, 16_384, 0));
+        // what a claim asking no memory consumes: the card's memory rounded down to the block (16000 of 16384)
+        blocks.upsertClaim(allocated(claim("ns", "c", "uid-c", "16000Mi"), "n1", 0, 16_000, "uid-p"));
+        blocks.upsertClaim(allocated(claim("ns", "d", "uid-d", "8000Mi"), "n1", 1, 8_000, "uid-q"));
+        assertThat(blocks.state("n1").usedMilli(0)).as("the card alone").isEqualTo(1000);
+        assertThat(blocks.state("n1").usedMilli(1)).as("a memory slice: no compute limit").isZero();
     }
 
     @Test

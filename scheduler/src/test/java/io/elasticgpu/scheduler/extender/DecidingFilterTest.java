@@ -1,6 +1,10 @@
 package io.elasticgpu.scheduler.extender;
 
+import static io.elasticgpu.scheduler.K8s.allocated;
+import static io.elasticgpu.scheduler.K8s.bound;
+import static io.elasticgpu.scheduler.K8s.claim;
 import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.draPod;
 import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -165,6 +169,34 @@ class DecidingFilterTest {
         assertThat(refused.get("FailedNodes").get("full").asText()).isEqualTo(Decisions.category(
                 io.elasticgpu.core.snapshot.Reason.INSUFFICIENT_GPU));
         assertThat(refused.get("FailedAndUnresolvableNodes").has("cpu-only")).isTrue();
+    }
+
+    @Test
+    void aDraPodGoesWhereThePolicyPacksItsClaimAndItsCardIsHeldUntilTheClaimAndThePodAreSeen() throws Exception {
+        var held = claim("ns", "held", "uid-h", "4Gi");
+        cache.upsertClaim(allocated(held, "b", 0, 4096, "uid-0"));
+        var asked = claim("ns", "asked", "uid-c", "4000Mi");
+        cache.upsertClaim(asked);
+        Pod pod = draPod("ns", "dra", "uid-d", "asked");
+
+        assertThat(filter(pod)).as("binpack: beside the claim b's card already holds").containsExactly("b");
+        assertThat(cache.state("b").usedMemory(0)).as("held at once").isEqualTo(4096 + 4000);
+
+        cache.upsertClaim(allocated(asked, "b", 0, 4000, "uid-d"));
+        assertThat(cache.state("b").usedMemory(0)).as("the claim holds the card now, the hold only the pod").isEqualTo(8096);
+        assertThat(cache.state("b").freeCpu()).as("the pod's CPU still held").isEqualTo(cache.state("a").freeCpu() - 1000);
+
+        cache.upsertPod(bound(pod, "b", null));
+        assertThat(cache.held("uid-d")).as("kube-scheduler bound it: the hold ends").isEmpty();
+        assertThat(cache.state("b").usedMemory(0)).isEqualTo(8096);
+        assertThat(cache.state("b").pods()).isEqualTo(1);
+    }
+
+    @Test
+    void aDraPodOurViewFindsNoRoomForIsLeftToTheAllocatorOnEveryCandidate() throws Exception {
+        cache.upsertClaim(claim("ns", "big", "uid-big", "20Gi"));
+        assertThat(filter(draPod("ns", "dra", "uid-d", "big"))).containsExactly("b", "a");
+        assertThat(cache.held("uid-d")).isEmpty();
     }
 
     private JsonNode filterJson(Pod pod, List<String> nodes) throws Exception {

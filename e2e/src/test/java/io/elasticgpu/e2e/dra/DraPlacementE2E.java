@@ -1,0 +1,168 @@
+package io.elasticgpu.e2e.dra;
+
+import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.bench.cluster.ChartConfig;
+import io.elasticgpu.core.model.Link;
+import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.Ports;
+import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
+import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.agent.DraConfig;
+import io.elasticgpu.node.agent.DraNodeAgent;
+import io.elasticgpu.node.agent.KubernetesDraCluster;
+import io.elasticgpu.node.discovery.Gpu;
+import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.discovery.SimulatedBackend;
+import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.metrics.AgentMetrics;
+import io.elasticgpu.node.resourceslice.SlicePublisher;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * DRA pods placed fragmentation-aware (issue 16): kube-scheduler as the chart configures it, its second extender
+ * stanza calling the extender for every pod. Three nodes of two T4s each offer their cards through DRA only (agents
+ * in DRA mode). Small claims arrive one at a time; the extender reads each pod's claim and chooses the node, counting
+ * the claims already allocated as held, and kube-scheduler's allocator picks the card there. The small claims end up
+ * together on one node, so a claim for two whole cards still finds a node. Run with the chart's configuration
+ * without the extender, this test fails: kube-scheduler alone put the four on nodes x, y, z, x, which leaves no node
+ * with two free cards. From the claims' status, no card is ever allocated above its capacity.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class DraPlacementE2E {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final long CARD_MIB = 15_360;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void smallClaimsArePackedSoThatAClaimForTwoWholeCardsStillFits(TestCluster cluster) throws Exception {
+        KubernetesClient client = cluster.client();
+        ControlPlane cp = cluster.controlPlane();
+        if (client.resources(DeviceClass.class).withName(DraNames.DRIVER).get() == null) {
+            client.resource(new DeviceClassBuilder().withNewMetadata().withName(DraNames.DRIVER).endMetadata().withNewSpec()
+                    .addNewSelector().withNewCel().withExpression("device.driver == \"gpu.elasticgpu.io\"").endCel().endSelector()
+                    .endSpec().build()).create();
+        }
+        List<String> nodes = cluster.createGpuNodes(List.of(GpuNodeSpec.of("x", 2, "Tesla-T4", CARD_MIB),
+                GpuNodeSpec.of("y", 2, "Tesla-T4", CARD_MIB), GpuNodeSpec.of("z", 2, "Tesla-T4", CARD_MIB)));
+        ChartConfig chart = ChartConfig.render(Binaries.E2E_DIR.toAbsolutePath().getParent());
+        List<String> args = new ArrayList<>(chart.extenderArgs());
+        args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
+        List<AutoCloseable> agents = new ArrayList<>();
+        try (EgpuProcess extender = EgpuProcess.start(chart.extenderJvm(), "scheduler", args,
+                cp.workDir().resolve("logs").resolve("extender-dra.log"), Ports.free(), "--listen")) {
+            for (int i = 0; i < nodes.size(); i++) {
+                agents.add(agent(client, nodes.get(i), dir.resolve("n" + i))); // short: a socket path has 107 bytes
+            }
+            for (String node : nodes) {
+                await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
+            }
+            cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra.yaml")));
+
+            var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
+            var pods = client.pods().inNamespace(cluster.namespace());
+            Map<String, String> placed = new LinkedHashMap<>();
+            for (int i = 0; i < 4; i++) {
+                String name = "small-" + i;
+                claims.resource(claim(name, 1, "4Gi")).create();
+                pods.resource(pod(name, chart.schedulerName())).create();
+                // One at a time: each is decided against the ones before it, as allocated.
+                await().atMost(WAIT).until(() -> pods.withName(name).get().getSpec().getNodeName() != null);
+                placed.put(name, pods.withName(name).get().getSpec().getNodeName());
+            }
+            System.out.println("DraPlacementE2E: small claims placed on " + placed);
+            assertThat(placed.values().stream().distinct()).as("the four 4 GiB claims, packed").hasSize(1);
+
+            claims.resource(claim("pair", 2, null)).create();
+            pods.resource(pod("pair", chart.schedulerName())).create();
+            await().atMost(WAIT).untilAsserted(() -> assertThat(pods.withName("pair").get().getSpec().getNodeName())
+                    .as("two whole cards on one node").isNotNull().isNotEqualTo(placed.get("small-0")));
+            auditCapacity(claims.list().getItems());
+        } finally {
+            cp.restartScheduler(null);
+            for (AutoCloseable a : agents) {
+                a.close();
+            }
+        }
+    }
+
+    /** A DRA-mode agent on {@code node} with two simulated T4s; closing it stops the agent and its API client. */
+    private static AutoCloseable agent(KubernetesClient client, String node, Path home) throws Exception {
+        List<Gpu> gpus = List.of(
+                new Gpu(0, "GPU-" + node + "-0", "Tesla T4", CARD_MIB, "00000000:01:00.0", 0, 0, false),
+                new Gpu(1, "GPU-" + node + "-1", "Tesla T4", CARD_MIB, "00000000:02:00.0", 1, 0, false));
+        KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node);
+        DraNodeAgent agent = DraNodeAgent.start(new AgentConfig(node, home.resolve("unused"), home.resolve("unused.sock"),
+                        AgentConfig.Mode.SLICES, 4, 256, 1024, true, false, Path.of("/tmp/nvidia-mps"),
+                        new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5))),
+                new DraConfig(home.resolve("plugin"), home.resolve("registry"), home.resolve("cdi")),
+                SimulatedBackend.of(new Hardware("535.104.05", gpus, Topology.uniform(2, Link.UNKNOWN))), draCluster,
+                Instant::now, new AgentMetrics(node));
+        return () -> {
+            agent.close();
+            draCluster.close();
+        };
+    }
+
+    /** A claim for {@code count} cards of ours, each with {@code memory} (null: the whole card). */
+    private static ResourceClaim claim(String name, long count, String memory) {
+        var exactly = new ResourceClaimBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withNewDevices()
+                .addNewRequest().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER).withCount(count);
+        if (memory != null) {
+            exactly = exactly.withNewCapacity().addToRequests(DraNames.MEMORY, new Quantity(memory)).endCapacity();
+        }
+        return exactly.endExactly().endRequest().endDevices().endSpec().build();
+    }
+
+    private static io.fabric8.kubernetes.api.model.Pod pod(String name, String scheduler) {
+        return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withSchedulerName(scheduler)
+                .addNewResourceClaim().withName("gpu").withResourceClaimName(name).endResourceClaim()
+                .addNewContainer().withName("main").withImage("registry.example/train:1").withNewResources()
+                .addToRequests("cpu", new Quantity("1")).addNewClaim().withName("gpu").endClaim().endResources().endContainer()
+                .endSpec().build();
+    }
+
+    /** From the claims' status alone: the memory each card's claims consume is at most the card's. */
+    private static void auditCapacity(List<ResourceClaim> claims) {
+        Map<String, BigDecimal> used = new HashMap<>();
+        for (ResourceClaim c : claims) {
+            assertThat(c.getStatus().getAllocation()).as("claim %s allocated", c.getMetadata().getName()).isNotNull();
+            for (var r : c.getStatus().getAllocation().getDevices().getResults()) {
+                used.merge(r.getPool() + "/" + r.getDevice(), Quantity.getAmountInBytes(r.getConsumedCapacity().get(DraNames.MEMORY)),
+                        BigDecimal::add);
+            }
+        }
+        System.out.println("DraPlacementE2E: memory per card " + used);
+        used.forEach((card, bytes) -> assertThat(bytes).as(card).isLessThanOrEqualTo(BigDecimal.valueOf(CARD_MIB << 20)));
+    }
+}
