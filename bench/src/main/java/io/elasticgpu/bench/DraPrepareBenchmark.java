@@ -137,7 +137,6 @@ final class DraPrepareBenchmark {
         return new long[][] {prepare, Arrays.copyOf(unprepare, Math.max(1, unprepared))};
     }
 
-
     /** The baseline: a DRA plugin that answers every prepare with one fixed device and every unprepare with success. */
     private static final class Echo extends DRAPluginGrpc.DRAPluginImplBase {
         @Override

@@ -30,6 +30,15 @@ public final class DraNames {
     private DraNames() {
     }
 
+    /**
+     * The memory a card offers to claims: its memory rounded down to the block (at least one block). It is the
+     * agent's request policy's largest ask and its default (what a claim naming no memory consumes), so a device
+     * that consumed this much holds the card alone.
+     */
+    public static long offeredMemoryMib(long cardMib, long blockMib) {
+        return Math.max(blockMib, cardMib / blockMib * blockMib);
+    }
+
     /** The device name of card {@code index} in the node's pool. */
     public static String deviceName(int index) {
         return "gpu-" + index;

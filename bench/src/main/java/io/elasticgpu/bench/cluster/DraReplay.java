@@ -131,9 +131,7 @@ final class DraReplay {
                 return null;
             }
             String node = shares.getFirst().node();
-            Node n = nodes.get(node);
-            var placements = Contribution.ofClaim(node, shares, card -> n == null ? 0 : n.cards().get(card).memoryMib(), blockMib)
-                    .placements();
+            var placements = Contribution.ofClaim(node, shares, nodes.get(node), blockMib).placements();
             return new Allocation(node, Map.of("claim", placements.stream().flatMap(p -> p.shares().stream())
                     .map(s -> new Allocation.Share(s.card(), "", s.milli(), s.memoryMib())).toList()));
         };

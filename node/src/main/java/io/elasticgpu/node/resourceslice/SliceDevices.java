@@ -67,7 +67,7 @@ public final class SliceDevices {
 
     /** Memory and cores, each with the request policy that keeps asks on our grid (see the class comment). */
     static Map<String, DeviceCapacity> capacity(long memoryMib, long blockMib) {
-        long usable = Math.max(blockMib, memoryMib / blockMib * blockMib);
+        long usable = DraNames.offeredMemoryMib(memoryMib, blockMib);
         Map<String, DeviceCapacity> c = new LinkedHashMap<>();
         c.put(DraNames.MEMORY, new DeviceCapacityBuilder().withValue(mib(memoryMib))
                 .withRequestPolicy(new CapacityRequestPolicyBuilder().withDefault(mib(usable))

@@ -256,9 +256,7 @@ public final class ClusterCache {
                 observed.remove(id);
             } else {
                 String node = shares.getFirst().node();
-                Node n = nodes.get(node);
-                observed.put(id, Contribution.ofClaim(node, shares,
-                        card -> n == null || card >= n.cards().size() ? 0 : n.cards().get(card).memoryMib(), memoryBlockMib));
+                observed.put(id, Contribution.ofClaim(node, shares, nodes.get(node), memoryBlockMib));
                 reservedPods(claim).forEach(this::cardsHeldByClaims);
             }
             reapply(id);

@@ -1,9 +1,11 @@
 package io.elasticgpu.scheduler.cache;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares.DraShare;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Placement;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.core.snapshot.NodeState;
@@ -29,19 +31,18 @@ public record Contribution(String node, List<Placement> placements, boolean pod)
      * recorded: all of its compute and its memory. Shares on other pools are not this node's; our pools are nodes,
      * so a claim's devices are all on the node it was allocated to.
      *
-     * @param cardMib   a card's memory by index, or 0 when the node is not known yet
-     * @param blockMib  the memory block of the agents' request policy
+     * @param known    the node's cards, or null when the node is not known yet (a card's memory counts as 0)
+     * @param blockMib the memory block of the agents' request policy
      */
-    public static Contribution ofClaim(String node, List<DraShare> shares, java.util.function.IntToLongFunction cardMib,
-                                       long blockMib) {
+    public static Contribution ofClaim(String node, List<DraShare> shares, Node known, long blockMib) {
         List<Placement> placements = new ArrayList<>();
         for (DraShare s : shares) {
             if (!s.node().equals(node) || s.card() < 0) {
                 continue;
             }
-            long card = cardMib.applyAsLong(s.card());
+            long card = known == null || s.card() >= known.cards().size() ? 0 : known.cards().get(s.card()).memoryMib();
             long memory = s.wholeCard() ? card : s.memoryMib();
-            boolean whole = s.wholeCard() || s.milli() >= Card.WHOLE || card > 0 && memory >= Math.max(blockMib, card / blockMib * blockMib);
+            boolean whole = s.wholeCard() || s.milli() >= Card.WHOLE || card > 0 && memory >= DraNames.offeredMemoryMib(card, blockMib);
             placements.add(new Placement(node, whole ? Request.wholeCards(0, 0, 1) : new Request(0, 0, 1, s.milli(), memory, List.of()),
                     List.of(new CardShare(s.card(), whole ? Card.WHOLE : s.milli(), memory))));
         }
