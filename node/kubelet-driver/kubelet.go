@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
@@ -23,7 +24,8 @@ import (
 )
 
 // kubelet holds what a kubelet would for this purpose: its active pods, its device manager (replaced on restart)
-// with the topology manager that admits pods through it, and its pod-resources server. Commands run one at a time
+// with the topology manager that admits pods through it, its pod-resources server, and, when started with an API
+// server, its DRA manager and plugin manager (replaced on restart). Commands run one at a time
 // on the main goroutine, as kubelet admits pods one at a time; the device manager's gRPC goroutines (registration,
 // ListAndWatch) and the pod-resources server read the pods and the current device manager concurrently.
 type kubelet struct {
@@ -34,12 +36,19 @@ type kubelet struct {
 	topology           topologymanager.Manager // used by the command goroutine only
 	stopDraining       chan struct{}
 	podResources       *grpc.Server
+	draConfig          *draConfig // nil: no DRA
+	dra                *draSide   // used by the command goroutine only
 	stopOnce           sync.Once
 }
 
-func startKubelet(pluginDir, podResourcesSocket string) (*kubelet, error) {
-	k := &kubelet{pluginDir: pluginDir, podResourcesSocket: podResourcesSocket, pods: &activePods{}}
+func startKubelet(pluginDir, podResourcesSocket string, draConfig *draConfig) (*kubelet, error) {
+	k := &kubelet{pluginDir: pluginDir, podResourcesSocket: podResourcesSocket, pods: &activePods{},
+		draConfig: draConfig}
 	if err := k.startDeviceManager(); err != nil {
+		return nil, err
+	}
+	if err := k.startDRA(); err != nil {
+		k.stop()
 		return nil, err
 	}
 	server, err := servePodResources(podResourcesSocket, k.pods, deviceManagerOf(k))
@@ -105,6 +114,25 @@ func (k *kubelet) stopDeviceManager() {
 	removeSocket(k.kubeletSocket())
 }
 
+func (k *kubelet) startDRA() error {
+	if k.draConfig == nil {
+		return nil
+	}
+	side, err := startDRA(k.draConfig, k.pods)
+	if err != nil {
+		return err
+	}
+	k.dra = side
+	return nil
+}
+
+func (k *kubelet) stopDRA() {
+	if k.dra != nil {
+		k.dra.close()
+		k.dra = nil
+	}
+}
+
 func (k *kubelet) stop() {
 	k.stopOnce.Do(func() {
 		if k.podResources != nil {
@@ -112,6 +140,7 @@ func (k *kubelet) stop() {
 		}
 		removeSocket(k.podResourcesSocket)
 		k.stopDeviceManager()
+		k.stopDRA()
 	})
 }
 
@@ -140,6 +169,19 @@ func (k *kubelet) admit(pod *v1.Pod) reply {
 		k.pods.remove(pod.UID)
 		return reply{OK: false, Reason: result.Reason, Error: result.Message}
 	}
+	return k.sync(pod)
+}
+
+// sync is kubelet's SyncPod for an admitted pod, as far as devices go: its DRA claims are prepared, then each
+// container's runtime options are generated (device plugins' options plus the claims' CDI devices). A failure
+// leaves the pod admitted; kubelet retries SyncPod, here the caller does (op sync).
+func (k *kubelet) sync(pod *v1.Pod) reply {
+	if k.dra != nil {
+		if err := k.dra.prepare(pod); err != nil {
+			// kubelet's SyncPod returns this error; the pod's event reason is FailedPrepareDynamicResources.
+			return reply{OK: false, Reason: "FailedPrepareDynamicResources", Error: err.Error()}
+		}
+	}
 	m := k.devices.Load()
 	containers := make(map[string]containerResult)
 	for _, c := range append(append([]v1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...) {
@@ -148,9 +190,37 @@ func (k *kubelet) admit(pod *v1.Pod) reply {
 			// kuberuntime reports a failure to generate the container config with this reason and retries later.
 			return reply{OK: false, Reason: "CreateContainerConfigError", Container: c.Name, Error: err.Error()}
 		}
-		containers[c.Name] = newContainerResult(m.GetDevices(string(pod.UID), c.Name), opts)
+		r := newContainerResult(m.GetDevices(string(pod.UID), c.Name), opts)
+		if k.dra != nil {
+			ids, err := k.dra.cdiDevices(pod, &c)
+			if err != nil {
+				return reply{OK: false, Reason: "CreateContainerConfigError", Container: c.Name, Error: err.Error()}
+			}
+			r.CDIDevices = append(r.CDIDevices, ids...)
+		}
+		containers[c.Name] = r
 	}
 	return reply{OK: true, Containers: containers}
+}
+
+// terminate is kubelet's SyncTerminatedPod then the pod's removal: its claims are unprepared, then it leaves the
+// active pods and its devices free. When unprepare fails the pod stays, as kubelet keeps it until it succeeds.
+func (k *kubelet) terminate(uid types.UID) error {
+	pod := k.pods.get(uid)
+	if pod == nil {
+		return fmt.Errorf("no active pod has uid %s", uid)
+	}
+	if k.dra != nil {
+		if err := k.dra.unprepare(pod); err != nil {
+			return err
+		}
+	}
+	k.pods.remove(uid)
+	return nil
+}
+
+func (k *kubelet) driverRegistered(driver string) bool {
+	return k.dra != nil && k.dra.driverRegistered(driver)
 }
 
 func (k *kubelet) capacity() reply {
@@ -159,8 +229,14 @@ func (k *kubelet) capacity() reply {
 }
 
 // restart is kubelet restarting, with the pods still running: a new device manager at the same socket reads the
-// checkpoint left in the plugin directory, and plugins must register again.
+// checkpoint left in the plugin directory, and plugins must register again; a new DRA manager reads its checkpoint
+// and a new plugin manager finds the DRA drivers' registration sockets still in the registration directory (and,
+// as kubelet does at startup, wipes the node's ResourceSlices until their drivers publish them again).
 func (k *kubelet) restart() error {
 	k.stopDeviceManager()
-	return k.startDeviceManager()
+	k.stopDRA()
+	if err := k.startDeviceManager(); err != nil {
+		return err
+	}
+	return k.startDRA()
 }

@@ -4,13 +4,19 @@
 // answer a line on stdout; logs go to stderr.
 //
 //	kubelet-driver --plugin-dir DIR --pod-resources-socket PATH [-v N] [--feature-gates A=true,B=false]
+//	    [--kubeconfig FILE --node-name NODE --plugins-registry DIR --dra-state-dir DIR]
 //
 // The device manager listens on DIR/kubelet.sock and keeps its checkpoint in DIR, as kubelet does in
-// /var/lib/kubelet/device-plugins. When both servers listen the driver prints {"event":"ready"}. Commands:
+// /var/lib/kubelet/device-plugins. With --kubeconfig, kubelet's DRA manager (pkg/kubelet/cm/dra) runs too: it
+// reads claims from that API server as node NODE, keeps its checkpoint in --dra-state-dir (kubelet's root
+// directory), and DRA drivers register with it through kubelet's plugin manager watching --plugins-registry
+// (/var/lib/kubelet/plugins_registry). When the servers listen the driver prints {"event":"ready"}. Commands:
 //
 //	{"op":"admit","pod":<v1.Pod>}  kubelet admitting a pod and starting its containers: the pod becomes active,
 //	    the topology manager (policy none, kubelet's default) admits it, which calls the device manager's Allocate
-//	    for every init container then every app container; then GetDeviceRunContainerOptions for every container.
+//	    for every init container then every app container; with DRA, the DRA manager prepares the pod's claims
+//	    (their drivers' NodePrepareResources); then GetDeviceRunContainerOptions for every container, to whose
+//	    cdiDevices the DRA manager's GetResources adds the claims' CDI devices.
 //	    -> {"ok":true,"containers":{"<name>":{"devices":{"<resource>":["id",..]},"envs":{..},
 //	        "mounts":[{"containerPath","hostPath","readOnly"}],"deviceSpecs":[{"containerPath","hostPath",
 //	        "permissions"}],"annotations":{..},"cdiDevices":[..]}}}
@@ -18,13 +24,23 @@
 //	       when admission fails: the pod is no longer active (kubelet rejects it), so its devices free again.
 //	    -> {"ok":false,"reason":"CreateContainerConfigError","container":"<name>","error":".."} when a container
 //	       cannot get its device options (a failing PreStartContainer, say): the pod stays active, as in kubelet.
-//	{"op":"remove","uid":".."}  the pod is gone; its devices free at the next allocation or pod-resources List.
-//	    -> {"ok":true}
+//	    -> {"ok":false,"reason":"FailedPrepareDynamicResources","error":".."} when its claims cannot be prepared
+//	       (driver not registered, claim not reserved for the pod, NodePrepareResources failed): it stays active.
+//	{"op":"sync","uid":".."}  kubelet retrying SyncPod for an active pod: prepare and container options again,
+//	    answered as admit.
+//	{"op":"remove","uid":".."}  the pod terminated: with DRA its claims are unprepared (NodeUnprepareResources when
+//	    no other pod uses them), then it is gone and its devices free at the next allocation or pod-resources List.
+//	    -> {"ok":true}, or {"ok":false,"error":".."} with the pod still active when unprepare failed.
+//	{"op":"awaitDriver","driver":"D","timeoutMs":T[,"registered":false]}  polls until DRA driver D has registered
+//	    and is usable (or, with registered false, until it is no longer registered)
+//	    -> {"ok":true}, or {"ok":false,"error":"timeout: DRA driver D: registered is still .."}
 //	{"op":"capacity"}  -> {"ok":true,"capacity":{"<resource>":n},"allocatable":{..},"deleted":[..]}, GetCapacity()
 //	{"op":"await","resource":"R","allocatable":N,"timeoutMs":T}  polls GetCapacity until R's allocatable is N
 //	    -> the capacity answer, or {"ok":false,"error":"timeout: allocatable R is M"}
 //	{"op":"restart"}  kubelet restarting: the device manager stops, DIR/kubelet.sock goes, and a new device manager
-//	    reads the checkpoint and listens again (cleaning DIR of plugin sockets, as kubelet does). -> {"ok":true}
+//	    reads the checkpoint and listens again (cleaning DIR of plugin sockets, as kubelet does); with DRA a new DRA
+//	    manager reads its checkpoint, wipes the node's ResourceSlices as kubelet does at startup, and a new plugin
+//	    manager registers the drivers whose sockets are in the registry. -> {"ok":true}
 //	{"op":"stop"}  stops everything, removes the sockets, answers {"ok":true} and exits 0.
 //
 // A malformed or unknown command answers {"ok":false,"error":".."}. The driver also exits 0 on stdin EOF and on
@@ -57,6 +73,10 @@ func run(args []string) int {
 	podResourcesSocket := flags.String("pod-resources-socket", "", "unix socket of the pod-resources server")
 	verbosity := flags.Int("v", -1, "kubelet log verbosity on stderr; -1 (default) logs errors only")
 	featureGates := flags.String("feature-gates", "", "kubelet feature gates, e.g. ResourceHealthStatus=false")
+	kubeconfig := flags.String("kubeconfig", "", "API server for kubelet's DRA manager; DRA is off without it")
+	nodeName := flags.String("node-name", "", "the node this kubelet is (with --kubeconfig)")
+	registryDir := flags.String("plugins-registry", "", "kubelet's plugin registration directory (with --kubeconfig)")
+	draStateDir := flags.String("dra-state-dir", "", "where the DRA manager keeps its checkpoint (with --kubeconfig)")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
@@ -87,7 +107,18 @@ func run(args []string) int {
 		return 2
 	}
 
-	k, err := startKubelet(dir, socket)
+	var dra *draConfig
+	if *kubeconfig != "" {
+		if *nodeName == "" || *registryDir == "" || *draStateDir == "" {
+			fmt.Fprintln(os.Stderr, "kubelet-driver: --kubeconfig needs --node-name, --plugins-registry and --dra-state-dir")
+			return 2
+		}
+		if dra, err = newDRAConfig(*kubeconfig, *nodeName, *registryDir, *draStateDir); err != nil {
+			fmt.Fprintf(os.Stderr, "kubelet-driver: %v\n", err)
+			return 2
+		}
+	}
+	k, err := startKubelet(dir, socket, dra)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kubelet-driver: %v\n", err)
 		return 1

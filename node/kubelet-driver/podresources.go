@@ -60,14 +60,18 @@ func (p *activePods) list() []*v1.Pod {
 }
 
 func (p *activePods) has(uid types.UID) bool {
+	return p.get(uid) != nil
+}
+
+func (p *activePods) get(uid types.UID) *v1.Pod {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for _, pod := range p.pods {
 		if pod.UID == uid {
-			return true
+			return pod
 		}
 	}
-	return false
+	return nil
 }
 
 func (p *activePods) add(pod *v1.Pod) {

@@ -20,6 +20,8 @@ type command struct {
 	Resource    string  `json:"resource,omitempty"`
 	Allocatable *int64  `json:"allocatable,omitempty"`
 	TimeoutMs   int64   `json:"timeoutMs,omitempty"`
+	Driver      string  `json:"driver,omitempty"`
+	Registered  *bool   `json:"registered,omitempty"`
 }
 
 // reply is one stdout line.
@@ -129,14 +131,29 @@ func (k *kubelet) handle(line []byte) (reply, bool) {
 			return failure(fmt.Errorf("admit: no pod")), false
 		}
 		return k.admit(c.Pod), false
+	case "sync":
+		if c.UID == "" {
+			return failure(fmt.Errorf("sync: no uid")), false
+		}
+		pod := k.pods.get(types.UID(c.UID))
+		if pod == nil {
+			return failure(fmt.Errorf("sync: no active pod has uid %s", c.UID)), false
+		}
+		return k.sync(pod), false
 	case "remove":
 		if c.UID == "" {
 			return failure(fmt.Errorf("remove: no uid")), false
 		}
-		if !k.pods.remove(types.UID(c.UID)) {
-			return failure(fmt.Errorf("remove: no active pod has uid %s", c.UID)), false
+		if err := k.terminate(types.UID(c.UID)); err != nil {
+			return failure(fmt.Errorf("remove: %w", err)), false
 		}
 		return reply{OK: true}, false
+	case "awaitDriver":
+		if c.Driver == "" || c.TimeoutMs <= 0 {
+			return failure(fmt.Errorf("awaitDriver: driver and a positive timeoutMs are required")), false
+		}
+		registered := c.Registered == nil || *c.Registered
+		return k.awaitDriver(c.Driver, registered, time.Duration(c.TimeoutMs)*time.Millisecond), false
 	case "capacity":
 		return k.capacity(), false
 	case "await":
@@ -153,7 +170,7 @@ func (k *kubelet) handle(line []byte) (reply, bool) {
 		k.stop()
 		return reply{OK: true}, true
 	default:
-		return failure(fmt.Errorf("unknown op %q; known: admit, remove, capacity, await, restart, stop", c.Op)), false
+		return failure(fmt.Errorf("unknown op %q; known: admit, sync, remove, capacity, await, awaitDriver, restart, stop", c.Op)), false
 	}
 }
 
@@ -170,6 +187,20 @@ func (k *kubelet) await(resource string, allocatable int64, timeout time.Duratio
 		}
 		time.Sleep(awaitPoll)
 	}
+}
+
+func (k *kubelet) awaitDriver(driver string, registered bool, timeout time.Duration) reply {
+	if k.draConfig == nil {
+		return failure(fmt.Errorf("awaitDriver: DRA is off; start the driver with --kubeconfig"))
+	}
+	deadline := time.Now().Add(timeout)
+	for k.driverRegistered(driver) != registered {
+		if time.Now().After(deadline) {
+			return failure(fmt.Errorf("timeout: DRA driver %s: registered is still %t", driver, !registered))
+		}
+		time.Sleep(awaitPoll)
+	}
+	return reply{OK: true}
 }
 
 func truncate(line []byte) string {

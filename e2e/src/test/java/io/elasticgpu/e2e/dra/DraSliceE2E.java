@@ -279,7 +279,7 @@ class DraSliceE2E {
     }
 
     /** What kubelet shows when no device plugin serves the node: none of our extended resources. */
-    private static void withoutExtendedResources(io.fabric8.kubernetes.client.KubernetesClient client, String node) {
+    static void withoutExtendedResources(io.fabric8.kubernetes.client.KubernetesClient client, String node) {
         // kwok writes the node's status meanwhile (heartbeats): a write that lost the race (409) is made again.
         await().atMost(WAIT).ignoreExceptionsMatching(e -> e instanceof io.fabric8.kubernetes.client.KubernetesClientException k
                 && k.getCode() == 409).until(() -> {

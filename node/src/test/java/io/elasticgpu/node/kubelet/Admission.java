@@ -4,7 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.Map;
 
-/** What kubelet made of a pod: admitted with its containers' devices, rejected, or a container that cannot start. */
+/**
+ * What kubelet made of a pod: admitted with its containers' devices, rejected, its DRA claims not prepared, or a
+ * container that cannot start.
+ */
 public sealed interface Admission {
 
     /** Every init and app container by name, each with what the container runtime would be given. */
@@ -49,6 +52,20 @@ public sealed interface Admission {
         public ContainerNotStarted {
             requireNonNull(container, "container");
             requireNonNull(reason, "reason");
+            requireNonNull(error, "error");
+        }
+    }
+
+    /**
+     * The pod was admitted but its ResourceClaims could not be prepared (their driver is not registered, a claim is
+     * not reserved for the pod, NodePrepareResources failed); kubelet records {@link #REASON} and retries SyncPod,
+     * so the pod stays active ({@link KubeletDriver#sync} retries).
+     */
+    record NotPrepared(String error) implements Admission {
+        /** The reason of the event kubelet records on the pod. */
+        public static final String REASON = "FailedPrepareDynamicResources";
+
+        public NotPrepared {
             requireNonNull(error, "error");
         }
     }

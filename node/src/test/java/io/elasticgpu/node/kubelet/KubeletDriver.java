@@ -67,7 +67,7 @@ public final class KubeletDriver implements AutoCloseable {
     private final Thread stderrReader;
     private boolean closed;
 
-    private KubeletDriver(Path binary, Path dir) throws IOException {
+    private KubeletDriver(Path binary, Path dir, Dra dra) throws IOException {
         // Unix socket paths must stay under 108 bytes, so the directory is short and in the system temp dir.
         workDir = dir != null ? dir : Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "kubelet");
         pluginDir = pluginDirIn(workDir);
@@ -75,6 +75,12 @@ public final class KubeletDriver implements AutoCloseable {
         Files.createDirectories(pluginDir);
         List<String> command = new ArrayList<>(List.of(binary.toString(),
                 "--plugin-dir", pluginDir.toString(), "--pod-resources-socket", podResourcesSocket.toString()));
+        if (dra != null) {
+            Files.createDirectories(pluginsRegistry());
+            Files.createDirectories(draStateDir());
+            command.addAll(List.of("--kubeconfig", dra.kubeconfig().toString(), "--node-name", dra.nodeName(),
+                    "--plugins-registry", pluginsRegistry().toString(), "--dra-state-dir", draStateDir().toString()));
+        }
         String verbosity = System.getProperty(VERBOSITY_PROPERTY, "");
         if (!verbosity.isBlank()) {
             command.addAll(List.of("-v", verbosity));
@@ -104,7 +110,23 @@ public final class KubeletDriver implements AutoCloseable {
 
     /** Starts {@code binary} and waits until both its servers listen. */
     public static KubeletDriver start(Path binary) {
-        return start(binary, null);
+        return start(binary, null, null);
+    }
+
+    /**
+     * Starts {@code binary} with kubelet's DRA manager too, reading claims from the API server of
+     * {@code dra.kubeconfig()} as node {@code dra.nodeName()}; DRA drivers register through {@link #pluginsRegistry()}.
+     */
+    public static KubeletDriver startWithDra(Path binary, Dra dra) {
+        return start(binary, null, requireNonNull(dra, "dra"));
+    }
+
+    /** What kubelet's DRA manager needs: the API server (kubelet's kubeconfig) and the node it runs as. */
+    public record Dra(Path kubeconfig, String nodeName) {
+        public Dra {
+            requireNonNull(kubeconfig, "kubeconfig");
+            requireNonNull(nodeName, "nodeName");
+        }
     }
 
     /** Where a driver started in {@code workDir} puts its device-plugins directory. */
@@ -122,10 +144,14 @@ public final class KubeletDriver implements AutoCloseable {
      * kubelet starting on a node where plugins may already be waiting; deleted on {@link #close}.
      */
     public static KubeletDriver start(Path binary, Path workDir) {
+        return start(binary, workDir, null);
+    }
+
+    private static KubeletDriver start(Path binary, Path workDir, Dra dra) {
         requireNonNull(binary, "binary");
         KubeletDriver driver;
         try {
-            driver = new KubeletDriver(binary, workDir);
+            driver = new KubeletDriver(binary, workDir, dra);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start kubelet-driver " + binary, e);
         }
@@ -151,6 +177,16 @@ public final class KubeletDriver implements AutoCloseable {
         return pluginDir.resolve("kubelet.sock");
     }
 
+    /** Kubelet's plugin registration directory ({@code /var/lib/kubelet/plugins_registry}), watched with DRA on. */
+    public Path pluginsRegistry() {
+        return workDir.resolve("plugins_registry");
+    }
+
+    /** Where kubelet's DRA manager keeps its checkpoint (kubelet's root directory). */
+    public Path draStateDir() {
+        return workDir.resolve("dra");
+    }
+
     /** Kubelet's pod-resources API (v1, and v1alpha1). */
     public Path podResourcesSocket() {
         return podResourcesSocket;
@@ -159,7 +195,9 @@ public final class KubeletDriver implements AutoCloseable {
     /**
      * Kubelet admitting {@code pod} and starting its containers: the device manager allocates for every init then
      * app container (calling the plugins' Allocate) and hands out each container's options (calling PreStartContainer
-     * where asked). The pod needs {@code metadata.uid} and device resources in its limits.
+     * where asked). With DRA on, the pod's ResourceClaims are prepared by their drivers and each container gets
+     * their CDI devices; the pod, as read from the API server (with its status), needs them allocated and reserved
+     * for it. The pod needs {@code metadata.uid}.
      */
     public synchronized Admission admit(Pod pod) {
         ObjectNode command = command("admit");
@@ -168,7 +206,17 @@ public final class KubeletDriver implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serialize pod " + pod.getMetadata().getName(), e);
         }
-        JsonNode answer = send(command, ANSWER);
+        return admission(send(command, ANSWER));
+    }
+
+    /** Kubelet retrying SyncPod for the active pod {@code uid}: its claims prepared again, its containers' options. */
+    public synchronized Admission sync(String uid) {
+        ObjectNode command = command("sync");
+        command.put("uid", uid);
+        return admission(send(command, ANSWER));
+    }
+
+    private static Admission admission(JsonNode answer) {
         if (answer.path("ok").asBoolean()) {
             Map<String, ContainerResult> containers = JSON.convertValue(answer.path("containers"),
                     JSON.getTypeFactory().constructMapType(Map.class, String.class, ContainerResult.class));
@@ -176,6 +224,9 @@ public final class KubeletDriver implements AutoCloseable {
         }
         String reason = answer.path("reason").asText("");
         String error = answer.path("error").asText("");
+        if (reason.equals(Admission.NotPrepared.REASON)) {
+            return new Admission.NotPrepared(error);
+        }
         if (answer.hasNonNull("container")) {
             return new Admission.ContainerNotStarted(answer.get("container").asText(), reason, error);
         }
@@ -185,7 +236,10 @@ public final class KubeletDriver implements AutoCloseable {
         return new Admission.Rejected(reason, error);
     }
 
-    /** The pod with {@code uid} is deleted; its devices are free from the next allocation or pod-resources List. */
+    /**
+     * The pod with {@code uid} terminated: with DRA on its claims are unprepared first (kubelet keeps the pod, and
+     * this throws, while that fails); its devices are free from the next allocation or pod-resources List.
+     */
     public synchronized void remove(String uid) {
         ObjectNode command = command("remove");
         command.put("uid", uid);
@@ -210,9 +264,31 @@ public final class KubeletDriver implements AutoCloseable {
     }
 
     /**
+     * Waits until a plugin of DRA {@code driver} has registered through {@link #pluginsRegistry()} and is usable.
+     *
+     * @throws IllegalStateException after {@code timeout}
+     */
+    public synchronized void awaitDriver(String driver, Duration timeout) {
+        awaitDriver(driver, true, timeout);
+    }
+
+    /** Waits until no plugin of DRA {@code driver} is registered any more (its registration socket went, say). */
+    public synchronized void awaitNoDriver(String driver, Duration timeout) {
+        awaitDriver(driver, false, timeout);
+    }
+
+    private void awaitDriver(String driver, boolean registered, Duration timeout) {
+        ObjectNode command = command("awaitDriver");
+        command.put("driver", driver).put("registered", registered).put("timeoutMs", timeout.toMillis());
+        requireOk(send(command, timeout.plus(ANSWER)));
+    }
+
+    /**
      * Kubelet restarting with its pods still running: a new device manager reads the checkpoint, listens on a new
      * {@link #kubeletSocket()}, and has removed every other socket in {@link #pluginDir()}, so plugins must serve
-     * again and register again. The pod-resources server keeps running.
+     * again and register again. The pod-resources server keeps running. With DRA on, a new DRA manager reads its
+     * checkpoint, wipes the node's ResourceSlices (as kubelet does at startup) and re-registers the DRA drivers whose
+     * sockets are still in {@link #pluginsRegistry()}.
      */
     public synchronized void restart() {
         requireOk(send(command("restart"), ANSWER));
