@@ -139,3 +139,19 @@ func (s *draSide) cdiDevices(pod *v1.Pod, container *v1.Container) ([]string, er
 	}
 	return ids, nil
 }
+
+// health is what kubelet writes into the pod's container statuses (allocatedResourcesStatus) from the health its
+// drivers stream to it (DRAResourceHealth.NodeWatchResources): for each container, one entry per claim it uses,
+// with the health of each of the claim's devices.
+func (s *draSide) health(pod *v1.Pod) map[string][]v1.ResourceStatus {
+	status := v1.PodStatus{}
+	for _, c := range pod.Spec.Containers {
+		status.ContainerStatuses = append(status.ContainerStatuses, v1.ContainerStatus{Name: c.Name})
+	}
+	s.manager.UpdateAllocatedResourcesStatus(pod, &status)
+	health := make(map[string][]v1.ResourceStatus)
+	for _, c := range status.ContainerStatuses {
+		health[c.Name] = append([]v1.ResourceStatus{}, c.AllocatedResourcesStatus...)
+	}
+	return health
+}

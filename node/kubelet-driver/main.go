@@ -31,6 +31,9 @@
 //	{"op":"remove","uid":".."}  the pod terminated: with DRA its claims are unprepared (NodeUnprepareResources when
 //	    no other pod uses them), then it is gone and its devices free at the next allocation or pod-resources List.
 //	    -> {"ok":true}, or {"ok":false,"error":".."} with the pod still active when unprepare failed.
+//	{"op":"health","uid":".."}  the health of the active pod's DRA devices as kubelet puts it in the pod's container
+//	    statuses, from what the drivers stream (DRAResourceHealth) -> {"ok":true,"health":{"<container>":
+//	    [{"name":"claim:<claim>","resources":[{"resourceID":"<CDI device>","health":"Healthy|Unhealthy|Unknown"}]}]}}
 //	{"op":"awaitDriver","driver":"D","timeoutMs":T[,"registered":false]}  polls until DRA driver D has registered
 //	    and is usable (or, with registered false, until it is no longer registered)
 //	    -> {"ok":true}, or {"ok":false,"error":"timeout: DRA driver D: registered is still .."}

@@ -26,11 +26,12 @@ type command struct {
 
 // reply is one stdout line.
 type reply struct {
-	OK         bool                       `json:"ok"`
-	Reason     string                     `json:"reason,omitempty"`
-	Container  string                     `json:"container,omitempty"`
-	Error      string                     `json:"error,omitempty"`
-	Containers map[string]containerResult `json:"containers,omitempty"`
+	OK         bool                           `json:"ok"`
+	Reason     string                         `json:"reason,omitempty"`
+	Container  string                         `json:"container,omitempty"`
+	Error      string                         `json:"error,omitempty"`
+	Containers map[string]containerResult     `json:"containers,omitempty"`
+	Health     map[string][]v1.ResourceStatus `json:"health,omitempty"`
 	*capacities
 }
 
@@ -148,6 +149,15 @@ func (k *kubelet) handle(line []byte) (reply, bool) {
 			return failure(fmt.Errorf("remove: %w", err)), false
 		}
 		return reply{OK: true}, false
+	case "health":
+		pod := k.pods.get(types.UID(c.UID))
+		if pod == nil {
+			return failure(fmt.Errorf("health: no active pod has uid %q", c.UID)), false
+		}
+		if k.dra == nil {
+			return failure(fmt.Errorf("health: DRA is off; start the driver with --kubeconfig")), false
+		}
+		return reply{OK: true, Health: k.dra.health(pod)}, false
 	case "awaitDriver":
 		if c.Driver == "" || c.TimeoutMs <= 0 {
 			return failure(fmt.Errorf("awaitDriver: driver and a positive timeoutMs are required")), false
@@ -170,7 +180,7 @@ func (k *kubelet) handle(line []byte) (reply, bool) {
 		k.stop()
 		return reply{OK: true}, true
 	default:
-		return failure(fmt.Errorf("unknown op %q; known: admit, sync, remove, capacity, await, awaitDriver, restart, stop", c.Op)), false
+		return failure(fmt.Errorf("unknown op %q; known: admit, sync, remove, capacity, await, awaitDriver, health, restart, stop", c.Op)), false
 	}
 }
 

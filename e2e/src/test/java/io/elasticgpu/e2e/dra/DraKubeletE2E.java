@@ -15,6 +15,7 @@ import io.elasticgpu.node.agent.DraConfig;
 import io.elasticgpu.node.agent.DraNodeAgent;
 import io.elasticgpu.node.agent.KubernetesDraCluster;
 import io.elasticgpu.node.discovery.Gpu;
+import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.health.HealthPolicy;
@@ -43,9 +44,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,7 +60,7 @@ import static org.awaitility.Awaitility.await;
  * manager. The agent registers through kubelet's plugin registration directory; kubelet prepares the claims of
  * pods bound to the node (a ResourceClaimTemplate's, a named claim's, and the claim kube-scheduler made for a pod
  * asking {@code elasticgpu.io/gpu}) by calling NodePrepareResources, hands each container the CDI devices the agent
- * wrote, and unprepares them when the pod ends; across a kubelet restart (which also wipes the node's
+ * wrote, shows a card's health as the agent streams it, and unprepares them when the pod ends; across a kubelet restart (which also wipes the node's
  * ResourceSlices, as kubelet does at startup) and an agent restart between prepare and unprepare.
  */
 @ExtendWith(ControlPlaneExtension.class)
@@ -69,6 +72,7 @@ class DraKubeletE2E {
 
     @TempDir
     Path dir;
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-26T10:00:00Z"));
 
     @Test
     void kubeletPreparesAndUnpreparesClaimsThroughTheAgentAcrossRestartsOfEither(TestCluster cluster) throws Exception {
@@ -82,7 +86,7 @@ class DraKubeletE2E {
         try (KubeletDriver kubelet = KubeletDriver.startWithDra(driverBinary(),
                 new KubeletDriver.Dra(cluster.controlPlane().kubeconfig(), node))) {
             DraConfig draConfig = new DraConfig(dir.resolve("plugin"), kubelet.pluginsRegistry(), cdi);
-            Agent agent = new Agent(client, node, draConfig);
+            Agent agent = new Agent(client, node, draConfig, now::get);
             try {
                 kubelet.awaitDriver(DraNames.DRIVER, REGISTRATION);
                 // kubelet tells the plugin (NotifyRegistrationStatus) right after it registered it
@@ -126,6 +130,19 @@ class DraKubeletE2E {
                         .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "4096").containsEntry("ELASTICGPU_CORE_PERCENT", "20"));
                 assertThat(agent.agent.preparation().prepared()).hasSize(3);
 
+                // Card 1 (a's and b's) reports a critical Xid that does not end its work: the agent streams it as
+                // unhealthy (DRAResourceHealth) and kubelet shows it in a's and b's container status. Quiet for five
+                // minutes, card 1 is healthy again. (Kubelet v1.36.3 reports health only for containers that name
+                // their claims, so not for the extended-resource pod on card 0.)
+                await().atMost(WAIT).untilAsserted(() -> assertThat(health(kubelet, a, aDevices.getFirst())).isEqualTo("Healthy"));
+                agent.gpus.inject(new GpuEvent.Xid(1, 92));
+                await().atMost(WAIT).untilAsserted(() -> {
+                    assertThat(health(kubelet, a, aDevices.getFirst())).isEqualTo("Unhealthy");
+                    assertThat(health(kubelet, b, bDevices.getFirst())).isEqualTo("Unhealthy");
+                });
+                now.set(now.get().plus(Duration.ofMinutes(5)));
+                await().atMost(WAIT).untilAsserted(() -> assertThat(health(kubelet, a, aDevices.getFirst())).isEqualTo("Healthy"));
+
                 // Kubelet restarts (the node rebooted: /var/run/cdi is a tmpfs, b's spec is gone): its DRA manager
                 // comes back from its checkpoint, re-registers the agent from the socket still in the registry, and
                 // wipes the node's ResourceSlices, which the agent writes again. Recreating b's sandbox, kubelet
@@ -160,7 +177,7 @@ class DraKubeletE2E {
                 Pod c = withClaimStatus(pods, "c");
                 assertThat(kubelet.admit(c)).isEqualTo(new Admission.NotPrepared(
                         "prepare dynamic resources: DRA driver gpu.elasticgpu.io is not registered"));
-                agent = new Agent(client, node, draConfig);
+                agent = new Agent(client, node, draConfig, now::get);
                 kubelet.awaitDriver(DraNames.DRIVER, REGISTRATION);
                 assertThat(agent.agent.preparation().prepared()).as("claims from the checkpoint").hasSize(2);
                 List<String> cDevices = admitted(kubelet.sync(c.getMetadata().getUid())).container("main").cdiDevices();
@@ -180,20 +197,21 @@ class DraKubeletE2E {
     /** A DRA-mode agent on {@code node} with two simulated T4s, restartable over the same directories. */
     private static final class Agent implements AutoCloseable {
         final KubernetesDraCluster cluster;
+        final SimulatedBackend gpus;
         final DraNodeAgent agent;
         private boolean closed;
 
-        Agent(KubernetesClient client, String node, DraConfig dra) {
-            List<Gpu> gpus = List.of(
+        Agent(KubernetesClient client, String node, DraConfig dra, InstantSource clock) {
+            List<Gpu> cards = List.of(
                     new Gpu(0, "GPU-" + node + "-0", "Tesla T4", 15_360, "00000000:01:00.0", 0, 0, false),
                     new Gpu(1, "GPU-" + node + "-1", "Tesla T4", 15_360, "00000000:02:00.0", 1, 0, false));
             Path home = dra.pluginDir().getParent();
             cluster = new KubernetesDraCluster(client, node);
+            gpus = SimulatedBackend.of(new Hardware("535.104.05", cards, Topology.uniform(2, Link.UNKNOWN)));
             agent = DraNodeAgent.start(new AgentConfig(node, home.resolve("unused"), home.resolve("unused.sock"),
                             AgentConfig.Mode.SLICES, 4, 256, 1024, true, false, Path.of("/tmp/nvidia-mps"),
                             new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5))), dra,
-                    SimulatedBackend.of(new Hardware("535.104.05", gpus, Topology.uniform(2, Link.UNKNOWN))), cluster,
-                    Instant::now, new AgentMetrics(node));
+                    this.gpus, cluster, clock, new AgentMetrics(node));
         }
 
         @Override
@@ -204,6 +222,13 @@ class DraKubeletE2E {
                 cluster.close();
             }
         }
+    }
+
+    /** What kubelet says of the health of CDI device {@code id} in the pod's container main. */
+    private static String health(KubeletDriver kubelet, Pod pod, String id) {
+        return kubelet.health(pod.getMetadata().getUid()).getOrDefault("main", List.of()).stream()
+                .flatMap(r -> r.getResources().stream()).filter(h -> id.equals(h.getResourceID()))
+                .map(h -> h.getHealth()).findFirst().orElse("(not reported)");
     }
 
     private static Path driverBinary() {

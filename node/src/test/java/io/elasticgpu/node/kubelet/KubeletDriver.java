@@ -2,11 +2,13 @@ package io.elasticgpu.node.kubelet;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ResourceStatus;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -261,6 +263,18 @@ public final class KubeletDriver implements AutoCloseable {
         ObjectNode command = command("await");
         command.put("resource", resource).put("allocatable", allocatable).put("timeoutMs", timeout.toMillis());
         return capacityOf(requireOk(send(command, timeout.plus(ANSWER))));
+    }
+
+    /**
+     * The health of the active pod {@code uid}'s DRA devices as kubelet writes it into its container statuses
+     * ({@code allocatedResourcesStatus}), from what the drivers stream to kubelet: by container, one entry per claim.
+     */
+    public synchronized Map<String, List<ResourceStatus>> health(String uid) {
+        ObjectNode command = command("health");
+        command.put("uid", uid);
+        JsonNode answer = requireOk(send(command, ANSWER));
+        return JSON.convertValue(answer.path("health"), new TypeReference<Map<String, List<ResourceStatus>>>() {
+        });
     }
 
     /**
