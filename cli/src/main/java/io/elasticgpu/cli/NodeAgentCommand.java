@@ -151,7 +151,7 @@ final class NodeAgentCommand implements Callable<Integer> {
         AutoCloseable cluster;
         AutoCloseable agent;
         if (dra) {
-            KubernetesDraCluster draCluster = new KubernetesDraCluster(client, c.nodeName());
+            KubernetesDraCluster draCluster = new KubernetesDraCluster(client, c.nodeName(), c.units());
             cluster = draCluster;
             agent = DraNodeAgent.start(c, new DraConfig(draPluginDir, registrationDir, cdiDir), gpus, draCluster,
                     InstantSource.system(), metrics);

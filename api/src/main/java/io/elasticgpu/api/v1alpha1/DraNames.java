@@ -26,6 +26,11 @@ public final class DraNames {
 
     /** The device taint of an unhealthy card; its value says why (e.g. {@code Xid-79}). */
     public static final String TAINT_UNHEALTHY = DRIVER + "/unhealthy";
+    /**
+     * The {@code NoSchedule} device taint on a card that pods of the device plugin path still hold, when the node
+     * switched to DRA before they ended: a card is offered through one API at a time.
+     */
+    public static final String TAINT_DEVICE_PLUGIN = DRIVER + "/device-plugin-pods";
 
     private DraNames() {
     }

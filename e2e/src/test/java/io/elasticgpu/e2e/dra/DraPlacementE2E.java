@@ -121,10 +121,11 @@ class DraPlacementE2E {
         List<Gpu> gpus = List.of(
                 new Gpu(0, "GPU-" + node + "-0", "Tesla T4", CARD_MIB, "00000000:01:00.0", 0, 0, false),
                 new Gpu(1, "GPU-" + node + "-1", "Tesla T4", CARD_MIB, "00000000:02:00.0", 1, 0, false));
-        KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node);
-        DraNodeAgent agent = DraNodeAgent.start(new AgentConfig(node, home.resolve("unused"), home.resolve("unused.sock"),
-                        AgentConfig.Mode.SLICES, 4, 256, 1024, true, false, Path.of("/tmp/nvidia-mps"),
-                        new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5))),
+        AgentConfig config = new AgentConfig(node, home.resolve("unused"), home.resolve("unused.sock"),
+                AgentConfig.Mode.SLICES, 4, 256, 1024, true, false, Path.of("/tmp/nvidia-mps"),
+                new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+        KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, config.units());
+        DraNodeAgent agent = DraNodeAgent.start(config,
                 new DraConfig(home.resolve("plugin"), home.resolve("registry"), home.resolve("cdi")),
                 SimulatedBackend.of(new Hardware("535.104.05", gpus, Topology.uniform(2, Link.UNKNOWN))), draCluster,
                 Instant::now, new AgentMetrics(node));

@@ -1,5 +1,7 @@
 package io.elasticgpu.e2e.dra;
 
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
@@ -100,17 +102,21 @@ class DraSliceE2E {
                 .withNewResources().addNewClaim().withName("gpu").endClaim().endResources().endContainer().endSpec().build();
     }
 
-    @Test
-    void theRealSchedulerSharesOneCardBetweenClaimsAndNeverOverCommitsIt(TestCluster cluster) throws Exception {
-        var client = cluster.client();
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("dra", 2, "Tesla-T4", 15_360))).getFirst();
+    private static void deviceClass(io.fabric8.kubernetes.client.KubernetesClient client) {
         if (client.resources(DeviceClass.class).withName(CLASS).get() == null) {
             client.resource(new DeviceClassBuilder().withNewMetadata().withName(CLASS).endMetadata().withNewSpec()
                     .addNewSelector().withNewCel().withExpression("device.driver == \"gpu.elasticgpu.io\"").endCel().endSelector()
                     .endSpec().build()).create();
         }
+    }
+
+    @Test
+    void theRealSchedulerSharesOneCardBetweenClaimsAndNeverOverCommitsIt(TestCluster cluster) throws Exception {
+        var client = cluster.client();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("dra", 2, "Tesla-T4", 15_360))).getFirst();
+        deviceClass(client);
         SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
-        try (KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node);
+        try (KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, agentConfig(node).units());
              DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, draCluster, now::get,
                 new AgentMetrics(node))) {
             ResourceSlice slice = await().atMost(WAIT).until(
@@ -252,7 +258,7 @@ class DraSliceE2E {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("ext", 2, "Tesla-T4", 15_360))).getFirst();
         withoutExtendedResources(client, node);
         SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
-        try (KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node);
+        try (KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, agentConfig(node).units());
              DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, draCluster, now::get,
                 new AgentMetrics(node))) {
             await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
@@ -275,6 +281,52 @@ class DraSliceE2E {
             assertThat(claims.list().getItems()).extracting(c -> result(c).getDevice()).containsExactlyInAnyOrder("gpu-0", "gpu-1");
             await().during(Duration.ofSeconds(5)).atMost(WAIT)
                     .untilAsserted(() -> assertThat(pods.withName("whole-3").get().getSpec().getNodeName()).isNull());
+        }
+    }
+
+    /**
+     * A node switched from the device plugin to DRA while a pod of the device plugin path still runs on card 0: the
+     * agent taints card 0 in the slice, so the allocator puts a whole-card claim on card 1 and leaves a second one
+     * unallocated, until the pod is gone and card 0 is offered again. A card is offered through one API at a time.
+     */
+    @Test
+    void aCardThatADevicePluginPodStillHoldsIsNotOfferedToClaimsUntilThePodEnds(TestCluster cluster) throws Exception {
+        var client = cluster.client();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("switch", 2, "Tesla-T4", 15_360))).getFirst();
+        deviceClass(client);
+        var pods = client.pods().inNamespace(cluster.namespace());
+        var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
+        Allocation card0 = new Allocation(node, Map.of("main", List.of(
+                new Allocation.Share(0, "GPU-dra00000-0000-0000-0000-000000000000", 1000, 15_360))));
+        pods.resource(new PodBuilder().withNewMetadata().withName("old")
+                .addToAnnotations(Annotations.ALLOCATION, card0.toJson()).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.example/train:1")
+                .withNewResources().addToLimits(ResourceNames.GPU, new Quantity("1")).endResources().endContainer().endSpec()
+                .build()).create();
+        withoutExtendedResources(client, node);
+        SimulatedBackend gpus = SimulatedBackend.of(twoT4s());
+        try (KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, agentConfig(node).units());
+             DraNodeAgent agent = DraNodeAgent.start(agentConfig(node), draConfig(), gpus, draCluster, now::get,
+                new AgentMetrics(node))) {
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(device(client, node, 0).getTaints()).singleElement().satisfies(t -> {
+                    assertThat(t.getKey()).isEqualTo(DraNames.TAINT_DEVICE_PLUGIN);
+                    assertThat(t.getEffect()).isEqualTo("NoSchedule");
+                });
+                assertThat(device(client, node, 1).getTaints()).isNullOrEmpty();
+            });
+            claims.resource(claim("w1", "15Gi", "100", null)).create();
+            pods.resource(pod("w1", "w1")).create();
+            await().atMost(WAIT).untilAsserted(() -> assertThat(result(claims.withName("w1").get()).getDevice()).isEqualTo("gpu-1"));
+            claims.resource(claim("w2", "15Gi", "100", null)).create();
+            pods.resource(pod("w2", "w2")).create();
+            await().during(Duration.ofSeconds(5)).atMost(WAIT).untilAsserted(() -> assertThat(
+                    claims.withName("w2").get().getStatus() == null || claims.withName("w2").get().getStatus().getAllocation() == null)
+                    .as("w2 unallocated while card 0 is held through the device plugin").isTrue());
+
+            pods.withName("old").withGracePeriod(0).delete();
+            await().atMost(WAIT).untilAsserted(() -> assertThat(device(client, node, 0).getTaints()).isNullOrEmpty());
+            await().atMost(WAIT).untilAsserted(() -> assertThat(result(claims.withName("w2").get()).getDevice()).isEqualTo("gpu-0"));
         }
     }
 

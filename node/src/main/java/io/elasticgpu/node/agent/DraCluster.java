@@ -5,6 +5,7 @@ import io.elasticgpu.node.dra.ClaimSource;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 
 import java.util.List;
+import java.util.Set;
 import java.util.function.IntPredicate;
 
 /** What the agent in DRA mode needs from the API server; {@link KubernetesDraCluster} in production, fakes in tests. */
@@ -18,6 +19,12 @@ public interface DraCluster extends AutoCloseable {
 
     /** Where claims are read from. */
     ClaimSource claims(Hardware hardware);
+
+    /** Calls {@code changed} whenever {@link #devicePluginCards()} may have changed, from now on. */
+    void watchDevicePluginPods(Runnable changed);
+
+    /** The cards that pods of the device plugin path on this node still hold (it ran the device plugin before). */
+    Set<Integer> devicePluginCards();
 
     @Override
     void close();

@@ -20,13 +20,16 @@ import org.slf4j.LoggerFactory;
 
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The node agent in DRA mode: the same discovery and health as {@link NodeAgent}, but the cards are offered as a
  * ResourceSlice and handed out through kubelet's DRA API. It never starts the device plugin, so this node advertises
  * no extended resources of ours and kube-scheduler cannot place a device-plugin pod on its cards; the node's
- * {@code elasticgpu.io/gpu.api} label says {@code dra}. (In device-plugin mode the agent deletes the node's
- * ResourceSlice before it advertises anything: each card is offered through exactly one API.)
+ * {@code elasticgpu.io/gpu.api} label says {@code dra}. Each card is offered through exactly one API at a time: in
+ * device-plugin mode the agent deletes the node's ResourceSlice before it advertises anything (and the extender counts
+ * allocated claims on their cards); in DRA mode the cards that pods of the device plugin path still hold (the node was
+ * switched while they ran) are tainted {@code NoSchedule} in the slice until those pods end.
  */
 public final class DraNodeAgent implements AutoCloseable {
 
@@ -38,6 +41,10 @@ public final class DraNodeAgent implements AutoCloseable {
     private final DraPluginServer server;
     private final DraHealthService healthService;
     private final HealthWatch watch;
+    private final DraCluster cluster;
+    private final long memoryBlockMib;
+    private final Object publishing = new Object();
+    private Set<Integer> devicePluginCards = Set.of();
 
     private DraNodeAgent(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster, InstantSource clock,
                          AgentMetrics metrics) {
@@ -48,17 +55,37 @@ public final class DraNodeAgent implements AutoCloseable {
         this.preparation = new ClaimPreparation(cluster.claims(hardware), Checkpoint.open(dra.checkpoint()),
                 new CdiSpecs(dra.cdiDir()), hardware, new DeviceCatalog(hardware, List.of()), env, config.nodeName());
         this.healthService = new DraHealthService(config.nodeName(), hardware, health, clock);
-        Runnable publish = () -> {
-            cluster.publishSlice(SliceDevices.devices(hardware, health, config.memoryBlockMib()));
-            cluster.publish(hardware, health::healthy);
-            healthService.changed();
-        };
-        publish.run();
+        this.cluster = cluster;
+        this.memoryBlockMib = config.memoryBlockMib();
+        cluster.watchDevicePluginPods(this::podsChanged);
+        publish();
         this.server = DraPluginServer.start(DraNames.DRIVER, dra.pluginDir(), dra.registrationDir(), new DraPluginService(preparation),
                 healthService);
-        this.watch = new HealthWatch(backend, health, publish);
+        this.watch = new HealthWatch(backend, health, this::publish);
         LOG.info("node agent started in DRA mode node={} backend={} cards={} driver={} prepared claims={}", config.nodeName(),
                 backend.name(), hardware.gpus().size(), DraNames.DRIVER, preparation.prepared().size());
+    }
+
+    /** The node's slice, labels and inventory, and the health kubelet is streamed, from the cards' state now. */
+    private void publish() {
+        synchronized (publishing) {
+            devicePluginCards = cluster.devicePluginCards();
+            cluster.publishSlice(SliceDevices.devices(hardware, health, memoryBlockMib, devicePluginCards));
+            cluster.publish(hardware, health::healthy);
+            healthService.changed();
+        }
+    }
+
+    /** A pod on the node changed: the slice is written again only if the cards device plugin pods hold did. */
+    private void podsChanged() {
+        synchronized (publishing) {
+            Set<Integer> now = cluster.devicePluginCards();
+            if (!now.equals(devicePluginCards)) {
+                LOG.info("cards held by pods of the device plugin path: {} (were {}); tainted {} in the ResourceSlice",
+                        now, devicePluginCards, DraNames.TAINT_DEVICE_PLUGIN);
+                publish();
+            }
+        }
     }
 
     /**

@@ -1,28 +1,40 @@
 package io.elasticgpu.node.agent;
 
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.ApiClaims;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.elasticgpu.node.inventory.InventoryPublisher;
 import io.elasticgpu.node.resourceslice.SliceGuard;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.util.List;
+import java.util.Set;
 import java.util.function.IntPredicate;
 
-/** The DRA agent's view of the API server through fabric8: node labels and inventory, the ResourceSlice, claims. */
+/**
+ * The DRA agent's view of the API server through fabric8: node labels and inventory, the ResourceSlice, claims, and
+ * the pods on the node that hold cards through the device plugin path.
+ */
 public final class KubernetesDraCluster implements DraCluster {
 
     private final KubernetesClient client;
     private final String node;
+    private final PodGpuRequests.Units units;
     private final InventoryPublisher inventory;
     private final SliceGuard slices;
+    private SharedIndexInformer<Pod> pods;
 
-    public KubernetesDraCluster(KubernetesClient client, String node) {
+    public KubernetesDraCluster(KubernetesClient client, String node, PodGpuRequests.Units units) {
         this.client = client;
         this.node = node;
+        this.units = units;
         this.inventory = new InventoryPublisher(client, node, NodeLabels.API_DRA);
         this.slices = new SliceGuard(client, node);
     }
@@ -43,7 +55,38 @@ public final class KubernetesDraCluster implements DraCluster {
     }
 
     @Override
-    public void close() {
+    public synchronized void watchDevicePluginPods(Runnable changed) {
+        if (pods == null) {
+            // list/watch restricted to this node's pods, as the agent in device plugin mode reads them
+            pods = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Pod pod) {
+                    changed.run();
+                }
+
+                @Override
+                public void onUpdate(Pod old, Pod pod) {
+                    changed.run();
+                }
+
+                @Override
+                public void onDelete(Pod pod, boolean unknownFinalState) {
+                    changed.run();
+                }
+            });
+        }
+    }
+
+    @Override
+    public synchronized Set<Integer> devicePluginCards() {
+        return pods == null ? Set.of() : ClusterPods.heldCards(pods.getStore().list(), node, units);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (pods != null) {
+            pods.close();
+        }
         slices.close(); // the client is the caller's
     }
 }

@@ -13,10 +13,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The pods bound to this node, watched through an informer restricted to {@code spec.nodeName}, as
@@ -85,6 +88,18 @@ public final class ClusterPods implements PodSource, AutoCloseable {
         return Optional.of(new NodePod(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
                 assumeTime(a.get(Annotations.ASSUME_TIME)), plan, Annotations.PHASE_ALLOCATED.equals(a.get(Annotations.PHASE)),
                 containers));
+    }
+
+    /**
+     * The cards of {@code node} that its pods of the device plugin path hold ({@link CardHolding}): those their
+     * allocation annotation names. A pod asking our resources without one holds nothing yet (kubelet has not admitted it).
+     */
+    public static Set<Integer> heldCards(Collection<Pod> pods, String node, PodGpuRequests.Units units) {
+        Set<Integer> cards = new TreeSet<>();
+        for (Pod p : pods) {
+            of(p, node, units).flatMap(NodePod::plan).ifPresent(plan -> cards.addAll(plan.cards()));
+        }
+        return cards;
     }
 
     private static Optional<Allocation> parse(String json, String node) {

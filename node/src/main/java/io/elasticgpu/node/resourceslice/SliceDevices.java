@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The devices of the node's ResourceSlice: what the hardware and its health come to. Pure.
@@ -37,17 +38,32 @@ public final class SliceDevices {
     }
 
     public static List<Device> devices(Hardware hw, CardHealth health, long memoryBlockMib) {
-        int[] islands = nvlinkIslands(hw);
-        return hw.gpus().stream().map(g -> device(hw, g, islands[g.index()], health, memoryBlockMib)).toList();
+        return devices(hw, health, memoryBlockMib, Set.of());
     }
 
-    static Device device(Hardware hw, Gpu g, int island, CardHealth health, long blockMib) {
+    /**
+     * @param devicePluginCards the cards that pods of the device plugin path still hold (the node switched to DRA
+     *                          before they ended): tainted {@code NoSchedule} so that no claim is allocated beside
+     *                          them, which kube-scheduler's allocator would otherwise do, not knowing of them
+     */
+    public static List<Device> devices(Hardware hw, CardHealth health, long memoryBlockMib, Set<Integer> devicePluginCards) {
+        int[] islands = nvlinkIslands(hw);
+        return hw.gpus().stream()
+                .map(g -> device(hw, g, islands[g.index()], health, memoryBlockMib, devicePluginCards.contains(g.index())))
+                .toList();
+    }
+
+    static Device device(Hardware hw, Gpu g, int island, CardHealth health, long blockMib, boolean devicePluginPods) {
         DeviceBuilder b = new DeviceBuilder().withName(DraNames.deviceName(g.index()))
                 .withAllowMultipleAllocations(true)
                 .withAttributes(attributes(hw, g, island))
                 .withCapacity(capacity(g.memoryMib(), blockMib));
         if (!health.healthy(g.index())) {
-            b.withTaints(taint(health, g.index()));
+            b.addToTaints(taint(health, g.index()));
+        }
+        if (devicePluginPods) {
+            b.addToTaints(new DeviceTaintBuilder().withKey(DraNames.TAINT_DEVICE_PLUGIN).withValue("held")
+                    .withEffect("NoSchedule").build());
         }
         return b.build();
     }

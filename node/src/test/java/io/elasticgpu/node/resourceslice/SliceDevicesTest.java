@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -91,5 +92,21 @@ class SliceDevicesTest {
         now.set(now.get().plus(Duration.ofMinutes(5)));
         health.recover(c -> true);
         assertThat(SliceDevices.devices(DraCards.four(), health, 1)).allSatisfy(d -> assertThat(d.getTaints()).isNullOrEmpty());
+    }
+
+    @Test
+    void cardsThatDevicePluginPodsStillHoldAreTaintedNoScheduleBesideAnyHealthTaint() {
+        health.onEvent(new GpuEvent.Xid(2, 62));
+
+        List<Device> devices = SliceDevices.devices(DraCards.four(), health, 1, Set.of(0, 2));
+
+        assertThat(devices.get(0).getTaints()).singleElement().satisfies(t -> {
+            assertThat(t.getKey()).isEqualTo("gpu.elasticgpu.io/device-plugin-pods");
+            assertThat(t.getEffect()).isEqualTo("NoSchedule");
+        });
+        assertThat(devices.get(1).getTaints()).isNullOrEmpty();
+        assertThat(devices.get(2).getTaints()).extracting(t -> t.getKey())
+                .containsExactly("gpu.elasticgpu.io/unhealthy", "gpu.elasticgpu.io/device-plugin-pods");
+        assertThat(devices.get(3).getTaints()).isNullOrEmpty();
     }
 }
