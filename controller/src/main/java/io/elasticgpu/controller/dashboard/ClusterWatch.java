@@ -1,6 +1,7 @@
 package io.elasticgpu.controller.dashboard;
 
 import io.elasticgpu.api.v1alpha1.DraApi;
+import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -8,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.util.List;
@@ -64,22 +64,7 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     }
 
     private <T extends HasMetadata> SharedIndexInformer<T> counted(SharedIndexInformer<T> informer) {
-        informer.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T obj) {
-                changes.incrementAndGet();
-            }
-
-            @Override
-            public void onUpdate(T oldObj, T newObj) {
-                changes.incrementAndGet();
-            }
-
-            @Override
-            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-                changes.incrementAndGet();
-            }
-        });
+        informer.addEventHandler(new OnChange<>(changes::incrementAndGet));
         return informer;
     }
 

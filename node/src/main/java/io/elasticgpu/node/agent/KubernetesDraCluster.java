@@ -2,6 +2,7 @@ package io.elasticgpu.node.agent;
 
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.ApiClaims;
@@ -11,7 +12,6 @@ import io.elasticgpu.node.resourceslice.SliceGuard;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.util.List;
@@ -58,22 +58,7 @@ public final class KubernetesDraCluster implements DraCluster {
     public synchronized void watchDevicePluginPods(Runnable changed) {
         if (pods == null) {
             // list/watch restricted to this node's pods, as the agent in device plugin mode reads them
-            pods = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(new ResourceEventHandler<>() {
-                @Override
-                public void onAdd(Pod pod) {
-                    changed.run();
-                }
-
-                @Override
-                public void onUpdate(Pod old, Pod pod) {
-                    changed.run();
-                }
-
-                @Override
-                public void onDelete(Pod pod, boolean unknownFinalState) {
-                    changed.run();
-                }
-            });
+            pods = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(new OnChange<>(changed));
         }
     }
 
