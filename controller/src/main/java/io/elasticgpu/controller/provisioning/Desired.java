@@ -71,8 +71,10 @@ public final class Desired {
         for (Pod pod : pods) {
             forPod(pod, book).forEach(g -> desired.putIfAbsent(g.name(), g));
         }
+        Map<String, Pod> extendedResourceClaims = extendedResourceClaims(pods);
         for (ResourceClaim claim : draClaims) {
-            forDraClaim(claim, inventories).forEach(g -> desired.putIfAbsent(g.name(), g));
+            Pod consumer = extendedResourceClaims.get(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName());
+            forDraClaim(claim, inventories, consumer, book).forEach(g -> desired.putIfAbsent(g.name(), g));
         }
         for (DesiredGpu gpu : existing) {
             if (desired.containsKey(gpu.name())) {
@@ -133,6 +135,32 @@ public final class Desired {
      * None for a device that is not a card of the node's inventory (the views report that as a problem).
      */
     static List<DesiredGpu> forDraClaim(ResourceClaim claim, Map<String, NodeInventory> inventories) {
+        return forDraClaim(claim, inventories, null, ClaimBook.EMPTY);
+    }
+
+    /**
+     * The claims kube-scheduler made for pods asking our extended resource on DRA nodes (KEP-5004), by
+     * {@code namespace/claim}: the pod's {@code status.extendedResourceClaimStatus} names it.
+     */
+    private static Map<String, Pod> extendedResourceClaims(Collection<Pod> pods) {
+        Map<String, Pod> byClaim = new HashMap<>();
+        for (Pod pod : pods) {
+            var status = pod.getStatus() == null ? null : pod.getStatus().getExtendedResourceClaimStatus();
+            if (status != null && status.getResourceClaimName() != null) {
+                byClaim.put(pod.getMetadata().getNamespace() + "/" + status.getResourceClaimName(), pod);
+            }
+        }
+        return byClaim;
+    }
+
+    /**
+     * As {@link #forDraClaim(ResourceClaim, Map)}; for the claim of a pod asking our extended resource
+     * ({@code extendedResourceConsumer}), each card's ElasticGPU names the container its request was made for, and
+     * the ElasticGPUClaim that container names (its {@code elasticgpu.io/egpuc-<container>} annotation): a claim
+     * asking whole cards is served on DRA nodes this way.
+     */
+    static List<DesiredGpu> forDraClaim(ResourceClaim claim, Map<String, NodeInventory> inventories,
+                                        Pod extendedResourceConsumer, ClaimBook book) {
         String ns = claim.getMetadata().getNamespace();
         String name = claim.getMetadata().getName();
         String uid = claim.getMetadata().getUid();
@@ -145,16 +173,26 @@ public final class Desired {
             if (inventory == null || share.card() < 0 || share.card() >= inventory.cards().size()) {
                 continue;
             }
-            String container = "claim/" + name;
+            String requester = extendedResourceConsumer == null ? null : requester(extendedResourceConsumer, share.request());
+            String container = requester != null ? requester : "claim/" + name;
+            String holder = requester != null ? extendedResourceConsumer.getMetadata().getName() : pod;
+            DesiredGpu.ClaimRef claimRef = requester == null ? null
+                    : claimRef(ns, ClaimAnnotations.of(extendedResourceConsumer).get(requester), book);
             Allocation.Share asShare = new Allocation.Share(share.card(), inventory.cards().get(share.card()).uuid(),
                     share.milli(), share.memoryMib());
             // The name carries the claim's uid; the pod-uid label is left off: a claim is not a pod.
             gpus.add(new DesiredGpu(ElasticGpuNames.of(share.node(), share.card(), uid, container), null, share.node(),
                     share.card(), asShare.uuid(), share.wholeCard() ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
-                    capacity(asShare, share.wholeCard()), pod == null ? null : new DesiredGpu.PodRef(ns, pod, container), null,
+                    capacity(asShare, share.wholeCard()), holder == null ? null : new DesiredGpu.PodRef(ns, holder, container), claimRef,
                     Phase.Bound));
         }
         return gpus;
+    }
+
+    /** The container of {@code pod} that the request {@code request} of its extended-resource claim was made for. */
+    private static String requester(Pod pod, String request) {
+        return pod.getStatus().getExtendedResourceClaimStatus().getRequestMappings().stream()
+                .filter(m -> request.equals(m.getRequestName())).map(m -> m.getContainerName()).findFirst().orElse(null);
     }
 
     /**

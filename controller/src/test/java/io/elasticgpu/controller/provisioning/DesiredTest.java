@@ -15,6 +15,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodExtendedResourceClaimStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -90,6 +91,34 @@ class DesiredTest {
             assertThat(g.source()).isEqualTo(DesiredGpu.Source.PHYSICAL);
             assertThat(g.capacity()).isEqualTo(Map.of("elasticgpu.io/gpu", "1"));
             assertThat(g.podRef()).as("reserved for no pod yet").isNull();
+        });
+    }
+
+    /**
+     * A pod asking {@code elasticgpu.io/gpu} through an ElasticGPUClaim lands on a DRA node (KEP-5004): the claim
+     * kube-scheduler made for it holds the card, and its ElasticGPU names the pod's container and the ElasticGPUClaim
+     * that container names, so the ElasticGPUClaim is bound as on a device plugin node.
+     */
+    @Test
+    void theClaimMadeForAPodsExtendedResourceIsHeldByItsContainerAndTheElasticGpuClaimItNames() {
+        Map<String, NodeInventory> inventories = Map.of("gpu-t2", new NodeInventory(List.of(
+                new NodeInventory.Card(0, uuid("gpu-t2", 0), "Tesla-T4", 15_360, true, 0)), List.of()));
+        ResourceClaim made = draClaim("whole-extended-resources-x7", "8d8d8d8d-4444", "whole", "gpu-0", null);
+        Pod whole = withClaim(slicePod("whole", "9e9e9e9e-5555", "gpu-t2", 0, 1000, 15_360), "big");
+        whole.getMetadata().getAnnotations().remove("elasticgpu.io/allocation"); // DRA: no allocation of ours
+        whole.getStatus().setExtendedResourceClaimStatus(new PodExtendedResourceClaimStatusBuilder()
+                .withResourceClaimName("whole-extended-resources-x7").addNewRequestMapping().withContainerName("main")
+                .withResourceName("elasticgpu.io/gpu").withRequestName("container-0-request-0").endRequestMapping().build());
+        made.getStatus().getAllocation().getDevices().getResults().getFirst().setRequest("container-0-request-0");
+        ClaimBook book = new ClaimBook(List.of(claim("big", "c-9", "share")), List.of());
+
+        var desired = Desired.of(List.of(whole), List.of(made), inventories, book, List.of());
+
+        assertThat(desired).containsOnlyKeys("gpu-t2-0-8d8d8d8d-main");
+        assertThat(desired.get("gpu-t2-0-8d8d8d8d-main")).satisfies(g -> {
+            assertThat(g.podRef()).isEqualTo(new DesiredGpu.PodRef("ml", "whole", "main"));
+            assertThat(g.claimRef()).isEqualTo(new DesiredGpu.ClaimRef("ml", "big", "c-9"));
+            assertThat(g.source()).isEqualTo(DesiredGpu.Source.PHYSICAL);
         });
     }
 
