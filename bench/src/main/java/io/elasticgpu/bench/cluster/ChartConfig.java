@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.client.utils.Serialization;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,6 +38,27 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
         String helm = run(List.of(deploy.resolve("bin/build-helm").toString(), "--print-path")).strip();
         return parse(run(List.of(helm, "template", "elastic-gpu", deploy.resolve("helm/elastic-gpu").toString(),
                 "--namespace", "elastic-gpu-system")));
+    }
+
+    /**
+     * The DeviceClasses the chart installs for DRA nodes ({@code nodeAgent.api: dra}, otherwise its defaults): what
+     * claims name, written once in the chart's template.
+     */
+    public static List<DeviceClass> deviceClasses(Path repository) {
+        Path deploy = repository.resolve("deploy");
+        String helm = run(List.of(deploy.resolve("bin/build-helm").toString(), "--print-path")).strip();
+        String rendered = run(List.of(helm, "template", "elastic-gpu", deploy.resolve("helm/elastic-gpu").toString(),
+                "--namespace", "elastic-gpu-system", "--set", "nodeAgent.api=dra", "--show-only", "templates/device-classes.yaml"));
+        List<DeviceClass> classes = new ArrayList<>();
+        for (String doc : rendered.split("(?m)^---\\s*$")) {
+            if (!doc.isBlank() && doc.contains("kind: DeviceClass")) {
+                classes.add(Serialization.unmarshal(doc, DeviceClass.class));
+            }
+        }
+        if (classes.isEmpty()) {
+            throw new IllegalStateException("the chart rendered no DeviceClass with nodeAgent.api=dra; was device-classes.yaml renamed?");
+        }
+        return classes;
     }
 
     static ChartConfig parse(String rendered) {

@@ -50,8 +50,8 @@ public final class ClusterReplay {
             Map<String, Node> nodes = createNodes(client, plan, options.dra(), log);
             long block = DraReplay.block(chart);
             if (options.dra()) {
-                log.println("cluster-replay: DRA: the DeviceClass and one ResourceSlice per node");
-                DraReplay.publish(client, nodes, block);
+                log.println("cluster-replay: DRA: the chart's DeviceClasses and one ResourceSlice per node");
+                DraReplay.publish(client, nodes, block, ChartConfig.deviceClasses(repository));
             }
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
                     .create();

@@ -1,14 +1,13 @@
 package io.elasticgpu.bench.cluster;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.scheduler.cache.Contribution;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -54,11 +53,9 @@ final class DraReplay {
         return at < 0 ? 1 : Long.parseLong(chart.extenderArgs().get(at + 1));
     }
 
-    /** The class {@code gpu.elasticgpu.io} and one ResourceSlice per node, written from 8 clients. */
-    static void publish(KubernetesClient client, Map<String, Node> nodes, long blockMib) {
-        client.resource(new DeviceClassBuilder().withNewMetadata().withName(DraNames.DRIVER).endMetadata().withNewSpec()
-                .addNewSelector().withNewCel().withExpression("device.driver == \"" + DraNames.DRIVER + "\"").endCel()
-                .endSelector().endSpec().build()).create();
+    /** The chart's DeviceClasses and one ResourceSlice per node, written from 8 clients. */
+    static void publish(KubernetesClient client, Map<String, Node> nodes, long blockMib, List<DeviceClass> classes) {
+        classes.forEach(c -> client.resource(c).create());
         inParallel(nodes.entrySet().stream().map(e -> ReplayObjects.slice(e.getKey(), e.getValue(), blockMib)).toList(),
                 slice -> client.resource(slice).create());
     }

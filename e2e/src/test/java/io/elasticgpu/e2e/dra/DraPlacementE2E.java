@@ -23,8 +23,6 @@ import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
@@ -68,14 +66,11 @@ class DraPlacementE2E {
     void smallClaimsArePackedSoThatAClaimForTwoWholeCardsStillFits(TestCluster cluster) throws Exception {
         KubernetesClient client = cluster.client();
         ControlPlane cp = cluster.controlPlane();
-        if (client.resources(DeviceClass.class).withName(DraNames.DRIVER).get() == null) {
-            client.resource(new DeviceClassBuilder().withNewMetadata().withName(DraNames.DRIVER).endMetadata().withNewSpec()
-                    .addNewSelector().withNewCel().withExpression("device.driver == \"gpu.elasticgpu.io\"").endCel().endSelector()
-                    .endSpec().build()).create();
-        }
+        Path repository = Binaries.E2E_DIR.toAbsolutePath().getParent();
+        ChartConfig.deviceClasses(repository).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
         List<String> nodes = cluster.createGpuNodes(List.of(GpuNodeSpec.of("x", 2, "Tesla-T4", CARD_MIB),
                 GpuNodeSpec.of("y", 2, "Tesla-T4", CARD_MIB), GpuNodeSpec.of("z", 2, "Tesla-T4", CARD_MIB)));
-        ChartConfig chart = ChartConfig.render(Binaries.E2E_DIR.toAbsolutePath().getParent());
+        ChartConfig chart = ChartConfig.render(repository);
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
         List<AutoCloseable> agents = new ArrayList<>();

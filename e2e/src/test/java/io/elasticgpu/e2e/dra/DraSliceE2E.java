@@ -11,10 +11,12 @@ import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.e2e.deploy.RenderedChart;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
 import io.elasticgpu.localcluster.controlplane.Ports;
@@ -35,7 +37,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
@@ -102,12 +103,10 @@ class DraSliceE2E {
                 .withNewResources().addNewClaim().withName("gpu").endClaim().endResources().endContainer().endSpec().build();
     }
 
+    /** The chart's DeviceClasses for DRA nodes, as it installs them. */
     private static void deviceClass(io.fabric8.kubernetes.client.KubernetesClient client) {
-        if (client.resources(DeviceClass.class).withName(CLASS).get() == null) {
-            client.resource(new DeviceClassBuilder().withNewMetadata().withName(CLASS).endMetadata().withNewSpec()
-                    .addNewSelector().withNewCel().withExpression("device.driver == \"gpu.elasticgpu.io\"").endCel().endSelector()
-                    .endSpec().build()).create();
-        }
+        ChartConfig.deviceClasses(Binaries.E2E_DIR.toAbsolutePath().getParent())
+                .forEach(c -> client.resource(c).forceConflicts().serverSideApply());
     }
 
     @Test
