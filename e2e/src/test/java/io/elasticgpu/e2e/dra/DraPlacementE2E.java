@@ -1,6 +1,8 @@
 package io.elasticgpu.e2e.dra;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
@@ -108,6 +110,45 @@ class DraPlacementE2E {
             for (AutoCloseable a : agents) {
                 a.close();
             }
+        }
+    }
+
+    /**
+     * A pod written for the device plugin ({@code elasticgpu.io/gpu: 1}) through the chart's scheduler, on a node whose
+     * cards are offered through DRA only: kube-scheduler serves the extended resource with a claim it makes (KEP-5004,
+     * the chart's DeviceClass mapping) and our extender binds the pod as claimed, without an allocation of its own.
+     */
+    @Test
+    void aPodAskingTheExtendedResourceIsServedByDraThroughTheChartsScheduler(TestCluster cluster) throws Exception {
+        KubernetesClient client = cluster.client();
+        ControlPlane cp = cluster.controlPlane();
+        Path repository = Binaries.E2E_DIR.toAbsolutePath().getParent();
+        ChartConfig.deviceClasses(repository).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("ext", 2, "Tesla-T4", CARD_MIB))).getFirst();
+        DraSliceE2E.withoutExtendedResources(client, node);
+        ChartConfig chart = ChartConfig.render(repository);
+        List<String> args = new ArrayList<>(chart.extenderArgs());
+        args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
+        try (EgpuProcess extender = EgpuProcess.start(chart.extenderJvm(), "scheduler", args,
+                cp.workDir().resolve("logs").resolve("extender-dra-ext.log"), Ports.free(), "--listen");
+             AutoCloseable agent = agent(client, node, dir.resolve("e"))) {
+            await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
+            cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra-ext.yaml")));
+            var pods = client.pods().inNamespace(cluster.namespace());
+            pods.resource(new PodBuilder().withNewMetadata().withName("whole").endMetadata().withNewSpec()
+                    .withSchedulerName(chart.schedulerName()).addNewContainer().withName("main").withImage("registry.example/train:1")
+                    .withNewResources().addToLimits(ResourceNames.GPU, new Quantity("1")).endResources().endContainer().endSpec()
+                    .build()).create();
+            await().atMost(WAIT).untilAsserted(() -> {
+                var pod = pods.withName("whole").get();
+                assertThat(pod.getSpec().getNodeName()).as("its conditions: %s", pod.getStatus().getConditions()).isEqualTo(node);
+                assertThat(pod.getStatus().getExtendedResourceClaimStatus()).as("the claim kube-scheduler made").isNotNull();
+                assertThat(pod.getMetadata().getAnnotations()).as("no allocation of ours").doesNotContainKey(Annotations.ALLOCATION);
+            });
+            String made = pods.withName("whole").get().getStatus().getExtendedResourceClaimStatus().getResourceClaimName();
+            auditCapacity(List.of(client.resources(ResourceClaim.class).inNamespace(cluster.namespace()).withName(made).get()));
+        } finally {
+            cp.restartScheduler(null);
         }
     }
 
