@@ -68,16 +68,11 @@ class DraPlacementE2E {
     void smallClaimsArePackedSoThatAClaimForTwoWholeCardsStillFits(TestCluster cluster) throws Exception {
         KubernetesClient client = cluster.client();
         ControlPlane cp = cluster.controlPlane();
-        Path repository = Binaries.E2E_DIR.toAbsolutePath().getParent();
-        ChartConfig.deviceClasses(repository).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        ChartConfig chart = chartsClasses(client);
         List<String> nodes = cluster.createGpuNodes(List.of(GpuNodeSpec.of("x", 2, "Tesla-T4", CARD_MIB),
                 GpuNodeSpec.of("y", 2, "Tesla-T4", CARD_MIB), GpuNodeSpec.of("z", 2, "Tesla-T4", CARD_MIB)));
-        ChartConfig chart = ChartConfig.render(repository);
-        List<String> args = new ArrayList<>(chart.extenderArgs());
-        args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
         List<AutoCloseable> agents = new ArrayList<>();
-        try (EgpuProcess extender = EgpuProcess.start(chart.extenderJvm(), "scheduler", args,
-                cp.workDir().resolve("logs").resolve("extender-dra.log"), Ports.free(), "--listen")) {
+        try (EgpuProcess extender = extender(cp, chart, "extender-dra.log")) {
             for (int i = 0; i < nodes.size(); i++) {
                 agents.add(agent(client, nodes.get(i), dir.resolve("n" + i))); // short: a socket path has 107 bytes
             }
@@ -122,15 +117,10 @@ class DraPlacementE2E {
     void aPodAskingTheExtendedResourceIsServedByDraThroughTheChartsScheduler(TestCluster cluster) throws Exception {
         KubernetesClient client = cluster.client();
         ControlPlane cp = cluster.controlPlane();
-        Path repository = Binaries.E2E_DIR.toAbsolutePath().getParent();
-        ChartConfig.deviceClasses(repository).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        ChartConfig chart = chartsClasses(client);
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("ext", 2, "Tesla-T4", CARD_MIB))).getFirst();
         DraSliceE2E.withoutExtendedResources(client, node);
-        ChartConfig chart = ChartConfig.render(repository);
-        List<String> args = new ArrayList<>(chart.extenderArgs());
-        args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        try (EgpuProcess extender = EgpuProcess.start(chart.extenderJvm(), "scheduler", args,
-                cp.workDir().resolve("logs").resolve("extender-dra-ext.log"), Ports.free(), "--listen");
+        try (EgpuProcess extender = extender(cp, chart, "extender-dra-ext.log");
              AutoCloseable agent = agent(client, node, dir.resolve("e"))) {
             await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
             cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra-ext.yaml")));
@@ -150,6 +140,21 @@ class DraPlacementE2E {
         } finally {
             cp.restartScheduler(null);
         }
+    }
+
+    /** Creates the chart's DeviceClasses and answers what else the chart runs. */
+    private static ChartConfig chartsClasses(KubernetesClient client) {
+        Path repository = Binaries.E2E_DIR.toAbsolutePath().getParent();
+        ChartConfig.deviceClasses(repository).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        return ChartConfig.render(repository);
+    }
+
+    /** The extender as the chart starts it, logging to {@code log} in the control plane's logs. */
+    private static EgpuProcess extender(ControlPlane cp, ChartConfig chart, String log) {
+        List<String> args = new ArrayList<>(chart.extenderArgs());
+        args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
+        return EgpuProcess.start(chart.extenderJvm(), "scheduler", args, cp.workDir().resolve("logs").resolve(log),
+                Ports.free(), "--listen");
     }
 
     /** A DRA-mode agent on {@code node} with two simulated T4s; closing it stops the agent and its API client. */
