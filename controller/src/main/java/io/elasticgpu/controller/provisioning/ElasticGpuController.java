@@ -9,6 +9,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.elasticgpu.controller.claims.ClaimKey;
 import io.elasticgpu.controller.claims.ClaimState;
@@ -21,7 +22,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.time.Duration;
@@ -93,22 +93,7 @@ public final class ElasticGpuController implements AutoCloseable {
     }
 
     private <T extends HasMetadata> SharedIndexInformer<T> inform(SharedIndexInformer<T> informer) {
-        informer.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T obj) {
-                trigger();
-            }
-
-            @Override
-            public void onUpdate(T oldObj, T newObj) {
-                trigger();
-            }
-
-            @Override
-            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-                trigger();
-            }
-        });
+        informer.addEventHandler(new OnChange<>(this::trigger));
         informers.add(informer);
         return informer;
     }
