@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -130,6 +131,31 @@ public final class DraAsks {
             return GpuAsk.whole(name, Role.APP, cards, Family.DRA);
         }
         return GpuAsk.slice(name, Role.APP, cards, Math.max(0, percent) * 10, memoryMib, Family.DRA);
+    }
+
+    /**
+     * The request of ours that asks what {@code ask} asks, named {@code gpu}: its inverse, so that
+     * {@link #of} reads it back as the same cards and share. Whole cards name no capacity (the card's request policy
+     * then gives all of it); a slice names its memory and, when it has one, its compute in percent.
+     *
+     * @throws InvalidGpuRequestException for a slice without memory: a claim naming none takes all of the card's
+     */
+    public static DeviceRequest request(GpuAsk ask) {
+        var exactly = new DeviceRequestBuilder().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER)
+                .withAllocationMode("ExactCount").withCount((long) ask.cards());
+        if (!ask.whole()) {
+            if (ask.memoryMib() == 0) {
+                throw new InvalidGpuRequestException(("%s asks compute alone (%d %% of a card); through DRA a share must"
+                        + " name its memory too (elasticgpu.io/gpu-memory), or ask whole cards").formatted(ask.container(),
+                        ask.milli() / 10));
+            }
+            var capacity = exactly.withNewCapacity().addToRequests(DraNames.MEMORY, new Quantity(ask.memoryMib() + "Mi"));
+            if (ask.milli() > 0) {
+                capacity.addToRequests(DraNames.CORES, new Quantity(Integer.toString((ask.milli() + 9) / 10)));
+            }
+            exactly = capacity.endCapacity();
+        }
+        return exactly.endExactly().build();
     }
 
     private static long roundUp(long mib, long blockMib) {

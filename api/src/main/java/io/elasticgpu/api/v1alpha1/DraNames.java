@@ -36,6 +36,14 @@ public final class DraNames {
     }
 
     /**
+     * The ResourceClaimTemplate made from ElasticGPUClaim {@code claim} of a DRA class, in the claim's namespace, and
+     * the name of the pod's claim that uses it.
+     */
+    public static String claimTemplate(String claim) {
+        return "egpuc-" + claim;
+    }
+
+    /**
      * The memory a card offers to claims: its memory rounded down to the block (at least one block). It is the
      * agent's request policy's largest ask and its default (what a claim naming no memory consumes), so a device
      * that consumed this much holds the card alone.

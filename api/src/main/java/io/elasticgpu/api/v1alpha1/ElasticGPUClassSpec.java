@@ -27,6 +27,15 @@ public class ElasticGPUClassSpec {
     /** When a claim of this class is bound: at once, or when the first pod using it is scheduled. */
     public enum BindingMode { Immediate, WaitForFirstConsumer }
 
+    /**
+     * How pods get the cards of a claim of this class: as our extended resources (device plugin nodes, and for whole
+     * cards DRA nodes too, through the DeviceClass mapping), or as a ResourceClaim made from the claim (DRA nodes only).
+     */
+    public enum Api {
+        @JsonProperty("device-plugin") DEVICE_PLUGIN,
+        @JsonProperty("dra") DRA
+    }
+
     @Required
     private Provisioner provisioner;
     private Map<String, String> parameters;
@@ -34,6 +43,8 @@ public class ElasticGPUClassSpec {
     private ReclaimPolicy reclaimPolicy;
     @Default("WaitForFirstConsumer")
     private BindingMode bindingMode;
+    @Default("device-plugin")
+    private Api api;
 
     public Provisioner getProvisioner() {
         return provisioner;
@@ -66,5 +77,14 @@ public class ElasticGPUClassSpec {
 
     public void setBindingMode(BindingMode bindingMode) {
         this.bindingMode = bindingMode;
+    }
+
+    /** Null (as stored before the field existed) reads as {@link Api#DEVICE_PLUGIN}. */
+    public Api getApi() {
+        return api;
+    }
+
+    public void setApi(Api api) {
+        this.api = api;
     }
 }
