@@ -10,6 +10,7 @@ import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.controller.claims.ClaimBook;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * The ElasticGPUs that should exist, as a pure function of pods, claims and the managed ElasticGPUs that exist:
@@ -71,9 +73,9 @@ public final class Desired {
         for (Pod pod : pods) {
             forPod(pod, book).forEach(g -> desired.putIfAbsent(g.name(), g));
         }
-        Map<String, Pod> extendedResourceClaims = extendedResourceClaims(pods);
+        Map<String, Consumer> consumers = consumers(pods);
         for (ResourceClaim claim : draClaims) {
-            Pod consumer = extendedResourceClaims.get(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName());
+            Consumer consumer = consumers.get(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName());
             forDraClaim(claim, inventories, consumer, book).forEach(g -> desired.putIfAbsent(g.name(), g));
         }
         for (DesiredGpu gpu : existing) {
@@ -139,28 +141,44 @@ public final class Desired {
     }
 
     /**
-     * The claims kube-scheduler made for pods asking our extended resource on DRA nodes (KEP-5004), by
-     * {@code namespace/claim}: the pod's {@code status.extendedResourceClaimStatus} names it.
+     * A pod that uses a DRA claim on behalf of an ElasticGPUClaim-naming container, and which container each of the
+     * claim's requests is for.
      */
-    private static Map<String, Pod> extendedResourceClaims(Collection<Pod> pods) {
-        Map<String, Pod> byClaim = new HashMap<>();
+    record Consumer(Pod pod, Function<String, String> containerOf) {
+    }
+
+    /**
+     * The DRA claims that stand for pods' containers, by {@code namespace/claim}: the claim kube-scheduler made for a
+     * pod asking our extended resource (KEP-5004; its {@code status.extendedResourceClaimStatus} maps each request to
+     * a container), and the claim made from the template {@code egpuc-<claim>} of an ElasticGPUClaim of a DRA class
+     * (its {@code status.resourceClaimStatuses} names it; the container is the one whose annotation names the claim).
+     */
+    private static Map<String, Consumer> consumers(Collection<Pod> pods) {
+        Map<String, Consumer> byClaim = new HashMap<>();
         for (Pod pod : pods) {
+            String ns = pod.getMetadata().getNamespace();
             var status = pod.getStatus() == null ? null : pod.getStatus().getExtendedResourceClaimStatus();
             if (status != null && status.getResourceClaimName() != null) {
-                byClaim.put(pod.getMetadata().getNamespace() + "/" + status.getResourceClaimName(), pod);
+                byClaim.put(ns + "/" + status.getResourceClaimName(), new Consumer(pod, request -> requester(pod, request)));
             }
+            if (pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null) {
+                continue;
+            }
+            ClaimAnnotations.of(pod).forEach((container, claim) -> pod.getStatus().getResourceClaimStatuses().stream()
+                    .filter(c -> DraNames.claimTemplate(claim).equals(c.getName()) && c.getResourceClaimName() != null)
+                    .findFirst().ifPresent(c -> byClaim.put(ns + "/" + c.getResourceClaimName(),
+                            new Consumer(pod, request -> container))));
         }
         return byClaim;
     }
 
     /**
-     * As {@link #forDraClaim(ResourceClaim, Map)}; for the claim of a pod asking our extended resource
-     * ({@code extendedResourceConsumer}), each card's ElasticGPU names the container its request was made for, and
-     * the ElasticGPUClaim that container names (its {@code elasticgpu.io/egpuc-<container>} annotation): a claim
-     * asking whole cards is served on DRA nodes this way.
+     * As {@link #forDraClaim(ResourceClaim, Map)}; for a claim that stands for a pod's container ({@code consumer}),
+     * each card's ElasticGPU names that container and the ElasticGPUClaim the container names (its
+     * {@code elasticgpu.io/egpuc-<container>} annotation): so ElasticGPUClaims are bound on DRA nodes.
      */
     static List<DesiredGpu> forDraClaim(ResourceClaim claim, Map<String, NodeInventory> inventories,
-                                        Pod extendedResourceConsumer, ClaimBook book) {
+                                        Consumer consumer, ClaimBook book) {
         String ns = claim.getMetadata().getNamespace();
         String name = claim.getMetadata().getName();
         String uid = claim.getMetadata().getUid();
@@ -173,11 +191,11 @@ public final class Desired {
             if (inventory == null || share.card() < 0 || share.card() >= inventory.cards().size()) {
                 continue;
             }
-            String requester = extendedResourceConsumer == null ? null : requester(extendedResourceConsumer, share.request());
+            String requester = consumer == null ? null : consumer.containerOf().apply(share.request());
             String container = requester != null ? requester : "claim/" + name;
-            String holder = requester != null ? extendedResourceConsumer.getMetadata().getName() : pod;
+            String holder = requester != null ? consumer.pod().getMetadata().getName() : pod;
             DesiredGpu.ClaimRef claimRef = requester == null ? null
-                    : claimRef(ns, ClaimAnnotations.of(extendedResourceConsumer).get(requester), book);
+                    : claimRef(ns, ClaimAnnotations.of(consumer.pod()).get(requester), book);
             Allocation.Share asShare = new Allocation.Share(share.card(), inventory.cards().get(share.card()).uuid(),
                     share.milli(), share.memoryMib());
             // The name carries the claim's uid; the pod-uid label is left off: a claim is not a pod.

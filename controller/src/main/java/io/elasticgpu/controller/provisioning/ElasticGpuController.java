@@ -68,12 +68,14 @@ public final class ElasticGpuController implements AutoCloseable {
     private SharedIndexInformer<ElasticGPUClaim> claims;
     private SharedIndexInformer<ElasticGPUClass> classes;
     private SharedIndexInformer<ResourceClaim> draClaims; // null where the API server serves no DRA
+    private final ClaimTemplates templates;
     private volatile boolean closed;
 
     /** @param resyncPeriod how often to sync without an event (drift made while no event came) */
     public ElasticGpuController(KubernetesClient client, Duration resyncPeriod) {
         this.client = client;
         this.resyncPeriod = resyncPeriod;
+        this.templates = new ClaimTemplates(client);
     }
 
     /** Starts the informers, waits for their first lists, then syncs. Returns at once after that. */
@@ -132,6 +134,7 @@ public final class ElasticGpuController implements AutoCloseable {
 
     private void syncOnce() {
         ClaimBook book = new ClaimBook(claims.getStore().list(), classes.getStore().list());
+        templates.ensure(claims.getStore().list(), classes.getStore().list());
         Map<String, ElasticGPU> managed = new TreeMap<>();
         gpus.getStore().list().stream().filter(ManagedLabels::isManaged).forEach(g -> managed.put(g.getMetadata().getName(), g));
         Map<String, DesiredGpu> actual = new TreeMap<>();

@@ -1,6 +1,7 @@
 package io.elasticgpu.controller.webhook;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpResponse;
 
@@ -60,8 +61,17 @@ public final class AdmissionWebhook implements AutoCloseable {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JDK cannot serve TLS", e);
         }
-        HttpEndpoint server = serve(config.listen(), tls, namespace -> name ->
-                Optional.ofNullable(client.resources(ElasticGPUClaim.class).inNamespace(namespace).withName(name).get()));
+        HttpEndpoint server = serve(config.listen(), tls, namespace -> new ClaimMutation.Claims() {
+            @Override
+            public Optional<ElasticGPUClaim> find(String name) {
+                return Optional.ofNullable(client.resources(ElasticGPUClaim.class).inNamespace(namespace).withName(name).get());
+            }
+
+            @Override
+            public Optional<ElasticGPUClass> gpuClass(String name) {
+                return Optional.ofNullable(client.resources(ElasticGPUClass.class).withName(name).get());
+            }
+        });
         ScheduledExecutorService rotation = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("webhook-certificate-rotation").factory());
         AdmissionWebhook webhook = new AdmissionWebhook(server, rotation, certificates, config.listen());

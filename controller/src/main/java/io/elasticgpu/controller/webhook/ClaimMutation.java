@@ -1,21 +1,24 @@
 package io.elasticgpu.controller.webhook;
 
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.ClaimAsks;
+import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
-import io.elasticgpu.api.v1alpha1.ResourceNames;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -34,18 +37,22 @@ public final class ClaimMutation {
     /** The annotation key prefix; the rest of the key is the container's name. */
     public static final String ANNOTATION_PREFIX = ClaimAnnotations.PREFIX;
     /** The request names copied from a claim, in patch order. */
-    static final List<String> COPIED = List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE,
-            ResourceNames.GPU_COUNT);
+    static final List<String> COPIED = ClaimAsks.NAMES;
 
     /** HTTP status of a pod whose annotation is malformed: the pod itself must change. */
     public static final int BAD_REQUEST = 400;
     /** HTTP status of a pod naming a claim that does not exist (yet) or asks nothing: the claim must change. */
     public static final int FORBIDDEN = 403;
 
-    /** The claims of the pod's namespace, by name. */
+    /** The claims of the pod's namespace, by name, and the classes they name. */
     @FunctionalInterface
     public interface Claims {
         Optional<ElasticGPUClaim> find(String name);
+
+        /** The class {@code name}; empty when it does not exist (its claims are served as extended resources). */
+        default Optional<ElasticGPUClass> gpuClass(String name) {
+            return Optional.empty();
+        }
     }
 
     /** One RFC 6902 operation; {@code value} is JSON-ready (maps and strings). */
@@ -86,6 +93,7 @@ public final class ClaimMutation {
         String podName = namespace + "/" + podName(pod);
         List<Container> containers = containersOf(pod);
         List<PatchOperation> operations = new ArrayList<>();
+        Set<String> draClaims = new LinkedHashSet<>();
         for (Map.Entry<String, String> annotation : annotations.entrySet()) {
             String key = annotation.getKey();
             if (!key.startsWith(ANNOTATION_PREFIX)) {
@@ -115,20 +123,38 @@ public final class ClaimMutation {
                         + " not exist in namespace %s; create it or fix the annotation %s")
                         .formatted(podName, containerName, claimName, namespace, key));
             }
-            Map<String, String> asked = requests(claim.get());
+            Map<String, String> asked = ClaimAsks.requests(claim.get());
             if (asked.isEmpty()) {
                 return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace"
                         + " %s, which asks for none of %s; fix the claim's spec.resources.requests")
                         .formatted(podName, containerName, claimName, namespace, String.join(", ", COPIED)));
             }
-            Optional<String> invalid = invalid(containerName, asked);
-            if (invalid.isPresent()) {
+            GpuAsk ask;
+            try {
+                ask = ClaimAsks.ask(containerName, asked);
+            } catch (InvalidGpuRequestException e) {
                 return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace"
                         + " %s, which asks what Elastic GPU cannot give: %s; fix the claim's spec.resources.requests"
                         + " (the CRD's validation did not run on it: was it written through an older version?)")
-                        .formatted(podName, containerName, claimName, namespace, invalid.get()));
+                        .formatted(podName, containerName, claimName, namespace, e.getMessage()));
             }
-            operations.addAll(patch(path(pod, index), containers.get(index), asked));
+            String className = claim.get().getSpec() == null ? null : claim.get().getSpec().getElasticGPUClassName();
+            if (className != null && ClaimAsks.throughDra(claims.gpuClass(className).orElse(null))) {
+                try {
+                    DraAsks.request(ask);
+                } catch (InvalidGpuRequestException e) {
+                    return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace %s"
+                            + " of class %s, which serves its claims through DRA: %s").formatted(podName, containerName,
+                            claimName, namespace, className, e.getMessage()));
+                }
+                operations.add(DraClaimPatch.container(path(pod, index), containers.get(index), claimName));
+                draClaims.add(claimName);
+            } else {
+                operations.addAll(patch(path(pod, index), containers.get(index), asked));
+            }
+        }
+        if (!draClaims.isEmpty()) {
+            operations.add(DraClaimPatch.pod(pod, draClaims));
         }
         return operations.isEmpty() ? new Decision.Unchanged() : new Decision.Patch(operations);
     }
@@ -178,38 +204,6 @@ public final class ClaimMutation {
         }
         result.putAll(asked);
         return result;
-    }
-
-    private static Map<String, String> requests(ElasticGPUClaim claim) {
-        Map<String, Quantity> requests = claim.getSpec() == null || claim.getSpec().getResources() == null
-                || claim.getSpec().getResources().getRequests() == null
-                ? Map.of() : claim.getSpec().getResources().getRequests();
-        Map<String, String> asked = new LinkedHashMap<>();
-        for (String name : COPIED) {
-            Quantity quantity = requests.get(name);
-            if (quantity != null) {
-                asked.put(name, quantity.toString());
-            }
-        }
-        return asked;
-    }
-
-    /**
-     * Why the claim's requests, as the container would carry them, are not a valid ask, by the rule every component
-     * reads asks with ({@link PodGpuRequests}): the CRD's CEL rules say the same, but a claim stored before they
-     * existed, or through a version without them, was never checked.
-     */
-    private static Optional<String> invalid(String containerName, Map<String, String> asked) {
-        Map<String, Quantity> limits = new LinkedHashMap<>();
-        asked.forEach((k, v) -> limits.put(k, new Quantity(v)));
-        Pod alone = new PodBuilder().withNewSpec().addNewContainer().withName(containerName).withNewResources()
-                .withLimits(limits).endResources().endContainer().endSpec().build();
-        try {
-            PodGpuRequests.of(alone, PodGpuRequests.Units.DEFAULT);
-            return Optional.empty();
-        } catch (InvalidGpuRequestException e) {
-            return Optional.of(e.getMessage());
-        }
     }
 
     private static int indexOf(List<Container> containers, String name) {

@@ -16,6 +16,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodExtendedResourceClaimStatusBuilder;
+import io.fabric8.kubernetes.api.model.PodResourceClaimStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -119,6 +120,32 @@ class DesiredTest {
             assertThat(g.podRef()).isEqualTo(new DesiredGpu.PodRef("ml", "whole", "main"));
             assertThat(g.claimRef()).isEqualTo(new DesiredGpu.ClaimRef("ml", "big", "c-9"));
             assertThat(g.source()).isEqualTo(DesiredGpu.Source.PHYSICAL);
+        });
+    }
+
+    /**
+     * A pod using an ElasticGPUClaim of a DRA class gets a claim made from the template egpuc-<claim>: its ElasticGPU
+     * names the container whose annotation names the ElasticGPUClaim, and that claim.
+     */
+    @Test
+    void theClaimMadeFromAnElasticGpuClaimsTemplateIsHeldByTheContainerThatNamesIt() {
+        Map<String, NodeInventory> inventories = Map.of("gpu-t2", new NodeInventory(List.of(
+                new NodeInventory.Card(0, uuid("gpu-t2", 0), "Tesla-T4", 15_360, true, 0)), List.of()));
+        ResourceClaim made = draClaim("infer-egpuc-notebook-k2x", "1a1a1a1a-6666", "infer", "gpu-0",
+                Map.of(DraNames.MEMORY, new Quantity("4Gi"), DraNames.CORES, new Quantity("30")));
+        Pod infer = withClaim(slicePod("infer", "2b2b2b2b-7777", "gpu-t2", 0, 300, 4096), "notebook");
+        infer.getMetadata().getAnnotations().remove("elasticgpu.io/allocation");
+        infer.getStatus().setResourceClaimStatuses(List.of(new PodResourceClaimStatusBuilder().withName("egpuc-notebook")
+                .withResourceClaimName("infer-egpuc-notebook-k2x").build()));
+        ClaimBook book = new ClaimBook(List.of(claim("notebook", "c-3", "share")), List.of());
+
+        var desired = Desired.of(List.of(infer), List.of(made), inventories, book, List.of());
+
+        assertThat(desired).containsOnlyKeys("gpu-t2-0-1a1a1a1a-main");
+        assertThat(desired.get("gpu-t2-0-1a1a1a1a-main")).satisfies(g -> {
+            assertThat(g.podRef()).isEqualTo(new DesiredGpu.PodRef("ml", "infer", "main"));
+            assertThat(g.claimRef()).isEqualTo(new DesiredGpu.ClaimRef("ml", "notebook", "c-3"));
+            assertThat(g.capacity()).isEqualTo(Map.of("elasticgpu.io/gpu-core", "30", "elasticgpu.io/gpu-memory", "4096"));
         });
     }
 

@@ -3,6 +3,8 @@ package io.elasticgpu.controller.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.controller.webhook.ClaimMutation.Decision;
@@ -166,6 +168,56 @@ class ClaimMutationTest {
                         add("/spec/containers/0/resources", Map.of("limits", ordered(GPU, "2"), "requests", ordered(GPU, "2"))),
                         add("/spec/initContainers/1/resources", Map.of("limits", ordered(MEM, "4096", CORE, "30"),
                                 "requests", ordered(MEM, "4096", CORE, "30"))))));
+    }
+
+    /** team-a's claims, with class qgpu serving them through DRA. */
+    private static final ClaimMutation.Claims THROUGH_DRA = new ClaimMutation.Claims() {
+        @Override
+        public Optional<ElasticGPUClaim> find(String name) {
+            return Optional.ofNullable(CLAIMS.get(name));
+        }
+
+        @Override
+        public Optional<ElasticGPUClass> gpuClass(String name) {
+            ElasticGPUClass dra = ElasticGPUClass.of(name, ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete);
+            dra.getSpec().setApi(ElasticGPUClassSpec.Api.DRA);
+            return Optional.of(dra);
+        }
+    };
+
+    @Test
+    void aClaimOfADraClassBecomesAPodClaimFromItsTemplateThatTheContainerUses() {
+        Pod pod = new PodBuilder(pod(Map.of("elasticgpu.io/egpuc-main", "slice"), withResources("main", Map.of("cpu", "1"),
+                Map.of("cpu", "1")))).editSpec().addNewResourceClaim().withName("scratch").withResourceClaimName("disk")
+                .endResourceClaim().endSpec().build();
+
+        assertThat(ClaimMutation.decide("team-a", pod, THROUGH_DRA)).isEqualTo(new Decision.Patch(List.of(
+                add("/spec/containers/0/resources/claims", List.of(Map.of("name", "egpuc-slice"))),
+                add("/spec/resourceClaims", List.of(
+                        Map.of("name", "scratch", "resourceClaimName", "disk"),
+                        Map.of("name", "egpuc-slice", "resourceClaimTemplateName", "egpuc-slice"))))));
+    }
+
+    @Test
+    void aClaimOfADraClassAskingComputeAloneIsRefusedWithWhatToAsk() {
+        ElasticGPUClaim computeOnly = claim(Map.of(CORE, "30"));
+        ClaimMutation.Claims claims = new ClaimMutation.Claims() {
+            @Override
+            public Optional<ElasticGPUClaim> find(String name) {
+                return Optional.of(computeOnly);
+            }
+
+            @Override
+            public Optional<ElasticGPUClass> gpuClass(String name) {
+                return THROUGH_DRA.gpuClass(name);
+            }
+        };
+
+        assertThat(ClaimMutation.decide("team-a", pod(Map.of("elasticgpu.io/egpuc-main", "fast"), bare("main")), claims))
+                .isEqualTo(new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim fast in"
+                        + " namespace team-a of class qgpu, which serves its claims through DRA: main asks compute alone"
+                        + " (30 % of a card); through DRA a share must name its memory too (elasticgpu.io/gpu-memory),"
+                        + " or ask whole cards"));
     }
 
     @Test
