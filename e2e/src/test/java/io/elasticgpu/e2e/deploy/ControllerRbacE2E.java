@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
@@ -27,6 +28,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.nio.file.Path;
@@ -43,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The controller's RBAC is what it uses, no more (issue 15), and with it the leader keeps its Lease: the chart's
  * RBAC is applied to the real apiserver, {@code egpu controller} runs with a token of the chart's ServiceAccount
  * (leader election and the webhook on, as the chart runs it) through a life that touches its paths (a pod admitted
- * with its claim's resources, an ElasticGPU made for an allocation, put back after a hand edit, removed with its
+ * with its claim's resources, the ResourceClaimTemplate of a claim of a DRA class, an ElasticGPU made for an allocation, put back after a hand edit, removed with its
  * pod; the leader SIGKILLed and a garbled CA Secret replaced by the replica that takes the Lease over), then keeps
  * the Lease for several lease durations; the audit log says what it called. Found by this test: fabric8 renews a Lease
  * with a JSON merge patch, and the chart granted only update, so in a cluster every renewal was refused: the
@@ -68,6 +70,11 @@ class ControllerRbacE2E {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("a", 2, "A100", 40_960))).getFirst();
         client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete)).create();
         client.resource(ElasticGPUClaim.of(ns, "slice", ns, Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")))).create();
+        ElasticGPUClass dra = ElasticGPUClass.of(ns + "-dra", ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete);
+        dra.getSpec().setApi(ElasticGPUClassSpec.Api.DRA);
+        client.resource(dra).create();
+        client.resource(ElasticGPUClaim.of(ns, "dra-slice", ns + "-dra", Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096"))))
+                .create();
 
         Path kubeconfig = rbac.kubeconfig();
         client.secrets().inNamespace(NS).withName(WebhookConfig.CA_SECRET_NAME).delete();
@@ -76,6 +83,8 @@ class ControllerRbacE2E {
         EgpuProcess second = null;
         try {
             awaitLeader(client, first);
+            await().atMost(WAIT).until(() -> client.resources(ResourceClaimTemplate.class).inNamespace(ns)
+                    .withName(DraNames.claimTemplate("dra-slice")).get() != null);
             WebhookRollout.createOnceMutated(client, ns, n -> claimingPod("admitted-" + n),
                     WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY), WAIT);
             Pod pod = AllocatedPods.create(client, ns, "held", node, Map.of("main", List.of(new Share(1, uuid(node, 1), 300, 4096))), null);
@@ -115,6 +124,7 @@ class ControllerRbacE2E {
             }
             client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WebhookConfig.CONFIGURATION_NAME).delete();
             client.resources(ElasticGPUClass.class).withName(ns).delete();
+            client.resources(ElasticGPUClass.class).withName(ns + "-dra").delete();
         }
         ChartRbac.assertLeastPrivilege("controller", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account()));
     }
