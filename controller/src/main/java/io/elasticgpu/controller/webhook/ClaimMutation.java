@@ -24,8 +24,10 @@ import java.util.TreeMap;
 /**
  * What the webhook does to a pod being created: for every annotation {@code elasticgpu.io/egpuc-<container>: <claim>},
  * copy the claim's {@code elasticgpu.io/gpu|gpu-memory|gpu-core|gpu-count} requests into that container's
- * {@code resources.limits} and {@code resources.requests} (equal, as extended resources must be). A pure function:
- * claims come through {@link Claims}, the answer is a {@link Decision}.
+ * {@code resources.limits} and {@code resources.requests} (equal, as extended resources must be); or, for a claim whose
+ * class serves it through DRA, give the pod the claim made from the claim's template and the container a reference
+ * to it ({@link DraClaimPatch}). A pure function: claims and classes come through {@link Claims}, the answer is a
+ * {@link Decision}.
  *
  * <p>Annotations are handled in key order and the first problem rejects the pod, so a pod with several bad
  * annotations hears about one at a time. The container may be an app container or an init container (restartable
@@ -140,12 +142,11 @@ public final class ClaimMutation {
             }
             String className = claim.get().getSpec() == null ? null : claim.get().getSpec().getElasticGPUClassName();
             if (className != null && ClaimAsks.throughDra(claims.gpuClass(className).orElse(null))) {
-                try {
-                    DraAsks.request(ask);
-                } catch (InvalidGpuRequestException e) {
+                Optional<String> why = notThroughDra(ask);
+                if (why.isPresent()) {
                     return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace %s"
                             + " of class %s, which serves its claims through DRA: %s").formatted(podName, containerName,
-                            claimName, namespace, className, e.getMessage()));
+                            claimName, namespace, className, why.get()));
                 }
                 operations.add(DraClaimPatch.container(path(pod, index), containers.get(index), claimName));
                 draClaims.add(claimName);
@@ -204,6 +205,16 @@ public final class ClaimMutation {
         }
         result.putAll(asked);
         return result;
+    }
+
+    /** Why DRA cannot give {@code ask}, if it cannot (a share naming no memory). */
+    private static Optional<String> notThroughDra(GpuAsk ask) {
+        try {
+            DraAsks.request(ask);
+            return Optional.empty();
+        } catch (InvalidGpuRequestException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 
     private static int indexOf(List<Container> containers, String name) {
