@@ -1,0 +1,119 @@
+package io.elasticgpu.bench.arena;
+
+import io.elasticgpu.api.watch.OnChange;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The part of HAMi's device plugin its scheduler waits for, played for kwok nodes (which run no device plugin):
+ * HAMi's bind locks the node (the Node annotation {@value #NODE_LOCK}) and marks the pod {@code allocating}; its
+ * device plugin, after kubelet's Allocate, marks the pod {@value #SUCCESS} and releases the lock. Without that, the
+ * next pod HAMi binds to the node waits until the lock times out (5 minutes by default). It also answers the
+ * scheduler's handshake ({@code Requesting_<time>}) as the device plugin does. Writes happen on one thread of their
+ * own, after each change an informer reports.
+ */
+public final class HamiNodeStandIn implements AutoCloseable {
+
+    /** The pod annotation saying where HAMi's bind stands. */
+    public static final String BIND_PHASE = "hami.io/bind-phase";
+    /** The Node annotation HAMi's bind takes as its lock: {@code <time>,<namespace>,<pod>}. */
+    public static final String NODE_LOCK = "hami.io/mutex.lock";
+    static final String ALLOCATING = "allocating";
+    static final String SUCCESS = "success";
+
+    private static final Logger LOG = LoggerFactory.getLogger(HamiNodeStandIn.class);
+
+    private final KubernetesClient client;
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon()
+            .name("hami-stand-in").factory());
+    private final AtomicBoolean queued = new AtomicBoolean();
+    private final SharedIndexInformer<Pod> pods;
+    private final SharedIndexInformer<Node> nodes;
+
+    public HamiNodeStandIn(KubernetesClient client) {
+        this.client = client;
+        this.pods = client.pods().inAnyNamespace().inform(new OnChange<>(this::changed));
+        this.nodes = client.nodes().inform(new OnChange<>(this::changed));
+    }
+
+    private void changed() {
+        if (queued.compareAndSet(false, true)) {
+            writer.execute(this::settle);
+        }
+    }
+
+    /** Does, for everything the informers hold now, what HAMi's device plugin would have done by now. */
+    private void settle() {
+        queued.set(false);
+        for (Pod pod : pods.getStore().list()) {
+            try {
+                allocated(pod);
+            } catch (KubernetesClientException e) {
+                LOG.warn("pod {}/{}: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(), e.getMessage());
+            }
+        }
+        for (Node node : nodes.getStore().list()) {
+            try {
+                handshake(node);
+            } catch (KubernetesClientException e) {
+                LOG.warn("node {}: {}", node.getMetadata().getName(), e.getMessage());
+            }
+        }
+    }
+
+    /** A pod HAMi bound and marked allocating: kubelet has "allocated" it; mark it and release its node's lock. */
+    private void allocated(Pod pod) {
+        String node = pod.getSpec().getNodeName();
+        if (node == null || !ALLOCATING.equals(annotations(pod.getMetadata().getAnnotations()).get(BIND_PHASE))) {
+            return;
+        }
+        String ns = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        client.pods().inNamespace(ns).withName(name).edit(p -> {
+            p.getMetadata().getAnnotations().put(BIND_PHASE, SUCCESS);
+            return p;
+        });
+        client.nodes().withName(node).edit(n -> {
+            String lock = annotations(n.getMetadata().getAnnotations()).get(NODE_LOCK);
+            if (lock != null && lock.endsWith("," + ns + "," + name)) {
+                n.getMetadata().getAnnotations().remove(NODE_LOCK);
+            }
+            return n;
+        });
+    }
+
+    /** The scheduler asks the device plugin to report ({@code Requesting_<time>}): it reports. */
+    private void handshake(Node node) {
+        String handshake = annotations(node.getMetadata().getAnnotations()).get(HamiRegistration.HANDSHAKE);
+        if (handshake != null && handshake.startsWith("Requesting_")) {
+            client.nodes().withName(node.getMetadata().getName()).edit(n -> {
+                n.getMetadata().getAnnotations().put(HamiRegistration.HANDSHAKE,
+                        HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()));
+                return n;
+            });
+        }
+    }
+
+    private static Map<String, String> annotations(Map<String, String> annotations) {
+        return annotations == null ? Map.of() : annotations;
+    }
+
+    @Override
+    public void close() {
+        pods.close();
+        nodes.close();
+        writer.shutdownNow();
+    }
+}
