@@ -114,6 +114,10 @@ public final class PodGpuRequests {
         if (families.isEmpty()) {
             return java.util.Optional.empty();
         }
+        if (name == null || name.isBlank()) { // the API server refuses such a pod; an extender request may still carry one
+            throw new InvalidGpuRequestException("a container without a name asks GPUs by the names of %s; every container needs a name"
+                    .formatted(String.join(" and ", families)));
+        }
         if (families.size() > 1) {
             throw new InvalidGpuRequestException("container %s asks GPUs by the names of %s; use one family of names per container"
                     .formatted(name, String.join(" and ", families)));

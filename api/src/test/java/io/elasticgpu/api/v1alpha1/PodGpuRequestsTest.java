@@ -33,6 +33,15 @@ class PodGpuRequestsTest {
         return PodGpuRequests.of(pod, PodGpuRequests.Units.DEFAULT);
     }
 
+    /** Found by ExtenderFuzzTest: a nameless container asking GPUs made the extender answer 500. */
+    @Test
+    void aContainerWithoutANameAskingGpusIsRefusedSayingSo() {
+        assertThatThrownBy(() -> asks(c(null, "elasticgpu.io/gpu-memory", "2000")))
+                .isInstanceOf(InvalidGpuRequestException.class)
+                .hasMessage("a container without a name asks GPUs by the names of elasticgpu.io; every container needs a name");
+        assertThat(asks(c(null, "cpu", "1"))).as("asking no GPU, it is none of our business").isEmpty();
+    }
+
     @Test
     void readsEveryFamilyOfNames() {
         assertThat(asks(c("a", "elasticgpu.io/gpu", "2"))).containsExactly(GpuAsk.whole("a", Role.APP, 2, Family.ELASTIC_GPU));
