@@ -10,6 +10,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -43,7 +44,8 @@ public final class HttpFuzz {
         return switch (kind) {
             case 0 -> json.substring(0, at);                                   // cut short
             case 1 -> json.substring(0, at) + garbage + json.substring(at);    // garbage inserted
-            case 2 -> json.replaceFirst(":\\s*-?\\d+", ":\"" + garbage + "\""); // a number becomes a string
+            // a number becomes a string; quoted, since garbage may hold a dollar sign or a backslash
+            case 2 -> json.replaceFirst(":\\s*-?\\d+", Matcher.quoteReplacement(":\"" + garbage + "\""));
             case 3 -> json.replaceFirst(":\\s*(\"[^\"]*\"|\\{|\\[)", ":null,\"x\":$1"); // a value nulled
             case 4 -> json.replace('{', '[').replace('}', ']');                // objects become arrays
             case 5 -> json.replaceFirst(":\\s*\"[^\"]*\"", ":" + (position % 1000)); // a string becomes a number
