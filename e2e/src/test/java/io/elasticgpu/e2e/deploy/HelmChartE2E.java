@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -176,12 +177,8 @@ class HelmChartE2E {
                 "elasticgpuclasses.elasticgpu.io", "elasticgpuclaims.elasticgpu.io", "elasticgpus.elasticgpu.io");
         for (CustomResourceDefinition crd : crds) {
             client.resource(crd).forceConflicts().serverSideApply();
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                CustomResourceDefinition now = client.apiextensions().v1().customResourceDefinitions()
-                        .withName(crd.getMetadata().getName()).get();
-                return now != null && now.getStatus() != null && now.getStatus().getConditions().stream()
-                        .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
-            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> ElasticGpuCrds.established(
+                    client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).get()));
         }
     }
 

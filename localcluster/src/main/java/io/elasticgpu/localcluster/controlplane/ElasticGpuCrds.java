@@ -47,7 +47,7 @@ public final class ElasticGpuCrds {
     }
 
     /** A new CRD's status can come before its conditions do: that is "not yet", not an error. */
-    private static boolean established(CustomResourceDefinition crd) {
+    public static boolean established(CustomResourceDefinition crd) {
         return crd != null && crd.getStatus() != null && crd.getStatus().getConditions() != null
                 && crd.getStatus().getConditions().stream()
                 .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
