@@ -9,6 +9,7 @@ import java.util.List;
  * {@code bench/run extender [NODES,NODES] [REQUESTS]}, {@code bench/run node-agent [ALLOCATIONS]},
  * {@code bench/run dra-prepare [CLAIMS] [--json FILE]} or
  * {@code bench/run cluster-replay [OPTIONS]} ({@link io.elasticgpu.bench.cluster.ReplayOptions#USAGE}) or
+ * {@code bench/run arena [OPTIONS]} ({@link io.elasticgpu.bench.arena.ArenaOptions#USAGE}) or
  * {@code bench/run soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.SoakOptions#USAGE}) or
  * {@code bench/run node-soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.NodeSoakOptions#USAGE}).
  */
@@ -21,6 +22,7 @@ public final class Bench {
             + " | node-agent [ALLOCATIONS (default 2000)]"
             + " | dra-prepare [CLAIMS (default 2000)] [--json F]"
             + " | cluster-replay [--trace F] [--events F | --seed N] [--cut PCT] [--policy P] [--max-nodes N] [--json F] ..."
+            + " | arena [--contenders A,B,...] [--trace F] [--events F | --seed N] [--max-nodes N] [--json F] [--chart F.svg] ..."
             + " | soak [--minutes N] [--nodes N] [--seed S] [--fault-every SECONDS] [--burst PODS] [--json F]"
             + " | node-soak [--pods N] [--seed S] [--fault-every STEPS] [--json F]";
 
@@ -41,6 +43,7 @@ public final class Bench {
             case "node-agent" -> NodeAgentBenchmark.run(rest.length > 0 ? Integer.parseInt(rest[0]) : 2000);
             case "dra-prepare" -> draPrepare(List.of(rest));
             case "cluster-replay" -> System.exit(ClusterReplayCommand.run(List.of(rest), SHARED));
+            case "arena" -> System.exit(ArenaCommand.run(List.of(rest), SHARED));
             case "soak" -> System.exit(SoakCommand.run(List.of(rest), SHARED));
             case "node-soak" -> System.exit(SoakCommand.runNode(List.of(rest), SHARED));
             default -> {

@@ -39,6 +39,7 @@ public final class HamiNodeStandIn implements AutoCloseable {
     private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon()
             .name("hami-stand-in").factory());
     private final AtomicBoolean queued = new AtomicBoolean();
+    private final java.util.Set<String> answered = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final SharedIndexInformer<Pod> pods;
     private final SharedIndexInformer<Node> nodes;
 
@@ -103,7 +104,16 @@ public final class HamiNodeStandIn implements AutoCloseable {
                         HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()));
                 return n;
             });
+            answered.add(node.getMetadata().getName());
         }
+    }
+
+    /**
+     * How many nodes' handshakes have been answered: HAMi's scheduler asks each node once per round of its node
+     * registration, so when this reaches the node count it has read every node's cards at least once.
+     */
+    public int nodesAnswered() {
+        return answered.size();
     }
 
     private static Map<String, String> annotations(Map<String, String> annotations) {

@@ -31,11 +31,11 @@ import java.util.function.Function;
  * @param unaccounted        bound GPU pods without an allocation annotation (must be 0)
  * @param pendingThatFit     pending pods some node could hold as the cluster is now
  */
-record Audit(long allocatedMilli, int podsBound, int podsPending, int overCommittedCards, int overCommittedHosts,
+public record Audit(long allocatedMilli, int podsBound, int podsPending, int overCommittedCards, int overCommittedHosts,
              int unaccounted, int pendingThatFit) {
 
     /** @param nodes the kwok nodes by name, as the plan made them */
-    static Audit of(List<Pod> pods, Map<String, Node> nodes, List<TracePod> plan) {
+    public static Audit of(List<Pod> pods, Map<String, Node> nodes, List<TracePod> plan) {
         return of(pods, nodes, plan, Audit::annotated);
     }
 
@@ -118,7 +118,8 @@ record Audit(long allocatedMilli, int podsBound, int podsPending, int overCommit
         }
     }
 
-    private static int index(Pod pod) {
+    /** The pod's place in arrival order, as {@link ReplayObjects#pod} wrote it. */
+    public static int index(Pod pod) {
         return Integer.parseInt(pod.getMetadata().getAnnotations().get(ReplayObjects.INDEX));
     }
 }

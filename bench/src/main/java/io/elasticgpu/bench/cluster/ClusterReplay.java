@@ -109,14 +109,26 @@ public final class ClusterReplay {
     }
 
     private static Map<String, Node> createNodes(KubernetesClient client, ReplayPlan plan, boolean dra, PrintStream log) {
+        return createNodes(client, plan, dra ? DraReplay::withMemory : node -> node,
+                dra ? ReplayObjects::draNode : ReplayObjects::node, log);
+    }
+
+    /**
+     * One kwok node per node of the plan, named in priority order, as {@code asKube} makes it (how the contender's node
+     * agent or device plugin would publish it); waits until kwok has marked them all Ready.
+     *
+     * @param asModel what the node is to the audit, from the plan's node
+     * @return the nodes by name, as the audit sees them
+     */
+    public static Map<String, Node> createNodes(KubernetesClient client, ReplayPlan plan, java.util.function.UnaryOperator<Node> asModel,
+            java.util.function.BiFunction<String, Node, io.fabric8.kubernetes.api.model.Node> asKube, PrintStream log) {
         log.printf("cluster-replay: creating %d kwok nodes%n", plan.nodes().size());
         Map<String, Node> byName = new LinkedHashMap<>();
         for (int rank = 0; rank < plan.nodes().size(); rank++) {
-            byName.put(plan.kubeName(rank), dra ? DraReplay.withMemory(plan.nodes().get(rank)) : plan.nodes().get(rank));
+            byName.put(plan.kubeName(rank), asModel.apply(plan.nodes().get(rank)));
         }
         try (var pool = Executors.newFixedThreadPool(8)) {
-            byName.forEach((name, node) -> pool.submit(() -> client.nodes().resource(dra ? ReplayObjects.draNode(name, node)
-                    : ReplayObjects.node(name, node)).create()));
+            byName.forEach((name, node) -> pool.submit(() -> client.nodes().resource(asKube.apply(name, node)).create()));
         }
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (client.nodes().list().getItems().stream().filter(ClusterReplay::ready).count() < byName.size()) {
@@ -146,12 +158,16 @@ public final class ClusterReplay {
         return plan.pods().stream().filter(p -> p.request().needsCards()).map(p -> ReplayObjects.claim(p, NAMESPACE, block)).toList();
     }
 
-    /** The extender with the chart's arguments and JVM options (the policy as asked), on this control plane. */
     private static EgpuProcess startExtender(ControlPlane cp, ChartConfig chart, ReplayOptions options) {
+        return startExtender(cp, chart, options.policy(), options.extenderFlags());
+    }
+
+    /** The extender with the chart's arguments and JVM options (the policy as asked, flags added), on this control plane. */
+    public static EgpuProcess startExtender(ControlPlane cp, ChartConfig chart, String policyName, List<String> flags) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         int policy = args.indexOf("--policy");
-        args.set(policy + 1, options.policy());
-        args.addAll(options.extenderFlags());
+        args.set(policy + 1, policyName);
+        args.addAll(flags);
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
         return EgpuProcess.start(chart.extenderJvm(), "scheduler", args,
                 cp.workDir().resolve("logs").resolve("extender.log"), Ports.free(), "--listen");

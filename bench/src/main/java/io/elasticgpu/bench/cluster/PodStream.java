@@ -29,7 +29,7 @@ import java.util.function.IntConsumer;
  * does (it estimates the typical pods from the whole trace), and kube-scheduler takes them in the order the gates were
  * lifted, which is the order the simulator replays.
  */
-final class PodStream {
+public final class PodStream {
 
     /**
      * What happened to the pods.
@@ -39,8 +39,8 @@ final class PodStream {
      * @param latencyNanos   create to bound, of each bound pod
      * @param elapsedNanos   first create to last bind
      */
-    record Streamed(long[] queuedVersion, long[] latencyNanos, int bound, long elapsedNanos) {
-        double podsPerSecond() {
+    public record Streamed(long[] queuedVersion, long[] latencyNanos, int bound, long elapsedNanos) {
+        public double podsPerSecond() {
             return elapsedNanos == 0 ? 0 : bound * 1e9 / elapsedNanos;
         }
 
@@ -60,7 +60,7 @@ final class PodStream {
     /** One write per pod: a JSON patch that removes the gates. */
     private static final String UNGATE = "[{\"op\":\"remove\",\"path\":\"/spec/schedulingGates\"}]";
 
-    static Streamed run(KubernetesClient client, List<Pod> given, int clients, boolean gated, Duration quiet,
+    public static Streamed run(KubernetesClient client, List<Pod> given, int clients, boolean gated, Duration quiet,
                         IntConsumer progress) {
         List<Pod> pods = gated ? given.stream().map(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p).editSpec()
                 .addNewSchedulingGate(GATE).endSpec().build()).toList() : given;
@@ -166,7 +166,7 @@ final class PodStream {
         }
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

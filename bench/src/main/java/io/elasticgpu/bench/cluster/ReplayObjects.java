@@ -42,15 +42,15 @@ import java.util.Map;
  * {@code gpu.elasticgpu.io}, a fraction as {@code cores} (percent) with one memory block (a claim naming no memory
  * takes all of it, which is the whole card), whole cards with no capacity asked.
  */
-final class ReplayObjects {
+public final class ReplayObjects {
 
     /** The pod's index in arrival order. */
-    static final String INDEX = "bench.elasticgpu.io/arrival";
+    public static final String INDEX = "bench.elasticgpu.io/arrival";
 
     private ReplayObjects() {
     }
 
-    static io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
+    public static io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
         Card first = node.cards().getFirst();
         GpuNodeSpec spec = new GpuNodeSpec(name, node.cards().size(), first.model(), first.memoryMib(), node.cpuMilli(),
                 node.memoryMib(), List.of());
@@ -96,7 +96,7 @@ final class ReplayObjects {
         return exactly.endExactly().endRequest().endDevices().endSpec().build();
     }
 
-    static Pod pod(TracePod trace, int index, String namespace, String schedulerName) {
+    public static Pod pod(TracePod trace, int index, String namespace, String schedulerName) {
         return pod(trace, index, namespace, schedulerName, false);
     }
 
@@ -140,7 +140,7 @@ final class ReplayObjects {
     }
 
     /** A fraction of a card in whole percent, as both {@code gpu-core} and the DRA {@code cores} capacity count. */
-    private static int percent(TracePod trace) {
+    public static int percent(TracePod trace) {
         int milli = trace.request().milliPerCard();
         if (milli % 10 != 0) {
             throw new IllegalArgumentException("pod %s asks %d milli-GPU; gpu-core counts whole percent, so the"

@@ -49,11 +49,24 @@ public final class Chart {
     private Chart() {
     }
 
+    /**
+     * One line of the chart: @param name its legend, @param curve allocation (percent of capacity) at each whole
+     * percent of arrived workload, {@code curve[level]}, NaN where unknown, @param at100 the figure in the legend
+     */
+    public record Line(String name, double[] curve, double at100) {
+    }
+
     public static void write(Path file, String title, List<PolicyReport> reports, Map<String, Double> published) {
+        writeLines(file, title, reports.stream().map(r -> new Line(r.policy(), r.curve(), r.allocationAt100().mean()))
+                .toList(), published);
+    }
+
+    /** The chart of {@code lines}, with {@code published} points (by line name) as circles at 100 % arrival. */
+    public static void writeLines(Path file, String title, List<Line> lines, Map<String, Double> published) {
         try {
             if (file.toString().endsWith(".svg")) {
                 Svg svg = new Svg();
-                draw(svg, title, reports, published);
+                draw(svg, title, lines, published);
                 Files.writeString(file, svg.finish());
             } else {
                 BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
@@ -61,7 +74,7 @@ public final class Chart {
                 g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
                 g.setColor(Color.WHITE);
                 g.fillRect(0, 0, WIDTH, HEIGHT);
-                draw(new Raster(g), title, reports, published);
+                draw(new Raster(g), title, lines, published);
                 g.dispose();
                 ImageIO.write(image, "png", file.toFile());
             }
@@ -70,7 +83,7 @@ public final class Chart {
         }
     }
 
-    static void draw(Canvas c, String title, List<PolicyReport> reports, Map<String, Double> published) {
+    static void draw(Canvas c, String title, List<Line> reports, Map<String, Double> published) {
         c.text(WIDTH / 2.0, 24, "GPU allocation ratio vs arrived workload: " + title, "#000000", 15, true);
         for (int x = 0; x <= X_MAX; x += 10) {
             c.line(px(x), py(Y_MIN), px(x), py(Y_MAX), "#e6e6e6", 1);
@@ -85,7 +98,7 @@ public final class Chart {
         c.text(px(X_MAX / 2), HEIGHT - 16, "arrived workload, % of GPU capacity", "#000000", 12, true);
         c.text(18, TOP - 12, "allocated, %", "#000000", 12, false);
         for (int i = 0; i < reports.size(); i++) {
-            PolicyReport r = reports.get(i);
+            Line r = reports.get(i);
             String color = COLORS[i % COLORS.length];
             double[] curve = r.curve();
             for (int level = 1; level < curve.length && level <= X_MAX; level++) {
@@ -95,9 +108,9 @@ public final class Chart {
             }
             double legendY = TOP + 20 + 20 * i;
             c.line(WIDTH - RIGHT + 20, legendY - 4, WIDTH - RIGHT + 45, legendY - 4, color, 3);
-            c.text(WIDTH - RIGHT + 52, legendY, String.format(Locale.ROOT, "%s %.2f", r.policy(),
-                    r.allocationAt100().mean()), "#000000", 12, false);
-            Double paper = published.get(r.policy());
+            c.text(WIDTH - RIGHT + 52, legendY, String.format(Locale.ROOT, "%s %.2f", r.name(), r.at100()), "#000000", 12,
+                    false);
+            Double paper = published.get(r.name());
             if (paper != null) {
                 c.circle(px(100), py(clamp(paper)), 5, color);
             }

@@ -64,7 +64,8 @@ class ReportFormatTest {
             public void text(double x, double y, String text, String color, int size, boolean centred) {
                 drawn.append(text).append('|');
             }
-        }, "t", List.of(report()), Map.of("fgd", 95.0));
+        }, "t", List.of(new Chart.Line(report().policy(), report().curve(), report().allocationAt100().mean())),
+                Map.of("fgd", 95.0));
         assertThat(drawn.toString()).contains("fgd NaN|").contains("circle").contains("published (FGD artifact)");
     }
 }

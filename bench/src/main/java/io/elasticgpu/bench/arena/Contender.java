@@ -1,0 +1,292 @@
+package io.elasticgpu.bench.arena;
+
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.bench.cluster.Audit;
+import io.elasticgpu.bench.cluster.ChartConfig;
+import io.elasticgpu.bench.cluster.ClusterReplay;
+import io.elasticgpu.bench.cluster.ReplayObjects;
+import io.elasticgpu.core.model.Node;
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.simulator.trace.TracePod;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One system the arena runs the trace through, each in a control plane of its own: how its nodes look (what its node
+ * agent or device plugin publishes), how a pod asks the trace's share in its names, the scheduler it runs beside
+ * kube-scheduler, and how it records who holds which card (what the audit reads to count cards over capacity).
+ */
+public sealed interface Contender permits Contender.Elastic, Contender.Hami, Contender.WholeCards {
+
+    /** The name in the table and the JSON. */
+    String name();
+
+    /** The node as this contender's node agent or device plugin would publish it. */
+    io.fabric8.kubernetes.api.model.Node node(String name, Node node);
+
+    /** The {@code index}th pod of the arrival order, asking {@code trace}'s share in this contender's names. */
+    Pod pod(TracePod trace, int index, Stage stage);
+
+    /** Starts the contender's scheduler and points kube-scheduler at it; closing stops it. */
+    Running start(ControlPlane cp, KubernetesClient client, Stage stage);
+
+    /** Cards whose holders, by the contender's own records, add up to more than the card. */
+    int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage);
+
+    /** Bound GPU pods the contender keeps no record of (which card they hold): they escape its capacity checks. */
+    default int unaccounted(List<Pod> pods, Map<String, Node> nodes, Stage stage) {
+        return 0;
+    }
+
+    /** A started contender: the process whose CPU and memory are its cost, and how to stop it. */
+    record Running(long pid, AutoCloseable stop) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            stop.close();
+        }
+
+        void closeQuietly() {
+            try {
+                close();
+            } catch (Exception ignored) {
+                // already failing: the caller's error says why
+            }
+        }
+    }
+
+    /** Parses a contender's name: elastic, fgd (or another of our policies), hami-NODE-GPU, no-sharing. */
+    static Contender of(String name) {
+        if (name.equals(WholeCards.NAME)) {
+            return new WholeCards();
+        }
+        if (name.startsWith("hami-")) {
+            String[] p = name.split("-");
+            if (p.length != 3 || !List.of("binpack", "spread").containsAll(List.of(p[1], p[2]))) {
+                throw new IllegalArgumentException("a HAMi contender is hami-NODE_POLICY-GPU_POLICY, each binpack or spread,"
+                        + " e.g. hami-binpack-spread (HAMi's default); was \"" + name + "\"");
+            }
+            return new Hami(p[1], p[2]);
+        }
+        return new Elastic(name);
+    }
+
+    /** Elastic GPU as the Helm chart ships it, with the given placement policy. */
+    record Elastic(String policy) implements Contender {
+        @Override
+        public String name() {
+            return policy;
+        }
+
+        @Override
+        public io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
+            return ReplayObjects.node(name, node);
+        }
+
+        @Override
+        public Pod pod(TracePod trace, int index, Stage stage) {
+            return ReplayObjects.pod(trace, index, Stage.NAMESPACE, stage.chart().schedulerName());
+        }
+
+        @Override
+        public Running start(ControlPlane cp, KubernetesClient client, Stage stage) {
+            EgpuProcess extender = ClusterReplay.startExtender(cp, stage.chart(), policy, List.of());
+            cp.restartScheduler(ChartConfig.write(stage.chart().withExtenderAt(extender.url()),
+                    cp.workDir().resolve("arena-scheduler.yaml")));
+            return new Running(extender.process().pid(), extender);
+        }
+
+        @Override
+        public int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
+            return Audit.of(pods, nodes, stage.plan().pods()).overCommittedCards();
+        }
+
+        @Override
+        public int unaccounted(List<Pod> pods, Map<String, Node> nodes, Stage stage) {
+            return Audit.of(pods, nodes, stage.plan().pods()).unaccounted();
+        }
+    }
+
+    /**
+     * HAMi v2.10.0's scheduler extender with the given node and GPU policies. Its nodes carry what HAMi's device plugin
+     * registers ({@link HamiRegistration}) and advertise {@code nvidia.com/gpu} as it does (each card counted
+     * {@value HamiRegistration#DEFAULT_SPLIT_COUNT} times); {@link HamiNodeStandIn} plays its device plugin's part.
+     */
+    record Hami(String nodePolicy, String gpuPolicy) implements Contender {
+        @Override
+        public String name() {
+            return "hami-" + nodePolicy + "-" + gpuPolicy;
+        }
+
+        @Override
+        public io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
+            io.fabric8.kubernetes.api.model.Node kube = ReplayObjects.node(name, node);
+            NodeInventory inventory = NodeInventory.fromJson(kube.getMetadata().getAnnotations().get(Annotations.INVENTORY));
+            Quantity shares = new Quantity(Integer.toString(node.cards().size() * HamiRegistration.DEFAULT_SPLIT_COUNT));
+            return new NodeBuilder(kube).editMetadata()
+                    .addToAnnotations(HamiRegistration.REGISTER, HamiRegistration.register(
+                            HamiRegistration.devices(inventory, HamiRegistration.DEFAULT_SPLIT_COUNT)))
+                    .addToAnnotations(HamiRegistration.HANDSHAKE, HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()))
+                    .endMetadata().editStatus().addToCapacity(ResourceNames.NVIDIA_GPU, shares)
+                    .addToAllocatable(ResourceNames.NVIDIA_GPU, shares).endStatus().build();
+        }
+
+        @Override
+        public Pod pod(TracePod trace, int index, Stage stage) {
+            return Contender.asking(ReplayObjects.pod(trace, index, Stage.NAMESPACE, HamiScheduler.SCHEDULER_NAME),
+                    hamiAsk(trace));
+        }
+
+        /**
+         * A card fraction f on k cards: {@code nvidia.com/gpu: k} with f of each card's cores and f of its memory (HAMi
+         * gives a pod that names no memory all of it, so one pod per card); whole cards: {@code nvidia.com/gpu: k}.
+         */
+        static Map<String, Quantity> hamiAsk(TracePod trace) {
+            Request r = trace.request();
+            Map<String, Quantity> ask = new HashMap<>();
+            if (!r.needsCards()) {
+                return ask;
+            }
+            ask.put(ResourceNames.NVIDIA_GPU, new Quantity(Integer.toString(r.cards())));
+            if (!r.wholeCards()) {
+                String percent = Integer.toString(ReplayObjects.percent(trace));
+                ask.put(ResourceNames.HAMI_GPU_CORES, new Quantity(percent));
+                ask.put(ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, new Quantity(percent));
+            }
+            return ask;
+        }
+
+        @Override
+        public Running start(ControlPlane cp, KubernetesClient client, Stage stage) {
+            HamiScheduler scheduler = HamiScheduler.start(stage.hamiBinary(), cp, nodePolicy, gpuPolicy);
+            try {
+                cp.restartScheduler(Files.writeString(cp.workDir().resolve("arena-scheduler.yaml"), scheduler.schedulerConfig()));
+            } catch (IOException e) {
+                scheduler.close();
+                throw new UncheckedIOException(e);
+            }
+            HamiNodeStandIn standIn = new HamiNodeStandIn(client);
+            Running running = new Running(scheduler.pid(), () -> {
+                standIn.close();
+                scheduler.close();
+            });
+            // HAMi's filter waits until its first round of node registration is done; pods go in only after it.
+            int nodes = client.nodes().list().getItems().size();
+            long deadline = System.nanoTime() + java.time.Duration.ofMinutes(15).toNanos();
+            while (standIn.nodesAnswered() < nodes) {
+                if (System.nanoTime() > deadline) {
+                    running.closeQuietly();
+                    throw new IllegalStateException("HAMi's scheduler asked %d of %d nodes for their cards in 15 minutes; see %s"
+                            .formatted(standIn.nodesAnswered(), nodes, cp.workDir().resolve("logs/hami-scheduler.log")));
+                }
+                io.elasticgpu.bench.cluster.PodStream.sleep(500);
+            }
+            return running;
+        }
+
+        @Override
+        public int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
+            return HamiAudit.overCommitted(pods, client.nodes().list().getItems());
+        }
+
+        @Override
+        public int unaccounted(List<Pod> pods, Map<String, Node> nodes, Stage stage) {
+            return HamiAudit.unaccounted(pods);
+        }
+    }
+
+    /**
+     * No sharing, what a cluster with NVIDIA's device plugin alone gets: each GPU pod takes whole cards
+     * ({@code nvidia.com/gpu: ceil(k·f)}), and kube-scheduler places it with its default profile, no extender.
+     */
+    record WholeCards() implements Contender {
+        static final String NAME = "no-sharing";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
+            Quantity cards = new Quantity(Integer.toString(node.cards().size()));
+            return new NodeBuilder(ReplayObjects.node(name, node)).editStatus().addToCapacity(ResourceNames.NVIDIA_GPU, cards)
+                    .addToAllocatable(ResourceNames.NVIDIA_GPU, cards).endStatus().build();
+        }
+
+        @Override
+        public Pod pod(TracePod trace, int index, Stage stage) {
+            Request r = trace.request();
+            Map<String, Quantity> ask = r.needsCards()
+                    ? Map.of(ResourceNames.NVIDIA_GPU, new Quantity(Long.toString(wholeCards(r)))) : Map.of();
+            return Contender.asking(ReplayObjects.pod(trace, index, Stage.NAMESPACE, "default-scheduler"), ask);
+        }
+
+        /** ceil(k·f): the whole cards a pod of k shares of f takes when cards cannot be shared. */
+        static long wholeCards(Request r) {
+            return Math.ceilDiv(r.totalMilli(), io.elasticgpu.core.model.Card.WHOLE);
+        }
+
+        @Override
+        public Running start(ControlPlane cp, KubernetesClient client, Stage stage) {
+            cp.restartScheduler(null);
+            return new Running(cp.pids().get("kube-scheduler"), () -> { });
+        }
+
+        /** kube-scheduler's own count: a node whose pods ask more {@code nvidia.com/gpu} than it has cards. */
+        @Override
+        public int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
+            Map<String, Long> asked = new HashMap<>();
+            for (Pod p : pods) {
+                if (p.getSpec().getNodeName() != null) {
+                    for (Container c : p.getSpec().getContainers()) {
+                        Quantity q = c.getResources().getLimits() == null ? null : c.getResources().getLimits().get(ResourceNames.NVIDIA_GPU);
+                        if (q != null) {
+                            asked.merge(p.getSpec().getNodeName(), q.getNumericalAmount().longValue(), Long::sum);
+                        }
+                    }
+                }
+            }
+            return (int) asked.entrySet().stream().mapToLong(e -> Math.max(0, e.getValue() - nodes.get(e.getKey()).cards().size()))
+                    .sum();
+        }
+    }
+
+    /** Elastic GPU's own resource names, which the other contenders' pods do not ask. */
+    List<String> OURS = List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
+
+    /** The pod with Elastic GPU's resources replaced by {@code ask}, in requests and limits alike. */
+    private static Pod asking(Pod ours, Map<String, Quantity> ask) {
+        for (Container c : ours.getSpec().getContainers()) {
+            for (Map<String, Quantity> m : java.util.Arrays.asList(c.getResources().getRequests(), c.getResources().getLimits())) {
+                if (m != null) {
+                    m.keySet().removeAll(OURS);
+                }
+            }
+            if (!ask.isEmpty()) {
+                c.getResources().getRequests().putAll(ask);
+                if (c.getResources().getLimits() == null) {
+                    c.getResources().setLimits(new HashMap<>());
+                }
+                c.getResources().getLimits().putAll(ask);
+            }
+        }
+        return ours;
+    }
+}

@@ -1,0 +1,30 @@
+package io.elasticgpu.bench.arena;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * What one process has cost so far, from {@code /proc}: CPU seconds (user and system) and its peak resident memory.
+ *
+ * @param alive false when the process had exited (then the figures are 0)
+ */
+public record ProcessUse(double cpuSeconds, long peakRssMib, boolean alive) {
+
+    /** Linux's clock ticks per second for {@code /proc/<pid>/stat}, on every architecture it runs on here. */
+    private static final double TICKS = 100.0;
+
+    public static ProcessUse of(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // After the command name, which may hold spaces: field 3 (state) first, then utime and stime at 14 and 15.
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS;
+            long hwmKib = Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
+                    .filter(l -> l.startsWith("VmHWM:")).mapToLong(l -> Long.parseLong(l.replaceAll("\\D", ""))).findFirst().orElse(0);
+            return new ProcessUse(cpu, hwmKib / 1024, !f[0].equals("Z"));
+        } catch (IOException | RuntimeException gone) {
+            return new ProcessUse(0, 0, false);
+        }
+    }
+}
