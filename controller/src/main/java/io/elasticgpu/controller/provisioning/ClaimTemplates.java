@@ -32,7 +32,10 @@ final class ClaimTemplates {
         this.client = client;
     }
 
+    /** @param claims every ElasticGPUClaim there is now: the uids of the others are forgotten */
     void ensure(Collection<ElasticGPUClaim> claims, Collection<ElasticGPUClass> classes) {
+        // A deleted claim's template went with it; remembering its uid would only grow.
+        made.retainAll(claims.stream().map(c -> c.getMetadata().getUid()).collect(Collectors.toSet()));
         Map<String, ElasticGPUClass> byName = classes.stream()
                 .collect(Collectors.toMap(c -> c.getMetadata().getName(), Function.identity(), (a, b) -> a));
         for (ElasticGPUClaim claim : claims) {

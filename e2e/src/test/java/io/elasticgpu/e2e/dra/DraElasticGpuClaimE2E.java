@@ -25,7 +25,6 @@ import io.elasticgpu.node.agent.KubernetesDraCluster;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
-import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -146,8 +145,7 @@ class DraElasticGpuClaimE2E {
 
     private Running run(KubernetesClient client, String node) {
         List<AutoCloseable> parts = new java.util.ArrayList<>();
-        AgentConfig config = new AgentConfig(node, dir.resolve("unused"), dir.resolve("unused.sock"), AgentConfig.Mode.SLICES, 4,
-                256, 1024, true, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+        AgentConfig config = DraAgents.config(node, dir);
         Hardware oneT4 = new Hardware("535.104.05", List.of(new Gpu(0, "GPU-" + node + "-0", "Tesla T4", 15_360,
                 "00000000:01:00.0", 0, 0, false)), Topology.uniform(1, Link.UNKNOWN));
         KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, config.units());

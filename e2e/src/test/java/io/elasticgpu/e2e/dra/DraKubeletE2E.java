@@ -18,7 +18,6 @@ import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
-import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.kubelet.Admission;
 import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
@@ -206,9 +205,7 @@ class DraKubeletE2E {
                     new Gpu(0, "GPU-" + node + "-0", "Tesla T4", 15_360, "00000000:01:00.0", 0, 0, false),
                     new Gpu(1, "GPU-" + node + "-1", "Tesla T4", 15_360, "00000000:02:00.0", 1, 0, false));
             Path home = dra.pluginDir().getParent();
-            AgentConfig config = new AgentConfig(node, home.resolve("unused"), home.resolve("unused.sock"),
-                    AgentConfig.Mode.SLICES, 4, 256, 1024, true, false, Path.of("/tmp/nvidia-mps"),
-                    new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+            AgentConfig config = DraAgents.config(node, home);
             cluster = new KubernetesDraCluster(client, node, config.units());
             gpus = SimulatedBackend.of(new Hardware("535.104.05", cards, Topology.uniform(2, Link.UNKNOWN)));
             agent = DraNodeAgent.start(config, dra, this.gpus, cluster, clock, new AgentMetrics(node));

@@ -20,7 +20,6 @@ import io.elasticgpu.node.agent.KubernetesDraCluster;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
-import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -162,9 +161,7 @@ class DraPlacementE2E {
         List<Gpu> gpus = List.of(
                 new Gpu(0, "GPU-" + node + "-0", "Tesla T4", CARD_MIB, "00000000:01:00.0", 0, 0, false),
                 new Gpu(1, "GPU-" + node + "-1", "Tesla T4", CARD_MIB, "00000000:02:00.0", 1, 0, false));
-        AgentConfig config = new AgentConfig(node, home.resolve("unused"), home.resolve("unused.sock"),
-                AgentConfig.Mode.SLICES, 4, 256, 1024, true, false, Path.of("/tmp/nvidia-mps"),
-                new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+        AgentConfig config = DraAgents.config(node, home);
         KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, config.units());
         DraNodeAgent agent = DraNodeAgent.start(config,
                 new DraConfig(home.resolve("plugin"), home.resolve("registry"), home.resolve("cdi")),

@@ -30,7 +30,6 @@ import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.dra.ClaimRef;
-import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -361,8 +360,7 @@ class DraSliceE2E {
     }
 
     private AgentConfig agentConfig(String node) {
-        return new AgentConfig(node, dir.resolve("unused"), dir.resolve("unused.sock"), AgentConfig.Mode.SLICES, 4,
-                256, 1024, true, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+        return DraAgents.config(node, dir);
     }
 
     private DraConfig draConfig() {

@@ -69,7 +69,14 @@ public final class DraNodeAgent implements AutoCloseable {
     /** The node's slice, labels and inventory, and the health kubelet is streamed, from the cards' state now. */
     private void publish() {
         synchronized (publishing) {
-            devicePluginCards = cluster.devicePluginCards();
+            publish(cluster.devicePluginCards());
+        }
+    }
+
+    /** @param held the cards device-plugin pods hold now, tainted in the slice */
+    private void publish(Set<Integer> held) {
+        synchronized (publishing) {
+            devicePluginCards = held;
             cluster.publishSlice(SliceDevices.devices(hardware, health, memoryBlockMib, devicePluginCards));
             cluster.publish(hardware, health::healthy);
             healthService.changed();
@@ -83,7 +90,7 @@ public final class DraNodeAgent implements AutoCloseable {
             if (!now.equals(devicePluginCards)) {
                 LOG.info("cards held by pods of the device plugin path: {} (were {}); tainted {} in the ResourceSlice",
                         now, devicePluginCards, DraNames.TAINT_DEVICE_PLUGIN);
-                publish();
+                publish(now);
             }
         }
     }
