@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -83,9 +84,16 @@ public final class HamiScheduler implements AutoCloseable {
      * peer source (exit 4).
      */
     public static Path build(Path repository) {
+        return build(repository, Map.of());
+    }
+
+    /** The same, with {@code env} added to the build's environment ({@code HAMI_SRC}, {@code EGPU_E2E_CACHE}, ...). */
+    static Path build(Path repository, Map<String, String> env) {
         try {
-            Process build = new ProcessBuilder(repository.resolve("bench/bin/build-hami").toString(), "--print-path")
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            ProcessBuilder builder = new ProcessBuilder(repository.resolve("bench/bin/build-hami").toString(), "--print-path")
+                    .redirectError(ProcessBuilder.Redirect.INHERIT);
+            builder.environment().putAll(env);
+            Process build = builder.start();
             String out = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (!build.waitFor(20, TimeUnit.MINUTES)) {
                 build.destroyForcibly();
