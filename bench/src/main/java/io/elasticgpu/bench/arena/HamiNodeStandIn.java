@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +36,7 @@ public final class HamiNodeStandIn implements AutoCloseable {
     static final String SUCCESS = "success";
 
     private static final Logger LOG = LoggerFactory.getLogger(HamiNodeStandIn.class);
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private final KubernetesClient client;
     private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon()
@@ -74,7 +77,12 @@ public final class HamiNodeStandIn implements AutoCloseable {
         }
     }
 
-    /** A pod HAMi bound and marked allocating: kubelet has "allocated" it; mark it and release its node's lock. */
+    /**
+     * A pod HAMi bound and marked allocating: kubelet has "allocated" it; release its node's lock, then mark it. In
+     * that order, so that a failed write leaves the pod allocating and the next pass tries again; both writes are
+     * patches that need no resourceVersion (the lock's removal tests that it is still this pod's), so HAMi's own
+     * writes to the node never make them conflict.
+     */
     private void allocated(Pod pod) {
         String node = pod.getSpec().getNodeName();
         if (node == null || !ALLOCATING.equals(annotations(pod.getMetadata().getAnnotations()).get(BIND_PHASE))) {
@@ -82,29 +90,44 @@ public final class HamiNodeStandIn implements AutoCloseable {
         }
         String ns = pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName();
-        client.pods().inNamespace(ns).withName(name).edit(p -> {
-            p.getMetadata().getAnnotations().put(BIND_PHASE, SUCCESS);
-            return p;
-        });
-        client.nodes().withName(node).edit(n -> {
-            String lock = annotations(n.getMetadata().getAnnotations()).get(NODE_LOCK);
-            if (lock != null && lock.endsWith("," + ns + "," + name)) {
-                n.getMetadata().getAnnotations().remove(NODE_LOCK);
+        Node current = nodes.getStore().getByKey(node);
+        String lock = current == null ? null : annotations(current.getMetadata().getAnnotations()).get(NODE_LOCK);
+        if (lock != null && lock.endsWith("," + ns + "," + name)) {
+            try {
+                client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON), """
+                        [{"op":"test","path":"/metadata/annotations/%1$s","value":%2$s},
+                         {"op":"remove","path":"/metadata/annotations/%1$s"}]""".formatted(pointer(NODE_LOCK), json(lock)));
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 422) { // 422: the test failed, the lock changed hands since this pass read it
+                    throw e;
+                }
             }
-            return n;
-        });
+        }
+        client.pods().inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+                HamiRegistration.annotationsPatch(Map.of(BIND_PHASE, SUCCESS)));
     }
 
     /** The scheduler asks the device plugin to report ({@code Requesting_<time>}): it reports. */
     private void handshake(Node node) {
         String handshake = annotations(node.getMetadata().getAnnotations()).get(HamiRegistration.HANDSHAKE);
         if (handshake != null && handshake.startsWith("Requesting_")) {
-            client.nodes().withName(node.getMetadata().getName()).edit(n -> {
-                n.getMetadata().getAnnotations().put(HamiRegistration.HANDSHAKE,
-                        HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()));
-                return n;
-            });
+            client.nodes().withName(node.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    HamiRegistration.annotationsPatch(Map.of(HamiRegistration.HANDSHAKE,
+                            HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()))));
             answered.add(node.getMetadata().getName());
+        }
+    }
+
+    /** {@code key} as one token of a JSON pointer ({@code /} and {@code ~} escaped). */
+    static String pointer(String key) {
+        return key.replace("~", "~0").replace("/", "~1");
+    }
+
+    private static String json(String text) {
+        try {
+            return JSON.writeValueAsString(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
         }
     }
 

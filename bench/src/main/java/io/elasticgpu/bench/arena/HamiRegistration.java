@@ -64,6 +64,18 @@ public final class HamiRegistration {
         }
     }
 
+    /**
+     * A JSON merge patch setting {@code annotations}: HAMi's components write a node's annotations by patch, needing
+     * no resourceVersion, so writes to other annotations (kwok's, HAMi's lock) never conflict with them.
+     */
+    public static String annotationsPatch(java.util.Map<String, String> annotations) {
+        try {
+            return JSON.writeValueAsString(java.util.Map.of("metadata", java.util.Map.of("annotations", annotations)));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write a patch", e);
+        }
+    }
+
     /** Reads a {@value #REGISTER} value as HAMi's scheduler does (unknown fields ignored, missing ones zero). */
     public static List<Device> read(String register) {
         try {

@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -50,12 +52,9 @@ class HamiSchedulerE2E {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("hami", 2, "Tesla-T4", 15_360))).getFirst();
         NodeInventory inventory = NodeInventory.fromJson(client.nodes().withName(node).get().getMetadata().getAnnotations()
                 .get(Annotations.INVENTORY));
-        client.nodes().withName(node).edit(n -> {
-            n.getMetadata().getAnnotations().put(HamiRegistration.REGISTER,
-                    HamiRegistration.register(HamiRegistration.devices(inventory, HamiRegistration.DEFAULT_SPLIT_COUNT)));
-            n.getMetadata().getAnnotations().put(HamiRegistration.HANDSHAKE, HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()));
-            return n;
-        });
+        client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), HamiRegistration.annotationsPatch(Map.of(
+                HamiRegistration.REGISTER, HamiRegistration.register(HamiRegistration.devices(inventory, HamiRegistration.DEFAULT_SPLIT_COUNT)),
+                HamiRegistration.HANDSHAKE, HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()))));
         HamiScheduler scheduler = HamiScheduler.start(hami, cp, HamiScheduler.DEFAULT_NODE_POLICY,
                 HamiScheduler.DEFAULT_GPU_POLICY);
         var pods = client.pods().inNamespace(cluster.namespace());
