@@ -144,6 +144,11 @@ public final class DraAsks {
         var exactly = new DeviceRequestBuilder().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER)
                 .withAllocationMode("ExactCount").withCount((long) ask.cards());
         if (!ask.whole()) {
+            if (ask.memoryPercent() > 0) {
+                throw new InvalidGpuRequestException(("%s asks %d %% of a card's memory; through DRA memory is asked in"
+                        + " bytes: ask it in MiB (nvidia.com/gpumem or elasticgpu.io/gpu-memory)").formatted(ask.container(),
+                        ask.memoryPercent()));
+            }
             if (ask.memoryMib() == 0) {
                 throw new InvalidGpuRequestException(("%s asks compute alone (%d %% of a card); through DRA a share must"
                         + " name its memory too (elasticgpu.io/gpu-memory), or ask whole cards").formatted(ask.container(),

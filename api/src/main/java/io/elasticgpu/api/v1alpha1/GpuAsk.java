@@ -12,8 +12,16 @@ import static java.util.Objects.requireNonNull;
  * @param milli        compute on each card for a slice, in milli-cards (gpu-core percent x 10); 0 for memory-only
  * @param memoryMib    memory on each card for a slice, in MiB; 0 for compute-only
  * @param family       which resource names the container used, so that the allocation can be told in its words
+ * @param memoryPercent memory on each card for a slice in percent of that card's memory (HAMi's
+ *                      {@code gpumem-percentage}), 1..99; 0 when asked in MiB or not at all
  */
-public record GpuAsk(String container, Role role, int cards, boolean whole, int milli, long memoryMib, Family family) {
+public record GpuAsk(String container, Role role, int cards, boolean whole, int milli, long memoryMib, Family family,
+                     int memoryPercent) {
+
+    /** An ask whose memory, if any, is in MiB. */
+    public GpuAsk(String container, Role role, int cards, boolean whole, int milli, long memoryMib, Family family) {
+        this(container, role, cards, whole, milli, memoryMib, family, 0);
+    }
 
     /** When the container runs relative to the others. */
     public enum Role {
@@ -35,10 +43,14 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
         if (cards < 1) {
             throw new IllegalArgumentException("container %s: cards must be >= 1, was %d".formatted(container, cards));
         }
-        if (whole && (milli != 0 || memoryMib != 0)) {
+        if (memoryPercent < 0 || memoryPercent > 99 || memoryPercent > 0 && memoryMib > 0) {
+            throw new IllegalArgumentException("container %s: memory in percent must be 1..99 and not with MiB, was %d %% and %d MiB"
+                    .formatted(container, memoryPercent, memoryMib));
+        }
+        if (whole && (milli != 0 || memoryMib != 0 || memoryPercent != 0)) {
             throw new IllegalArgumentException("container %s: whole cards carry no slice".formatted(container));
         }
-        if (!whole && (milli < 0 || milli >= 1000 || memoryMib < 0 || (milli == 0 && memoryMib == 0))) {
+        if (!whole && (milli < 0 || milli >= 1000 || memoryMib < 0 || (milli == 0 && memoryMib == 0 && memoryPercent == 0))) {
             throw new IllegalArgumentException("container %s: a slice needs 1..999 milli and/or memory, was %d milli and %d MiB"
                     .formatted(container, milli, memoryMib));
         }
@@ -50,5 +62,10 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
 
     public static GpuAsk slice(String container, Role role, int cards, int milli, long memoryMib, Family family) {
         return new GpuAsk(container, role, cards, false, milli, memoryMib, family);
+    }
+
+    /** A slice whose memory is a percent of whichever card it is given: its MiB are known once the card is. */
+    public static GpuAsk slicePercent(String container, Role role, int cards, int milli, int memoryPercent, Family family) {
+        return new GpuAsk(container, role, cards, false, milli, 0, family, memoryPercent);
     }
 }

@@ -8,12 +8,10 @@ import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
  * (MiB), {@code nvidia.com/gpumem-percentage} and {@code nvidia.com/gpucores} (percent) say what share of each card it
  * takes. The meaning follows HAMi v2.10 (README, "Pods written for HAMi"): memory left out means all of the card's
  * memory, so no other share fits beside it and the ask is whole cards; {@code gpucores: 100} asks a card of its own;
- * {@code gpumem} wins over {@code gpumem-percentage}.
+ * {@code gpumem} wins over {@code gpumem-percentage}, which is a percent of whichever card the container is given (its
+ * MiB rounded down, as HAMi computes them).
  */
 final class HamiNames {
-
-    /** What a card of the percent-of-memory example in the error message holds. */
-    private static final long EXAMPLE_CARD_MIB = 16_384;
 
     private HamiNames() {
     }
@@ -34,17 +32,16 @@ final class HamiNames {
         }
         checkPercent(name, ResourceNames.HAMI_GPU_CORES, cores, "for a card of its own; more cards with " + ResourceNames.NVIDIA_GPU);
         checkPercent(name, ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, memPercent, "(or leave it out) for all of its memory");
-        if (memoryMib == 0 && memPercent > 0 && memPercent < 100) {
-            throw new InvalidGpuRequestException(("container %s asks %s: %d; Elastic GPU places memory in MiB, not in percent"
-                    + " of a card: ask for %s in MiB instead (%d%% of a %d MiB card is %s: %d)").formatted(name,
-                    ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, memPercent, ResourceNames.HAMI_GPU_MEMORY, memPercent,
-                    EXAMPLE_CARD_MIB, ResourceNames.HAMI_GPU_MEMORY, EXAMPLE_CARD_MIB * memPercent / 100));
-        }
         Family family = qualified ? Family.HAMI : Family.NVIDIA;
-        if (memoryMib == 0 || cores == 100) { // all of the card's memory, or all of its compute: the card alone
+        boolean allMemory = memoryMib == 0 && (memPercent == 0 || memPercent == 100);
+        if (allMemory || cores == 100) { // all of the card's memory, or all of its compute: the card alone
             return GpuAsk.whole(name, role, (int) cards, family);
         }
-        return GpuAsk.slice(name, role, (int) cards, (int) cores * 10, memoryMib, family);
+        if (memoryMib > 0) {
+            return GpuAsk.slice(name, role, (int) cards, (int) cores * 10, memoryMib, family);
+        }
+        // A percent of whichever card it is given, as HAMi reads it: its MiB are known once the card is.
+        return GpuAsk.slicePercent(name, role, (int) cards, (int) cores * 10, (int) memPercent, family);
     }
 
     private static void checkPercent(String name, String resource, long value, String whole) {

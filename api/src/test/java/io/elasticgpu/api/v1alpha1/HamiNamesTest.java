@@ -85,12 +85,11 @@ class HamiNamesTest {
     }
 
     @Test
-    void aPercentOfMemorySaysHowToAskMiB() {
-        // 25 % of 16384 MiB = 4096 MiB
-        assertThatThrownBy(() -> asks("nvidia.com/gpu", "1", "nvidia.com/gpumem-percentage", "25"))
-                .hasMessage("container a asks nvidia.com/gpumem-percentage: 25; Elastic GPU places memory in MiB, not in"
-                        + " percent of a card: ask for nvidia.com/gpumem in MiB instead (25% of a 16384 MiB card is"
-                        + " nvidia.com/gpumem: 4096)");
+    void aPercentOfMemoryIsAskedAsAPercentOfWhicheverCardIsGiven() {
+        assertThat(asks("nvidia.com/gpu", "1", "nvidia.com/gpumem-percentage", "25"))
+                .containsExactly(GpuAsk.slicePercent("a", Role.APP, 1, 0, 25, Family.HAMI));
+        assertThat(asks("nvidia.com/gpu", "2", "nvidia.com/gpucores", "30", "nvidia.com/gpumem-percentage", "30"))
+                .containsExactly(GpuAsk.slicePercent("a", Role.APP, 2, 300, 30, Family.HAMI));
     }
 
     @Test

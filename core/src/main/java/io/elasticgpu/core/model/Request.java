@@ -8,8 +8,8 @@ import java.util.List;
  * What one pod asks for. Immutable.
  *
  * <p>Three shapes exist: CPU-only ({@code cards == 0}); whole cards ({@code milliPerCard == 1000}, exclusive); and
- * slices ({@code cards} distinct cards, each giving {@code milliPerCard} compute and/or {@code memoryMibPerCard}
- * memory).
+ * slices ({@code cards} distinct cards, each giving {@code milliPerCard} compute and/or memory: {@code memoryMibPerCard},
+ * or {@code memoryPercentPerCard} of whichever card it is given, as HAMi's {@code gpumem-percentage} asks).
  *
  * @param cpuMilli         CPU in milli-cores
  * @param memoryMib        host memory
@@ -17,9 +17,16 @@ import java.util.List;
  * @param milliPerCard     compute taken on each card, 0..1000; 1000 means the whole card
  * @param memoryMibPerCard device memory taken on each card; 0 for whole cards, which take all of it
  * @param models           acceptable GPU models in the order given; empty means any model
+ * @param memoryPercentPerCard device memory taken on each card in percent of that card's memory (1..99), 0 when
+ *                         asked in MiB or not at all; {@link #memoryMibOn} turns it into MiB for a given card
  */
 public record Request(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard,
-                      List<String> models) {
+                      List<String> models, int memoryPercentPerCard) {
+
+    /** A request whose memory, if any, is asked in MiB. */
+    public Request(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard, List<String> models) {
+        this(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, models, 0);
+    }
 
     public Request {
         models = List.copyOf(requireNonNull(models, "models"));
@@ -38,11 +45,19 @@ public record Request(long cpuMilli, long memoryMib, int cards, int milliPerCard
             throw new IllegalArgumentException(
                     "request: memoryMibPerCard must be >= 0, was %d".formatted(memoryMibPerCard));
         }
-        if (cards == 0 && (milliPerCard > 0 || memoryMibPerCard > 0)) {
+        if (memoryPercentPerCard < 0 || memoryPercentPerCard > 99) {
+            throw new IllegalArgumentException(("request: memoryPercentPerCard must be 0..99, was %d; all of a card's"
+                    + " memory is the whole card").formatted(memoryPercentPerCard));
+        }
+        if (memoryPercentPerCard > 0 && (memoryMibPerCard > 0 || milliPerCard == Card.WHOLE)) {
+            throw new IllegalArgumentException(("request: memory in percent (%d) goes with neither memory in MiB (%d) nor"
+                    + " whole cards; ask one of them").formatted(memoryPercentPerCard, memoryMibPerCard));
+        }
+        if (cards == 0 && (milliPerCard > 0 || memoryMibPerCard > 0 || memoryPercentPerCard > 0)) {
             throw new IllegalArgumentException(("request: asks %d milli and %d MiB per card but 0 cards;"
                     + " set cards to at least 1").formatted(milliPerCard, memoryMibPerCard));
         }
-        if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0) {
+        if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0 && memoryPercentPerCard == 0) {
             throw new IllegalArgumentException(("request: asks %d cards but no compute or memory on them;"
                     + " set milliPerCard or memoryMibPerCard").formatted(cards));
         }
@@ -71,7 +86,15 @@ public record Request(long cpuMilli, long memoryMib, int cards, int milliPerCard
     }
 
     public Request withModels(List<String> acceptable) {
-        return new Request(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable);
+        return new Request(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable, memoryPercentPerCard);
+    }
+
+    /**
+     * The device memory this request takes on {@code card}, in MiB: what it asked in MiB, or its percent of the card's
+     * memory rounded down (as HAMi computes it, so that shares of percents adding up to 100 fit on the card).
+     */
+    public long memoryMibOn(Card card) {
+        return memoryPercentPerCard == 0 ? memoryMibPerCard : card.memoryMib() * memoryPercentPerCard / 100;
     }
 
     public boolean needsCards() {
@@ -102,10 +125,11 @@ public record Request(long cpuMilli, long memoryMib, int cards, int milliPerCard
      * share, so that policies can weigh memory slices and compute slices on one scale.
      */
     public int shareOf(Card card) {
-        if (memoryMibPerCard == 0 || card.memoryMib() == 0) {
+        long memoryMibOnCard = memoryMibOn(card);
+        if (memoryMibOnCard == 0 || card.memoryMib() == 0) {
             return milliPerCard;
         }
-        long memoryShare = Math.ceilDiv(memoryMibPerCard * Card.WHOLE, card.memoryMib());
+        long memoryShare = Math.ceilDiv(memoryMibOnCard * Card.WHOLE, card.memoryMib());
         return (int) Math.min(Card.WHOLE, Math.max(milliPerCard, memoryShare));
     }
 

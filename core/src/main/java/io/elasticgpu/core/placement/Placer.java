@@ -83,7 +83,7 @@ public final class Placer {
             Card card = node.card(cards[i]);
             shares[i] = request.wholeCards()
                     ? new CardShare(cards[i], card.computeMilli(), card.memoryMib())
-                    : new CardShare(cards[i], request.milliPerCard(), request.memoryMibPerCard());
+                    : new CardShare(cards[i], request.milliPerCard(), request.memoryMibOn(card));
         }
         return new Placement(node.name(), request, java.util.List.of(shares));
     }

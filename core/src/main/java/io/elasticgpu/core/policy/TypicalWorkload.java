@@ -89,7 +89,8 @@ public final class TypicalWorkload {
             .thenComparingInt(Request::milliPerCard)
             .thenComparingInt(Request::cards)
             .thenComparing(r -> String.join("|", r.models()))
-            .thenComparingLong(Request::memoryMibPerCard);
+            .thenComparingLong(Request::memoryMibPerCard)
+            .thenComparingInt(Request::memoryPercentPerCard);
 
     private static long median(List<Long> values) {
         List<Long> sorted = values.stream().sorted().toList();
@@ -98,11 +99,12 @@ public final class TypicalWorkload {
 
     private static Request withMemory(Request shape, long memoryMib) {
         return new Request(shape.cpuMilli(), memoryMib, shape.cards(), shape.milliPerCard(), shape.memoryMibPerCard(),
-                shape.models());
+                shape.models(), shape.memoryPercentPerCard());
     }
 
     private static Request shapeOf(Request pod) {
-        return new Request(pod.cpuMilli(), 0, pod.cards(), pod.milliPerCard(), pod.memoryMibPerCard(), pod.models());
+        return new Request(pod.cpuMilli(), 0, pod.cards(), pod.milliPerCard(), pod.memoryMibPerCard(), pod.models(),
+                pod.memoryPercentPerCard());
     }
 
     public List<Typical> typicals() {

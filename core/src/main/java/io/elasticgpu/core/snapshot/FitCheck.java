@@ -79,9 +79,10 @@ final class FitCheck {
         if (r.wholeCards()) {
             return "%d whole cards free, the pod asks %d".formatted(fitting, r.cards());
         }
-        boolean byMemory = r.memoryMibPerCard() > 0;
-        long asked = byMemory ? r.memoryMibPerCard() : r.milliPerCard();
-        String unit = byMemory ? "MiB" : "milli";
+        boolean byPercent = r.memoryPercentPerCard() > 0;
+        boolean byMemory = r.memoryMibPerCard() > 0 || byPercent;
+        long asked = byPercent ? r.memoryPercentPerCard() : byMemory ? r.memoryMibPerCard() : r.milliPerCard();
+        String unit = byPercent ? "% of memory" : byMemory ? "MiB" : "milli";
         if (fitting > 0) {
             return "only %d cards have %d %s free, the pod asks %d cards".formatted(fitting, asked, unit, r.cards());
         }
@@ -91,7 +92,8 @@ final class FitCheck {
             if (!s.card(i).healthy() || !r.acceptsModel(s.card(i).model())) {
                 continue;
             }
-            long free = byMemory ? s.freeMemory(i) : s.freeMilli(i);
+            long free = byPercent ? s.freeMemory(i) * 100 / Math.max(1, s.card(i).memoryMib())
+                    : byMemory ? s.freeMemory(i) : s.freeMilli(i);
             if (free > bestFree) {
                 best = i;
                 bestFree = free;

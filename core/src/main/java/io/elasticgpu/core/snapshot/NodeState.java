@@ -177,7 +177,7 @@ public final class NodeState {
             // a whole, idle card: compute is at most WHOLE, so all of it free means nothing placed and a whole card
             return milli == Card.WHOLE && usedCardMemory[card] == 0;
         }
-        return milli >= request.milliPerCard() && availableMemory[card] >= request.memoryMibPerCard();
+        return milli >= request.milliPerCard() && availableMemory[card] >= request.memoryMibOn(this.card(card));
     }
 
     /** The cards {@code request} could use, in index order. */

@@ -73,7 +73,7 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
         long memory = totals.memoryMib();
         for (GpuAsk a : asks) {
             requests.add(a.whole() ? Request.wholeCards(cpu, memory, a.cards())
-                    : new Request(cpu, memory, a.cards(), a.milli(), a.memoryMib(), List.of()));
+                    : new Request(cpu, memory, a.cards(), a.milli(), a.memoryMib(), List.of(), a.memoryPercent()));
             cpu = 0;
             memory = 0;
         }
@@ -96,7 +96,7 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
 
     /** The same asks without CPU and memory: what binding checks, since kube-scheduler owns CPU and memory. */
     public List<Request> gpuOnly() {
-        return requests.stream().map(r -> new Request(0, 0, r.cards(), r.milliPerCard(), r.memoryMibPerCard(), r.models()))
-                .toList();
+        return requests.stream().map(r -> new Request(0, 0, r.cards(), r.milliPerCard(), r.memoryMibPerCard(), r.models(),
+                r.memoryPercentPerCard())).toList();
     }
 }
