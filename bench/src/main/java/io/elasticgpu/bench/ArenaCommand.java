@@ -24,6 +24,9 @@ final class ArenaCommand {
     }
 
     static int run(List<String> args, Path shared) throws Exception {
+        if (!args.isEmpty() && args.getFirst().equals("--report")) {
+            return report(args.subList(1, args.size()));
+        }
         ArenaOptions options;
         try {
             options = ArenaOptions.parse(args, shared);
@@ -56,6 +59,30 @@ final class ArenaCommand {
         if (options.chart() != null) {
             ArenaReport.chart(options.chart(), standings);
         }
+        return verdict(standings);
+    }
+
+    /**
+     * {@code --report A.json[,B.json…] [--chart F]}: the table (and chart) of contenders measured in earlier runs, in
+     * the order given: a contender run again on its own joins the others' table.
+     */
+    private static int report(List<String> args) throws Exception {
+        if (args.isEmpty() || args.getFirst().startsWith("--")) {
+            System.err.println("arena: --report needs the JSON files of earlier runs, comma-separated");
+            return 2;
+        }
+        List<Standing> standings = new java.util.ArrayList<>();
+        for (String file : args.getFirst().split(",")) {
+            standings.addAll(List.of(new ObjectMapper().readValue(Path.of(file).toFile(), Standing[].class)));
+        }
+        System.out.print(ArenaReport.table(standings));
+        if (args.size() == 3 && args.get(1).equals("--chart")) {
+            ArenaReport.chart(Path.of(args.get(2)), standings);
+        }
+        return verdict(standings);
+    }
+
+    private static int verdict(List<Standing> standings) {
         boolean over = standings.stream().anyMatch(s -> s.overCommittedCards() > 0 || s.unaccounted() > 0);
         if (over) {
             System.err.println("arena: a contender put cards over capacity or lost track of pods (see the table): a finding"

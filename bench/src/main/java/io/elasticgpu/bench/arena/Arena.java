@@ -2,6 +2,7 @@ package io.elasticgpu.bench.arena;
 
 import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.bench.cluster.ClusterReplay;
+import io.elasticgpu.bench.cluster.DraReplay;
 import io.elasticgpu.bench.cluster.PodStream;
 import io.elasticgpu.bench.cluster.ReplayPlan;
 import io.elasticgpu.core.model.Node;
@@ -14,7 +15,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +25,6 @@ import java.util.Map;
  * same concurrent clients in the same order; then the audit from the API alone.
  */
 public final class Arena {
-
-    private static final Duration QUIET = Duration.ofSeconds(20);
 
     private Arena() {
     }
@@ -58,7 +56,9 @@ public final class Arena {
         log.printf("arena: %s: a fresh control plane in %s%n", contender.name(), dir);
         try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(dir, Binaries.locate(Binaries.E2E_DIR)));
              KubernetesClient client = cp.newClient()) {
-            Map<String, Node> nodes = ClusterReplay.createNodes(client, plan, n -> n, contender::node, log);
+            // Cards the node list gives no memory get some, as a real device plugin reports: HAMi reads a share of
+            // memory in percent of it, and a whole card as all of it (0 MiB would let any number share a card).
+            Map<String, Node> nodes = ClusterReplay.createNodes(client, plan, DraReplay::withMemory, contender::node, log);
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(Stage.NAMESPACE).endMetadata()
                     .build()).create();
             List<Pod> pods = new ArrayList<>(plan.pods().size());
@@ -68,7 +68,7 @@ public final class Arena {
             try (Contender.Running running = contender.start(cp, client, stage)) {
                 log.printf("arena: %s: creating %d pods%n", contender.name(), pods.size());
                 PodStream.Streamed streamed = PodStream.run(client, pods, options.replay().clients(), options.replay().gated(),
-                        QUIET, done -> log.printf("  %d created%n", done));
+                        contender.quiet(), done -> log.printf("  %d created%n", done));
                 ProcessUse scheduler = ProcessUse.of(running.pid());
                 ProcessUse kubeScheduler = ProcessUse.of(cp.pids().get("kube-scheduler"));
                 List<Pod> placed = client.pods().inNamespace(Stage.NAMESPACE).list().getItems();

@@ -27,7 +27,8 @@ public record ArenaOptions(ReplayOptions replay, List<Contender> contenders, Pat
                    [--events EVENTS.csv | --seed N] [--cut PCT] [--max-nodes N] [--clients N] [--no-gates]
                    [--json FILE] [--chart FILE.svg|FILE.png]
               contenders (default all): elastic, fgd (or another of our policies), hami-binpack-spread (HAMi's default),
-              hami-binpack-binpack (any hami-NODE-GPU of binpack/spread), no-sharing""";
+              hami-binpack-binpack (any hami-NODE-GPU of binpack/spread), no-sharing
+                   bench/run arena --report A.json[,B.json...] [--chart FILE]   (the table of earlier runs' contenders)""";
 
     /** Flags of cluster-replay that make no sense here: each contender brings its own scheduler and names. */
     private static final List<String> NOT_HERE = List.of("--policy", "--scheduler-config", "--extender-flag", "--api",

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.HashMap;
@@ -49,6 +50,15 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
 
     /** Cards whose holders, by the contender's own records, add up to more than the card. */
     int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage);
+
+    /**
+     * How long no pod may be bound before scheduling counts as settled. kube-scheduler retries a pod its extender
+     * found no node for only on a cluster event or after 5 minutes ({@code podMaxInUnschedulablePodsDuration}); ours
+     * decide every pod on its first try, so 20 s without a bind means done.
+     */
+    default Duration quiet() {
+        return Duration.ofSeconds(20);
+    }
 
     /** Bound GPU pods the contender keeps no record of (which card they hold): they escape its capacity checks. */
     default int unaccounted(List<Pod> pods, Map<String, Node> nodes, Stage stage) {
@@ -200,9 +210,23 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
             return running;
         }
 
+        /**
+         * HAMi's node lock makes binds to one node fail while another is under way, and the pods whose filter found
+         * nothing wait for kube-scheduler's 5-minute flush: settled is 5 minutes and a half without a bind.
+         */
+        @Override
+        public Duration quiet() {
+            return Duration.ofSeconds(330);
+        }
+
+        /**
+         * Cards over capacity by HAMi's own figures (its cores and MiB per card), or by the shares the pods it put
+         * there asked (a whole card counting all of it): whichever finds more.
+         */
         @Override
         public int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
-            return HamiAudit.overCommitted(pods, client.nodes().list().getItems());
+            return Math.max(HamiAudit.overCommitted(pods, client.nodes().list().getItems()),
+                    HamiAudit.overAsked(pods, pod -> stage.plan().pods().get(Audit.index(pod)).request()));
         }
 
         @Override

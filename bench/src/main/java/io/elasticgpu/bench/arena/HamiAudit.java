@@ -57,6 +57,23 @@ public final class HamiAudit {
         return used;
     }
 
+    /**
+     * Cards whose pods, as HAMi placed them (the cards in its annotation), asked more than the card: each share in
+     * milli-cards as {@code asked} says, a whole card 1,000. Unlike HAMi's own figures this does not depend on what
+     * HAMi counted for a pod.
+     */
+    public static int overAsked(List<Pod> pods, java.util.function.Function<Pod, io.elasticgpu.core.model.Request> asked) {
+        Map<String, Integer> milli = new HashMap<>();
+        for (Pod pod : pods) {
+            String allocated = annotation(pod);
+            if (pod.getSpec().getNodeName() != null && allocated != null) {
+                int share = asked.apply(pod).milliPerCard();
+                parse(allocated).keySet().forEach(card -> milli.merge(card, share, Integer::sum));
+            }
+        }
+        return (int) milli.values().stream().filter(m -> m > io.elasticgpu.core.model.Card.WHOLE).count();
+    }
+
     /** Bound pods that asked HAMi for a card and carry no allocation of it: HAMi lost track of them. */
     public static int unaccounted(List<Pod> pods) {
         return (int) pods.stream().filter(p -> p.getSpec().getNodeName() != null && annotation(p) == null

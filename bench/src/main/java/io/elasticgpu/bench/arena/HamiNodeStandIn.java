@@ -43,13 +43,15 @@ public final class HamiNodeStandIn implements AutoCloseable {
             .name("hami-stand-in").factory());
     private final AtomicBoolean queued = new AtomicBoolean();
     private final java.util.Set<String> answered = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final SharedIndexInformer<Pod> pods;
-    private final SharedIndexInformer<Node> nodes;
+    // Set by the constructor after the informers start, which may report before both are set: settle waits for both.
+    private volatile SharedIndexInformer<Pod> pods;
+    private volatile SharedIndexInformer<Node> nodes;
 
     public HamiNodeStandIn(KubernetesClient client) {
         this.client = client;
         this.pods = client.pods().inAnyNamespace().inform(new OnChange<>(this::changed));
         this.nodes = client.nodes().inform(new OnChange<>(this::changed));
+        changed();
     }
 
     private void changed() {
@@ -61,6 +63,9 @@ public final class HamiNodeStandIn implements AutoCloseable {
     /** Does, for everything the informers hold now, what HAMi's device plugin would have done by now. */
     private void settle() {
         queued.set(false);
+        if (pods == null || nodes == null) {
+            return; // the constructor calls changed() again once both are set
+        }
         for (Pod pod : pods.getStore().list()) {
             try {
                 allocated(pod);

@@ -26,7 +26,7 @@ import java.util.function.Function;
  * and the DRA-mode agents make them; the pods' claims; and what each pod holds, read from its claim's allocation
  * with the same rule the extender counts it by.
  */
-final class DraReplay {
+public final class DraReplay {
 
     private DraReplay() {
     }
@@ -35,10 +35,10 @@ final class DraReplay {
      * Memory for the cards the node list gives none (0 MiB): a ResourceSlice must offer some, and the trace's pods
      * ask compute only, so any size that holds a hundred one-block slices places them alike.
      */
-    static final long UNKNOWN_CARD_MIB = 16_384;
+    public static final long UNKNOWN_CARD_MIB = 16_384;
 
     /** The node with {@link #UNKNOWN_CARD_MIB} on each card the node list gives no memory. */
-    static Node withMemory(Node node) {
+    public static Node withMemory(Node node) {
         if (node.cards().stream().allMatch(c -> c.memoryMib() > 0)) {
             return node;
         }

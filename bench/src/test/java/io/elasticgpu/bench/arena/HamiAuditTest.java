@@ -63,6 +63,18 @@ class HamiAuditTest {
     }
 
     @Test
+    void aCardIsOverAskedWhenThePodsHamiPutOnItAskedMoreThanIt() {
+        // HAMi's figures say nothing is used (a card registered with no memory gives whole-card pods 0 MiB and 0 %),
+        // the shares asked say two whole cards on one.
+        List<Pod> two = List.of(bound("w0", "GPU-a,NVIDIA,0,0:;"), bound("w1", "GPU-a,NVIDIA,0,0:;"), bound("s", "GPU-b,NVIDIA,0,30:;"));
+        java.util.Map<String, io.elasticgpu.core.model.Request> asked = java.util.Map.of(
+                "w0", io.elasticgpu.core.model.Request.wholeCards(1, 1, 1), "w1", io.elasticgpu.core.model.Request.wholeCards(1, 1, 1),
+                "s", io.elasticgpu.core.model.Request.computeSlice(1, 1, 300));
+        assertThat(HamiAudit.overAsked(two, p -> asked.get(p.getMetadata().getName()))).isEqualTo(1);
+        assertThat(HamiAudit.overAsked(two.subList(1, 3), p -> asked.get(p.getMetadata().getName()))).isZero();
+    }
+
+    @Test
     void aBoundGpuPodWithoutHamisAnnotationIsUnaccounted() {
         Pod lost = new PodBuilder(pending("lost")).editSpec().withNodeName("n").editFirstContainer().editResources()
                 .addToLimits("nvidia.com/gpu", new Quantity("1")).endResources().endContainer().endSpec().build();
