@@ -52,6 +52,7 @@ final class ArenaCommand {
             throw e;
         }
         System.out.print(ArenaReport.table(standings));
+        System.out.print(ArenaReport.curveTable(standings));
         System.err.println("arena: logs in " + work);
         if (options.json() != null) {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(options.json().toFile(), standings);
@@ -76,6 +77,7 @@ final class ArenaCommand {
             standings.addAll(List.of(new ObjectMapper().readValue(Path.of(file).toFile(), Standing[].class)));
         }
         System.out.print(ArenaReport.table(standings));
+        System.out.print(ArenaReport.curveTable(standings));
         if (args.size() == 3 && args.get(1).equals("--chart")) {
             ArenaReport.chart(Path.of(args.get(2)), standings);
         }

@@ -34,6 +34,24 @@ public final class ArenaReport {
         return t.toString();
     }
 
+    /** The curves as numbers: GPU allocated when 50, 60, … 100 % of capacity had been asked, one row per contender. */
+    public static String curveTable(List<Standing> standings) {
+        StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "%-22s", "GPU allocated at arrival"));
+        for (int level = 50; level <= 100; level += 10) {
+            t.append(String.format(Locale.ROOT, " %6d%%", level));
+        }
+        t.append('\n');
+        for (Standing s : standings) {
+            double[] levels = levels(s.curve());
+            t.append(String.format(Locale.ROOT, "%-22s", s.name()));
+            for (int level = 50; level <= 100; level += 10) {
+                t.append(level < levels.length ? String.format(Locale.ROOT, " %6.2f%%", levels[level]) : "        -");
+            }
+            t.append('\n');
+        }
+        return t.toString();
+    }
+
     /**
      * Allocation against arrival, one line per contender, drawn by the simulator's chart so that the arena's curves
      * read as the simulator's do; SVG or PNG by the file's extension.

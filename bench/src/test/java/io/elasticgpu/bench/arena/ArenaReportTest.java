@@ -41,6 +41,22 @@ class ArenaReportTest {
     }
 
     @Test
+    void theCurveTableReadsEachContenderAtTenPercentSteps() {
+        Standing full = standing("elastic", 95, 20, 0);
+        List<Standing.Point> points = new java.util.ArrayList<>();
+        for (int level = 0; level <= 100; level++) {
+            points.add(new Standing.Point(level, level * 0.9));
+        }
+        String table = ArenaReport.curveTable(List.of(new Standing(full.name(), full.trace(), 90, 1, 0, 1, 0, 0, 0, 0, 0, 0, true, 0,
+                java.util.Map.of(), points), standing("short", 80, 10, 0)));
+        assertThat(table.lines().toList().get(1).split("\\s+"))
+                .containsExactly("elastic", "45.00%", "54.00%", "63.00%", "72.00%", "81.00%", "90.00%");
+        // Between its points a curve holds the next point's value: 50 % at 50, 80 % from there to 100.
+        assertThat(table.lines().toList().get(2).split("\\s+"))
+                .containsExactly("short", "50.00%", "80.00%", "80.00%", "80.00%", "80.00%", "80.00%");
+    }
+
+    @Test
     void theCurveIsReadAtEachWholePercentOfArrival() {
         double[] levels = ArenaReport.levels(List.of(new Standing.Point(0, 0), new Standing.Point(1.5, 1.5),
                 new Standing.Point(2.2, 2.0), new Standing.Point(3.0, 2.5), new Standing.Point(3.4, 2.6)));
