@@ -61,6 +61,9 @@ public final class Arena {
             Map<String, Node> nodes = ClusterReplay.createNodes(client, plan, DraReplay::withMemory, contender::node, log);
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(Stage.NAMESPACE).endMetadata()
                     .build()).create();
+            // Pods are refused until kube-controller-manager has made the namespace's default ServiceAccount.
+            client.serviceAccounts().inNamespace(Stage.NAMESPACE).withName("default")
+                    .waitUntilCondition(java.util.Objects::nonNull, 2, java.util.concurrent.TimeUnit.MINUTES);
             List<Pod> pods = new ArrayList<>(plan.pods().size());
             for (int i = 0; i < plan.pods().size(); i++) {
                 pods.add(contender.pod(plan.pods().get(i), i, stage));
