@@ -34,20 +34,23 @@ public final class ArenaReport {
         return t.toString();
     }
 
-    /** The curves as numbers: GPU allocated when 50, 60, … 100 % of capacity had been asked, one row per contender. */
+    /**
+     * The curves as numbers: GPU allocated when 50, 60, … 90 % of capacity had been asked, and at the cut (after the
+     * last pod), one row per contender.
+     */
     public static String curveTable(List<Standing> standings) {
         StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "%-22s", "GPU allocated at arrival"));
-        for (int level = 50; level <= 100; level += 10) {
+        for (int level = 50; level <= 90; level += 10) {
             t.append(String.format(Locale.ROOT, " %6d%%", level));
         }
-        t.append('\n');
+        t.append(String.format(Locale.ROOT, " %7s%n", "cut"));
         for (Standing s : standings) {
             double[] levels = levels(s.curve());
             t.append(String.format(Locale.ROOT, "%-22s", s.name()));
-            for (int level = 50; level <= 100; level += 10) {
+            for (int level = 50; level <= 90; level += 10) {
                 t.append(level < levels.length ? String.format(Locale.ROOT, " %6.2f%%", levels[level]) : "        -");
             }
-            t.append('\n');
+            t.append(String.format(Locale.ROOT, " %6.2f%%%n", s.allocationPct()));
         }
         return t.toString();
     }

@@ -54,6 +54,7 @@ class ArenaReportTest {
         // Between its points a curve holds the next point's value: 50 % at 50, 80 % from there to 100.
         assertThat(table.lines().toList().get(2).split("\\s+"))
                 .containsExactly("short", "50.00%", "80.00%", "80.00%", "80.00%", "80.00%", "80.00%");
+        assertThat(table.lines().toList().getFirst()).endsWith("cut");
     }
 
     @Test
