@@ -89,6 +89,18 @@ public final class Binder {
         if (NodeLabels.dra(node.get().labels())) {
             return bindAsClaimed(namespace, name, uid, nodeName);
         }
+        try {
+            return reserveAndBind(namespace, name, uid, ask, node.get());
+        } catch (ClusterApi.ApiException e) {
+            // The API server unreachable or refusing (a restart, a shutdown): a bind that cannot be made now, which
+            // kube-scheduler retries, not a bug. A reservation already written is dropped by the ledger's tidying.
+            LOG.warn("pod={}/{} bind to node={} failed: {}", namespace, name, nodeName, e.getMessage());
+            return new Outcome.Failed("node %s: %s; kube-scheduler will retry".formatted(nodeName, e.getMessage()));
+        }
+    }
+
+    private Outcome reserveAndBind(String namespace, String name, String uid, PodAsk ask, Node node) {
+        String nodeName = node.name();
         Allocation allocation = null;
         for (int attempt = 0; attempt < ATTEMPTS && allocation == null; attempt++) {
             ClusterApi.Ledger remembered = attempt == 0 ? known.get(nodeName) : null;
@@ -102,9 +114,9 @@ public final class Binder {
             if (mine != null) {
                 chosen = LedgerEntry.fromJson(mine).allocation(); // an earlier attempt reserved it already
             } else {
-                Optional<Allocation> fit = choose(node.get(), entries, uid, ask);
+                Optional<Allocation> fit = choose(node, entries, uid, ask);
                 if (fit.isEmpty()) {
-                    String why = refusal(node.get(), entries, ask);
+                    String why = refusal(node, entries, ask);
                     LOG.warn("pod={}/{} refused: {}", namespace, name, why);
                     return new Outcome.Failed(why);
                 }
@@ -119,7 +131,7 @@ public final class Binder {
             return new Outcome.Failed("node %s: its ledger kept changing under %d attempts; kube-scheduler will retry"
                     .formatted(nodeName, ATTEMPTS));
         }
-        return annotateAndBind(namespace, name, uid, ask, node.get(), allocation);
+        return annotateAndBind(namespace, name, uid, ask, node, allocation);
     }
 
     /**

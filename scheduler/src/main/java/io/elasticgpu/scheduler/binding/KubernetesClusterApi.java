@@ -50,7 +50,12 @@ public final class KubernetesClusterApi implements ClusterApi {
 
     @Override
     public Ledger readLedger(String node) {
-        ConfigMap cm = client.configMaps().inNamespace(namespace).withName(ledgerName(node)).get();
+        ConfigMap cm;
+        try {
+            cm = client.configMaps().inNamespace(namespace).withName(ledgerName(node)).get();
+        } catch (KubernetesClientException e) {
+            throw new ApiException("reading the ledger of node %s: %s".formatted(node, reason(e)), e);
+        }
         if (cm == null) {
             return new Ledger(Map.of(), null);
         }

@@ -74,6 +74,18 @@ class BinderTest {
     }
 
     @Test
+    void anApiServerThatCannotBeReachedFailsTheBindForKubeSchedulerToRetryNotWithAnException() {
+        Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192")));
+        api.addPod(p);
+        ClusterCache cache = cache();
+        api.down(true);
+        assertThat(bind(binder(cache), p, "n1")).isEqualTo(new Binder.Outcome.Failed(
+                "node n1: reading the ledger of node n1: connection refused; kube-scheduler will retry"));
+        api.down(false);
+        assertThat(bind(binder(cache), p, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+    }
+
+    @Test
     void onADraNodeAPodAskingTheExtendedResourceIsBoundAsItIsItsClaimHoldingTheCards() {
         api.addNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("d1", 2, 16_384, 0)).editMetadata()
                 .addToLabels("elasticgpu.io/gpu.api", "dra").endMetadata().build());

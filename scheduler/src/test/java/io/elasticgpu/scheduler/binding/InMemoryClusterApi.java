@@ -27,6 +27,7 @@ public final class InMemoryClusterApi implements ClusterApi {
     private final AtomicInteger versions = new AtomicInteger();
     private final AtomicInteger calls = new AtomicInteger();
     private volatile boolean failBinds;
+    private volatile boolean down;
 
     public synchronized void addNode(Node node) {
         nodes.put(node.getMetadata().getName(), node);
@@ -59,6 +60,11 @@ public final class InMemoryClusterApi implements ClusterApi {
         failBinds = fail;
     }
 
+    /** Makes every call fail, as an API server that is restarting or shutting down does. */
+    public void down(boolean isDown) {
+        down = isDown;
+    }
+
     /** Shows {@code cache} the API's nodes and pods now, as an informer's relist would. */
     public synchronized void feed(ClusterCache cache) {
         nodes.values().forEach(cache::upsertNode);
@@ -68,6 +74,9 @@ public final class InMemoryClusterApi implements ClusterApi {
     @Override
     public synchronized Ledger readLedger(String node) {
         calls.incrementAndGet();
+        if (down) {
+            throw new ApiException("reading the ledger of node %s: connection refused".formatted(node));
+        }
         return ledgers.getOrDefault(node, new Ledger(Map.of(), null));
     }
 
