@@ -75,8 +75,9 @@ public final class Arena {
                 ProcessUse scheduler = ProcessUse.of(running.pid());
                 ProcessUse kubeScheduler = ProcessUse.of(cp.pids().get("kube-scheduler"));
                 List<Pod> placed = client.pods().inNamespace(Stage.NAMESPACE).list().getItems();
+                Contender.Records records = contender.audit(placed, client, nodes, stage);
                 return Standing.of(contender.name(), plan.traceName(), plan.pods(), plan.capacity(), placed, streamed,
-                        contender.overCommitted(placed, client, nodes, stage), contender.unaccounted(placed, nodes, stage),
+                        records.overCommitted(), records.unaccounted(),
                         scheduler, kubeScheduler);
             }
         } catch (RuntimeException e) {

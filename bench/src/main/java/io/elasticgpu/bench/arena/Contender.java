@@ -48,8 +48,18 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
     /** Starts the contender's scheduler and points kube-scheduler at it; closing stops it. */
     Running start(ControlPlane cp, KubernetesClient client, Stage stage);
 
-    /** Cards whose holders, by the contender's own records, add up to more than the card. */
-    int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage);
+    /**
+     * What the contender's own records say of the bound pods, read once.
+     *
+     * @param overCommitted cards whose holders add up to more than the card
+     * @param unaccounted   bound GPU pods the contender keeps no record of (which card they hold): they escape its
+     *                      capacity checks
+     */
+    record Records(int overCommitted, int unaccounted) {
+    }
+
+    /** The audit of {@code pods} by the contender's own records. */
+    Records audit(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage);
 
     /**
      * How long no pod may be bound before scheduling counts as settled. kube-scheduler retries a pod its extender
@@ -58,11 +68,6 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
      */
     default Duration quiet() {
         return Duration.ofSeconds(20);
-    }
-
-    /** Bound GPU pods the contender keeps no record of (which card they hold): they escape its capacity checks. */
-    default int unaccounted(List<Pod> pods, Map<String, Node> nodes, Stage stage) {
-        return 0;
     }
 
     /** A started contender: the process whose CPU and memory are its cost, and how to stop it. */
@@ -123,13 +128,9 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         }
 
         @Override
-        public int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
-            return Audit.of(pods, nodes, stage.plan().pods()).overCommittedCards();
-        }
-
-        @Override
-        public int unaccounted(List<Pod> pods, Map<String, Node> nodes, Stage stage) {
-            return Audit.of(pods, nodes, stage.plan().pods()).unaccounted();
+        public Records audit(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
+            Audit audit = Audit.of(pods, nodes, stage.plan().pods());
+            return new Records(audit.overCommittedCards(), audit.unaccounted());
         }
     }
 
@@ -224,14 +225,10 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
          * there asked (a whole card counting all of it): whichever finds more.
          */
         @Override
-        public int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
-            return Math.max(HamiAudit.overCommitted(pods, client.nodes().list().getItems()),
-                    HamiAudit.overAsked(pods, pod -> stage.plan().pods().get(Audit.index(pod)).request()));
-        }
-
-        @Override
-        public int unaccounted(List<Pod> pods, Map<String, Node> nodes, Stage stage) {
-            return HamiAudit.unaccounted(pods);
+        public Records audit(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
+            return new Records(Math.max(HamiAudit.overCommitted(pods, client.nodes().list().getItems()),
+                    HamiAudit.overAsked(pods, pod -> stage.plan().pods().get(Audit.index(pod)).request())),
+                    HamiAudit.unaccounted(pods));
         }
     }
 
@@ -275,7 +272,7 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
 
         /** kube-scheduler's own count: a node whose pods ask more {@code nvidia.com/gpu} than it has cards. */
         @Override
-        public int overCommitted(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
+        public Records audit(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
             Map<String, Long> asked = new HashMap<>();
             for (Pod p : pods) {
                 if (p.getSpec().getNodeName() != null) {
@@ -287,8 +284,8 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
                     }
                 }
             }
-            return (int) asked.entrySet().stream().mapToLong(e -> Math.max(0, e.getValue() - nodes.get(e.getKey()).cards().size()))
-                    .sum();
+            return new Records((int) asked.entrySet().stream()
+                    .mapToLong(e -> Math.max(0, e.getValue() - nodes.get(e.getKey()).cards().size())).sum(), 0);
         }
     }
 

@@ -57,7 +57,7 @@ public record Standing(String name, String trace, double allocationPct, int pods
             }
         }
         return new Standing(name, trace, curve.getLast().allocatedPct(), podsBound, plan.size() - podsBound, streamed.podsPerSecond(),
-                percentile(streamed.latencyNanos(), 50), percentile(streamed.latencyNanos(), 99), overCommitted, unaccounted,
+                streamed.latencySeconds(50), streamed.latencySeconds(99), overCommitted, unaccounted,
                 scheduler.cpuSeconds(), scheduler.peakRssMib(), scheduler.alive(), kubeScheduler.cpuSeconds(), pending, curve);
     }
 
@@ -85,12 +85,5 @@ public record Standing(String name, String trace, double allocationPct, int pods
             }
         }
         return List.copyOf(curve);
-    }
-
-    private static double percentile(long[] sorted, int p) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)] / 1e9;
     }
 }

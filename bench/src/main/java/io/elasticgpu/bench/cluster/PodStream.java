@@ -44,6 +44,14 @@ public final class PodStream {
             return elapsedNanos == 0 ? 0 : bound * 1e9 / elapsedNanos;
         }
 
+        /** The {@code p}th percentile of create to bound, in seconds; NaN when no pod was bound. */
+        public double latencySeconds(int p) {
+            if (latencyNanos.length == 0) {
+                return Double.NaN;
+            }
+            return latencyNanos[Math.min(latencyNanos.length - 1, (int) Math.ceil(p / 100.0 * latencyNanos.length) - 1)] / 1e9;
+        }
+
         /** The pods in the order they became schedulable, as the API server ordered the writes. */
         List<TracePod> inQueueOrder(List<TracePod> pods) {
             Integer[] order = new Integer[pods.size()];

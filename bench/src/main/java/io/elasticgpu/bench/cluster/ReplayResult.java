@@ -30,8 +30,8 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
         return new ReplayResult(plan.traceName(), options.policy(), plan.nodes().size(), plan.pods().size(), inCluster, sim,
                 inCluster - sim, audit.podsBound(), audit.podsPending(), audit.pendingThatFit(), audit.overCommittedCards(),
                 audit.overCommittedHosts(), audit.unaccounted(), ours.podsPerSecond(),
-                baseline == null ? Double.NaN : baseline.podsPerSecond(), percentile(ours.latencyNanos(), 50),
-                percentile(ours.latencyNanos(), 99), Runtime.getRuntime().availableProcessors(), agreement.same(),
+                baseline == null ? Double.NaN : baseline.podsPerSecond(), ours.latencySeconds(50),
+                ours.latencySeconds(99), Runtime.getRuntime().availableProcessors(), agreement.same(),
                 agreement.firstDifference(), retries, options.dra() ? "dra" : "device-plugin",
                 baselineAudit == null ? Double.NaN : 100.0 * baselineAudit.allocatedMilli() / plan.capacity());
     }
@@ -60,12 +60,5 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                 Double.isNaN(baselinePct) ? "not audited" : "%.2f %% (kube-scheduler's DRA allocator alone)".formatted(baselinePct),
                 p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference,
                 settledFilterCallsPerSecond);
-    }
-
-    private static double percentile(long[] sorted, int p) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)] / 1e9;
     }
 }

@@ -78,8 +78,8 @@ class ContenderTest {
         Contender none = Contender.of("no-sharing");
         Pod three = onNode(none.pod(new TracePod("three", Request.wholeCards(1000, 1024, 3)), 0, null));
         Pod one = onNode(none.pod(SHARE, 1, null));
-        assertThat(none.overCommitted(List.of(one), null, Map.of("n", NODE), null)).isZero();
-        assertThat(none.overCommitted(List.of(three, one), null, Map.of("n", NODE), null)).isEqualTo(2);
+        assertThat(none.audit(List.of(one), null, Map.of("n", NODE), null).overCommitted()).isZero();
+        assertThat(none.audit(List.of(three, one), null, Map.of("n", NODE), null).overCommitted()).isEqualTo(2);
     }
 
     @Test

@@ -10,8 +10,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -20,10 +18,7 @@ import org.junit.jupiter.api.Test;
 class HamiAuditTest {
 
     private static List<String> fixtures() throws IOException {
-        try (InputStream in = HamiAuditTest.class.getResourceAsStream("/arena/hami-allocated-fixtures.txt")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
-        }
+        return HamiFixtures.lines("hami-allocated-fixtures.txt");
     }
 
     @Test

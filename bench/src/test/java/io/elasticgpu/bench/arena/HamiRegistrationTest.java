@@ -7,8 +7,6 @@ import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeInventory.Card;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -18,10 +16,7 @@ import org.junit.jupiter.api.Test;
 class HamiRegistrationTest {
 
     private static List<String> fixtures() throws IOException {
-        try (InputStream in = HamiRegistrationTest.class.getResourceAsStream("/arena/hami-register-fixtures.txt")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
-        }
+        return HamiFixtures.lines("hami-register-fixtures.txt");
     }
 
     @Test
