@@ -84,6 +84,7 @@ class HamiPodsE2E {
                 kubelet.await(ResourceNames.NVIDIA_GPU, 2 * 100, WAIT);
 
                 scheduledOnDistinctCards(cluster, node);
+                aLookalikeWaitsForTheirAdmission(cluster, node);
                 givenHamisEnvironment(cluster, kubelet, hw);
                 aPercentOfMemoryBecomesMiBOfTheCardGiven(cluster, kubelet, node);
             }
@@ -126,13 +127,20 @@ class HamiPodsE2E {
     }
 
     /**
-     * A share asked as a percent of memory, once the others are admitted: kubelet's Allocate names no pod, so the agent
-     * tells apart the pods of one node waiting for it only by what they ask of the advertised resource, and this one
-     * asks nvidia.com/gpu: 1 as the small ones do.
+     * A pod asking a share as a percent of memory, created while the small ones wait for kubelet: it asks
+     * nvidia.com/gpu: 1 as they do, and kubelet's Allocate names no pod, so the agent could not tell it from them; it
+     * is not bound to their node until they are admitted.
      */
-    private static void aPercentOfMemoryBecomesMiBOfTheCardGiven(TestCluster cluster, KubeletDriver kubelet, String node) {
+    private static void aLookalikeWaitsForTheirAdmission(TestCluster cluster, String node) {
         ExtenderE2E.create(cluster, "percent", Map.of(ResourceNames.NVIDIA_GPU, "1", ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, "25",
                 ResourceNames.HAMI_GPU_CORES, "20"), node);
+        await().atMost(WAIT).until(() -> ExtenderE2E.failedSchedulingMessages(cluster).stream().anyMatch(m -> m.contains(
+                "waits for kubelet on node %s and asks nvidia.com/gpu: 1 as this pod does".formatted(node))));
+        assertThat(ExtenderE2E.pod(cluster, "percent").getSpec().getNodeName()).isNull();
+    }
+
+    /** Once the small pods are admitted, the percent pod is bound: its percent of memory becomes MiB of the card given. */
+    private static void aPercentOfMemoryBecomesMiBOfTheCardGiven(TestCluster cluster, KubeletDriver kubelet, String node) {
         await().atMost(WAIT).until(() -> ExtenderE2E.running(cluster).size() == 6);
         assertThat(plan(cluster, "percent")).singleElement()
                 .satisfies(s -> assertThat(s.milli()).isEqualTo(200), s -> assertThat(s.memoryMib()).isEqualTo(CARD_MIB / 4));

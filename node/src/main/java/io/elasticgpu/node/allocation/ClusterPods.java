@@ -5,10 +5,10 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.KubeletAllocate;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
@@ -80,7 +80,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
             GpuAsk.Family family = families.get(c.getName());
             if (family != null) {
                 boolean init = i < inits && !"Always".equals(c.getRestartPolicy());
-                containers.add(new NodePod.Container(c.getName(), limits(c, units), family, init));
+                containers.add(new NodePod.Container(c.getName(), KubeletAllocate.advertised(c, units), family, init));
             }
         }
         Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
@@ -117,19 +117,6 @@ public final class ClusterPods implements PodSource, AutoCloseable {
         } catch (NumberFormatException e) {
             return Long.MAX_VALUE;
         }
-    }
-
-    private static Map<String, Long> limits(Container c, PodGpuRequests.Units units) {
-        Map<String, Long> out = new HashMap<>();
-        Map<String, Quantity> limits = c.getResources() == null || c.getResources().getLimits() == null ? Map.of()
-                : c.getResources().getLimits();
-        for (String name : units.names()) {
-            Quantity q = limits.get(name);
-            if (q != null) {
-                out.put(name, Quantity.getAmountInBytes(q).longValue());
-            }
-        }
-        return out;
     }
 
     private static <T> List<T> nullSafe(List<T> list) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.Allocation;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
@@ -56,6 +57,7 @@ public final class Binder {
     private final ClusterCache cache;
     private final Supplier<Policy> policy;
     private final long aliyunUnitMib;
+    private final AdmissionOrder admission;
     private final InstantSource clock;
     private final Duration staleReservation;
     /** The ledger of each node as this replica last wrote it: the version its next write there goes on. */
@@ -65,12 +67,13 @@ public final class Binder {
      * @param staleReservation how old a reservation of a pod that is neither bound nor being bound by this replica
      *                         must be to be dropped as left over from a replica that died mid-bind
      */
-    public Binder(ClusterApi api, ClusterCache cache, Supplier<Policy> policy, long aliyunUnitMib, InstantSource clock,
+    public Binder(ClusterApi api, ClusterCache cache, Supplier<Policy> policy, PodGpuRequests.Units units, InstantSource clock,
                   Duration staleReservation) {
         this.api = requireNonNull(api, "api");
         this.cache = requireNonNull(cache, "cache");
         this.policy = requireNonNull(policy, "policy");
-        this.aliyunUnitMib = aliyunUnitMib;
+        this.aliyunUnitMib = units.aliyunUnitMib();
+        this.admission = new AdmissionOrder(cache, units);
         this.clock = requireNonNull(clock, "clock");
         this.staleReservation = requireNonNull(staleReservation, "staleReservation");
     }
@@ -121,6 +124,11 @@ public final class Binder {
                     return new Outcome.Failed(why);
                 }
                 chosen = fit.get();
+                Optional<String> wait = admission.wait(node, entries, namespace, name, chosen, clock.millis());
+                if (wait.isPresent()) {
+                    LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, nodeName, wait.get());
+                    return new Outcome.Failed(wait.get());
+                }
                 entries.put(uid, new LedgerEntry(namespace + "/" + name, clock.millis(), chosen).toJson());
             }
             if (mine != null && entries.size() == ledger.entries().size() || write(nodeName, entries, ledger.version())) {

@@ -96,7 +96,7 @@ public final class ExtenderService implements AutoCloseable {
         PodGpuRequests.Units units = config.units();
         PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, () -> workload(cache, units), cache::workloadPodCount, units, InstantSource.system(),
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
-        Binder binder = new Binder(api, cache, policy, config.aliyunUnitMib(), InstantSource.system(),
+        Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));
         ExtenderMetrics metrics = new ExtenderMetrics(cache);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);

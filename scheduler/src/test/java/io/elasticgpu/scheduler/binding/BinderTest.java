@@ -37,7 +37,7 @@ class BinderTest {
     }
 
     private Binder binder(ClusterCache cache) {
-        return new Binder(api, cache, BinpackPolicy::new, 1024, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60));
+        return new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60));
     }
 
     private Binder.Outcome bind(Binder binder, Pod pod, String node) {
@@ -295,5 +295,69 @@ class BinderTest {
                 .containsEntry("ALIYUN_COM_GPU_MEM_ASSUME_TIME", time).containsEntry("ALIYUN_COM_GPU_MEM_ASSIGNED", "false");
         assertThat(stored("vol").getMetadata().getAnnotations()).containsEntry("volcano.sh/gpu-index", "0")
                 .containsEntry("volcano.sh/predicate-time", time).containsEntry("volcano.sh/gpu-assigned", "false");
+    }
+
+    /**
+     * Node a1, which the device-plugin agent runs on (it labels it so, and marks the pods kubelet admitted), and
+     * {@code pods}, as the cache sees them.
+     */
+    private ClusterCache agentNodeAnd(Pod... pods) {
+        api.addNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("a1", 2, 16_384, 0)).editMetadata()
+                .addToLabels("elasticgpu.io/gpu.api", "device-plugin").endMetadata().build());
+        List.of(pods).forEach(api::addPod);
+        return cache();
+    }
+
+    private static Pod hami(String name, String memoryMib, String cores) {
+        return pod("ns", name, "uid-" + name, container("main", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", memoryMib,
+                "nvidia.com/gpucores", cores)));
+    }
+
+    private void admitted(String name, ClusterCache cache) {
+        Pod p = stored(name);
+        p.getMetadata().getAnnotations().put(Annotations.PHASE, Annotations.PHASE_ALLOCATED);
+        api.addPod(p);
+        api.feed(cache);
+    }
+
+    @Test
+    void aPodKubeletCouldNotTellFromOneWaitingForAdmissionIsBoundOnceThatOneIsAdmitted() {
+        Pod small = hami("small", "2048", "10");
+        Pod twin = hami("twin", "2048", "10");
+        Pod big = hami("big", "4096", "20");
+        ClusterCache cache = agentNodeAnd(small, twin, big);
+        Binder binder = binder(cache);
+
+        assertThat(bind(binder, small, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder, big, "a1")).as("both ask nvidia.com/gpu: 1, with other shares").isEqualTo(new Binder.Outcome.Failed(
+                "pod ns/small waits for kubelet on node a1 and asks nvidia.com/gpu: 1 as this pod does, with another share:"
+                        + " kubelet's Allocate names no pod, so this pod is bound there once that one is admitted (at most 60 s);"
+                        + " kube-scheduler will retry"));
+        assertThat(api.ledger("a1")).as("nothing reserved for it").containsOnlyKeys("uid-small");
+        assertThat(bind(binder, twin, "a1")).as("the same share: a wrong guess gives it the same").isInstanceOf(Binder.Outcome.Bound.class);
+
+        admitted("small", cache);
+        assertThat(bind(binder, big, "a1")).as("the twin still waits").isInstanceOf(Binder.Outcome.Failed.class);
+        admitted("twin", cache);
+        assertThat(bind(binder, big, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
+    }
+
+    @Test
+    void lookAlikesWaitOnlyOnAgentNodesAndForAMinuteAtMost() {
+        ClusterCache cache = agentNodeAnd(hami("small", "2048", "10"), hami("big", "4096", "20"), hami("other", "4096", "20"));
+        Binder binder = binder(cache);
+        assertThat(bind(binder, stored("small"), "n1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder, stored("big"), "n1")).as("no agent labelled n1: nothing there marks admissions")
+                .isInstanceOf(Binder.Outcome.Bound.class);
+
+        Pod a1small = hami("small-2", "2048", "10");
+        api.addPod(a1small);
+        api.feed(cache);
+        assertThat(bind(binder, a1small, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
+        now.addAndGet(59_000);
+        assertThat(bind(binder, stored("other"), "a1")).isInstanceOf(Binder.Outcome.Failed.class);
+        now.addAndGet(1_000);
+        assertThat(bind(binder, stored("other"), "a1")).as("a pod not admitted a minute after its bind is stuck; it holds nobody up")
+                .isInstanceOf(Binder.Outcome.Bound.class);
     }
 }

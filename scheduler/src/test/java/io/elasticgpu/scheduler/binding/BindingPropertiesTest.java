@@ -110,7 +110,7 @@ class BindingPropertiesTest {
         ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
         api.feed(cache);
         caches.put(r, cache);
-        binders.put(r, new Binder(api, cache, () -> policy, 1024, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60)));
+        binders.put(r, new Binder(api, cache, () -> policy, PodGpuRequests.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60)));
     }
 
     private static void assertNoCardOverCapacity(InMemoryClusterApi api) {

@@ -62,7 +62,7 @@ class DecidingFilterTest {
         api.addPod(second);
         api.feed(cache);
         ExtenderMetrics metrics = new ExtenderMetrics(cache);
-        Binder binder = new Binder(api, cache, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
+        Binder binder = new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, clock::get));

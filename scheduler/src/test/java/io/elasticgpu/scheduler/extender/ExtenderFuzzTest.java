@@ -56,7 +56,7 @@ class ExtenderFuzzTest {
         API.addPod(SLICE);
         API.feed(CACHE);
         ExtenderMetrics metrics = new ExtenderMetrics(CACHE);
-        Binder binder = new Binder(API, CACHE, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
+        Binder binder = new Binder(API, CACHE, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
         Requeue requeue = new Requeue(API, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, CLOCK::get));

@@ -58,7 +58,7 @@ class ExtenderServerTest {
         api.addPod(slice);
         api.feed(cache);
         ExtenderMetrics metrics = new ExtenderMetrics(cache);
-        Binder binder = new Binder(api, cache, BinpackPolicy::new, 1024, InstantSource.system(), Duration.ofSeconds(60));
+        Binder binder = new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
         requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         cache.onFreed(requeue::freed);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
