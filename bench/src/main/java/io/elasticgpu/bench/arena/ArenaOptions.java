@@ -26,7 +26,8 @@ public record ArenaOptions(ReplayOptions replay, List<Contender> contenders, Pat
             usage: bench/run arena [--contenders NAME,NAME,...] [--trace POD_LIST.csv] [--nodes NODE_LIST.csv]
                    [--events EVENTS.csv | --seed N] [--cut PCT] [--max-nodes N] [--clients N] [--no-gates]
                    [--json FILE] [--chart FILE.svg|FILE.png]
-              contenders (default all): elastic, fgd (or another of our policies), hami-binpack-spread (HAMi's default),
+              contenders (default all): elastic, fgd (or another of our policies; POLICY-hami-names gives it HAMi's
+                pods), hami-binpack-spread (HAMi's default),
               hami-binpack-binpack (any hami-NODE-GPU of binpack/spread), no-sharing
                    bench/run arena --report A.json[,B.json...] [--chart FILE]   (the table of earlier runs' contenders)""";
 

@@ -86,7 +86,10 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         }
     }
 
-    /** Parses a contender's name: elastic, fgd (or another of our policies), hami-NODE-GPU, no-sharing. */
+    /**
+     * Parses a contender's name: elastic, fgd (or another of our policies), either followed by
+     * {@value Elastic#HAMI_NAMES} (the same policy given HAMi's pods), hami-NODE-GPU, no-sharing.
+     */
     static Contender of(String name) {
         if (name.equals(WholeCards.NAME)) {
             return new WholeCards();
@@ -99,24 +102,36 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
             }
             return new Hami(p[1], p[2]);
         }
-        return new Elastic(name);
+        if (name.endsWith(Elastic.HAMI_NAMES)) {
+            return new Elastic(name.substring(0, name.length() - Elastic.HAMI_NAMES.length()), true);
+        }
+        return new Elastic(name, false);
     }
 
-    /** Elastic GPU as the Helm chart ships it, with the given placement policy. */
-    record Elastic(String policy) implements Contender {
-        @Override
-        public String name() {
-            return policy;
-        }
+    /**
+     * Elastic GPU as the Helm chart ships it, with the given placement policy; its pods ask in our names, or with
+     * {@code hamiNames} the very pods the HAMi contenders get (HAMi's names, which Elastic GPU reads with HAMi's meaning).
+     */
+    record Elastic(String policy, boolean hamiNames) implements Contender {
+        static final String HAMI_NAMES = "-hami-names";
 
         @Override
+        public String name() {
+            return hamiNames ? policy + HAMI_NAMES : policy;
+        }
+
+        /** Our node agent advertises {@code nvidia.com/gpu} as 100 shares per card beside our own resources. */
+        @Override
         public io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
-            return ReplayObjects.node(name, node);
+            Quantity shares = new Quantity(Integer.toString(node.cards().size() * 100));
+            return new NodeBuilder(ReplayObjects.node(name, node)).editStatus().addToCapacity(ResourceNames.NVIDIA_GPU, shares)
+                    .addToAllocatable(ResourceNames.NVIDIA_GPU, shares).endStatus().build();
         }
 
         @Override
         public Pod pod(TracePod trace, int index, Stage stage) {
-            return ReplayObjects.pod(trace, index, Stage.NAMESPACE, stage.chart().schedulerName());
+            Pod ours = ReplayObjects.pod(trace, index, Stage.NAMESPACE, stage.chart().schedulerName());
+            return hamiNames ? Contender.asking(ours, Hami.hamiAsk(trace)) : ours;
         }
 
         @Override

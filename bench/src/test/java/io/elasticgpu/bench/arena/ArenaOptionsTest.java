@@ -33,7 +33,7 @@ class ArenaOptionsTest {
         assertThat(o.json()).isEqualTo(Path.of("a.json"));
         assertThat(o.chart()).isEqualTo(Path.of("a.svg"));
         assertThat(parse("--contenders", "elastic, no-sharing").contenders())
-                .containsExactly(new Contender.Elastic("elastic"), new Contender.WholeCards());
+                .containsExactly(new Contender.Elastic("elastic", false), new Contender.WholeCards());
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.bench.cluster.ReplayObjects;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
@@ -52,6 +53,22 @@ class ContenderTest {
     }
 
     @Test
+    void ourPolicyGivenHamisPodsGetsTheVeryPodsHamiGetsForItsOwnScheduler() {
+        Contender ours = Contender.of("elastic-hami-names");
+        assertThat(ours).isEqualTo(new Contender.Elastic("elastic", true));
+        assertThat(ours.name()).isEqualTo("elastic-hami-names");
+        com.fasterxml.jackson.databind.node.ObjectNode config = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+        config.putArray("profiles").addObject().put("schedulerName", "egpu");
+        Stage stage = new Stage(null, new ChartConfig(config, List.of(), List.of()), null, null);
+        Pod share = ours.pod(SHARE, 0, stage);
+        assertThat(limits(share)).isEqualTo(limits(Contender.of("hami-binpack-spread").pod(SHARE, 0, null)));
+        assertThat(share.getSpec().getSchedulerName()).isEqualTo("egpu");
+        assertThat(limits(Contender.of("fgd").pod(SHARE, 0, stage))).containsOnlyKeys(ResourceNames.GPU_CORE);
+        assertThat(ours.node("n", NODE).getStatus().getAllocatable()).as("our agent's 100 shares per card")
+                .containsEntry(ResourceNames.NVIDIA_GPU, new Quantity("200")).containsKey(ResourceNames.GPU_CORE);
+    }
+
+    @Test
     void withoutSharingEveryGpuPodTakesWholeCards() {
         Contender none = Contender.of("no-sharing");
         assertThat(limits(none.pod(SHARE, 0, null))).containsOnly(Map.entry(ResourceNames.NVIDIA_GPU, new Quantity("1")));
@@ -84,7 +101,8 @@ class ContenderTest {
 
     @Test
     void namesAreReadWithAMessageSayingWhatIsKnown() {
-        assertThat(Contender.of("fgd")).isEqualTo(new Contender.Elastic("fgd"));
+        assertThat(Contender.of("fgd")).isEqualTo(new Contender.Elastic("fgd", false));
+        assertThat(Contender.of("fgd-hami-names")).isEqualTo(new Contender.Elastic("fgd", true));
         assertThat(Contender.of("hami-spread-binpack")).isEqualTo(new Contender.Hami("spread", "binpack"));
         assertThatThrownBy(() -> Contender.of("hami-binpack")).hasMessageContaining("hami-NODE_POLICY-GPU_POLICY");
         assertThatThrownBy(() -> Contender.of("hami-pack-spread")).hasMessageContaining("binpack or spread");
