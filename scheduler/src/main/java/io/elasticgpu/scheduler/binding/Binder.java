@@ -57,7 +57,7 @@ public final class Binder {
     private final ClusterCache cache;
     private final Supplier<Policy> policy;
     private final long aliyunUnitMib;
-    private final AdmissionOrder admission;
+    private final LookalikeGate lookalikes;
     private final InstantSource clock;
     private final Duration staleReservation;
     /** The ledger of each node as this replica last wrote it: the version its next write there goes on. */
@@ -73,7 +73,7 @@ public final class Binder {
         this.cache = requireNonNull(cache, "cache");
         this.policy = requireNonNull(policy, "policy");
         this.aliyunUnitMib = units.aliyunUnitMib();
-        this.admission = new AdmissionOrder(cache, units);
+        this.lookalikes = new LookalikeGate(cache, units);
         this.clock = requireNonNull(clock, "clock");
         this.staleReservation = requireNonNull(staleReservation, "staleReservation");
     }
@@ -124,7 +124,7 @@ public final class Binder {
                     return new Outcome.Failed(why);
                 }
                 chosen = fit.get();
-                Optional<String> wait = admission.wait(node, entries, namespace, name, chosen, clock.millis());
+                Optional<String> wait = lookalikes.wait(node, entries, namespace, name, chosen, clock.millis());
                 if (wait.isPresent()) {
                     LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, nodeName, wait.get());
                     return new Outcome.Failed(wait.get());

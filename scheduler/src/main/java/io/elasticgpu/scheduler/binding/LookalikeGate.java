@@ -21,14 +21,14 @@ import java.util.Optional;
  * agent offers cards through the device plugin (it labels them so, and it is what marks admissions) are held to it,
  * and a pod bound longer than {@link #ADMISSION} ago holds nobody up: kubelet admits within seconds, so it is stuck.
  */
-final class AdmissionOrder {
+final class LookalikeGate {
 
     static final Duration ADMISSION = Duration.ofSeconds(60);
 
     private final ClusterCache cache;
     private final PodGpuRequests.Units units;
 
-    AdmissionOrder(ClusterCache cache, PodGpuRequests.Units units) {
+    LookalikeGate(ClusterCache cache, PodGpuRequests.Units units) {
         this.cache = cache;
         this.units = units;
     }
