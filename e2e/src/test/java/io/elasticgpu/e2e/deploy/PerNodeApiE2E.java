@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -54,10 +56,7 @@ class PerNodeApiE2E {
                 GpuNodeSpec.of("dra", 2, "Tesla-T4", 15_360)));
         String plain = nodes.get(0);
         String dra = nodes.get(1);
-        client.nodes().withName(dra).edit(n -> {
-            n.getMetadata().getLabels().put("elasticgpu.io/use-dra", "true");
-            return n;
-        });
+        useDra(client, dra);
         if (client.namespaces().withName(NAMESPACE).get() == null) {
             client.resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
         }
@@ -71,10 +70,7 @@ class PerNodeApiE2E {
                     .isEqualTo(Map.of(plain, DEVICE_PLUGIN, dra, DRA)));
 
             // The admin switches the plain node to DRA: the DaemonSet controller swaps its agent.
-            client.nodes().withName(plain).edit(n -> {
-                n.getMetadata().getLabels().put("elasticgpu.io/use-dra", "true");
-                return n;
-            });
+            useDra(client, plain);
             await().atMost(WAIT).untilAsserted(() -> assertThat(agentOn(client, plain, dra))
                     .isEqualTo(Map.of(plain, DRA, dra, DRA)));
         } finally {
@@ -107,5 +103,14 @@ class PerNodeApiE2E {
                 .flatMap((PolicyRule r) -> r.getApiGroups().stream().flatMap(g -> r.getResources().stream()
                         .flatMap(res -> r.getVerbs().stream().map(v -> g + " " + res + " " + v))))
                 .toList();
+    }
+
+    /**
+     * Labels the node for DRA as an admin would, with a merge patch: kwok keeps updating the node's status, so a
+     * write on the version read can lose the race (409), which a patch without one cannot.
+     */
+    private static void useDra(KubernetesClient client, String node) {
+        client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"labels\":{\"elasticgpu.io/use-dra\":\"true\"}}}");
     }
 }

@@ -360,9 +360,18 @@ class ExtenderE2E {
     }
 
     private static double bindsServed(EgpuProcess replica) throws IOException, InterruptedException {
+        return metric(replica, "egpu_extender_decisions_total{result=\"bound\",verb=\"bind\"}");
+    }
+
+    /** The started extender's samples of {@code series} (a name with its labels as exposed, or a name and a space), summed. */
+    static double metric(String series) throws IOException, InterruptedException {
+        return metric(extender, series);
+    }
+
+    private static double metric(EgpuProcess replica, String series) throws IOException, InterruptedException {
         String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(replica.url() + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
-        return metrics.lines().filter(l -> l.startsWith("egpu_extender_decisions_total{result=\"bound\",verb=\"bind\"}"))
+        return metrics.lines().filter(l -> l.startsWith(series))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 }

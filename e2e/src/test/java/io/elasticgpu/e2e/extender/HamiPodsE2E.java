@@ -131,12 +131,13 @@ class HamiPodsE2E {
      * nvidia.com/gpu: 1 as they do, and kubelet's Allocate names no pod, so the agent could not tell it from them; it
      * is not bound to their node until they are admitted.
      */
-    private static void aLookalikeWaitsForTheirAdmission(TestCluster cluster, String node) {
+    private static void aLookalikeWaitsForTheirAdmission(TestCluster cluster, String node) throws Exception {
         ExtenderE2E.create(cluster, "percent", Map.of(ResourceNames.NVIDIA_GPU, "1", ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, "25",
                 ResourceNames.HAMI_GPU_CORES, "20"), node);
         await().atMost(WAIT).until(() -> ExtenderE2E.failedSchedulingMessages(cluster).stream().anyMatch(m -> m.contains(
                 "waits for kubelet on node %s and asks nvidia.com/gpu: 1 as this pod does".formatted(node))));
         assertThat(ExtenderE2E.pod(cluster, "percent").getSpec().getNodeName()).isNull();
+        assertThat(ExtenderE2E.metric("egpu_extender_binds_held_total ")).as("binds held, counted").isPositive();
     }
 
     /** Once the small pods are admitted, the percent pod is bound: its percent of memory becomes MiB of the card given. */

@@ -51,6 +51,10 @@ public final class Binder {
 
         record Failed(String message) implements Outcome {
         }
+
+        /** Not bound yet for a reason that passes by itself (a look-alike waits for kubelet there); kube-scheduler retries. */
+        record Held(String message) implements Outcome {
+        }
     }
 
     private final ClusterApi api;
@@ -127,7 +131,7 @@ public final class Binder {
                 Optional<String> wait = lookalikes.wait(node, entries, namespace, name, chosen, clock.millis());
                 if (wait.isPresent()) {
                     LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, nodeName, wait.get());
-                    return new Outcome.Failed(wait.get());
+                    return new Outcome.Held(wait.get());
                 }
                 entries.put(uid, new LedgerEntry(namespace + "/" + name, clock.millis(), chosen).toJson());
             }

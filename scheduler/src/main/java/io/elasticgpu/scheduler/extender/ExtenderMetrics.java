@@ -25,6 +25,9 @@ final class ExtenderMetrics {
             .help("Extender calls by verb and result").labelNames("verb", "result").register(registry);
     private final Counter failures = Counter.builder().name("egpu_extender_node_failures_total")
             .help("Nodes the filter refused, by reason").labelNames("reason").register(registry);
+    private final Counter held = Counter.builder().name("egpu_extender_binds_held_total")
+            .help("Binds put off while a pod kubelet could not tell from the one bound waits for admission on the node")
+            .register(registry);
 
     ExtenderMetrics(ClusterCache cache) {
         GaugeWithCallback.builder().name("egpu_card_memory_allocated_mib").help("GPU memory held on a card")
@@ -84,6 +87,10 @@ final class ExtenderMetrics {
     void observe(String verb, long startNanos, String result) {
         latency.labelValues(verb).observe((System.nanoTime() - startNanos) / 1e9);
         decisions.labelValues(verb, result).inc();
+    }
+
+    void held() {
+        held.inc();
     }
 
     void failed(String reason, int nodes) {

@@ -172,6 +172,10 @@ final class Verbs implements AutoCloseable {
         return switch (binder.bind(args.podNamespace(), args.podName(), args.podUid(), ask, args.node())) {
             case Binder.Outcome.Bound bound -> new Wire.ExtenderBindingResult(null);
             case Binder.Outcome.Failed failed -> new Wire.ExtenderBindingResult(failed.message());
+            case Binder.Outcome.Held held -> {
+                metrics.held();
+                yield new Wire.ExtenderBindingResult(held.message());
+            }
         };
     }
 

@@ -329,7 +329,7 @@ class BinderTest {
         Binder binder = binder(cache);
 
         assertThat(bind(binder, small, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
-        assertThat(bind(binder, big, "a1")).as("both ask nvidia.com/gpu: 1, with other shares").isEqualTo(new Binder.Outcome.Failed(
+        assertThat(bind(binder, big, "a1")).as("both ask nvidia.com/gpu: 1, with other shares").isEqualTo(new Binder.Outcome.Held(
                 "pod ns/small waits for kubelet on node a1 and asks nvidia.com/gpu: 1 as this pod does, with another share:"
                         + " kubelet's Allocate names no pod, so this pod is bound there once that one is admitted (at most 60 s);"
                         + " kube-scheduler will retry"));
@@ -337,7 +337,7 @@ class BinderTest {
         assertThat(bind(binder, twin, "a1")).as("the same share: a wrong guess gives it the same").isInstanceOf(Binder.Outcome.Bound.class);
 
         admitted("small", cache);
-        assertThat(bind(binder, big, "a1")).as("the twin still waits").isInstanceOf(Binder.Outcome.Failed.class);
+        assertThat(bind(binder, big, "a1")).as("the twin still waits").isInstanceOf(Binder.Outcome.Held.class);
         admitted("twin", cache);
         assertThat(bind(binder, big, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
     }
@@ -355,7 +355,7 @@ class BinderTest {
         api.feed(cache);
         assertThat(bind(binder, a1small, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
         now.addAndGet(59_000);
-        assertThat(bind(binder, stored("other"), "a1")).isInstanceOf(Binder.Outcome.Failed.class);
+        assertThat(bind(binder, stored("other"), "a1")).isInstanceOf(Binder.Outcome.Held.class);
         now.addAndGet(1_000);
         assertThat(bind(binder, stored("other"), "a1")).as("a pod not admitted a minute after its bind is stuck; it holds nobody up")
                 .isInstanceOf(Binder.Outcome.Bound.class);
