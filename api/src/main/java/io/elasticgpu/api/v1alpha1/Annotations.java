@@ -24,6 +24,12 @@ public final class Annotations {
     public static final String PHASE_ASSUMED = "assumed";
     public static final String PHASE_ALLOCATED = "allocated";
 
+    /** Whether the node agent recorded what kubelet gave the pod ({@value #PHASE}: {@value #PHASE_ALLOCATED}). */
+    public static boolean allocated(io.fabric8.kubernetes.api.model.Pod pod) {
+        java.util.Map<String, String> a = pod.getMetadata() == null ? null : pod.getMetadata().getAnnotations();
+        return a != null && PHASE_ALLOCATED.equals(a.get(PHASE));
+    }
+
     /** Aliyun gpushare (seed 001): the card index, the pod's and the card's memory, when assumed, whether given. */
     public static final String ALIYUN_INDEX = "ALIYUN_COM_GPU_MEM_IDX";
     public static final String ALIYUN_POD_MEMORY = "ALIYUN_COM_GPU_MEM_POD";

@@ -2,10 +2,8 @@ package io.elasticgpu.api.v1alpha1;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -46,8 +44,8 @@ public final class KubeletAllocate {
      * equal shares between cards, which the agent records afterwards).
      */
     public static Optional<String> lookalike(Pod a, Allocation planA, Pod b, Allocation planB, PodGpuRequests.Units units) {
-        for (Container ca : containers(a)) {
-            for (Container cb : containers(b)) {
+        for (Container ca : PodGpuRequests.containers(a)) {
+            for (Container cb : PodGpuRequests.containers(b)) {
                 Optional<String> same = sameAsk(advertised(ca, units), advertised(cb, units));
                 if (same.isPresent() && !sizes(planA, ca).equals(sizes(planB, cb))) {
                     return same;
@@ -68,15 +66,5 @@ public final class KubeletAllocate {
                 .map(s -> List.of((long) s.milli(), s.memoryMib()))
                 .sorted(Comparator.<List<Long>, Long>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)))
                 .toList();
-    }
-
-    private static List<Container> containers(Pod p) {
-        PodSpec spec = p.getSpec();
-        List<Container> out = new ArrayList<>();
-        if (spec != null) {
-            out.addAll(spec.getInitContainers() == null ? List.of() : spec.getInitContainers());
-            out.addAll(spec.getContainers() == null ? List.of() : spec.getContainers());
-        }
-        return out;
     }
 }

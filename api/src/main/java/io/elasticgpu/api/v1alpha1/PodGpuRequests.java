@@ -77,11 +77,20 @@ public final class PodGpuRequests {
         if (pod.getSpec() == null) {
             return false;
         }
-        List<Container> all = new ArrayList<>(nullSafe(pod.getSpec().getInitContainers()));
-        all.addAll(nullSafe(pod.getSpec().getContainers()));
+        List<Container> all = containers(pod);
         List<String> names = new ArrayList<>(units.names());
         names.addAll(ResourceNames.HAMI_QUALIFIERS);
         return all.stream().anyMatch(c -> names.stream().anyMatch(n -> gpuQuantities(c).containsKey(n)));
+    }
+
+    /** Init containers (sidecars among them), then app containers, in spec order: the order kubelet allocates in. */
+    public static List<Container> containers(Pod pod) {
+        List<Container> all = new ArrayList<>();
+        if (pod.getSpec() != null) {
+            all.addAll(nullSafe(pod.getSpec().getInitContainers()));
+            all.addAll(nullSafe(pod.getSpec().getContainers()));
+        }
+        return all;
     }
 
     private static java.util.Optional<GpuAsk> container(Container c, Role role, Units units) {

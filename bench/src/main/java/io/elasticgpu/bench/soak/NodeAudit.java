@@ -108,8 +108,7 @@ final class NodeAudit {
 
     /** The allocation the agent recorded in the pod, once it has. */
     static Optional<Allocation> recorded(Pod pod) {
-        if (pod == null || pod.getMetadata().getAnnotations() == null
-                || !Annotations.PHASE_ALLOCATED.equals(pod.getMetadata().getAnnotations().get(Annotations.PHASE))) {
+        if (pod == null || !Annotations.allocated(pod)) {
             return Optional.empty();
         }
         return Optional.of(Allocation.fromJson(pod.getMetadata().getAnnotations().get(Annotations.ALLOCATION)));

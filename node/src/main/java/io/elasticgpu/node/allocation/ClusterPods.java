@@ -72,8 +72,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
             return Optional.empty();
         }
         List<NodePod.Container> containers = new ArrayList<>();
-        List<Container> ordered = new ArrayList<>(nullSafe(p.getSpec().getInitContainers()));
-        ordered.addAll(nullSafe(p.getSpec().getContainers()));
+        List<Container> ordered = PodGpuRequests.containers(p);
         int inits = nullSafe(p.getSpec().getInitContainers()).size();
         for (int i = 0; i < ordered.size(); i++) {
             Container c = ordered.get(i);
@@ -86,7 +85,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
         Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
         Optional<Allocation> plan = Optional.ofNullable(a.get(Annotations.ALLOCATION)).flatMap(json -> parse(json, node));
         return Optional.of(new NodePod(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                assumeTime(a.get(Annotations.ASSUME_TIME)), plan, Annotations.PHASE_ALLOCATED.equals(a.get(Annotations.PHASE)),
+                assumeTime(a.get(Annotations.ASSUME_TIME)), plan, Annotations.allocated(p),
                 containers));
     }
 

@@ -50,7 +50,7 @@ final class LookalikeGate {
                 continue;
             }
             Optional<String> ask = cache.pod(entry.namespace(), entry.name())
-                    .filter(p -> e.getKey().equals(p.getMetadata().getUid()) && !allocated(p))
+                    .filter(p -> e.getKey().equals(p.getMetadata().getUid()) && !Annotations.allocated(p))
                     .flatMap(p -> KubeletAllocate.lookalike(pod.get(), chosen, p, entry.allocation(), units));
             if (ask.isPresent()) {
                 return Optional.of(("pod %s waits for kubelet on node %s and asks %s as this pod does, with another share:"
@@ -59,10 +59,5 @@ final class LookalikeGate {
             }
         }
         return Optional.empty();
-    }
-
-    private static boolean allocated(Pod p) {
-        Map<String, String> a = p.getMetadata().getAnnotations();
-        return a != null && Annotations.PHASE_ALLOCATED.equals(a.get(Annotations.PHASE));
     }
 }
