@@ -4,6 +4,7 @@ import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.bench.cluster.ClusterReplay;
 import io.elasticgpu.bench.cluster.DraReplay;
 import io.elasticgpu.bench.cluster.PodStream;
+import io.elasticgpu.bench.cluster.ProcessUse;
 import io.elasticgpu.bench.cluster.ReplayPlan;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.localcluster.controlplane.Binaries;
@@ -68,6 +69,8 @@ public final class Arena {
             for (int i = 0; i < plan.pods().size(); i++) {
                 pods.add(contender.pod(plan.pods().get(i), i, stage));
             }
+            log.printf("arena: %s: warming up the harness%n", contender.name());
+            PodStream.warmUp(client, pods, options.replay().clients());
             try (Contender.Running running = contender.start(cp, client, stage)) {
                 log.printf("arena: %s: creating %d pods%n", contender.name(), pods.size());
                 PodStream.Streamed streamed = PodStream.run(client, pods, options.replay().clients(), options.replay().gated(),

@@ -2,6 +2,7 @@ package io.elasticgpu.bench.arena;
 
 import io.elasticgpu.bench.cluster.Audit;
 import io.elasticgpu.bench.cluster.PodStream;
+import io.elasticgpu.bench.cluster.ProcessUse;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.simulator.trace.TracePod;
 

@@ -57,18 +57,28 @@ public final class ClusterReplay {
                     .create();
             List<Pod> pods = pods(plan, chart.schedulerName(), options.dra());
             List<ResourceClaim> claims = options.dra() ? claims(plan, block) : List.of();
+            log.println("cluster-replay: warming up the harness");
+            PodStream.warmUp(client, pods, options.clients());
             PodStream.Streamed ours;
             Audit audit;
             Map<String, String> placedOn;
             double retries;
+            Map<String, ReplayResult.VerbTime> verbs;
+            long conflicts;
+            Map<String, Double> cpu;
             try (EgpuProcess extender = startExtender(cp, chart, options)) {
                 cp.restartScheduler(ChartConfig.write(schedulerConfig(options, chart, extender.url()),
                         workDir.resolve("replay-scheduler.yaml")));
                 DraReplay.createClaims(client, claims);
                 log.println("cluster-replay: creating pods");
+                Map<String, Long> pids = pids(cp, extender.process().pid());
+                Map<String, Double> before = ProcessUse.cpu(pids);
                 ours = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
                         done -> log.printf("  %d created%n", done));
-                retries = filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
+                cpu = ProcessUse.cpuSince(before, pids);
+                verbs = ExtenderScrape.verbs(extender.url());
+                conflicts = ExtenderScrape.ledgerConflicts(extender.url());
+                retries = ExtenderScrape.filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
                 List<Pod> placed = client.pods().inNamespace(NAMESPACE).list().getItems();
                 audit = Audit.of(placed, nodes, plan.pods(), holds(client, options, nodes, block));
                 placedOn = new LinkedHashMap<>();
@@ -85,11 +95,17 @@ public final class ClusterReplay {
             ReplayPlan.Simulated simulator = plan.simulate(order);
             Agreement agreement = Agreement.of(order, simulator.nodes(), placedOn);
             PodStream.Streamed baseline = null;
+            Map<String, Double> baselineCpu = Map.of();
             if (options.baseline()) {
                 // What was measured with the extender stands even if the baseline cannot be run.
-                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null).table());
+                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, conflicts, cpu, Map.of()).table());
                 try {
-                    baseline = baseline(cp, client, chart, pods, claims, options, log);
+                    prepareBaseline(cp, client, chart, claims, log);
+                    Map<String, Long> pids = pids(cp, null);
+                    Map<String, Double> before = ProcessUse.cpu(pids);
+                    baseline = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
+                            done -> log.printf("  %d created%n", done));
+                    baselineCpu = ProcessUse.cpuSince(before, pids);
                 } catch (RuntimeException e) {
                     log.println("cluster-replay: the baseline failed, so it is not measured: " + e.getMessage());
                 }
@@ -99,7 +115,7 @@ public final class ClusterReplay {
                     nodes, plan.pods(), holds(client, options, nodes, block)) : null;
             log.println("cluster-replay: pending in the cluster by shape (cards x milli): " + agreement.pendingInCluster());
             log.println("cluster-replay: failed in the simulator by shape: " + agreement.failedInSimulator());
-            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit);
+            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit, verbs, conflicts, cpu, baselineCpu);
         }
     }
 
@@ -185,33 +201,22 @@ public final class ClusterReplay {
         return config;
     }
 
-    /**
-     * Filter calls per second over {@code window} once scheduling has settled, from the extender's own counter: how
-     * often kube-scheduler retries the pods left pending (each retry is a filter call).
-     */
-    private static double filterCallsPerSecond(String url, Duration window) {
-        long before = filterCalls(url);
-        PodStream.sleep(window.toMillis());
-        return (filterCalls(url) - before) / (double) window.toSeconds();
-    }
-
-    private static long filterCalls(String url) {
-        try {
-            String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(url + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            return metrics.lines().filter(l -> l.startsWith("egpu_extender_request_seconds_count{verb=\"filter\"}"))
-                    .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot read the extender's metrics: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+    /** The control plane's components, the extender (when given) and this harness, which creates the pods, by name. */
+    private static Map<String, Long> pids(ControlPlane cp, Long extender) {
+        Map<String, Long> pids = new LinkedHashMap<>(cp.pids());
+        if (extender != null) {
+            pids.put("extender", extender);
         }
+        pids.put("harness", ProcessHandle.current().pid());
+        return pids;
     }
 
-    /** The same pods on the same nodes through kube-scheduler alone: no card awareness, the control plane's ceiling. */
-    private static PodStream.Streamed baseline(ControlPlane cp, KubernetesClient client, ChartConfig chart, List<Pod> pods,
-                                               List<ResourceClaim> claims, ReplayOptions options, PrintStream log) {
+    /**
+     * Clears the pods and restarts kube-scheduler without the extender, for the same pods on the same nodes through
+     * kube-scheduler alone: no card awareness, the control plane's ceiling.
+     */
+    private static void prepareBaseline(ControlPlane cp, KubernetesClient client, ChartConfig chart, List<ResourceClaim> claims,
+                                        PrintStream log) {
         log.println("cluster-replay: baseline, the same pods without the extender");
         client.pods().inNamespace(NAMESPACE).withGracePeriod(0).delete();
         while (!client.pods().inNamespace(NAMESPACE).list().getItems().isEmpty()) {
@@ -222,7 +227,5 @@ public final class ClusterReplay {
             DraReplay.createClaims(client, claims);
         }
         cp.restartScheduler(ChartConfig.write(chart.withoutExtender(), cp.workDir().resolve("baseline-scheduler.yaml")));
-        return PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
-                done -> log.printf("  %d created%n", done));
     }
 }

@@ -12,19 +12,39 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param api                   how the nodes offer their cards: device-plugin or dra
  * @param baselinePct           under DRA, what kube-scheduler's own allocator holds without the extender (NaN
  *                              otherwise: without the extender device-plugin pods carry no allocation to audit)
+ * @param boundAfterSeconds     seconds from the first pod made schedulable until 50, 90 and 100 % of the bound pods
+ *                              were bound (the baseline's likewise, empty when not measured): whether pods/s is set by
+ *                              the stream or by a few late pods
+ * @param extenderVerbs         per extender verb, its calls and their mean time in milliseconds, from its own metrics
+ * @param ledgerConflicts       binds' ledger writes refused because another write came first (each a read and a retry)
+ * @param cpuMillisPerPod       CPU milliseconds each process used while the pods were placed (the control plane's,
+ *                              the extender's, the harness's), per pod bound: where a placement's cost goes; the
+ *                              baseline's likewise (empty when not measured)
  */
 @JsonPropertyOrder({"trace", "policy", "api", "nodes", "pods", "inClusterPct", "simulatorPct", "differencePoints", "podsBound",
         "podsPending", "pendingThatFit", "overCommittedCards", "overCommittedHosts", "unaccounted", "podsPerSecond",
-        "baselinePodsPerSecond", "baselinePct", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference", "settledFilterCallsPerSecond"})
+        "baselinePodsPerSecond", "baselinePct", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference", "settledFilterCallsPerSecond", "boundAfterSeconds",
+        "baselineBoundAfterSeconds", "extenderVerbs", "ledgerConflicts", "cpuMillisPerPod",
+        "baselineCpuMillisPerPod"})
 public record ReplayResult(String trace, String policy, int nodes, int pods, double inClusterPct, double simulatorPct,
                            double differencePoints, int podsBound, int podsPending, int pendingThatFit,
                            int overCommittedCards, int overCommittedHosts, int unaccounted, double podsPerSecond,
                            double baselinePodsPerSecond, double p50BoundSeconds, double p99BoundSeconds, int cores,
                            int sameDecisions, String firstDifference, double settledFilterCallsPerSecond, String api,
-                           double baselinePct) {
+                           double baselinePct, double[] boundAfterSeconds, double[] baselineBoundAfterSeconds,
+                           java.util.Map<String, VerbTime> extenderVerbs, long ledgerConflicts,
+                           java.util.Map<String, Double> cpuMillisPerPod, java.util.Map<String, Double> baselineCpuMillisPerPod) {
+
+    /** One extender verb during the replay: how often kube-scheduler called it, and the mean time to answer. */
+    public record VerbTime(long calls, double meanMillis) {
+    }
+
+    private static final int[] BOUND_AFTER = {50, 90, 100};
 
     static ReplayResult of(ReplayPlan plan, ReplayOptions options, Audit audit, PodStream.Streamed ours, long simulator,
-                           Agreement agreement, double retries, PodStream.Streamed baseline, Audit baselineAudit) {
+                           Agreement agreement, double retries, PodStream.Streamed baseline, Audit baselineAudit,
+                           java.util.Map<String, VerbTime> verbs, long ledgerConflicts, java.util.Map<String, Double> cpu,
+                           java.util.Map<String, Double> baselineCpu) {
         double inCluster = 100.0 * audit.allocatedMilli() / plan.capacity();
         double sim = 100.0 * simulator / plan.capacity();
         return new ReplayResult(plan.traceName(), options.policy(), plan.nodes().size(), plan.pods().size(), inCluster, sim,
@@ -33,7 +53,39 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                 baseline == null ? Double.NaN : baseline.podsPerSecond(), ours.latencySeconds(50),
                 ours.latencySeconds(99), Runtime.getRuntime().availableProcessors(), agreement.same(),
                 agreement.firstDifference(), retries, options.dra() ? "dra" : "device-plugin",
-                baselineAudit == null ? Double.NaN : 100.0 * baselineAudit.allocatedMilli() / plan.capacity());
+                baselineAudit == null ? Double.NaN : 100.0 * baselineAudit.allocatedMilli() / plan.capacity(),
+                boundAfter(ours), boundAfter(baseline), verbs, ledgerConflicts, perPod(cpu, ours.bound()),
+                baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()));
+    }
+
+    private static double[] boundAfter(PodStream.Streamed streamed) {
+        return streamed == null ? new double[0]
+                : java.util.Arrays.stream(BOUND_AFTER).mapToDouble(streamed::boundAfterSeconds).toArray();
+    }
+
+    private static String seconds(double[] s) {
+        return s.length == 0 ? "not measured" : "%.1f / %.1f / %.1f s".formatted(s[0], s[1], s[2]);
+    }
+
+    private static java.util.Map<String, Double> perPod(java.util.Map<String, Double> cpuSeconds, int bound) {
+        java.util.Map<String, Double> perPod = new java.util.LinkedHashMap<>();
+        cpuSeconds.forEach((name, s) -> perPod.put(name, bound == 0 ? 0 : 1000 * s / bound));
+        return perPod;
+    }
+
+    private static String perPod(java.util.Map<String, Double> millis) {
+        if (millis.isEmpty()) {
+            return "not measured";
+        }
+        StringBuilder b = new StringBuilder("%.0f ms:".formatted(millis.values().stream().mapToDouble(Double::doubleValue).sum()));
+        millis.forEach((name, ms) -> b.append(" %s %.1f".formatted(name, ms)));
+        return b.toString();
+    }
+
+    private String verbs() {
+        StringBuilder b = new StringBuilder();
+        extenderVerbs.forEach((verb, t) -> b.append(b.isEmpty() ? "" : ", ").append("%s %d x %.1f ms".formatted(verb, t.calls(), t.meanMillis())));
+        return b.isEmpty() ? "not read" : b.toString();
     }
 
     /** The table {@code bench/run cluster-replay} prints. */
@@ -55,10 +107,16 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                   create->bound p50 / p99    %.2f s / %.2f s
                   decided as the simulator   %d of %d pods (first difference: %s)
                   filter calls/s, settled    %.1f
+                  bound 50/90/100 %% after    %s (baseline %s)
+                  extender calls x mean      %s
+                  ledger write conflicts     %d
+                  CPU per pod bound          %s
+                  baseline CPU per pod bound %s
                 """.formatted(trace, policy, api, nodes, pods, cores, inClusterPct, simulatorPct, differencePoints, podsBound,
                 podsPending, pendingThatFit, overCommittedCards, overCommittedHosts, unaccounted, podsPerSecond, ratio,
                 Double.isNaN(baselinePct) ? "not audited" : "%.2f %% (kube-scheduler's DRA allocator alone)".formatted(baselinePct),
                 p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference,
-                settledFilterCallsPerSecond);
+                settledFilterCallsPerSecond, seconds(boundAfterSeconds), seconds(baselineBoundAfterSeconds), verbs(),
+                ledgerConflicts, perPod(cpuMillisPerPod), perPod(baselineCpuMillisPerPod));
     }
 }

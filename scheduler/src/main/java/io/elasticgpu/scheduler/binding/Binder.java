@@ -16,12 +16,21 @@ import io.elasticgpu.scheduler.decision.PodAsk;
 
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -36,7 +45,11 @@ import org.slf4j.LoggerFactory;
  *     first, starts over from 1;</li>
  * <li>binds the pod with the allocation in its annotations, in one write (a Binding's annotations).</li>
  * </ol>
- * A failure at 3 takes the reservation back. Thread-safe.
+ * A failure at 3 takes the reservation back. Thread-safe: this replica's writes to one node's ledger (binds, undoing
+ * them, tidying) take turns, so that they never refuse each other's version, and the binds that arrive while one
+ * writes go together in the next write (kube-scheduler binds pods in parallel, and a packing policy sends the next
+ * pods to the same node: each bind used to be refused by the one before and read the ledger again, under load more
+ * than one retry per bind). Writes of other replicas can still come between: then 1 starts over.
  */
 public final class Binder {
 
@@ -57,6 +70,16 @@ public final class Binder {
         }
     }
 
+    /** A bind waiting for its pod's reservation in a node's ledger. */
+    private record Pending(String namespace, String name, String uid, PodAsk ask, CompletableFuture<Outcome> outcome) {
+    }
+
+    /** Who writes a node's ledger now, and the binds waiting to. */
+    private static final class NodeTurn {
+        final ReentrantLock lock = new ReentrantLock();
+        final Queue<Pending> waiting = new ConcurrentLinkedQueue<>();
+    }
+
     private final ClusterApi api;
     private final ClusterCache cache;
     private final Supplier<Policy> policy;
@@ -66,6 +89,11 @@ public final class Binder {
     private final Duration staleReservation;
     /** The ledger of each node as this replica last wrote it: the version its next write there goes on. */
     private final Map<String, ClusterApi.Ledger> known = new ConcurrentHashMap<>();
+    /** One per node: this replica's writes to the node's ledger take turns, and binds waiting their turn go together. */
+    private final Map<String, NodeTurn> turns = new ConcurrentHashMap<>();
+    /** Ledger writes made, and those the API server refused because another came first (each a read and a retry). */
+    private final LongAdder writes = new LongAdder();
+    private final LongAdder conflicts = new LongAdder();
 
     /**
      * @param staleReservation how old a reservation of a pod that is neither bound nor being bound by this replica
@@ -107,43 +135,112 @@ public final class Binder {
     }
 
     private Outcome reserveAndBind(String namespace, String name, String uid, PodAsk ask, Node node) {
+        NodeTurn turn = turns.computeIfAbsent(node.name(), n -> new NodeTurn());
+        Pending mine = new Pending(namespace, name, uid, ask, new CompletableFuture<>());
+        turn.waiting.add(mine);
+        turn.lock.lock();
+        try {
+            if (!mine.outcome().isDone()) {
+                List<Pending> batch = new ArrayList<>();
+                for (Pending p = turn.waiting.poll(); p != null; p = turn.waiting.poll()) {
+                    batch.add(p);
+                }
+                commit(node, batch);
+            }
+        } finally {
+            turn.lock.unlock();
+        }
+        Outcome reserved = outcome(mine);
+        switch (reserved) {
+            case Outcome.Bound(Allocation allocation) -> {
+                return annotateAndBind(namespace, name, uid, ask, node, allocation);
+            }
+            case Outcome.Held held -> LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, node.name(), held.message());
+            case Outcome.Failed failed -> LOG.warn("pod={}/{} refused: {}", namespace, name, failed.message());
+        }
+        return reserved;
+    }
+
+    /** Binds waiting for their turn at {@code node}'s ledger (for tests). */
+    int waiting(String node) {
+        NodeTurn turn = turns.get(node);
+        return turn == null ? 0 : turn.waiting.size();
+    }
+
+    private static Outcome outcome(Pending pending) {
+        try {
+            return pending.outcome().get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClusterApi.ApiException("interrupted while waiting for the ledger of the node");
+        }
+    }
+
+    /** Reserves the batch's pods in the node's ledger, in one write, and tells each how it went. */
+    private void commit(Node node, List<Pending> batch) {
+        try {
+            reserve(node, batch).forEach((pending, outcome) -> pending.outcome().complete(outcome));
+        } catch (RuntimeException e) {
+            batch.forEach(pending -> pending.outcome().completeExceptionally(e));
+        }
+    }
+
+    /**
+     * Chooses each pod's cards in turn on what the node's ledger leaves free and writes them all in at once: Bound
+     * means reserved. Starts over from a fresh read when another writer came first.
+     */
+    private Map<Pending, Outcome> reserve(Node node, List<Pending> batch) {
         String nodeName = node.name();
-        Allocation allocation = null;
-        for (int attempt = 0; attempt < ATTEMPTS && allocation == null; attempt++) {
+        Set<String> binding = new HashSet<>();
+        batch.forEach(p -> binding.add(p.uid()));
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             ClusterApi.Ledger remembered = attempt == 0 ? known.get(nodeName) : null;
             ClusterApi.Ledger ledger = remembered != null ? remembered : api.readLedger(nodeName);
-            Map<String, String> entries = current(ledger.entries(), nodeName, uid);
-            String mine = entries.get(uid);
-            if (mine != null && remembered != null) {
+            Map<String, String> entries = current(ledger.entries(), nodeName, binding);
+            if (remembered != null && binding.stream().anyMatch(entries::containsKey)) {
                 continue; // a retried bind: whether the reservation still stands, only the ledger itself can say
             }
-            Allocation chosen;
-            if (mine != null) {
-                chosen = LedgerEntry.fromJson(mine).allocation(); // an earlier attempt reserved it already
-            } else {
-                Optional<Allocation> fit = choose(node, entries, uid, ask);
-                if (fit.isEmpty()) {
-                    String why = refusal(node, entries, ask);
-                    LOG.warn("pod={}/{} refused: {}", namespace, name, why);
-                    return new Outcome.Failed(why);
-                }
-                chosen = fit.get();
-                Optional<String> wait = lookalikes.wait(node, entries, namespace, name, chosen, clock.millis());
-                if (wait.isPresent()) {
-                    LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, nodeName, wait.get());
-                    return new Outcome.Held(wait.get());
-                }
-                entries.put(uid, new LedgerEntry(namespace + "/" + name, clock.millis(), chosen).toJson());
-            }
-            if (mine != null && entries.size() == ledger.entries().size() || write(nodeName, entries, ledger.version())) {
-                allocation = chosen;
+            Map<Pending, Outcome> outcomes = new LinkedHashMap<>();
+            batch.forEach(p -> outcomes.put(p, place(node, entries, p)));
+            if (entries.equals(ledger.entries()) || write(nodeName, entries, ledger.version())) {
+                return outcomes;
             }
         }
-        if (allocation == null) {
-            return new Outcome.Failed("node %s: its ledger kept changing under %d attempts; kube-scheduler will retry"
-                    .formatted(nodeName, ATTEMPTS));
+        Outcome failed = new Outcome.Failed("node %s: its ledger kept changing under %d attempts; kube-scheduler will retry"
+                .formatted(nodeName, ATTEMPTS));
+        Map<Pending, Outcome> outcomes = new LinkedHashMap<>();
+        batch.forEach(p -> outcomes.put(p, failed));
+        return outcomes;
+    }
+
+    /** One pod's cards on what {@code entries} leave free, entered there: Bound means reserved once they are written. */
+    private Outcome place(Node node, Map<String, String> entries, Pending pod) {
+        String mine = entries.get(pod.uid());
+        if (mine != null) {
+            return new Outcome.Bound(LedgerEntry.fromJson(mine).allocation()); // an earlier attempt reserved it already
         }
-        return annotateAndBind(namespace, name, uid, ask, node, allocation);
+        Optional<Allocation> fit = choose(node, entries, pod.uid(), pod.ask());
+        if (fit.isEmpty()) {
+            return new Outcome.Failed(refusal(node, entries, pod.ask()));
+        }
+        Optional<String> wait = lookalikes.wait(node, entries, pod.namespace(), pod.name(), fit.get(), clock.millis());
+        if (wait.isPresent()) {
+            return new Outcome.Held(wait.get());
+        }
+        entries.put(pod.uid(), new LedgerEntry(pod.namespace() + "/" + pod.name(), clock.millis(), fit.get()).toJson());
+        return new Outcome.Bound(fit.get());
+    }
+
+    private <T> T inTurn(String node, Supplier<T> write) {
+        ReentrantLock lock = turns.computeIfAbsent(node, n -> new NodeTurn()).lock;
+        lock.lock();
+        try {
+            return write.get();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -194,13 +291,25 @@ public final class Binder {
      * another writer came between (409).
      */
     private boolean write(String node, Map<String, String> entries, String version) {
+        writes.increment();
         Optional<String> written = api.writeLedger(node, entries, version);
         if (written.isPresent()) {
             known.put(node, new ClusterApi.Ledger(entries, written.get()));
         } else {
             known.remove(node);
+            conflicts.increment();
         }
         return written.isPresent();
+    }
+
+    /** Ledger writes made so far (binds, undoing them, tidying). */
+    public long ledgerWrites() {
+        return writes.sum();
+    }
+
+    /** Ledger writes refused so far because another writer (another replica, a tidy of another) came first. */
+    public long ledgerConflicts() {
+        return conflicts.sum();
     }
 
     /**
@@ -209,34 +318,33 @@ public final class Binder {
      * deleted pods until the node's next bind. A concurrent writer wins; the next tidy or bind prunes again.
      */
     public void tidy(String node) {
-        ClusterApi.Ledger ledger = api.readLedger(node);
-        if (ledger.entries().isEmpty()) {
-            return;
-        }
-        Map<String, String> entries = current(ledger.entries(), node, null);
-        if (entries.size() < ledger.entries().size()) {
-            write(node, entries, ledger.version());
-        }
+        inTurn(node, () -> {
+            ClusterApi.Ledger ledger = api.readLedger(node);
+            Map<String, String> entries = current(ledger.entries(), node, Set.of());
+            if (entries.size() < ledger.entries().size()) {
+                write(node, entries, ledger.version());
+            }
+            return null;
+        });
     }
 
     /** Takes pod {@code uid}'s reservation out of {@code node}'s ledger and the cache, after a bind that failed. */
     private void unreserve(String uid, String node) {
-        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            ClusterApi.Ledger ledger = api.readLedger(node);
-            if (!ledger.entries().containsKey(uid)) {
-                break;
+        inTurn(node, () -> {
+            for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+                ClusterApi.Ledger ledger = api.readLedger(node);
+                Map<String, String> entries = new LinkedHashMap<>(ledger.entries());
+                if (entries.remove(uid) == null || write(node, entries, ledger.version())) {
+                    break;
+                }
             }
-            Map<String, String> entries = new LinkedHashMap<>(ledger.entries());
-            entries.remove(uid);
-            if (write(node, entries, ledger.version())) {
-                break;
-            }
-        }
+            return null;
+        });
         cache.forget(uid);
     }
 
     /** The ledger without reservations of pods that are gone, went to another node, or were abandoned mid-bind. */
-    private Map<String, String> current(Map<String, String> entries, String node, String binding) {
+    private Map<String, String> current(Map<String, String> entries, String node, Set<String> binding) {
         Map<String, String> kept = new LinkedHashMap<>();
         long now = clock.millis();
         for (var e : entries.entrySet()) {
@@ -248,7 +356,7 @@ public final class Binder {
                 LOG.warn("node={}: dropping unreadable ledger entry of uid={}: {}", node, uid, bad.getMessage());
                 continue;
             }
-            if (uid.equals(binding) || keep(uid, entry, node, now)) {
+            if (binding.contains(uid) || keep(uid, entry, node, now)) {
                 kept.put(uid, e.getValue());
             }
         }

@@ -1,9 +1,11 @@
 package io.elasticgpu.scheduler.extender;
 
 import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -29,7 +31,14 @@ final class ExtenderMetrics {
             .help("Binds put off while a pod kubelet could not tell from the one bound waits for admission on the node")
             .register(registry);
 
-    ExtenderMetrics(ClusterCache cache) {
+    /** @param ledger the binder's ledger writes and conflicts so far */
+    ExtenderMetrics(ClusterCache cache, Binder ledger) {
+        CounterWithCallback.builder().name("egpu_extender_ledger_writes_total")
+                .help("Writes of nodes' ledgers (binds reserving cards, undoing a failed bind, tidying)")
+                .callback(cb -> cb.call(ledger.ledgerWrites())).register(registry);
+        CounterWithCallback.builder().name("egpu_extender_ledger_conflicts_total")
+                .help("Ledger writes refused because another write to the node's ledger came first")
+                .callback(cb -> cb.call(ledger.ledgerConflicts())).register(registry);
         GaugeWithCallback.builder().name("egpu_card_memory_allocated_mib").help("GPU memory held on a card")
                 .labelNames("node", "card", "model")
                 .callback(cb -> each(cache, (node, s, i) -> cb.call(s.usedMemory(i), node, Integer.toString(i), s.card(i).model())))

@@ -98,7 +98,7 @@ public final class ExtenderService implements AutoCloseable {
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));
-        ExtenderMetrics metrics = new ExtenderMetrics(cache);
+        ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);
         requeue.every(Requeue.TICK);
         LedgerTidying tidying = new LedgerTidying(binder, LedgerTidying.INTERVAL);

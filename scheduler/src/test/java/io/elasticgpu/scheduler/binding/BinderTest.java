@@ -117,6 +117,74 @@ class BinderTest {
     }
 
     @Test
+    void podsBoundToOneNodeAtOnceTakeTurnsAtItsLedgerSoNoWriteIsRefused() throws Exception {
+        List<Pod> pods = pods(8);
+        Binder binder = binder(cache());
+        api.ledgerWriteLatency(Duration.ofMillis(20));
+        List<Binder.Outcome> outcomes = inParallel(pods, p -> bind(binder, p, "n1"));
+        assertThat(outcomes).allMatch(o -> o instanceof Binder.Outcome.Bound);
+        assertThat(binder.ledgerConflicts()).as("writes refused").isZero();
+        assertThat(api.calls() - api.ledgerWrites()).as("one read of the ledger, then a bind per pod").isEqualTo(1 + 8);
+        assertThat(api.ledger("n1")).hasSize(8);
+    }
+
+    @Test
+    void bindsThatArriveWhileTheLedgerIsWrittenGoTogetherInTheNextWrite() throws Exception {
+        List<Pod> pods = pods(8);
+        Binder binder = binder(cache());
+        var writeInFlight = new java.util.concurrent.CountDownLatch(1);
+        api.holdLedgerWrites(writeInFlight);
+        var kubeScheduler = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+        var first = kubeScheduler.submit(() -> bind(binder, pods.getFirst(), "n1"));
+        org.awaitility.Awaitility.await().until(() -> api.ledgerWrites() == 1);
+        List<java.util.concurrent.Future<Binder.Outcome>> rest = new java.util.ArrayList<>();
+        pods.subList(1, 8).forEach(p -> rest.add(kubeScheduler.submit(() -> bind(binder, p, "n1"))));
+        org.awaitility.Awaitility.await().until(() -> binder.waiting("n1") == 7);
+        writeInFlight.countDown();
+        assertThat(first.get()).isInstanceOf(Binder.Outcome.Bound.class);
+        for (var r : rest) {
+            assertThat(r.get()).isInstanceOf(Binder.Outcome.Bound.class);
+        }
+        kubeScheduler.close();
+        assertThat(api.ledgerWrites()).as("the first pod's, then the seven that waited, in one").isEqualTo(2);
+        assertThat(api.ledger("n1")).hasSize(8);
+        assertThat(cardsHeld(pods)).as("each pod's own cards, none twice over capacity").allMatch(c -> c <= 16_384);
+    }
+
+    private List<Pod> pods(int n) {
+        List<Pod> pods = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Pod p = pod("ns", "p" + i, "uid-p" + i, container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
+            api.addPod(p);
+            pods.add(p);
+        }
+        return pods;
+    }
+
+    private static <T> List<T> inParallel(List<Pod> pods, java.util.function.Function<Pod, T> task) throws Exception {
+        List<java.util.concurrent.Future<T>> futures = new java.util.ArrayList<>();
+        try (var kubeScheduler = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            pods.forEach(p -> futures.add(kubeScheduler.submit(() -> task.apply(p))));
+        }
+        List<T> out = new java.util.ArrayList<>();
+        for (var f : futures) {
+            out.add(f.get());
+        }
+        return out;
+    }
+
+    /** MiB held on each card of n1 by the pods' recorded allocations. */
+    private java.util.Collection<Long> cardsHeld(List<Pod> pods) {
+        Map<Integer, Long> held = new java.util.HashMap<>();
+        for (Pod p : pods) {
+            Allocation a = Allocation.fromJson(stored(p.getMetadata().getName()).getMetadata().getAnnotations()
+                    .get(Annotations.ALLOCATION));
+            a.containers().values().forEach(shares -> shares.forEach(s -> held.merge(s.card(), s.memoryMib(), Long::sum)));
+        }
+        return held.values();
+    }
+
+    @Test
     void aLedgerAnotherReplicaChangedIsReadAgainAndNothingIsLost() {
         Pod a = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
         Pod b = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu-memory", "4000")));
@@ -129,6 +197,7 @@ class BinderTest {
         assertThat(bind(binder(cache()), b, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
         assertThat(bind(one, c, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
         assertThat(api.ledger("n1")).containsOnlyKeys("uid-a", "uid-b", "uid-c");
+        assertThat(one.ledgerConflicts()).as("the other replica's write came between").isEqualTo(1);
     }
 
     @Test

@@ -28,6 +28,9 @@ public final class InMemoryClusterApi implements ClusterApi {
     private final AtomicInteger calls = new AtomicInteger();
     private volatile boolean failBinds;
     private volatile boolean down;
+    private volatile long writeLatencyMillis;
+    private volatile java.util.concurrent.CountDownLatch writesOpen = new java.util.concurrent.CountDownLatch(0);
+    private final AtomicInteger ledgerWrites = new AtomicInteger();
 
     public synchronized void addNode(Node node) {
         nodes.put(node.getMetadata().getName(), node);
@@ -65,6 +68,21 @@ public final class InMemoryClusterApi implements ClusterApi {
         down = isDown;
     }
 
+    /** Makes each ledger write take {@code latency} before it reaches the store, as a loaded API server's do. */
+    public void ledgerWriteLatency(java.time.Duration latency) {
+        writeLatencyMillis = latency.toMillis();
+    }
+
+    /** Makes ledger writes wait, in flight, until {@code open} counts down. */
+    public void holdLedgerWrites(java.util.concurrent.CountDownLatch open) {
+        writesOpen = open;
+    }
+
+    /** Ledger writes made so far, refused or not. */
+    public int ledgerWrites() {
+        return ledgerWrites.get();
+    }
+
     /** Shows {@code cache} the API's nodes and pods now, as an informer's relist would. */
     public synchronized void feed(ClusterCache cache) {
         nodes.values().forEach(cache::upsertNode);
@@ -81,7 +99,21 @@ public final class InMemoryClusterApi implements ClusterApi {
     }
 
     @Override
-    public synchronized java.util.Optional<String> writeLedger(String node, Map<String, String> entries, String version) {
+    public java.util.Optional<String> writeLedger(String node, Map<String, String> entries, String version) {
+        ledgerWrites.incrementAndGet();
+        try {
+            writesOpen.await();
+            if (writeLatencyMillis > 0) {
+                Thread.sleep(writeLatencyMillis); // in flight: other writes may land meanwhile
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiException("interrupted");
+        }
+        return store(node, entries, version);
+    }
+
+    private synchronized java.util.Optional<String> store(String node, Map<String, String> entries, String version) {
         calls.incrementAndGet();
         Ledger current = ledgers.get(node);
         String currentVersion = current == null ? null : current.version();

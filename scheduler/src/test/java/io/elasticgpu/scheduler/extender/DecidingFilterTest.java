@@ -61,8 +61,8 @@ class DecidingFilterTest {
         api.addPod(first);
         api.addPod(second);
         api.feed(cache);
-        ExtenderMetrics metrics = new ExtenderMetrics(cache);
         Binder binder = new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
+        ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, clock::get));

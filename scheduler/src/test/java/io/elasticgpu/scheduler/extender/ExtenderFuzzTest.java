@@ -55,8 +55,8 @@ class ExtenderFuzzTest {
         API.addNode(node("big", 2, 81_920, 0));
         API.addPod(SLICE);
         API.feed(CACHE);
-        ExtenderMetrics metrics = new ExtenderMetrics(CACHE);
         Binder binder = new Binder(API, CACHE, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
+        ExtenderMetrics metrics = new ExtenderMetrics(CACHE, binder);
         Requeue requeue = new Requeue(API, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, CLOCK::get));

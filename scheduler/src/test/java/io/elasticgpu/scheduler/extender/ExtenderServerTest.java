@@ -57,8 +57,8 @@ class ExtenderServerTest {
         api.addNode(node("big", 2, 81_920, 0));
         api.addPod(slice);
         api.feed(cache);
-        ExtenderMetrics metrics = new ExtenderMetrics(cache);
         Binder binder = new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
+        ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);
         requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         cache.onFreed(requeue::freed);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,

@@ -1,4 +1,4 @@
-package io.elasticgpu.bench.arena;
+package io.elasticgpu.bench.cluster;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,5 +26,20 @@ public record ProcessUse(double cpuSeconds, long peakRssMib, boolean alive) {
         } catch (IOException | RuntimeException gone) {
             return new ProcessUse(0, 0, false);
         }
+    }
+
+    /** CPU seconds each named process has used so far (0 for one that is gone). */
+    public static java.util.Map<String, Double> cpu(java.util.Map<String, Long> pids) {
+        java.util.Map<String, Double> cpu = new java.util.LinkedHashMap<>();
+        pids.forEach((name, pid) -> cpu.put(name, of(pid).cpuSeconds()));
+        return cpu;
+    }
+
+    /** CPU seconds each process of {@code before} has used since. */
+    public static java.util.Map<String, Double> cpuSince(java.util.Map<String, Double> before, java.util.Map<String, Long> pids) {
+        java.util.Map<String, Double> now = cpu(pids);
+        java.util.Map<String, Double> used = new java.util.LinkedHashMap<>();
+        before.forEach((name, then) -> used.put(name, Math.max(0, now.getOrDefault(name, then) - then)));
+        return used;
     }
 }
