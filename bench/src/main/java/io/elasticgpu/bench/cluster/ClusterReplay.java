@@ -57,14 +57,16 @@ public final class ClusterReplay {
                     .create();
             List<Pod> pods = pods(plan, chart.schedulerName(), options.dra());
             List<ResourceClaim> claims = options.dra() ? claims(plan, block) : List.of();
-            log.println("cluster-replay: warming up the harness");
-            PodStream.warmUp(client, pods, options.clients());
+            if (options.baseline()) { // what it is for: the same harness cost in both streams compared
+                log.println("cluster-replay: warming up the harness");
+                PodStream.warmUp(client, pods, options.clients());
+            }
             PodStream.Streamed ours;
             Audit audit;
             Map<String, String> placedOn;
             double retries;
             Map<String, ReplayResult.VerbTime> verbs;
-            long conflicts;
+            long[] ledger;
             Map<String, Double> cpu;
             try (EgpuProcess extender = startExtender(cp, chart, options)) {
                 cp.restartScheduler(ChartConfig.write(schedulerConfig(options, chart, extender.url()),
@@ -77,7 +79,7 @@ public final class ClusterReplay {
                         done -> log.printf("  %d created%n", done));
                 cpu = ProcessUse.cpuSince(before, pids);
                 verbs = ExtenderScrape.verbs(extender.url());
-                conflicts = ExtenderScrape.ledgerConflicts(extender.url());
+                ledger = ExtenderScrape.ledgerWritesAndConflicts(extender.url());
                 retries = ExtenderScrape.filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
                 List<Pod> placed = client.pods().inNamespace(NAMESPACE).list().getItems();
                 audit = Audit.of(placed, nodes, plan.pods(), holds(client, options, nodes, block));
@@ -98,7 +100,7 @@ public final class ClusterReplay {
             Map<String, Double> baselineCpu = Map.of();
             if (options.baseline()) {
                 // What was measured with the extender stands even if the baseline cannot be run.
-                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, conflicts, cpu, Map.of()).table());
+                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, ledger, cpu, Map.of()).table());
                 try {
                     prepareBaseline(cp, client, chart, claims, log);
                     Map<String, Long> pids = pids(cp, null);
@@ -115,7 +117,7 @@ public final class ClusterReplay {
                     nodes, plan.pods(), holds(client, options, nodes, block)) : null;
             log.println("cluster-replay: pending in the cluster by shape (cards x milli): " + agreement.pendingInCluster());
             log.println("cluster-replay: failed in the simulator by shape: " + agreement.failedInSimulator());
-            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit, verbs, conflicts, cpu, baselineCpu);
+            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit, verbs, ledger, cpu, baselineCpu);
         }
     }
 

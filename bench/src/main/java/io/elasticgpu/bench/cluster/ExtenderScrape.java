@@ -33,9 +33,15 @@ final class ExtenderScrape {
         return verbs;
     }
 
-    /** Binds' ledger writes the API server refused because another came first. */
-    static long ledgerConflicts(String url) {
-        return scrape(url).lines().filter(l -> l.startsWith("egpu_extender_ledger_conflicts_total "))
+    /** The extender's ledger writes so far, and of them those the API server refused because another came first. */
+    static long[] ledgerWritesAndConflicts(String url) {
+        String metrics = scrape(url);
+        return new long[] {counter(metrics, "egpu_extender_ledger_writes_total"),
+                counter(metrics, "egpu_extender_ledger_conflicts_total")};
+    }
+
+    private static long counter(String metrics, String name) {
+        return metrics.lines().filter(l -> l.startsWith(name + " "))
                 .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 

@@ -16,7 +16,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *                              were bound (the baseline's likewise, empty when not measured): whether pods/s is set by
  *                              the stream or by a few late pods
  * @param extenderVerbs         per extender verb, its calls and their mean time in milliseconds, from its own metrics
- * @param ledgerConflicts       binds' ledger writes refused because another write came first (each a read and a retry)
+ * @param ledgerWrites          the extender's writes of nodes' ledgers (binds take turns per node, and those that wait
+ *                              go together in one write)
+ * @param ledgerConflicts       of them, those refused because another write came first (each a read and a retry)
  * @param cpuMillisPerPod       CPU milliseconds each process used while the pods were placed (the control plane's,
  *                              the extender's, the harness's), per pod bound: where a placement's cost goes; the
  *                              baseline's likewise (empty when not measured)
@@ -24,7 +26,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 @JsonPropertyOrder({"trace", "policy", "api", "nodes", "pods", "inClusterPct", "simulatorPct", "differencePoints", "podsBound",
         "podsPending", "pendingThatFit", "overCommittedCards", "overCommittedHosts", "unaccounted", "podsPerSecond",
         "baselinePodsPerSecond", "baselinePct", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference", "settledFilterCallsPerSecond", "boundAfterSeconds",
-        "baselineBoundAfterSeconds", "extenderVerbs", "ledgerConflicts", "cpuMillisPerPod",
+        "baselineBoundAfterSeconds", "extenderVerbs", "ledgerWrites", "ledgerConflicts", "cpuMillisPerPod",
         "baselineCpuMillisPerPod"})
 public record ReplayResult(String trace, String policy, int nodes, int pods, double inClusterPct, double simulatorPct,
                            double differencePoints, int podsBound, int podsPending, int pendingThatFit,
@@ -32,7 +34,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                            double baselinePodsPerSecond, double p50BoundSeconds, double p99BoundSeconds, int cores,
                            int sameDecisions, String firstDifference, double settledFilterCallsPerSecond, String api,
                            double baselinePct, double[] boundAfterSeconds, double[] baselineBoundAfterSeconds,
-                           java.util.Map<String, VerbTime> extenderVerbs, long ledgerConflicts,
+                           java.util.Map<String, VerbTime> extenderVerbs, long ledgerWrites, long ledgerConflicts,
                            java.util.Map<String, Double> cpuMillisPerPod, java.util.Map<String, Double> baselineCpuMillisPerPod) {
 
     /** One extender verb during the replay: how often kube-scheduler called it, and the mean time to answer. */
@@ -43,7 +45,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
 
     static ReplayResult of(ReplayPlan plan, ReplayOptions options, Audit audit, PodStream.Streamed ours, long simulator,
                            Agreement agreement, double retries, PodStream.Streamed baseline, Audit baselineAudit,
-                           java.util.Map<String, VerbTime> verbs, long ledgerConflicts, java.util.Map<String, Double> cpu,
+                           java.util.Map<String, VerbTime> verbs, long[] ledger, java.util.Map<String, Double> cpu,
                            java.util.Map<String, Double> baselineCpu) {
         double inCluster = 100.0 * audit.allocatedMilli() / plan.capacity();
         double sim = 100.0 * simulator / plan.capacity();
@@ -54,7 +56,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                 ours.latencySeconds(99), Runtime.getRuntime().availableProcessors(), agreement.same(),
                 agreement.firstDifference(), retries, options.dra() ? "dra" : "device-plugin",
                 baselineAudit == null ? Double.NaN : 100.0 * baselineAudit.allocatedMilli() / plan.capacity(),
-                boundAfter(ours), boundAfter(baseline), verbs, ledgerConflicts, perPod(cpu, ours.bound()),
+                boundAfter(ours), boundAfter(baseline), verbs, ledger[0], ledger[1], perPod(cpu, ours.bound()),
                 baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()));
     }
 
@@ -109,7 +111,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                   filter calls/s, settled    %.1f
                   bound 50/90/100 %% after    %s (baseline %s)
                   extender calls x mean      %s
-                  ledger write conflicts     %d
+                  ledger writes / refused    %d / %d
                   CPU per pod bound          %s
                   baseline CPU per pod bound %s
                 """.formatted(trace, policy, api, nodes, pods, cores, inClusterPct, simulatorPct, differencePoints, podsBound,
@@ -117,6 +119,6 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                 Double.isNaN(baselinePct) ? "not audited" : "%.2f %% (kube-scheduler's DRA allocator alone)".formatted(baselinePct),
                 p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference,
                 settledFilterCallsPerSecond, seconds(boundAfterSeconds), seconds(baselineBoundAfterSeconds), verbs(),
-                ledgerConflicts, perPod(cpuMillisPerPod), perPod(baselineCpuMillisPerPod));
+                ledgerWrites, ledgerConflicts, perPod(cpuMillisPerPod), perPod(baselineCpuMillisPerPod));
     }
 }
