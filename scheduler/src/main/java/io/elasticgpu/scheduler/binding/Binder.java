@@ -14,6 +14,8 @@ import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.Assignment;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
+import io.fabric8.kubernetes.api.model.Pod;
+
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -71,7 +73,18 @@ public final class Binder {
     }
 
     /** A bind waiting for its pod's reservation in a node's ledger. */
-    private record Pending(String namespace, String name, String uid, PodAsk ask, CompletableFuture<Outcome> outcome) {
+    private record Pending(Pod pod, PodAsk ask, CompletableFuture<Outcome> outcome) {
+        String namespace() {
+            return pod.getMetadata().getNamespace();
+        }
+
+        String name() {
+            return pod.getMetadata().getName();
+        }
+
+        String uid() {
+            return pod.getMetadata().getUid();
+        }
     }
 
     /** Who writes a node's ledger now, and the binds waiting to. */
@@ -89,6 +102,13 @@ public final class Binder {
     private final Duration staleReservation;
     /** The ledger of each node as this replica last wrote it: the version its next write there goes on. */
     private final Map<String, ClusterApi.Ledger> known = new ConcurrentHashMap<>();
+    /** The pods of the latest binds, by uid: what the look-alike gate reads of a pod the informer has not shown yet. */
+    private final Map<String, Pod> binding = java.util.Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Pod> eldest) {
+            return size() > 1024;
+        }
+    });
     /** One per node: this replica's writes to the node's ledger take turns, and binds waiting their turn go together. */
     private final Map<String, NodeTurn> turns = new ConcurrentHashMap<>();
     /** Ledger writes made, and those the API server refused because another came first (each a read and a retry). */
@@ -105,12 +125,16 @@ public final class Binder {
         this.cache = requireNonNull(cache, "cache");
         this.policy = requireNonNull(policy, "policy");
         this.aliyunUnitMib = units.aliyunUnitMib();
-        this.lookalikes = new LookalikeGate(cache, units);
+        this.lookalikes = new LookalikeGate(this::pod, units);
         this.clock = requireNonNull(clock, "clock");
         this.staleReservation = requireNonNull(staleReservation, "staleReservation");
     }
 
-    public Outcome bind(String namespace, String name, String uid, PodAsk ask, String nodeName) {
+    /** Binds {@code pod} (as kube-scheduler sent it, which the informer may not have shown yet) to {@code nodeName}. */
+    public Outcome bind(Pod pod, PodAsk ask, String nodeName) {
+        String namespace = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        String uid = pod.getMetadata().getUid();
         Optional<String> bound = cache.boundNode(uid);
         if (bound.isPresent() && !bound.get().equals(nodeName)) {
             // an earlier bind kube-scheduler gave up waiting for (its httpTimeout) landed after all
@@ -125,7 +149,7 @@ public final class Binder {
             return bindAsClaimed(namespace, name, uid, nodeName);
         }
         try {
-            return reserveAndBind(namespace, name, uid, ask, node.get());
+            return reserveAndBind(pod, ask, node.get());
         } catch (ClusterApi.ApiException e) {
             // The API server unreachable or refusing (a restart, a shutdown): a bind that cannot be made now, which
             // kube-scheduler retries, not a bug. A reservation already written is dropped by the ledger's tidying.
@@ -134,9 +158,13 @@ public final class Binder {
         }
     }
 
-    private Outcome reserveAndBind(String namespace, String name, String uid, PodAsk ask, Node node) {
+    private Outcome reserveAndBind(Pod pod, PodAsk ask, Node node) {
+        String namespace = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        String uid = pod.getMetadata().getUid();
+        binding.put(uid, pod);
         NodeTurn turn = turns.computeIfAbsent(node.name(), n -> new NodeTurn());
-        Pending mine = new Pending(namespace, name, uid, ask, new CompletableFuture<>());
+        Pending mine = new Pending(pod, ask, new CompletableFuture<>());
         turn.waiting.add(mine);
         turn.lock.lock();
         try {
@@ -159,6 +187,12 @@ public final class Binder {
             case Outcome.Failed failed -> LOG.warn("pod={}/{} refused: {}", namespace, name, failed.message());
         }
         return reserved;
+    }
+
+    /** A pod as the informer shows it, else as a recent bind here was given it (the informer may lag the bind). */
+    private Optional<Pod> pod(String namespace, String name, String uid) {
+        return cache.pod(namespace, name).filter(p -> uid.equals(p.getMetadata().getUid()))
+                .or(() -> Optional.ofNullable(binding.get(uid)));
     }
 
     /** Binds waiting for their turn at {@code node}'s ledger (for tests). */
@@ -225,7 +259,7 @@ public final class Binder {
         if (fit.isEmpty()) {
             return new Outcome.Failed(refusal(node, entries, pod.ask()));
         }
-        Optional<String> wait = lookalikes.wait(node, entries, pod.namespace(), pod.name(), fit.get(), clock.millis());
+        Optional<String> wait = lookalikes.wait(node, entries, pod.pod(), fit.get(), clock.millis());
         if (wait.isPresent()) {
             return new Outcome.Held(wait.get());
         }

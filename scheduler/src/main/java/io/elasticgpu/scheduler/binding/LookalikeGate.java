@@ -6,7 +6,6 @@ import io.elasticgpu.api.v1alpha1.KubeletAllocate;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.fabric8.kubernetes.api.model.Pod;
 
 import java.time.Duration;
@@ -25,23 +24,26 @@ final class LookalikeGate {
 
     static final Duration ADMISSION = Duration.ofSeconds(60);
 
-    private final ClusterCache cache;
+    /** A pod by uid, as the informer or a recent bind showed it. */
+    interface Pods {
+        Optional<Pod> pod(String namespace, String name, String uid);
+    }
+
+    private final Pods pods;
     private final PodGpuRequests.Units units;
 
-    LookalikeGate(ClusterCache cache, PodGpuRequests.Units units) {
-        this.cache = cache;
+    LookalikeGate(Pods pods, PodGpuRequests.Units units) {
+        this.pods = pods;
         this.units = units;
     }
 
     /**
-     * Why pod {@code namespace/name} cannot be bound to {@code node} with {@code chosen} yet, or empty when it can.
+     * Why {@code pod} cannot be bound to {@code node} with {@code chosen} yet, or empty when it can.
      *
      * @param entries the node's ledger, without this pod's entry
      */
-    Optional<String> wait(Node node, Map<String, String> entries, String namespace, String name, Allocation chosen,
-                          long nowMillis) {
-        Optional<Pod> pod = cache.pod(namespace, name);
-        if (pod.isEmpty() || !NodeLabels.API_DEVICE_PLUGIN.equals(node.labels().get(NodeLabels.API))) {
+    Optional<String> wait(Node node, Map<String, String> entries, Pod pod, Allocation chosen, long nowMillis) {
+        if (!NodeLabels.API_DEVICE_PLUGIN.equals(node.labels().get(NodeLabels.API))) {
             return Optional.empty();
         }
         for (var e : entries.entrySet()) {
@@ -49,9 +51,9 @@ final class LookalikeGate {
             if (nowMillis - entry.reservedAtMillis() >= ADMISSION.toMillis()) {
                 continue;
             }
-            Optional<String> ask = cache.pod(entry.namespace(), entry.name())
-                    .filter(p -> e.getKey().equals(p.getMetadata().getUid()) && !Annotations.allocated(p))
-                    .flatMap(p -> KubeletAllocate.lookalike(pod.get(), chosen, p, entry.allocation(), units));
+            Optional<String> ask = pods.pod(entry.namespace(), entry.name(), e.getKey())
+                    .filter(p -> !Annotations.allocated(p))
+                    .flatMap(p -> KubeletAllocate.lookalike(pod, chosen, p, entry.allocation(), units));
             if (ask.isPresent()) {
                 return Optional.of(("pod %s waits for kubelet on node %s and asks %s as this pod does, with another share:"
                         + " kubelet's Allocate names no pod, so this pod is bound there once that one is admitted (at most %d s);"

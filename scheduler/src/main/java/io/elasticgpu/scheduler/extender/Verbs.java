@@ -169,7 +169,7 @@ final class Verbs implements AutoCloseable {
         } catch (InvalidGpuRequestException e) {
             return new Wire.ExtenderBindingResult(e.getMessage());
         }
-        return switch (binder.bind(args.podNamespace(), args.podName(), args.podUid(), ask, args.node())) {
+        return switch (binder.bind(pod.get(), ask, args.node())) {
             case Binder.Outcome.Bound bound -> new Wire.ExtenderBindingResult(null);
             case Binder.Outcome.Failed failed -> new Wire.ExtenderBindingResult(failed.message());
             case Binder.Outcome.Held held -> {

@@ -42,7 +42,7 @@ class BinderTest {
 
     private Binder.Outcome bind(Binder binder, Pod pod, String node) {
         PodAsk ask = PodAsk.of(pod, PodGpuRequests.Units.DEFAULT);
-        return binder.bind(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid(), ask, node);
+        return binder.bind(pod, ask, node);
     }
 
     private Pod stored(String name) {
@@ -409,6 +409,19 @@ class BinderTest {
         assertThat(bind(binder, big, "a1")).as("the twin still waits").isInstanceOf(Binder.Outcome.Held.class);
         admitted("twin", cache);
         assertThat(bind(binder, big, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
+    }
+
+    @Test
+    void lookAlikesWaitForEachOtherEvenBeforeTheInformerShowsEitherPod() {
+        ClusterCache cache = agentNodeAnd(); // the informer has shown neither pod yet: kube-scheduler's word only
+        Binder binder = binder(cache);
+        Pod small = hami("small", "2048", "10");
+        Pod big = hami("big", "4096", "20");
+        api.addPod(small);
+        api.addPod(big);
+        assertThat(bind(binder, small, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder, big, "a1")).isInstanceOf(Binder.Outcome.Held.class);
+        assertThat(api.ledger("a1")).containsOnlyKeys("uid-small");
     }
 
     @Test

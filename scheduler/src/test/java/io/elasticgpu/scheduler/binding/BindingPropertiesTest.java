@@ -89,8 +89,7 @@ class BindingPropertiesTest {
                     Pod current = api.pods().stream().filter(x -> x.getMetadata().getUid().equals(p.getMetadata().getUid()))
                             .findFirst().orElse(null);
                     if (current != null && current.getSpec().getNodeName() == null) {
-                        binders.get(b.replica()).bind("ns", p.getMetadata().getName(), p.getMetadata().getUid(),
-                                PodAsk.of(p, PodGpuRequests.Units.DEFAULT), NODES.get(b.node()));
+                        binders.get(b.replica()).bind(p, PodAsk.of(p, PodGpuRequests.Units.DEFAULT), NODES.get(b.node()));
                     }
                 }
                 case Action.Delete d -> {
