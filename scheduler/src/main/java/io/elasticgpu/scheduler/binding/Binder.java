@@ -18,21 +18,16 @@ import io.fabric8.kubernetes.api.model.Pod;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -48,10 +43,8 @@ import org.slf4j.LoggerFactory;
  * <li>binds the pod with the allocation in its annotations, in one write (a Binding's annotations).</li>
  * </ol>
  * A failure at 3 takes the reservation back. Thread-safe: this replica's writes to one node's ledger (binds, undoing
- * them, tidying) take turns, so that they never refuse each other's version, and the binds that arrive while one
- * writes go together in the next write (kube-scheduler binds pods in parallel, and a packing policy sends the next
- * pods to the same node: each bind used to be refused by the one before and read the ledger again, under load more
- * than one retry per bind). Writes of other replicas can still come between: then 1 starts over.
+ * them, tidying) take turns, and binds that arrive while one writes go together in the next ({@link LedgerTurns});
+ * writes of other replicas can still come between: then 1 starts over.
  */
 public final class Binder {
 
@@ -73,7 +66,7 @@ public final class Binder {
     }
 
     /** A bind waiting for its pod's reservation in a node's ledger. */
-    private record Pending(Pod pod, PodAsk ask, CompletableFuture<Outcome> outcome) {
+    private record Pending(Pod pod, PodAsk ask) {
         String namespace() {
             return pod.getMetadata().getNamespace();
         }
@@ -85,12 +78,6 @@ public final class Binder {
         String uid() {
             return pod.getMetadata().getUid();
         }
-    }
-
-    /** Who writes a node's ledger now, and the binds waiting to. */
-    private static final class NodeTurn {
-        final ReentrantLock lock = new ReentrantLock();
-        final Queue<Pending> waiting = new ConcurrentLinkedQueue<>();
     }
 
     private final ClusterApi api;
@@ -109,8 +96,7 @@ public final class Binder {
             return size() > 1024;
         }
     });
-    /** One per node: this replica's writes to the node's ledger take turns, and binds waiting their turn go together. */
-    private final Map<String, NodeTurn> turns = new ConcurrentHashMap<>();
+    private final LedgerTurns<Pending, Outcome> turns = new LedgerTurns<>();
     /** Ledger writes made, and those the API server refused because another came first (each a read and a retry). */
     private final LongAdder writes = new LongAdder();
     private final LongAdder conflicts = new LongAdder();
@@ -163,22 +149,7 @@ public final class Binder {
         String name = pod.getMetadata().getName();
         String uid = pod.getMetadata().getUid();
         binding.put(uid, pod);
-        NodeTurn turn = turns.computeIfAbsent(node.name(), n -> new NodeTurn());
-        Pending mine = new Pending(pod, ask, new CompletableFuture<>());
-        turn.waiting.add(mine);
-        turn.lock.lock();
-        try {
-            if (!mine.outcome().isDone()) {
-                List<Pending> batch = new ArrayList<>();
-                for (Pending p = turn.waiting.poll(); p != null; p = turn.waiting.poll()) {
-                    batch.add(p);
-                }
-                commit(node, batch);
-            }
-        } finally {
-            turn.lock.unlock();
-        }
-        Outcome reserved = outcome(mine);
+        Outcome reserved = turns.join(node.name(), new Pending(pod, ask), batch -> reserve(node, batch));
         switch (reserved) {
             case Outcome.Bound(Allocation allocation) -> {
                 return annotateAndBind(namespace, name, uid, ask, node, allocation);
@@ -197,28 +168,7 @@ public final class Binder {
 
     /** Binds waiting for their turn at {@code node}'s ledger (for tests). */
     int waiting(String node) {
-        NodeTurn turn = turns.get(node);
-        return turn == null ? 0 : turn.waiting.size();
-    }
-
-    private static Outcome outcome(Pending pending) {
-        try {
-            return pending.outcome().get();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ClusterApi.ApiException("interrupted while waiting for the ledger of the node");
-        }
-    }
-
-    /** Reserves the batch's pods in the node's ledger, in one write, and tells each how it went. */
-    private void commit(Node node, List<Pending> batch) {
-        try {
-            reserve(node, batch).forEach((pending, outcome) -> pending.outcome().complete(outcome));
-        } catch (RuntimeException e) {
-            batch.forEach(pending -> pending.outcome().completeExceptionally(e));
-        }
+        return turns.waiting(node);
     }
 
     /**
@@ -236,7 +186,7 @@ public final class Binder {
             if (remembered != null && binding.stream().anyMatch(entries::containsKey)) {
                 continue; // a retried bind: whether the reservation still stands, only the ledger itself can say
             }
-            Map<Pending, Outcome> outcomes = new LinkedHashMap<>();
+            Map<Pending, Outcome> outcomes = new IdentityHashMap<>(); // one bind retried while in flight: two requests
             batch.forEach(p -> outcomes.put(p, place(node, entries, p)));
             if (entries.equals(ledger.entries()) || write(nodeName, entries, ledger.version())) {
                 return outcomes;
@@ -244,7 +194,7 @@ public final class Binder {
         }
         Outcome failed = new Outcome.Failed("node %s: its ledger kept changing under %d attempts; kube-scheduler will retry"
                 .formatted(nodeName, ATTEMPTS));
-        Map<Pending, Outcome> outcomes = new LinkedHashMap<>();
+        Map<Pending, Outcome> outcomes = new IdentityHashMap<>();
         batch.forEach(p -> outcomes.put(p, failed));
         return outcomes;
     }
@@ -265,16 +215,6 @@ public final class Binder {
         }
         entries.put(pod.uid(), new LedgerEntry(pod.namespace() + "/" + pod.name(), clock.millis(), fit.get()).toJson());
         return new Outcome.Bound(fit.get());
-    }
-
-    private <T> T inTurn(String node, Supplier<T> write) {
-        ReentrantLock lock = turns.computeIfAbsent(node, n -> new NodeTurn()).lock;
-        lock.lock();
-        try {
-            return write.get();
-        } finally {
-            lock.unlock();
-        }
     }
 
     /**
@@ -352,7 +292,7 @@ public final class Binder {
      * deleted pods until the node's next bind. A concurrent writer wins; the next tidy or bind prunes again.
      */
     public void tidy(String node) {
-        inTurn(node, () -> {
+        turns.alone(node, () -> {
             ClusterApi.Ledger ledger = api.readLedger(node);
             Map<String, String> entries = current(ledger.entries(), node, Set.of());
             if (entries.size() < ledger.entries().size()) {
@@ -364,7 +304,7 @@ public final class Binder {
 
     /** Takes pod {@code uid}'s reservation out of {@code node}'s ledger and the cache, after a bind that failed. */
     private void unreserve(String uid, String node) {
-        inTurn(node, () -> {
+        turns.alone(node, () -> {
             for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
                 ClusterApi.Ledger ledger = api.readLedger(node);
                 Map<String, String> entries = new LinkedHashMap<>(ledger.entries());
