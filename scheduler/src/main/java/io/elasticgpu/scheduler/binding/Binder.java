@@ -177,13 +177,13 @@ public final class Binder {
      */
     private Map<Pending, Outcome> reserve(Node node, List<Pending> batch) {
         String nodeName = node.name();
-        Set<String> binding = new HashSet<>();
-        batch.forEach(p -> binding.add(p.uid()));
+        Set<String> uids = new HashSet<>();
+        batch.forEach(p -> uids.add(p.uid()));
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             ClusterApi.Ledger remembered = attempt == 0 ? known.get(nodeName) : null;
             ClusterApi.Ledger ledger = remembered != null ? remembered : api.readLedger(nodeName);
-            Map<String, String> entries = current(ledger.entries(), nodeName, binding);
-            if (remembered != null && binding.stream().anyMatch(entries::containsKey)) {
+            Map<String, String> entries = current(ledger.entries(), nodeName, uids);
+            if (remembered != null && uids.stream().anyMatch(entries::containsKey)) {
                 continue; // a retried bind: whether the reservation still stands, only the ledger itself can say
             }
             Map<Pending, Outcome> outcomes = new IdentityHashMap<>(); // one bind retried while in flight: two requests
