@@ -73,11 +73,9 @@ public final class ClusterReplay {
                         workDir.resolve("replay-scheduler.yaml")));
                 DraReplay.createClaims(client, claims);
                 log.println("cluster-replay: creating pods");
-                Map<String, Long> pids = pids(cp, extender.process().pid());
-                Map<String, Double> before = ProcessUse.cpu(pids);
-                ours = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
-                        done -> log.printf("  %d created%n", done));
-                cpu = ProcessUse.cpuSince(before, pids);
+                Measured measured = stream(client, pods, options, pids(cp, extender.process().pid()), log);
+                ours = measured.streamed();
+                cpu = measured.cpu();
                 verbs = ExtenderScrape.verbs(extender.url());
                 ledger = ExtenderScrape.ledgerWritesAndConflicts(extender.url());
                 retries = ExtenderScrape.filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
@@ -103,11 +101,9 @@ public final class ClusterReplay {
                 log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, ledger, cpu, Map.of()).table());
                 try {
                     prepareBaseline(cp, client, chart, claims, log);
-                    Map<String, Long> pids = pids(cp, null);
-                    Map<String, Double> before = ProcessUse.cpu(pids);
-                    baseline = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
-                            done -> log.printf("  %d created%n", done));
-                    baselineCpu = ProcessUse.cpuSince(before, pids);
+                    Measured measured = stream(client, pods, options, pids(cp, null), log);
+                    baseline = measured.streamed();
+                    baselineCpu = measured.cpu();
                 } catch (RuntimeException e) {
                     log.println("cluster-replay: the baseline failed, so it is not measured: " + e.getMessage());
                 }
@@ -201,6 +197,18 @@ public final class ClusterReplay {
                 new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(text);
         config.withObject("leaderElection").removeAll().put("leaderElect", false); // one replica, as for the chart's
         return config;
+    }
+
+    /** A stream of the plan's pods, and the CPU seconds each process used meanwhile. */
+    private record Measured(PodStream.Streamed streamed, Map<String, Double> cpu) {
+    }
+
+    private static Measured stream(KubernetesClient client, List<Pod> pods, ReplayOptions options, Map<String, Long> pids,
+                                   PrintStream log) {
+        Map<String, Double> before = ProcessUse.cpu(pids);
+        PodStream.Streamed streamed = PodStream.run(client, pods, options.clients(), options.gated(), QUIET,
+                done -> log.printf("  %d created%n", done));
+        return new Measured(streamed, ProcessUse.cpuSince(before, pids));
     }
 
     /** The control plane's components, the extender (when given) and this harness, which creates the pods, by name. */

@@ -37,11 +37,16 @@ public final class PodStream {
      * @param queuedVersion  each pod's resourceVersion when it became schedulable (its creation, or its gates
      *                       lifted): the order kube-scheduler's queue took them in
      * @param latencyNanos   create to bound, of each bound pod
-     * @param elapsedNanos   first create to last bind
      * @param boundAfterNanos from the first create (or lifted gate) to each bind, ascending: where the time went
      */
-    public record Streamed(long[] queuedVersion, long[] latencyNanos, int bound, long elapsedNanos, long[] boundAfterNanos) {
+    public record Streamed(long[] queuedVersion, long[] latencyNanos, int bound, long[] boundAfterNanos) {
+        /** First create (or lifted gate) to last bind. */
+        public long elapsedNanos() {
+            return boundAfterNanos.length == 0 ? 0 : boundAfterNanos[boundAfterNanos.length - 1];
+        }
+
         public double podsPerSecond() {
+            long elapsedNanos = elapsedNanos();
             return elapsedNanos == 0 ? 0 : bound * 1e9 / elapsedNanos;
         }
 
@@ -143,8 +148,7 @@ public final class PodStream {
         }
         long first = start;
         long[] after = boundAt.values().stream().mapToLong(at -> Math.max(0, at - first)).sorted().toArray();
-        return new Streamed(queued, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(),
-                after.length == 0 ? 0 : after[after.length - 1], after);
+        return new Streamed(queued, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(), after);
     }
 
     /** Where {@link #warmUp} makes its pods; no scheduler has this name, so none is ever bound. */
