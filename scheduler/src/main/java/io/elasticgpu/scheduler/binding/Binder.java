@@ -89,13 +89,6 @@ public final class Binder {
     private final Duration staleReservation;
     /** The ledger of each node as this replica last wrote it: the version its next write there goes on. */
     private final Map<String, ClusterApi.Ledger> known = new ConcurrentHashMap<>();
-    /** The pods of the latest binds, by uid: what the look-alike gate reads of a pod the informer has not shown yet. */
-    private final Map<String, Pod> binding = java.util.Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Pod> eldest) {
-            return size() > 1024;
-        }
-    });
     private final LedgerTurns<Pending, Outcome> turns = new LedgerTurns<>();
     /** Ledger writes made, and those the API server refused because another came first (each a read and a retry). */
     private final LongAdder writes = new LongAdder();
@@ -111,7 +104,7 @@ public final class Binder {
         this.cache = requireNonNull(cache, "cache");
         this.policy = requireNonNull(policy, "policy");
         this.aliyunUnitMib = units.aliyunUnitMib();
-        this.lookalikes = new LookalikeGate(this::pod, units);
+        this.lookalikes = new LookalikeGate(cache::pod, units);
         this.clock = requireNonNull(clock, "clock");
         this.staleReservation = requireNonNull(staleReservation, "staleReservation");
     }
@@ -148,7 +141,7 @@ public final class Binder {
         String namespace = pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName();
         String uid = pod.getMetadata().getUid();
-        binding.put(uid, pod);
+        cache.sent(pod);
         Outcome reserved = turns.join(node.name(), new Pending(pod, ask), batch -> reserve(node, batch));
         switch (reserved) {
             case Outcome.Bound(Allocation allocation) -> {
@@ -158,12 +151,6 @@ public final class Binder {
             case Outcome.Failed failed -> LOG.warn("pod={}/{} refused: {}", namespace, name, failed.message());
         }
         return reserved;
-    }
-
-    /** A pod as the informer shows it, else as a recent bind here was given it (the informer may lag the bind). */
-    private Optional<Pod> pod(String namespace, String name, String uid) {
-        return cache.pod(namespace, name).filter(p -> uid.equals(p.getMetadata().getUid()))
-                .or(() -> Optional.ofNullable(binding.get(uid)));
     }
 
     /** Binds waiting for their turn at {@code node}'s ledger (for tests). */

@@ -24,7 +24,7 @@ final class LookalikeGate {
 
     static final Duration ADMISSION = Duration.ofSeconds(60);
 
-    /** A pod by uid, as the informer or a recent bind showed it. */
+    /** A pod by uid, as the informer shows it or kube-scheduler last sent it. */
     interface Pods {
         Optional<Pod> pod(String namespace, String name, String uid);
     }

@@ -89,6 +89,8 @@ public final class ClusterCache {
      * given through DRA and through the device plugin are one ledger per card.
      */
     private final Map<String, ResourceClaim> claims = new ConcurrentHashMap<>();
+    /** Pods kube-scheduler sent in its calls, for when it calls before the informer shows them. */
+    private final RecentPods sent = new RecentPods(1024);
     private static final String CLAIM = "claim:";
     private final Predicate<Pod> asksGpu;
     private final long memoryBlockMib;
@@ -429,6 +431,16 @@ public final class ClusterCache {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Remembers a pod kube-scheduler sent in a call: {@link #pod(String, String, String)} finds it before the informer does. */
+    public void sent(Pod pod) {
+        sent.add(pod);
+    }
+
+    /** A pod by uid as the informer shows it, else as kube-scheduler last sent it (the informer may lag). */
+    public Optional<Pod> pod(String namespace, String name, String uid) {
+        return pod(namespace, name).filter(p -> uid.equals(p.getMetadata().getUid())).or(() -> sent.get(uid));
     }
 
     public PodStatus podStatus(String uid) {

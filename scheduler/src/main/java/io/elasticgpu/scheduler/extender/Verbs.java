@@ -42,13 +42,6 @@ final class Verbs implements AutoCloseable {
     private final BooleanSupplier synced;
     private final Requeue requeue;
     private final Deciding deciding;
-    /** Pods seen in filter calls, for binds that arrive before the informer shows the pod. */
-    private final Map<String, Pod> recent = new LinkedHashMap<>(256, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Pod> eldest) {
-            return size() > 1024;
-        }
-    };
 
     /**
      * Whether the filter decides: it passes only the node the policy ranks best and holds the pod's cards there at
@@ -83,7 +76,7 @@ final class Verbs implements AutoCloseable {
         if (!synced.getAsBoolean()) {
             return Wire.ExtenderFilterResult.error("the extender is still reading the cluster; try again shortly");
         }
-        remember(args.pod());
+        cache.sent(args.pod());
         release(args.pod());
         List<String> names = names(args);
         PodAsk ask;
@@ -156,9 +149,7 @@ final class Verbs implements AutoCloseable {
         if (args.podName() == null || args.podNamespace() == null || args.podUid() == null || args.node() == null) {
             return new Wire.ExtenderBindingResult("PodName, PodNamespace, PodUID and Node are all required");
         }
-        Optional<Pod> pod = cache.pod(args.podNamespace(), args.podName())
-                .filter(p -> args.podUid().equals(p.getMetadata().getUid()))
-                .or(() -> Optional.ofNullable(recalled(args.podUid())));
+        Optional<Pod> pod = cache.pod(args.podNamespace(), args.podName(), args.podUid());
         if (pod.isEmpty()) {
             return new Wire.ExtenderBindingResult("pod %s/%s (uid %s) is not known yet; kube-scheduler will retry"
                     .formatted(args.podNamespace(), args.podName(), args.podUid()));
@@ -303,19 +294,5 @@ final class Verbs implements AutoCloseable {
         NodeList nodes = args.nodes();
         return nodes == null || nodes.getItems() == null ? List.of()
                 : nodes.getItems().stream().map(n -> n.getMetadata().getName()).toList();
-    }
-
-    private void remember(Pod pod) {
-        if (pod.getMetadata() != null && pod.getMetadata().getUid() != null) {
-            synchronized (recent) {
-                recent.put(pod.getMetadata().getUid(), pod);
-            }
-        }
-    }
-
-    private Pod recalled(String uid) {
-        synchronized (recent) {
-            return recent.get(uid);
-        }
     }
 }

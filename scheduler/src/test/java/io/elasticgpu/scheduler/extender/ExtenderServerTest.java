@@ -142,6 +142,20 @@ class ExtenderServerTest {
     }
 
     @Test
+    void aBindBeforeTheInformerShowsThePodUsesThePodItsFilterCallSent() throws Exception {
+        Pod early = pod("ns", "early", "uid-early", container("main", Map.of("elasticgpu.io/gpu-memory", "20000")));
+        api.addPod(early); // in the API server, not yet in the informer's cache
+        assertThat(cache.pod("ns", "early")).isEmpty();
+        post("filter", Map.of("Pod", early, "NodeNames", List.of("big")));
+        JsonNode json = ExtenderServer.JSON.readTree(post("bind", Map.of("PodName", "early", "PodNamespace", "ns",
+                "PodUID", "uid-early", "Node", "big")).body());
+        assertThat(json.has("Error")).as(json.toString()).isFalse();
+        Pod stored = api.pods().stream().filter(p -> p.getMetadata().getName().equals("early")).findFirst().orElseThrow();
+        assertThat(stored.getSpec().getNodeName()).isEqualTo("big");
+        assertThat(stored.getMetadata().getAnnotations()).containsKey("elasticgpu.io/allocation");
+    }
+
+    @Test
     void aPodLeavingANodeAfterARejectionAnnotatesTheNodeSoKubeSchedulerRetries() throws Exception {
         Pod holder = bound(pod("ns", "holder", "uid-h", container("main", Map.of("elasticgpu.io/gpu", "1"))), "small",
                 new Allocation("small", Map.of("main", List.of(new Allocation.Share(0, "GPU-small-0", 1000, 16_384)))));
