@@ -77,8 +77,11 @@ final class Verbs implements AutoCloseable {
             return Wire.ExtenderFilterResult.error("the extender is still reading the cluster; try again shortly");
         }
         cache.sent(args.pod());
-        release(args.pod());
         List<String> names = names(args);
+        if (decidedFor(args.pod(), names)) {
+            return answer(args, names, Map.of(), Map.of());
+        }
+        release(args.pod());
         PodAsk ask;
         try {
             ask = PodAsk.of(args.pod(), units, cache::claim);
@@ -226,6 +229,22 @@ final class Verbs implements AutoCloseable {
         filtered.reasons().forEach(metrics::failed);
         List<String> passed = decide(args.pod(), ask, filtered.fit());
         return passed.size() == 1 ? answer(args, passed, Map.of(), Map.of()) : passAll(args, names);
+    }
+
+    /**
+     * Whether the filter decided this pod moments ago for the one node kube-scheduler now sends: the chart's second
+     * (host) stanza calls the filter again, in the same scheduling cycle, with the node the first passed. The decision
+     * stands as held. Deciding again would let go of the hold and take it back, which tells the pods kube-scheduler
+     * turned away that something was freed when nothing was: a node annotation each, and their retries.
+     */
+    private boolean decidedFor(Pod pod, List<String> names) {
+        String uid = pod.getMetadata().getUid();
+        if (!deciding.decide() || uid == null || names.size() != 1) {
+            return false;
+        }
+        long now = deciding.nanos().getAsLong();
+        return cache.held(uid).filter(h -> h.allocation() != null && h.allocation().node().equals(names.getFirst())
+                && h.expiresAtNanos() - now > 0).isPresent();
     }
 
     /** A pod decided again lets go of its earlier hold first; holds nobody bound in time lapse. */

@@ -135,6 +135,17 @@ class DecidingFilterTest {
     }
 
     @Test
+    void theHostStanzasCallWithTheDecidedNodeKeepsTheHoldAndFreesNothing() throws Exception {
+        List<String> freed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        cache.onFreed(freed::add);
+        assertThat(filter(first)).containsExactly("a");
+        assertThat(filter(first, List.of("a"))).as("the second stanza, sent the node the first passed").containsExactly("a");
+        assertThat(freed).as("nothing was let go, so no turned-away pod is told to retry").isEmpty();
+        assertThat(cache.held("uid-1")).hasValueSatisfying(h -> assertThat(h.allocation().node()).isEqualTo("a"));
+        assertThat(filter(second)).as("a's card is still held for the first pod").containsExactly("b");
+    }
+
+    @Test
     void aPodWithoutGpusGoesToANodeWithoutGpusWhenOneIsACandidate() throws Exception {
         Pod web = pod("ns", "web", "uid-w", container("main", Map.of("cpu", "2")));
         assertThat(filter(web, List.of("a", "cpu-only", "b"))).containsExactly("cpu-only");
