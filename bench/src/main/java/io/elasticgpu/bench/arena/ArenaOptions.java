@@ -71,6 +71,10 @@ public record ArenaOptions(ReplayOptions replay, List<Contender> contenders, Pat
         }
         replay.add("--no-baseline");
         ReplayOptions options = ReplayOptions.parse(replay, shared);
+        if (options.warmExtender() > 0) {
+            throw new IllegalArgumentException("--warm-extender is a cluster-replay option: the arena measures every"
+                    + " contender from a fresh start");
+        }
         List<Contender> parsed = contenders.stream().map(Contender::of).toList();
         return new ArenaOptions(options, parsed, json, chart);
     }

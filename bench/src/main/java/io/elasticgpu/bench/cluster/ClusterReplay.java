@@ -72,12 +72,19 @@ public final class ClusterReplay {
                 cp.restartScheduler(ChartConfig.write(schedulerConfig(options, chart, extender.url()),
                         workDir.resolve("replay-scheduler.yaml")));
                 DraReplay.createClaims(client, claims);
+                if (options.warmExtender() > 0) {
+                    log.printf("cluster-replay: warming up the extender on %d pods, deleted before measuring%n",
+                            options.warmExtender());
+                    PodStream.warmUpScheduler(client, pods, options.warmExtender(), options.clients());
+                }
+                ExtenderScrape.Counters before = ExtenderScrape.Counters.read(extender.url());
                 log.println("cluster-replay: creating pods");
                 Measured measured = stream(client, pods, options, pids(cp, extender.process().pid()), log);
                 ours = measured.streamed();
                 cpu = measured.cpu();
-                verbs = ExtenderScrape.verbs(extender.url());
-                ledger = ExtenderScrape.ledgerWritesAndConflicts(extender.url());
+                ExtenderScrape.Counters after = ExtenderScrape.Counters.read(extender.url());
+                verbs = after.verbsSince(before);
+                ledger = after.ledgerSince(before);
                 retries = ExtenderScrape.filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
                 List<Pod> placed = client.pods().inNamespace(NAMESPACE).list().getItems();
                 audit = Audit.of(placed, nodes, plan.pods(), holds(client, options, nodes, block));

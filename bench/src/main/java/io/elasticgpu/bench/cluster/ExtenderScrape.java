@@ -21,23 +21,40 @@ final class ExtenderScrape {
     private ExtenderScrape() {
     }
 
-    /** Per verb, its calls so far and their mean time. */
-    static Map<String, ReplayResult.VerbTime> verbs(String url) {
-        Map<String, double[]> sumCount = new TreeMap<>();
-        scrape(url).lines().map(VERB_SAMPLE::matcher).filter(Matcher::find).forEach(m -> {
-            double[] v = sumCount.computeIfAbsent(m.group(2), k -> new double[2]);
-            v["sum".equals(m.group(1)) ? 0 : 1] += Double.parseDouble(m.group(3));
-        });
-        Map<String, ReplayResult.VerbTime> verbs = new TreeMap<>();
-        sumCount.forEach((verb, v) -> verbs.put(verb, new ReplayResult.VerbTime((long) v[1], v[1] == 0 ? 0 : 1000 * v[0] / v[1])));
-        return verbs;
-    }
+    /**
+     * The extender's counters at one moment: each verb's calls and total seconds, its ledger writes and refusals.
+     * The difference from an earlier reading says what happened between the two (a warm-up before a measurement).
+     */
+    record Counters(Map<String, double[]> verbCallsAndSeconds, long ledgerWrites, long ledgerConflicts) {
 
-    /** The extender's ledger writes so far, and of them those the API server refused because another came first. */
-    static long[] ledgerWritesAndConflicts(String url) {
-        String metrics = scrape(url);
-        return new long[] {counter(metrics, "egpu_extender_ledger_writes_total"),
-                counter(metrics, "egpu_extender_ledger_conflicts_total")};
+        static final Counters NONE = new Counters(Map.of(), 0, 0);
+
+        static Counters read(String url) {
+            String metrics = scrape(url);
+            Map<String, double[]> verbs = new TreeMap<>();
+            metrics.lines().map(VERB_SAMPLE::matcher).filter(Matcher::find).forEach(m -> {
+                double[] v = verbs.computeIfAbsent(m.group(2), k -> new double[2]);
+                v["count".equals(m.group(1)) ? 0 : 1] += Double.parseDouble(m.group(3));
+            });
+            return new Counters(verbs, counter(metrics, "egpu_extender_ledger_writes_total"),
+                    counter(metrics, "egpu_extender_ledger_conflicts_total"));
+        }
+
+        /** Per verb, its calls since {@code before} and their mean time. */
+        Map<String, ReplayResult.VerbTime> verbsSince(Counters before) {
+            Map<String, ReplayResult.VerbTime> out = new TreeMap<>();
+            verbCallsAndSeconds.forEach((verb, v) -> {
+                double[] was = before.verbCallsAndSeconds.getOrDefault(verb, new double[2]);
+                double calls = v[0] - was[0];
+                out.put(verb, new ReplayResult.VerbTime((long) calls, calls == 0 ? 0 : 1000 * (v[1] - was[1]) / calls));
+            });
+            return out;
+        }
+
+        /** The ledger writes since {@code before}, and of them those refused because another came first. */
+        long[] ledgerSince(Counters before) {
+            return new long[] {ledgerWrites - before.ledgerWrites, ledgerConflicts - before.ledgerConflicts};
+        }
     }
 
     private static long counter(String metrics, String name) {
@@ -56,7 +73,7 @@ final class ExtenderScrape {
     }
 
     private static long filterCalls(String url) {
-        ReplayResult.VerbTime filter = verbs(url).get("filter");
+        ReplayResult.VerbTime filter = Counters.read(url).verbsSince(Counters.NONE).get("filter");
         return filter == null ? 0 : filter.calls();
     }
 

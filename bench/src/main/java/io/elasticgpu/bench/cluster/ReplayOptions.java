@@ -23,18 +23,21 @@ import java.util.List;
  * @param gated           create every pod behind a scheduling gate, then lift the gates in order (the extender
  *                        knows the workload from the start, as the simulator's policy does)
  * @param extenderFlags   flags added to the extender's command line after the chart's, to measure a knob
+ * @param warmExtender    before measuring, schedule this many copies of the first pods through the extender and delete
+ *                        them, so that what is measured is an extender whose JIT has compiled its code (as one that has
+ *                        run for a while is) rather than a fresh JVM; 0 measures the fresh JVM
  * @param dra             the nodes offer their cards through DRA and each GPU pod asks through a ResourceClaim
  *                        ({@code --api dra}); the baseline is then kube-scheduler's own DRA allocator
  * @param json            where to write the result as JSON, or null
  */
 public record ReplayOptions(Path trace, Path nodes, Path events, long seed, double cutPct, String policy, int maxNodes,
                             Path schedulerConfig, int clients, boolean baseline, boolean gated, List<String> extenderFlags,
-                            boolean dra, Path json) {
+                            int warmExtender, boolean dra, Path json) {
 
     public static final String USAGE = """
             usage: bench/run cluster-replay [--trace POD_LIST.csv] [--nodes NODE_LIST.csv] [--events EVENTS.csv | --seed N]
                    [--cut PCT] [--policy NAME] [--max-nodes N] [--scheduler-config FILE] [--clients N] [--no-baseline] [--no-gates]
-                   [--extender-flag FLAG ...] [--api device-plugin|dra]
+                   [--extender-flag FLAG ...] [--warm-extender PODS] [--api device-plugin|dra]
                    [--json FILE]""";
 
     /** @throws IllegalArgumentException naming the argument to change */
@@ -49,6 +52,7 @@ public record ReplayOptions(Path trace, Path nodes, Path events, long seed, doub
         String policy = "elastic";
         int maxNodes = 0;
         int clients = 4;
+        int warmExtender = 0;
         boolean baseline = true;
         boolean gated = true;
         boolean dra = false;
@@ -77,6 +81,7 @@ public record ReplayOptions(Path trace, Path nodes, Path events, long seed, doub
                 case "--extender-flag" -> extenderFlags.add(value);
                 case "--max-nodes" -> maxNodes = (int) number(flag, value, 0, 100_000);
                 case "--clients" -> clients = (int) number(flag, value, 1, 64);
+                case "--warm-extender" -> warmExtender = (int) number(flag, value, 0, 100_000);
                 case "--api" -> {
                     if (!value.equals("dra") && !value.equals("device-plugin")) {
                         throw new IllegalArgumentException("--api must be device-plugin or dra, was \"" + value + "\"");
@@ -85,14 +90,18 @@ public record ReplayOptions(Path trace, Path nodes, Path events, long seed, doub
                 }
                 default -> throw new IllegalArgumentException("unknown option " + flag + "; known: " + Arrays.toString(
                         new String[] {"--trace", "--nodes", "--events", "--seed", "--cut", "--policy", "--max-nodes",
-                                "--scheduler-config", "--clients", "--no-baseline", "--no-gates", "--extender-flag", "--api", "--json"}));
+                                "--scheduler-config", "--clients", "--no-baseline", "--no-gates", "--extender-flag", "--warm-extender", "--api", "--json"}));
             }
         }
         if (!Files.isRegularFile(trace)) {
             throw new IllegalArgumentException("--trace: no such file " + trace + " (the default is ../shared's openb trace)");
         }
+        if (warmExtender > 0 && dra) {
+            throw new IllegalArgumentException("--warm-extender works with --api device-plugin only (DRA pods' claims"
+                    + " are made once, for the measured pods); leave one of them out");
+        }
         return new ReplayOptions(trace, nodes, events, seed, cut, policy, maxNodes, config, clients, baseline, gated, extenderFlags,
-                dra, json);
+                warmExtender, dra, json);
     }
 
     private static Path existing(String flag, String value) {

@@ -22,12 +22,14 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param cpuMillisPerPod       CPU milliseconds each process used while the pods were placed (the control plane's,
  *                              the extender's, the harness's), per pod bound: where a placement's cost goes; the
  *                              baseline's likewise (empty when not measured)
+ * @param extenderWarmUpPods    pods scheduled through the extender (and deleted) before measuring, 0 when what was
+ *                              measured is an extender in a fresh JVM, compiling its code as it goes
  */
 @JsonPropertyOrder({"trace", "policy", "api", "nodes", "pods", "inClusterPct", "simulatorPct", "differencePoints", "podsBound",
         "podsPending", "pendingThatFit", "overCommittedCards", "overCommittedHosts", "unaccounted", "podsPerSecond",
         "baselinePodsPerSecond", "baselinePct", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference", "settledFilterCallsPerSecond", "boundAfterSeconds",
         "baselineBoundAfterSeconds", "extenderVerbs", "ledgerWrites", "ledgerConflicts", "cpuMillisPerPod",
-        "baselineCpuMillisPerPod"})
+        "baselineCpuMillisPerPod", "extenderWarmUpPods"})
 public record ReplayResult(String trace, String policy, int nodes, int pods, double inClusterPct, double simulatorPct,
                            double differencePoints, int podsBound, int podsPending, int pendingThatFit,
                            int overCommittedCards, int overCommittedHosts, int unaccounted, double podsPerSecond,
@@ -35,7 +37,8 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                            int sameDecisions, String firstDifference, double settledFilterCallsPerSecond, String api,
                            double baselinePct, double[] boundAfterSeconds, double[] baselineBoundAfterSeconds,
                            java.util.Map<String, VerbTime> extenderVerbs, long ledgerWrites, long ledgerConflicts,
-                           java.util.Map<String, Double> cpuMillisPerPod, java.util.Map<String, Double> baselineCpuMillisPerPod) {
+                           java.util.Map<String, Double> cpuMillisPerPod, java.util.Map<String, Double> baselineCpuMillisPerPod,
+                           int extenderWarmUpPods) {
 
     /** One extender verb during the replay: how often kube-scheduler called it, and the mean time to answer. */
     public record VerbTime(long calls, double meanMillis) {
@@ -57,7 +60,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                 agreement.firstDifference(), retries, options.dra() ? "dra" : "device-plugin",
                 baselineAudit == null ? Double.NaN : 100.0 * baselineAudit.allocatedMilli() / plan.capacity(),
                 boundAfter(ours), boundAfter(baseline), verbs, ledger[0], ledger[1], perPod(cpu, ours.bound()),
-                baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()));
+                baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()), options.warmExtender());
     }
 
     private static double[] boundAfter(PodStream.Streamed streamed) {
@@ -95,7 +98,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
         String ratio = Double.isNaN(baselinePodsPerSecond) ? "not measured"
                 : "%.1f pods/s, ours %.2fx".formatted(baselinePodsPerSecond, podsPerSecond / baselinePodsPerSecond);
         return """
-                trace %s, policy %s, api %s, %d nodes, %d pods, %d cores
+                trace %s, policy %s, api %s, %d nodes, %d pods, %d cores, extender %s
                   GPU allocated in cluster   %7.2f %%
                   simulator, same order      %7.2f %%
                   difference                 %+7.2f points
@@ -114,7 +117,8 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                   ledger writes / refused    %d / %d
                   CPU per pod bound          %s
                   baseline CPU per pod bound %s
-                """.formatted(trace, policy, api, nodes, pods, cores, inClusterPct, simulatorPct, differencePoints, podsBound,
+                """.formatted(trace, policy, api, nodes, pods, cores,
+                extenderWarmUpPods == 0 ? "in a fresh JVM" : "warmed up on %d pods".formatted(extenderWarmUpPods), inClusterPct, simulatorPct, differencePoints, podsBound,
                 podsPending, pendingThatFit, overCommittedCards, overCommittedHosts, unaccounted, podsPerSecond, ratio,
                 Double.isNaN(baselinePct) ? "not audited" : "%.2f %% (kube-scheduler's DRA allocator alone)".formatted(baselinePct),
                 p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference,

@@ -67,6 +67,23 @@ class ReplayInputTest {
         assertThatThrownBy(() -> plan("--frobnicate", "1")).hasMessageStartingWith("unknown option --frobnicate");
         assertThatThrownBy(() -> plan("--trace", pods.toString(), "--api", "cdi"))
                 .hasMessage("--api must be device-plugin or dra, was \"cdi\"");
+        assertThatThrownBy(() -> plan("--trace", pods.toString(), "--warm-extender", "-1"))
+                .hasMessage("--warm-extender must be a number in 0..100000, was \"-1\"");
+        assertThatThrownBy(() -> plan("--trace", pods.toString(), "--warm-extender", "500", "--api", "dra"))
+                .hasMessageStartingWith("--warm-extender works with --api device-plugin only");
+        assertThat(ReplayOptions.parse(List.of("--trace", pods.toString(), "--warm-extender", "500"), dir).warmExtender())
+                .isEqualTo(500);
+    }
+
+    @Test
+    void theExtenderCountsOfAMeasurementLeaveOutThoseOfItsWarmUp() {
+        var warmedUp = new ExtenderScrape.Counters(java.util.Map.of("filter", new double[] {100, 0.5}), 40, 2);
+        var after = new ExtenderScrape.Counters(java.util.Map.of("filter", new double[] {300, 0.9},
+                "bind", new double[] {50, 5.0}), 70, 2);
+        var verbs = after.verbsSince(warmedUp);
+        assertThat(verbs.get("filter")).isEqualTo(new ReplayResult.VerbTime(200, 2.0));
+        assertThat(verbs.get("bind")).isEqualTo(new ReplayResult.VerbTime(50, 100.0));
+        assertThat(after.ledgerSince(warmedUp)).containsExactly(30, 0);
     }
 
     @Test

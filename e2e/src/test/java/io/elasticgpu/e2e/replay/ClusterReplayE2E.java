@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * configures them ({@code bench/run cluster-replay}), on 200 of its nodes (about 1,400 pods, our seed-42 order, to the
  * 100 % arrival cut), audited from the API. No card, CPU or memory may be over capacity, every bound GPU pod carries
  * its allocation, and the cluster must allocate at least as much GPU as the simulator on the same order, less half a
- * point.
+ * point. The extender is first warmed up on 300 copies of the pods, scheduled and deleted: the nodes must be as
+ * empty afterwards as before, or the measured pods would place worse than the simulator's.
  */
 public class ClusterReplayE2E {
 
@@ -29,7 +30,8 @@ public class ClusterReplayE2E {
 
     @Test
     void aReducedReplayPlacesAsWellAsTheSimulatorAndOverCommitsNothing(@TempDir Path work) throws Exception {
-        ReplayResult r = replayAudited(work);
+        ReplayResult r = replayAudited(work, "--warm-extender", "300");
+        assertThat(r.extenderWarmUpPods()).isEqualTo(300);
         assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
                 .isGreaterThanOrEqualTo(r.simulatorPct() - 0.5);
     }
