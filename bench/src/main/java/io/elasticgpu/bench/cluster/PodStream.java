@@ -161,10 +161,10 @@ public final class PodStream {
      * copies of {@code pods} that no scheduler takes, binding them itself round robin over the nodes, then deletes
      * them: the JIT compiles this JVM's side once, before anything is measured. Without it the first measured stream
      * also paid for compiling the harness, which the next stream, measured on a warm harness, did not: a difference
-     * between contenders that no contender causes (some 7 ms of CPU per pod on 2 cores in this very process; and
-     * about 6 more while the warm-up's pods were never bound, so that seeing pods bound and run was compiled during
-     * the first stream). Call it before any contender's scheduler or extender runs, so that nothing of theirs sees
-     * the pods.
+     * between contenders that no contender causes (some 7 ms of CPU per pod on 2 cores in this very process). The
+     * pods are bound so that seeing pods bound and run is compiled too; the harness's CPU per pod in a stream with a
+     * fresh extender stayed higher all the same (14 against 9 ms), so part of it goes with the stream's length. Call
+     * it before any contender's scheduler or extender runs, so that nothing of theirs sees the pods.
      */
     public static void warmUp(KubernetesClient client, List<Pod> pods, int clients) {
         List<Pod> copies = copies(client, pods, WARM_UP_PODS, WARM_UP_NAMESPACE, "bench-warm-up-nobody");
