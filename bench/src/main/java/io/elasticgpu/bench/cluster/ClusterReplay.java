@@ -85,7 +85,7 @@ public final class ClusterReplay {
                 ExtenderScrape.Counters after = ExtenderScrape.Counters.read(extender.url());
                 verbs = after.verbsSince(before);
                 ledger = after.ledgerSince(before);
-                retries = ExtenderScrape.filterCallsPerSecond(extender.url(), Duration.ofSeconds(10));
+                retries = ExtenderScrape.filterCallsPerSecond(extender.url(), after, Duration.ofSeconds(10));
                 List<Pod> placed = client.pods().inNamespace(NAMESPACE).list().getItems();
                 audit = Audit.of(placed, nodes, plan.pods(), holds(client, options, nodes, block));
                 placedOn = new LinkedHashMap<>();

@@ -27,8 +27,6 @@ final class ExtenderScrape {
      */
     record Counters(Map<String, double[]> verbCallsAndSeconds, long ledgerWrites, long ledgerConflicts) {
 
-        static final Counters NONE = new Counters(Map.of(), 0, 0);
-
         static Counters read(String url) {
             String metrics = scrape(url);
             Map<String, double[]> verbs = new TreeMap<>();
@@ -63,18 +61,13 @@ final class ExtenderScrape {
     }
 
     /**
-     * Filter calls per second over {@code window} once scheduling has settled: how often kube-scheduler retries the
-     * pods left pending (each retry is a filter call).
+     * Filter calls per second over {@code window} from the reading {@code since}, taken once scheduling has settled:
+     * how often kube-scheduler retries the pods left pending (each retry is a filter call).
      */
-    static double filterCallsPerSecond(String url, Duration window) {
-        long before = filterCalls(url);
+    static double filterCallsPerSecond(String url, Counters since, Duration window) {
         PodStream.sleep(window.toMillis());
-        return (filterCalls(url) - before) / (double) window.toSeconds();
-    }
-
-    private static long filterCalls(String url) {
-        ReplayResult.VerbTime filter = Counters.read(url).verbsSince(Counters.NONE).get("filter");
-        return filter == null ? 0 : filter.calls();
+        ReplayResult.VerbTime filter = Counters.read(url).verbsSince(since).get("filter");
+        return (filter == null ? 0 : filter.calls()) / (double) window.toSeconds();
     }
 
     private static String scrape(String url) {
