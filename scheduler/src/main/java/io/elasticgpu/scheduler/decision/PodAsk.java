@@ -67,7 +67,7 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
         }
     }
 
-    private static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals) {
+    static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals) {
         List<Request> requests = new ArrayList<>();
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();

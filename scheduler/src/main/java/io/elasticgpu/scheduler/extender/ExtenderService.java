@@ -2,14 +2,13 @@ package io.elasticgpu.scheduler.extender;
 
 import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
-import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.ClusterApi;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
 import io.elasticgpu.scheduler.binding.LedgerTidying;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.Decisions;
-import io.elasticgpu.scheduler.decision.PodAsk;
+import io.elasticgpu.scheduler.decision.HostWorkload;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
 import io.elasticgpu.scheduler.requeue.Requeue;
 
@@ -22,8 +21,6 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -94,7 +91,7 @@ public final class ExtenderService implements AutoCloseable {
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         config.validate();
         PodGpuRequests.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, () -> workload(cache, units), cache::workloadPodCount, units, InstantSource.system(),
+        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, () -> HostWorkload.of(cache, units), cache::workloadPodCount, units, InstantSource.system(),
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));
@@ -109,13 +106,6 @@ public final class ExtenderService implements AutoCloseable {
         Verbs verbs = new Verbs(cache, new Decisions(policy, config.weights()), binder, units, metrics, ready, requeue,
                 new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime));
         return ExtenderServer.start(config, verbs, metrics, ready);
-    }
-
-    /** What the pods without GPUs and the ResourceClaims of ours add to the GPU pods' workload estimate. */
-    private static List<Request> workload(ClusterCache cache, PodGpuRequests.Units units) {
-        List<Request> out = new ArrayList<>(cache.hostWorkload());
-        cache.claims().forEach(c -> out.addAll(PodAsk.workload(c, units)));
-        return out;
     }
 
     public int port() {

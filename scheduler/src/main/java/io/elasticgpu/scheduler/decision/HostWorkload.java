@@ -1,0 +1,61 @@
+package io.elasticgpu.scheduler.decision;
+
+import io.elasticgpu.api.v1alpha1.DraAsks;
+import io.elasticgpu.api.v1alpha1.GpuAsk;
+import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.PodResources;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What the pods that name no card by resource name add to the GPU pods' workload estimate: a pod without GPUs its
+ * CPU and memory; a DRA pod its CPU and memory together with its claims' cards, one pod as the simulator and the
+ * device plugin path see it (counted apart, the estimate's typical pods would be cards without CPU beside CPU without
+ * cards, and the policy would judge the nodes' leftovers against pods nobody runs); and a claim of ours that no such
+ * pod names yet, its cards.
+ */
+public final class HostWorkload {
+
+    private HostWorkload() {
+    }
+
+    public static List<Request> of(ClusterCache cache, PodGpuRequests.Units units) {
+        List<Request> out = new ArrayList<>();
+        Set<String> named = new HashSet<>();
+        for (ClusterCache.HostPod pod : cache.hostWorkload()) {
+            List<GpuAsk> asks = new ArrayList<>();
+            for (String key : pod.claims()) {
+                named.add(key);
+                cache.claim(key).ifPresent(c -> asks.addAll(requested(c, units)));
+            }
+            if (!asks.isEmpty()) {
+                out.addAll(PodAsk.of(asks, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib())).requests());
+            } else if (pod.node() != null || pod.claims().isEmpty()) {
+                out.add(Request.cpuOnly(pod.cpuMilli(), pod.memoryMib())); // pending with other drivers' claims: not ours
+            }
+        }
+        for (ResourceClaim claim : cache.claims()) {
+            if (!named.contains(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName())) {
+                out.addAll(PodAsk.workload(claim, units));
+            }
+        }
+        return out;
+    }
+
+    private static List<GpuAsk> requested(ResourceClaim claim, PodGpuRequests.Units units) {
+        try {
+            return DraAsks.requested(claim, units.memoryBlockMib());
+        } catch (InvalidGpuRequestException e) {
+            return List.of(); // allocationMode All: placed by kube-scheduler alone, no part of the estimate
+        }
+    }
+}

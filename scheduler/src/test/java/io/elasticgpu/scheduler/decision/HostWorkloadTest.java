@@ -1,0 +1,54 @@
+package io.elasticgpu.scheduler.decision;
+
+import static io.elasticgpu.scheduler.K8s.allocated;
+import static io.elasticgpu.scheduler.K8s.bound;
+import static io.elasticgpu.scheduler.K8s.claim;
+import static io.elasticgpu.scheduler.K8s.container;
+import static io.elasticgpu.scheduler.K8s.draPod;
+import static io.elasticgpu.scheduler.K8s.node;
+import static io.elasticgpu.scheduler.K8s.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.core.model.Request;
+import io.elasticgpu.scheduler.cache.ClusterCache;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class HostWorkloadTest {
+
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+
+    @Test
+    void aDraPodIsOnePodOfItsCpuAndMemoryWithItsClaimsCardsAllocatedOrNot() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertClaim(claim("ns", "waiting", "uid-cw", "4Gi"));
+        cache.upsertPod(draPod("ns", "pending", "uid-p", "waiting"));
+        cache.upsertClaim(allocated(claim("ns", "held", "uid-ch", "8Gi"), "n1", 0, 8192, "uid-b"));
+        cache.upsertPod(bound(draPod("ns", "running", "uid-b", "held"), "n1", null));
+
+        assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactlyInAnyOrder(
+                new Request(1000, 0, 1, 0, 4096, List.of(), 0),
+                new Request(1000, 0, 1, 0, 8192, List.of(), 0));
+    }
+
+    @Test
+    void podsWithoutCardsCountTheirCpuClaimsNoPodNamesTheirCardsAndOtherDriversClaimsNothing() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(bound(pod("ns", "web", "uid-w", container("main", Map.of("cpu", "2"))), "n1", null));
+        cache.upsertClaim(claim("ns", "alone", "uid-ca", "4Gi"));
+        cache.upsertClaim(new ResourceClaimBuilder(claim("ns", "nic", "uid-cn", "1Gi")).editSpec().editDevices()
+                .editFirstRequest().editExactly().withDeviceClassName("nic.example.com").endExactly().endRequest()
+                .endDevices().endSpec().build());
+        cache.upsertPod(draPod("ns", "nic-user", "uid-n", "nic"));
+
+        assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactlyInAnyOrder(
+                Request.cpuOnly(2000, 0),
+                new Request(0, 0, 1, 0, 4096, List.of(), 0));
+    }
+}
