@@ -23,9 +23,4 @@ public final class BinpackPolicy implements Policy {
         int[] cards = CardChoice.tightest(r, s);
         return new Choice(Utilisation.gpuAfter(r, s, cards), cards);
     }
-
-    @Override
-    public Choice scoreTaking(Request r, NodeState s, int[] cards) {
-        return r.needsCards() ? new Choice(Utilisation.gpuAfter(r, s, cards), cards) : choose(r, s);
-    }
 }

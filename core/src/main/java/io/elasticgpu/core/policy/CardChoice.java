@@ -49,19 +49,6 @@ public final class CardChoice {
     }
 
     /**
-     * The first {@code r.cards()} cards that fit, in index order: the devices kube-scheduler's DRA allocator takes
-     * from a node's ResourceSlice, which lists them by index (a claim with no constraint between its devices).
-     */
-    public static int[] firstFit(Request r, NodeState s) {
-        int[] candidates = s.fittingCards(r);
-        if (candidates.length < r.cards()) {
-            throw new IllegalStateException("node %s: %d cards fit %s, %d needed"
-                    .formatted(s.name(), candidates.length, r, r.cards()));
-        }
-        return Arrays.copyOf(candidates, r.cards());
-    }
-
-    /**
      * {@code r.cards()} fitting cards with the best links between them: the highest weakest link first, then the
      * highest sum of links, then the least load, then the lowest indexes.
      */

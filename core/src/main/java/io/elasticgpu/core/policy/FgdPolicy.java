@@ -44,7 +44,10 @@ public final class FgdPolicy implements Policy {
     @Override
     public Choice choose(Request r, NodeState s) {
         int[] free = FreeShares.of(s);
-        double before = fragmentation.of(s.freeCpu(), s.freeMemory(), free, s.node().model());
+        String model = s.node().model();
+        double before = fragmentation.of(s.freeCpu(), s.freeMemory(), free, model);
+        long cpuAfter = s.freeCpu() - r.cpuMilli();
+        long memoryAfter = s.freeMemory() - r.memoryMib();
         if (r.sharesOneCard()) {
             long best = 0;
             int card = -1;
@@ -54,7 +57,7 @@ public final class FgdPolicy implements Policy {
                 }
                 int taken = r.shareOf(s.card(i));
                 free[i] -= taken;
-                long score = scoreAfter(r, s, free, before);
+                long score = score(before - fragmentation.of(cpuAfter, memoryAfter, free, model));
                 free[i] += taken;
                 if (card < 0 || score > best) {
                     best = score;
@@ -63,27 +66,11 @@ public final class FgdPolicy implements Policy {
             }
             return new Choice(best, new int[] {card});
         }
-        return taking(r, s, free, before, r.needsCards() ? CardChoice.linked(r, s) : new int[0]);
-    }
-
-    @Override
-    public Choice scoreTaking(Request r, NodeState s, int[] cards) {
-        int[] free = FreeShares.of(s);
-        return taking(r, s, free, fragmentation.of(s.freeCpu(), s.freeMemory(), free, s.node().model()), cards);
-    }
-
-    /** {@code cards} taken out of {@code free} (which this changes), scored. */
-    private Choice taking(Request r, NodeState s, int[] free, double before, int[] cards) {
+        int[] cards = r.needsCards() ? CardChoice.linked(r, s) : new int[0];
         for (int c : cards) {
             free[c] -= r.shareOf(s.card(c));
         }
-        return new Choice(scoreAfter(r, s, free, before), cards);
-    }
-
-    /** The score of going from {@code before} to the node with {@code freeAfter} on its cards and the pod's CPU and memory taken. */
-    private long scoreAfter(Request r, NodeState s, int[] freeAfter, double before) {
-        return score(before - fragmentation.of(s.freeCpu() - r.cpuMilli(), s.freeMemory() - r.memoryMib(), freeAfter,
-                s.node().model()));
+        return new Choice(score(before - fragmentation.of(cpuAfter, memoryAfter, free, model)), cards);
     }
 
     /** {@code floor(100 * sigmoid(delta / 1000))}, the paper's integer score. */

@@ -19,17 +19,6 @@ public interface Policy {
     Choice choose(Request request, NodeState node);
 
     /**
-     * The score of taking exactly {@code cards}, which something else picks: kube-scheduler's DRA allocator takes the
-     * first devices that fit, not the ones the policy would. This default suits policies whose score does not depend
-     * on which of the fitting cards are taken; a policy whose score does overrides it.
-     *
-     * @param cards {@code request.cards()} distinct cards of {@code node} that fit the request
-     */
-    default Choice scoreTaking(Request request, NodeState node, int[] cards) {
-        return new Choice(choose(request, node).score(), cards);
-    }
-
-    /**
      * Whether {@link #choose} depends on nothing but its arguments, so that a caller may reuse a choice until the
      * node changes. False for policies that draw random numbers.
      */

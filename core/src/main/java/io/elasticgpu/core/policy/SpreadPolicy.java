@@ -23,9 +23,4 @@ public final class SpreadPolicy implements Policy {
         int[] cards = CardChoice.roomiest(r, s);
         return new Choice(100 - Utilisation.gpuAfter(r, s, cards), cards);
     }
-
-    @Override
-    public Choice scoreTaking(Request r, NodeState s, int[] cards) {
-        return r.needsCards() ? new Choice(100 - Utilisation.gpuAfter(r, s, cards), cards) : choose(r, s);
-    }
 }

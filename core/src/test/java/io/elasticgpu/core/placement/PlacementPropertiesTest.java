@@ -11,10 +11,7 @@ import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Placement;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.core.model.Topology;
-import io.elasticgpu.core.policy.Choice;
-import io.elasticgpu.core.policy.FirstFitCards;
 import io.elasticgpu.core.policy.Policies;
-import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyContext;
 import io.elasticgpu.core.policy.TypicalWorkload;
 import io.elasticgpu.core.snapshot.ClusterState;
@@ -28,7 +25,6 @@ import java.util.random.RandomGeneratorFactory;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Assume;
 import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -69,36 +65,6 @@ class PlacementPropertiesTest {
     void everyPolicyDecidesTheSameWayForTheSameSeed(@ForAll("clusters") List<Node> nodes,
             @ForAll("workloads") List<Request> pods, @ForAll("policies") String policy, @ForAll long seed) {
         assertThat(run(nodes, pods, policy, seed)).isEqualTo(run(nodes, pods, policy, seed));
-    }
-
-    /**
-     * What the extender relies on for pods whose cards kube-scheduler's DRA allocator picks: a policy scores the
-     * cards it chose exactly as it chose them, and {@link FirstFitCards} takes the first cards that fit and scores
-     * them as the policy would.
-     */
-    @Property(tries = 100)
-    void aPolicyScoresTakingTheCardsItChoseAsItChoseThemAndFirstFitTakesTheFirstThatFit(@ForAll("clusters") List<Node> nodes,
-            @ForAll("workloads") List<Request> pods, @ForAll("policies") String name, @ForAll long seed) {
-        Assume.that(!name.equals("random")); // its score is a fresh draw on every call
-        ClusterState cluster = new ClusterState(nodes);
-        Policy policy = Policies.create(name, context(pods, seed));
-        Placer placer = new Placer(new FirstFitCards(policy));
-        for (Request pod : pods) {
-            for (NodeState s : cluster.nodes()) {
-                if (s.check(pod) != io.elasticgpu.core.snapshot.Reason.FITS) {
-                    continue;
-                }
-                Choice chosen = policy.choose(pod, s);
-                assertThat(policy.scoreTaking(pod, s, chosen.cards())).isEqualTo(chosen);
-                Choice first = new FirstFitCards(policy).choose(pod, s);
-                assertThat(first.cards()).containsExactly(java.util.Arrays.copyOf(s.fittingCards(pod), pod.cards()));
-                assertThat(first).isEqualTo(policy.scoreTaking(pod, s, first.cards()));
-            }
-            if (placer.place(pod, cluster) instanceof Decision.Placed placed) {
-                assertSatisfies(placed.placement(), cluster.node(placed.placement().node()));
-                cluster.assume(placed.placement());
-            }
-        }
     }
 
     private static List<String> run(List<Node> nodes, List<Request> pods, String policy, long seed) {

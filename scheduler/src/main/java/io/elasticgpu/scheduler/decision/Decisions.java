@@ -3,7 +3,6 @@ package io.elasticgpu.scheduler.decision;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.policy.Choice;
-import io.elasticgpu.core.policy.FirstFitCards;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
@@ -61,8 +60,6 @@ public final class Decisions {
     private final Supplier<Policy> policy;
     private final Weights weights;
     private final Map<List<Request>, Asked> asks = new ConcurrentHashMap<>();
-    /** The current policy scoring the cards kube-scheduler's DRA allocator takes, kept so that its scores are kept. */
-    private volatile FirstFitCards allocatorCards;
 
     /** A fitting node's policy score and the weakest link among the cards the pod would get there. */
     private record Verdict(double score, int weakestLink) {
@@ -126,7 +123,7 @@ public final class Decisions {
         Map<String, String> failed = new LinkedHashMap<>();
         Map<String, String> unresolvable = new LinkedHashMap<>();
         Map<String, Integer> reasons = new LinkedHashMap<>();
-        Policy current = policyFor(ask);
+        Policy current = policy.get();
         for (String name : names) {
             NodeState s = states.apply(name);
             if (s == null) {
@@ -175,8 +172,7 @@ public final class Decisions {
      * @param fit nodes the pod fits, as {@link #filter} found them
      */
     public Optional<Decided> decide(PodAsk ask, List<String> fit, Function<String, ClusterCache.Entry> entries) {
-        Policy current = policyFor(ask);
-        int[] scores = prioritize(ask, fit, entries, current);
+        int[] scores = prioritize(ask, fit, entries);
         String best = null;
         for (int i = 0; i < scores.length; i++) {
             if (scores[i] == MAX_SCORE && (best == null || fit.get(i).compareTo(best) < 0)) {
@@ -184,7 +180,7 @@ public final class Decisions {
             }
         }
         ClusterCache.Entry e = best == null ? null : entries.apply(best);
-        if (e != null && Assignment.of(ask.requests(), e.state(), current) instanceof Assignment.Assigned a) {
+        if (e != null && Assignment.of(ask.requests(), e.state(), policy.get()) instanceof Assignment.Assigned a) {
             return Optional.of(new Decided(best, a));
         }
         return Optional.empty();
@@ -197,10 +193,7 @@ public final class Decisions {
      * it so that only the best win outright; nodes that do not fit get 0.
      */
     public int[] prioritize(PodAsk ask, List<String> names, Function<String, ClusterCache.Entry> entries) {
-        return prioritize(ask, names, entries, policyFor(ask));
-    }
-
-    private int[] prioritize(PodAsk ask, List<String> names, Function<String, ClusterCache.Entry> entries, Policy current) {
+        Policy current = policy.get();
         Asked asked = canonical(ask.requests());
         int n = names.size();
         int[] fitting = new int[n];
@@ -223,23 +216,6 @@ public final class Decisions {
             out[fitting[j]] = place[j] == 1 ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.floor(MAX_SCORE * place[j]));
         }
         return out;
-    }
-
-    /**
-     * The policy as it applies to {@code ask}: for a pod whose cards come through ResourceClaims, kube-scheduler's
-     * allocator takes the first devices that fit, so nodes are scored, and cards held, for those.
-     */
-    private Policy policyFor(PodAsk ask) {
-        Policy current = policy.get();
-        if (!ask.viaClaims()) {
-            return current;
-        }
-        FirstFitCards known = allocatorCards;
-        if (known == null || known.policy() != current) {
-            known = new FirstFitCards(current);
-            allocatorCards = known;
-        }
-        return known;
     }
 
     private Asked canonical(List<Request> requests) {

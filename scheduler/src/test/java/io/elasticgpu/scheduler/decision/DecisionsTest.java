@@ -141,18 +141,4 @@ class DecisionsTest {
         assertThat(decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "b"), cache::entry))
                 .hasValueSatisfying(d -> assertThat(d.node()).isEqualTo("d"));
     }
-
-    @Test
-    void aPodWhoseClaimKubeSchedulersAllocatorFillsIsDecidedForTheFirstCardThatFitsNotThePolicysChoice() {
-        cache.upsertNode(node("n", 2, 16_384, 0));
-        hold("n", "x", 1, 12_000); // card 1 has 4,384 MiB free: binpack's tightest card for 4,000
-        cache.upsertClaim(K8s.claim("ns", "c", "uid-c", "4000Mi"));
-        PodAsk viaClaim = PodAsk.of(K8s.draPod("ns", "dra", "uid-d", "c"), PodGpuRequests.Units.DEFAULT, cache::claim);
-        PodAsk viaDevicePlugin = ask(Map.of("elasticgpu.io/gpu-memory", "4000"));
-
-        assertThat(decisions.decide(viaDevicePlugin, List.of("n"), cache::entry)).hasValueSatisfying(d ->
-                assertThat(d.assigned().placements().getFirst().shares().getFirst().card()).isEqualTo(1));
-        assertThat(decisions.decide(viaClaim, List.of("n"), cache::entry)).as("the allocator takes gpu-0, the first that fits")
-                .hasValueSatisfying(d -> assertThat(d.assigned().placements().getFirst().shares().getFirst().card()).isZero());
-    }
 }
