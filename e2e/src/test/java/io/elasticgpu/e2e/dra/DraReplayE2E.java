@@ -15,14 +15,16 @@ import org.junit.jupiter.api.io.TempDir;
  * each offering its cards in a ResourceSlice only, each GPU pod asking through a ResourceClaim of its own; the real
  * kube-scheduler's allocator picks the cards, the extender (as the chart configures it) the nodes. Audited from the
  * claims' allocations: no card over capacity, every bound GPU pod's claim allocated, and the cluster allocates at
- * least as much GPU as the simulator on the same order, less two points: through DRA kube-scheduler's allocator picks
- * the card inside the node (first fit), which costs about one point (1.06 on these 200 nodes, 1.31 on all 1,213, where
- * the allocator alone, without the extender, was 2.68 below), and runs differ by a few tenths.
+ * least as much GPU as the simulator on the same order, less one point. Through DRA kube-scheduler's allocator picks
+ * the card inside the node (the first that fits) and the extender decides the node for that card; the cluster used to
+ * fall 1.0 to 1.3 points short here while the extender's workload estimate split each DRA pod into CPU without cards
+ * and cards without CPU, and 0.2 short once it counted the pod whole (README, "Through DRA"); runs differ by a few
+ * tenths.
  */
 class DraReplayE2E {
 
-    /** What the allocator's card choice costs, with room for the runs' spread (README, "Through DRA"). */
-    private static final double THRESHOLD = 2.0;
+    /** What the allocator's card choice may cost, with room for the runs' spread (README, "Through DRA"). */
+    private static final double THRESHOLD = 1.0;
 
     @Test
     void draClaimsArePlacedNearlyAsWellAsTheSimulatorPlacesThePodsAndNothingIsOverCommitted(@TempDir Path work) throws Exception {

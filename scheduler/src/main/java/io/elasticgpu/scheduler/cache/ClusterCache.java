@@ -499,7 +499,8 @@ public final class ClusterCache {
             pods.values().forEach(p -> schedulers.add(p.getSpec() == null ? null : p.getSpec().getSchedulerName()));
             List<HostPod> out = new ArrayList<>();
             for (HostPod h : hostPods.values()) {
-                if (h.node() != null ? nodes.containsKey(h.node()) : schedulers.contains(h.scheduler()) || !h.claims().isEmpty()) {
+                boolean pendingHere = schedulers.contains(h.scheduler()) || !h.claims().isEmpty();
+                if (h.node() != null ? nodes.containsKey(h.node()) : pendingHere) {
                     out.add(h);
                 }
             }
