@@ -296,7 +296,12 @@ public final class ClusterCache {
 
     /** A ResourceClaim as last seen. Lock-free. */
     public Optional<ResourceClaim> claim(String namespace, String name) {
-        return Optional.ofNullable(claims.get(key(namespace, name)));
+        return claim(key(namespace, name));
+    }
+
+    /** A ResourceClaim as last seen, by namespace/name as {@link HostPod#claims()} names it. Lock-free. */
+    public Optional<ResourceClaim> claim(String key) {
+        return Optional.ofNullable(claims.get(key));
     }
 
     private static List<String> reservedPods(ResourceClaim claim) {
@@ -510,11 +515,6 @@ public final class ClusterCache {
         }
     }
 
-    /** A ResourceClaim as last seen, by namespace/name as {@link HostPod#claims()} names it. Lock-free. */
-    public Optional<ResourceClaim> claim(String key) {
-        return Optional.ofNullable(claims.get(key));
-    }
-
     /** How many pods the workload estimate is made from at most: GPU pods and pods without GPUs. */
     public int workloadPodCount() {
         lock.lock();
@@ -681,7 +681,8 @@ public final class ClusterCache {
         }
     }
 
-    private static String key(String namespace, String name) {
+    /** How the cache names a pod or a claim, and {@link HostPod#claims()} a claim: namespace/name. */
+    public static String key(String namespace, String name) {
         return namespace + "/" + name;
     }
 }

@@ -1,8 +1,5 @@
 package io.elasticgpu.scheduler.decision;
 
-import io.elasticgpu.api.v1alpha1.DraAsks;
-import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.cache.ClusterCache;
@@ -13,7 +10,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -32,30 +28,20 @@ public final class HostWorkload {
         List<Request> out = new ArrayList<>();
         Set<String> named = new HashSet<>();
         for (ClusterCache.HostPod pod : cache.hostWorkload()) {
-            List<GpuAsk> asks = new ArrayList<>();
-            for (String key : pod.claims()) {
-                named.add(key);
-                cache.claim(key).ifPresent(c -> asks.addAll(requested(c, units)));
-            }
-            if (!asks.isEmpty()) {
-                out.addAll(PodAsk.of(asks, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib())).requests());
+            named.addAll(pod.claims());
+            List<ResourceClaim> claims = pod.claims().stream().flatMap(key -> cache.claim(key).stream()).toList();
+            List<Request> withCards = PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);
+            if (!withCards.isEmpty()) {
+                out.addAll(withCards);
             } else if (pod.node() != null || pod.claims().isEmpty()) {
                 out.add(Request.cpuOnly(pod.cpuMilli(), pod.memoryMib())); // pending with other drivers' claims: not ours
             }
         }
         for (ResourceClaim claim : cache.claims()) {
-            if (!named.contains(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName())) {
-                out.addAll(PodAsk.workload(claim, units));
+            if (!named.contains(ClusterCache.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()))) {
+                out.addAll(PodAsk.workload(List.of(claim), new PodResources.Totals(0, 0), units));
             }
         }
         return out;
-    }
-
-    private static List<GpuAsk> requested(ResourceClaim claim, PodGpuRequests.Units units) {
-        try {
-            return DraAsks.requested(claim, units.memoryBlockMib());
-        } catch (InvalidGpuRequestException e) {
-            return List.of(); // allocationMode All: placed by kube-scheduler alone, no part of the estimate
-        }
     }
 }

@@ -58,16 +58,24 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
         return of(asks, PodResources.of(pod));
     }
 
-    /** What a claim of ours adds to the workload estimate: its requests, allocated or not. */
-    public static List<Request> workload(ResourceClaim claim, PodGpuRequests.Units units) {
-        try {
-            return of(DraAsks.requested(claim, units.memoryBlockMib()), new PodResources.Totals(0, 0)).requests();
-        } catch (io.elasticgpu.api.v1alpha1.InvalidGpuRequestException e) {
-            return List.of(); // allocationMode All: placed by kube-scheduler alone, no part of the estimate
+    /**
+     * What a pod whose cards come through {@code claims} adds to the workload estimate (a claim no pod names yet: with
+     * no CPU or memory): its CPU and memory with the claims' requests of ours, allocated or not; empty when they ask
+     * none of ours. A claim asking {@code allocationMode: All} is placed by kube-scheduler alone and adds nothing.
+     */
+    static List<Request> workload(List<ResourceClaim> claims, PodResources.Totals totals, PodGpuRequests.Units units) {
+        List<GpuAsk> asks = new ArrayList<>();
+        for (ResourceClaim claim : claims) {
+            try {
+                asks.addAll(DraAsks.requested(claim, units.memoryBlockMib()));
+            } catch (io.elasticgpu.api.v1alpha1.InvalidGpuRequestException e) {
+                // allocationMode All: no part of the estimate
+            }
         }
+        return of(asks, totals).requests();
     }
 
-    static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals) {
+    private static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals) {
         List<Request> requests = new ArrayList<>();
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();
