@@ -41,7 +41,22 @@ public final class DraAsks {
     public record PodClaim(String podClaimName, String claimName) {
     }
 
+    /**
+     * The annotation kube-scheduler puts ({@code "true"}) on the claim it makes for a pod asking an extended resource
+     * of a DeviceClass (KEP-5004; {@code resource.k8s.io/v1}'s {@code ExtendedResourceClaimAnnotation}).
+     */
+    public static final String EXTENDED_RESOURCE_CLAIM = "resource.kubernetes.io/extended-resource-claim";
+
     private DraAsks() {
+    }
+
+    /**
+     * True for a claim kube-scheduler made for a pod's extended resource: that pod asks the cards by resource name
+     * and is counted as a GPU pod, so the claim stands for no ask of its own.
+     */
+    public static boolean madeForExtendedResource(ResourceClaim claim) {
+        var annotations = claim.getMetadata() == null ? null : claim.getMetadata().getAnnotations();
+        return annotations != null && "true".equals(annotations.get(EXTENDED_RESOURCE_CLAIM));
     }
 
     /** True for the DeviceClasses that select our cards. */

@@ -1,5 +1,6 @@
 package io.elasticgpu.scheduler.decision;
 
+import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.cache.ClusterCache;
@@ -17,7 +18,8 @@ import java.util.Set;
  * CPU and memory; a DRA pod its CPU and memory together with its claims' cards, one pod as the simulator and the
  * device plugin path see it (counted apart, the estimate's typical pods would be cards without CPU beside CPU without
  * cards, and the policy would judge the nodes' leftovers against pods nobody runs); and a claim of ours that no such
- * pod names yet, its cards.
+ * pod names yet, its cards. The claim kube-scheduler makes for a pod asking our extended resource on a DRA node
+ * (KEP-5004) adds nothing: that pod is a GPU pod, already counted by what it asks.
  */
 public final class HostWorkload {
 
@@ -38,7 +40,8 @@ public final class HostWorkload {
             }
         }
         for (ResourceClaim claim : cache.claims()) {
-            if (!named.contains(ClusterCache.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()))) {
+            if (!named.contains(ClusterCache.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()))
+                    && !DraAsks.madeForExtendedResource(claim)) {
                 out.addAll(PodAsk.workload(List.of(claim), new PodResources.Totals(0, 0), units));
             }
         }

@@ -9,6 +9,7 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.cache.ClusterCache;
@@ -50,5 +51,17 @@ class HostWorkloadTest {
         assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactlyInAnyOrder(
                 Request.cpuOnly(2000, 0),
                 new Request(0, 0, 1, 0, 4096, List.of(), 0));
+    }
+
+    @Test
+    void theClaimKubeSchedulerMadeForAGpuPodOnADraNodeIsNotCountedAgain() {
+        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertPod(bound(pod("ns", "whole", "uid-g", container("main", Map.of("elasticgpu.io/gpu", "1"))), "n1", null));
+        cache.upsertClaim(allocated(new ResourceClaimBuilder(claim("ns", "whole-gpu-x7k", "uid-cg", "16Gi")).editMetadata()
+                .addToAnnotations(DraAsks.EXTENDED_RESOURCE_CLAIM, "true").endMetadata().build(), "n1", 0, 16_384, "uid-g"));
+        cache.upsertClaim(claim("ns", "alone", "uid-ca", "4Gi"));
+
+        assertThat(cache.gpuPods()).extracting(p -> p.getMetadata().getName()).containsExactly("whole");
+        assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactly(new Request(0, 0, 1, 0, 4096, List.of(), 0));
     }
 }
