@@ -10,10 +10,12 @@ import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.DraAsks;
+import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 
 import java.util.List;
@@ -55,7 +57,8 @@ class HostWorkloadTest {
 
     @Test
     void theClaimKubeSchedulerMadeForAGpuPodOnADraNodeIsNotCountedAgain() {
-        cache.upsertNode(node("n1", 2, 16_384, 0));
+        cache.upsertNode(new NodeBuilder(node("n1", 2, 16_384, 0)).editMetadata()
+                .addToLabels(NodeLabels.API, NodeLabels.API_DRA).endMetadata().build());
         cache.upsertPod(bound(pod("ns", "whole", "uid-g", container("main", Map.of("elasticgpu.io/gpu", "1"))), "n1", null));
         cache.upsertClaim(allocated(new ResourceClaimBuilder(claim("ns", "whole-gpu-x7k", "uid-cg", "16Gi")).editMetadata()
                 .addToAnnotations(DraAsks.EXTENDED_RESOURCE_CLAIM, "true").endMetadata().build(), "n1", 0, 16_384, "uid-g"));
