@@ -101,11 +101,12 @@ public final class ClusterReplay {
             List<TracePod> order = ours.inQueueOrder(plan.pods());
             ReplayPlan.Simulated simulator = plan.simulate(order);
             Agreement agreement = Agreement.of(order, simulator.nodes(), placedOn);
+            ReplayResult.BindOrder bindOrder = onBindOrder(plan, audit, ours, placedOn);
             PodStream.Streamed baseline = null;
             Map<String, Double> baselineCpu = Map.of();
             if (options.baseline()) {
                 // What was measured with the extender stands even if the baseline cannot be run.
-                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, ledger, cpu, Map.of()).table());
+                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, ledger, cpu, Map.of(), bindOrder).table());
                 try {
                     prepareBaseline(cp, client, chart, claims, log);
                     Measured measured = stream(client, pods, options, pids(cp, null), log);
@@ -120,8 +121,16 @@ public final class ClusterReplay {
                     nodes, plan.pods(), holds(client, options, nodes, block)) : null;
             log.println("cluster-replay: pending in the cluster by shape (cards x milli): " + agreement.pendingInCluster());
             log.println("cluster-replay: failed in the simulator by shape: " + agreement.failedInSimulator());
-            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit, verbs, ledger, cpu, baselineCpu);
+            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit, verbs, ledger, cpu, baselineCpu, bindOrder);
         }
+    }
+
+    private static ReplayResult.BindOrder onBindOrder(ReplayPlan plan, Audit audit, PodStream.Streamed ours,
+                                                      Map<String, String> placedOn) {
+        List<TracePod> order = ours.inBindOrder(plan.pods());
+        ReplayPlan.Simulated simulated = plan.simulate(order);
+        return ReplayResult.BindOrder.of(plan, ReplayResult.inClusterPct(plan, audit), simulated.usedMilli(),
+                Agreement.of(order, simulated.nodes(), placedOn));
     }
 
     private static java.util.function.Function<Pod, io.elasticgpu.api.v1alpha1.Allocation> holds(KubernetesClient client,
