@@ -35,9 +35,16 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
     /** Renders the chart with the helm {@code deploy/bin/build-helm} provides (building it once if missing). */
     public static ChartConfig render(Path repository) {
         Path deploy = repository.resolve("deploy");
-        String helm = run(List.of(deploy.resolve("bin/build-helm").toString(), "--print-path")).strip();
+        String helm = helm(deploy);
         return parse(run(List.of(helm, "template", "elastic-gpu", deploy.resolve("helm/elastic-gpu").toString(),
                 "--namespace", "elastic-gpu-system")));
+    }
+
+    /** The helm {@code deploy/bin/build-helm} builds into the e2e cache, built first on a machine that lacks it. */
+    private static String helm(Path deploy) {
+        String build = deploy.resolve("bin/build-helm").toString();
+        run(List.of(build));
+        return run(List.of(build, "--print-path")).strip();
     }
 
     /**
@@ -46,7 +53,7 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
      */
     public static List<DeviceClass> deviceClasses(Path repository) {
         Path deploy = repository.resolve("deploy");
-        String helm = run(List.of(deploy.resolve("bin/build-helm").toString(), "--print-path")).strip();
+        String helm = helm(deploy);
         String rendered = run(List.of(helm, "template", "elastic-gpu", deploy.resolve("helm/elastic-gpu").toString(),
                 "--namespace", "elastic-gpu-system", "--set", "nodeAgent.api=dra", "--show-only", "templates/device-classes.yaml"));
         List<DeviceClass> classes = new ArrayList<>();
