@@ -101,12 +101,13 @@ public final class ClusterReplay {
             List<TracePod> order = ours.inQueueOrder(plan.pods());
             ReplayPlan.Simulated simulator = plan.simulate(order);
             Agreement agreement = Agreement.of(order, simulator.nodes(), placedOn);
-            ReplayResult.BindOrder bindOrder = onBindOrder(plan, audit, ours, placedOn);
+            ReplayResult.DecisionOrder decisionOrder = onDecisionOrder(plan, audit, ours, placedOn,
+                    workDir.resolve("logs").resolve("kube-scheduler.log"));
             PodStream.Streamed baseline = null;
             Map<String, Double> baselineCpu = Map.of();
             if (options.baseline()) {
                 // What was measured with the extender stands even if the baseline cannot be run.
-                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, ledger, cpu, Map.of(), bindOrder).table());
+                log.println(ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, null, null, verbs, ledger, cpu, Map.of(), decisionOrder).table());
                 try {
                     prepareBaseline(cp, client, chart, claims, log);
                     Measured measured = stream(client, pods, options, pids(cp, null), log);
@@ -121,15 +122,23 @@ public final class ClusterReplay {
                     nodes, plan.pods(), holds(client, options, nodes, block)) : null;
             log.println("cluster-replay: pending in the cluster by shape (cards x milli): " + agreement.pendingInCluster());
             log.println("cluster-replay: failed in the simulator by shape: " + agreement.failedInSimulator());
-            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit, verbs, ledger, cpu, baselineCpu, bindOrder);
+            return ReplayResult.of(plan, options, audit, ours, simulator.usedMilli(), agreement, retries, baseline, baselineAudit, verbs, ledger, cpu, baselineCpu, decisionOrder);
         }
     }
 
-    private static ReplayResult.BindOrder onBindOrder(ReplayPlan plan, Audit audit, PodStream.Streamed ours,
-                                                      Map<String, String> placedOn) {
-        List<TracePod> order = ours.inBindOrder(plan.pods());
+    /** The simulator on the order kube-scheduler's cycles placed the bound pods in, as its log tells it. */
+    private static ReplayResult.DecisionOrder onDecisionOrder(ReplayPlan plan, Audit audit, PodStream.Streamed ours,
+                                                              Map<String, String> placedOn, Path schedulerLog) {
+        Map<String, Long> cycles = SchedulingCycles.lastAttempts(schedulerLog, NAMESPACE);
+        cycles.keySet().retainAll(placedOn.entrySet().stream().filter(e -> e.getValue() != null).map(Map.Entry::getKey).toList());
+        long unread = placedOn.values().stream().filter(java.util.Objects::nonNull).count() - cycles.size();
+        if (unread > 0) {
+            return ReplayResult.DecisionOrder.unknown("not read: %d bound pods have no scheduling attempt in %s"
+                    .formatted(unread, schedulerLog));
+        }
+        List<TracePod> order = ours.inDecisionOrder(plan.pods(), cycles);
         ReplayPlan.Simulated simulated = plan.simulate(order);
-        return ReplayResult.BindOrder.of(plan, ReplayResult.inClusterPct(plan, audit), simulated.usedMilli(),
+        return ReplayResult.DecisionOrder.of(plan, ReplayResult.inClusterPct(plan, audit), simulated.usedMilli(),
                 Agreement.of(order, simulated.nodes(), placedOn));
     }
 

@@ -40,10 +40,8 @@ public final class PodStream {
      *                       lifted): the order kube-scheduler's queue took them in
      * @param latencyNanos   create to bound, of each bound pod
      * @param boundAfterNanos from the first create (or lifted gate) to each bind, ascending: where the time went
-     * @param boundVersion   each pod's resourceVersion when it was first seen on a node (its bind), {@link Long#MAX_VALUE}
-     *                       for a pod never bound: the order kube-scheduler's decisions landed in
      */
-    public record Streamed(long[] queuedVersion, long[] latencyNanos, int bound, long[] boundAfterNanos, long[] boundVersion) {
+    public record Streamed(long[] queuedVersion, long[] latencyNanos, int bound, long[] boundAfterNanos) {
         /** First create (or lifted gate) to last bind. */
         public long elapsedNanos() {
             return boundAfterNanos.length == 0 ? 0 : boundAfterNanos[boundAfterNanos.length - 1];
@@ -79,12 +77,13 @@ public final class PodStream {
         }
 
         /**
-         * The bound pods in the order their binds were written, then the pods never bound in the order they became
-         * schedulable: the order kube-scheduler's queue (its retries and backoff) actually decided them in, so that
-         * the simulator fed it separates what the order cost from what the placement did.
+         * The pods {@code cycle} numbers (the scheduling cycle that placed each bound pod) in that order, then the others
+         * in the order they became schedulable: the order kube-scheduler actually decided them in, its retries and
+         * backoff included, so that the simulator fed it separates what the order cost from what the placement did.
          */
-        List<TracePod> inBindOrder(List<TracePod> pods) {
-            return sorted(pods, Comparator.<Integer>comparingLong(i -> boundVersion[i]).thenComparingLong(i -> queuedVersion[i]));
+        List<TracePod> inDecisionOrder(List<TracePod> pods, java.util.Map<String, Long> cycle) {
+            return sorted(pods, Comparator.<Integer>comparingLong(i -> cycle.getOrDefault(pods.get(i).name(), Long.MAX_VALUE))
+                    .thenComparingLong(i -> queuedVersion[i]));
         }
 
         private static List<TracePod> sorted(List<TracePod> pods, Comparator<Integer> by) {
@@ -112,7 +111,6 @@ public final class PodStream {
         long[] createdAt = new long[n];
         long[] latency = new long[n];
         var boundAt = new ConcurrentHashMap<String, Long>();
-        var boundVersions = new ConcurrentHashMap<String, Long>();
         AtomicLong lastBind = new AtomicLong(System.nanoTime());
         SharedIndexInformer<Pod> informer = client.pods().inNamespace(namespace).inform(new ResourceEventHandler<>() {
             @Override
@@ -133,7 +131,6 @@ public final class PodStream {
                 String node = pod.getSpec().getNodeName();
                 if (node != null && !node.isEmpty() && boundAt.putIfAbsent(pod.getMetadata().getName(), System.nanoTime()) == null) {
                     lastBind.set(System.nanoTime());
-                    boundVersions.put(pod.getMetadata().getName(), Long.parseLong(pod.getMetadata().getResourceVersion()));
                 }
             }
         });
@@ -159,17 +156,15 @@ public final class PodStream {
         }
         informer.close();
         List<Long> latencies = new ArrayList<>();
-        long[] boundVersion = new long[n];
         for (int i = 0; i < n; i++) {
             Long at = boundAt.get(pods.get(i).getMetadata().getName());
             if (at != null) {
                 latencies.add(at - createdAt[i]);
             }
-            boundVersion[i] = boundVersions.getOrDefault(pods.get(i).getMetadata().getName(), Long.MAX_VALUE);
         }
         long first = start;
         long[] after = boundAt.values().stream().mapToLong(at -> Math.max(0, at - first)).sorted().toArray();
-        return new Streamed(queued, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(), after, boundVersion);
+        return new Streamed(queued, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(), after);
     }
 
     /** Where {@link #warmUp} makes its pods; no scheduler has this name: the harness binds them itself. */

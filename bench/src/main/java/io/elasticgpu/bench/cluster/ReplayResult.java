@@ -24,14 +24,14 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *                              baseline's likewise (empty when not measured)
  * @param extenderWarmUpPods    pods scheduled through the extender (and deleted) before measuring, 0 when what was
  *                              measured is an extender in a fresh JVM, compiling its code as it goes
- * @param bindOrder             the simulator on the order kube-scheduler's binds landed in: what is left of the
+ * @param decisionOrder         the simulator on the order kube-scheduler decided the pods in: what is left of the
  *                              difference once kube-scheduler's queue order is taken out
  */
 @JsonPropertyOrder({"trace", "policy", "api", "nodes", "pods", "inClusterPct", "simulatorPct", "differencePoints", "podsBound",
         "podsPending", "pendingThatFit", "overCommittedCards", "overCommittedHosts", "unaccounted", "podsPerSecond",
         "baselinePodsPerSecond", "baselinePct", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference", "settledFilterCallsPerSecond", "boundAfterSeconds",
         "baselineBoundAfterSeconds", "extenderVerbs", "ledgerWrites", "ledgerConflicts", "cpuMillisPerPod",
-        "baselineCpuMillisPerPod", "extenderWarmUpPods", "bindOrder"})
+        "baselineCpuMillisPerPod", "extenderWarmUpPods", "decisionOrder"})
 public record ReplayResult(String trace, String policy, int nodes, int pods, double inClusterPct, double simulatorPct,
                            double differencePoints, int podsBound, int podsPending, int pendingThatFit,
                            int overCommittedCards, int overCommittedHosts, int unaccounted, double podsPerSecond,
@@ -40,23 +40,28 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                            double baselinePct, double[] boundAfterSeconds, double[] baselineBoundAfterSeconds,
                            java.util.Map<String, VerbTime> extenderVerbs, long ledgerWrites, long ledgerConflicts,
                            java.util.Map<String, Double> cpuMillisPerPod, java.util.Map<String, Double> baselineCpuMillisPerPod,
-                           int extenderWarmUpPods, BindOrder bindOrder) {
+                           int extenderWarmUpPods, DecisionOrder decisionOrder) {
 
     /**
-     * The simulator fed the pods in the order their binds landed (the pods never bound last), against the cluster.
-     * When the cluster's queue took pods out of the order they were created in (a pod retried after backoff, binds
-     * landing out of turn), the simulator on the creation order places a different sequence; on this order it
-     * places the same one, so a difference left here is the placement's own.
+     * The simulator fed the pods in the order kube-scheduler's scheduling cycles decided them (the pods never bound
+     * last), against the cluster. Where the queue took pods out of the order they became schedulable in (a pod retried
+     * after backoff), the simulator on that order places another sequence than the cluster did; on this one it places
+     * the same, so what differs here is the placement's own.
      *
-     * @param simulatorPct     what the simulator holds after the pods in bind order
+     * @param simulatorPct     what the simulator holds after the pods in decision order (NaN when kube-scheduler's log
+     *                         did not tell the order)
      * @param differencePoints in-cluster minus that
      * @param sameDecisions    pods the simulator put on the node the cluster did (or failed on both sides)
-     * @param firstDifference  the first pod decided otherwise, empty when none was
+     * @param firstDifference  the first pod decided otherwise, empty when none was, or why the order is not known
      */
-    public record BindOrder(double simulatorPct, double differencePoints, int sameDecisions, String firstDifference) {
-        static BindOrder of(ReplayPlan plan, double inClusterPct, long simulatorMilli, Agreement agreement) {
+    public record DecisionOrder(double simulatorPct, double differencePoints, int sameDecisions, String firstDifference) {
+        static DecisionOrder of(ReplayPlan plan, double inClusterPct, long simulatorMilli, Agreement agreement) {
             double sim = 100.0 * simulatorMilli / plan.capacity();
-            return new BindOrder(sim, inClusterPct - sim, agreement.same(), agreement.firstDifference());
+            return new DecisionOrder(sim, inClusterPct - sim, agreement.same(), agreement.firstDifference());
+        }
+
+        static DecisionOrder unknown(String why) {
+            return new DecisionOrder(Double.NaN, Double.NaN, 0, why);
         }
     }
 
@@ -69,7 +74,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
     static ReplayResult of(ReplayPlan plan, ReplayOptions options, Audit audit, PodStream.Streamed ours, long simulator,
                            Agreement agreement, double retries, PodStream.Streamed baseline, Audit baselineAudit,
                            java.util.Map<String, VerbTime> verbs, long[] ledger, java.util.Map<String, Double> cpu,
-                           java.util.Map<String, Double> baselineCpu, BindOrder bindOrder) {
+                           java.util.Map<String, Double> baselineCpu, DecisionOrder decisionOrder) {
         double inCluster = inClusterPct(plan, audit);
         double sim = 100.0 * simulator / plan.capacity();
         return new ReplayResult(plan.traceName(), options.policy(), plan.nodes().size(), plan.pods().size(), inCluster, sim,
@@ -81,7 +86,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                 baselineAudit == null ? Double.NaN : 100.0 * baselineAudit.allocatedMilli() / plan.capacity(),
                 boundAfter(ours), boundAfter(baseline), verbs, ledger[0], ledger[1], perPod(cpu, ours.bound()),
                 baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()), options.warmExtender(),
-                bindOrder);
+                decisionOrder);
     }
 
     /** GPU held at the end, percent of the plan's capacity. */
@@ -128,7 +133,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                   GPU allocated in cluster   %7.2f %%
                   simulator, same order      %7.2f %%
                   difference                 %+7.2f points
-                  simulator, bind order      %7.2f %% (difference %+.2f; decided as it %d of %d, first difference: %s)
+                  simulator, decision order  %7.2f %% (difference %+.2f; decided as it %d of %d, first difference: %s)
                   pods bound / pending       %d / %d (pending that would fit now: %d)
                   cards over capacity        %d
                   hosts over CPU/memory      %d
@@ -146,8 +151,8 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                   baseline CPU per pod bound %s
                 """.formatted(trace, policy, api, nodes, pods, cores,
                 extenderWarmUpPods == 0 ? "in a fresh JVM" : "warmed up on %d pods".formatted(extenderWarmUpPods), inClusterPct, simulatorPct, differencePoints,
-                bindOrder.simulatorPct(), bindOrder.differencePoints(), bindOrder.sameDecisions(), pods,
-                bindOrder.firstDifference().isEmpty() ? "none" : bindOrder.firstDifference(), podsBound, podsPending, pendingThatFit, overCommittedCards, overCommittedHosts, unaccounted, podsPerSecond, ratio,
+                decisionOrder.simulatorPct(), decisionOrder.differencePoints(), decisionOrder.sameDecisions(), pods,
+                decisionOrder.firstDifference().isEmpty() ? "none" : decisionOrder.firstDifference(), podsBound, podsPending, pendingThatFit, overCommittedCards, overCommittedHosts, unaccounted, podsPerSecond, ratio,
                 Double.isNaN(baselinePct) ? "not audited" : "%.2f %% (kube-scheduler's DRA allocator alone)".formatted(baselinePct),
                 p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference,
                 settledFilterCallsPerSecond, seconds(boundAfterSeconds), seconds(baselineBoundAfterSeconds), verbs(),

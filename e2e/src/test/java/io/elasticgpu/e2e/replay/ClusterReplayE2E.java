@@ -38,7 +38,8 @@ public class ClusterReplayE2E {
 
     /**
      * The default trace on 200 of its nodes without the baseline, {@code options} added, checked for what must hold
-     * on any path: most pods bound, no card, CPU or memory over capacity, every bound GPU pod's cards known.
+     * on any path: most pods bound, no card, CPU or memory over capacity, every bound GPU pod's cards known, and the
+     * order kube-scheduler decided the pods in read from its log.
      */
     public static ReplayResult replayAudited(Path work, String... options) throws Exception {
         Path trace = SHARED.resolve("traces/openb/openb_pod_list_default.csv");
@@ -54,6 +55,8 @@ public class ClusterReplayE2E {
         assertThat(r.overCommittedCards()).as("cards over capacity").isZero();
         assertThat(r.overCommittedHosts()).as("nodes over CPU or memory").isZero();
         assertThat(r.unaccounted()).as("bound GPU pods without an allocation").isZero();
+        assertThat(r.decisionOrder().simulatorPct()).as("the simulator on kube-scheduler's decision order (%s)",
+                r.decisionOrder().firstDifference()).isNotNaN();
         return r;
     }
 }

@@ -379,7 +379,9 @@ public final class ControlPlane implements AutoCloseable {
                 "--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig,
                 "--bind-address=127.0.0.1", "--secure-port=" + port,
                 "--tls-cert-file=" + credentials.certificate("scheduler"), "--tls-private-key-file=" + credentials.key("scheduler"),
-                "--v=1"),
+                // One line per scheduling cycle ("Attempting to schedule pod"): the order pods were decided in, which
+                // the cluster replay reads because binds land out of it.
+                "--v=1", "--vmodule=schedule_one=3"),
                 https("https://127.0.0.1:%d/readyz".formatted(port)));
     }
 

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The simulator fed the order kube-scheduler's binds landed in: a cluster that decided exactly as the simulator would
- * have in that order, but in an order other than the pods were created in, agrees with it on every pod.
+ * The simulator fed the order kube-scheduler's scheduling cycles decided pods in, read from its log: a cluster that
+ * decided exactly as the simulator would have in that order, but not in the order the pods were created in, agrees
+ * with it on every pod.
  */
-class BindOrderTest {
+class DecisionOrderTest {
 
     @TempDir
     Path dir;
@@ -32,42 +33,58 @@ class BindOrderTest {
         return ReplayPlan.of(ReplayOptions.parse(List.of("--trace", pods.toString(), "--cut", "60"), dir));
     }
 
-    /** A stream in which pod {@code i} of the plan was queued {@code i}-th and bound at {@code bindRank[i]}, -1 never. */
-    private static PodStream.Streamed streamed(int[] bindRank) {
-        long[] queued = new long[bindRank.length];
-        long[] bound = new long[bindRank.length];
-        for (int i = 0; i < bindRank.length; i++) {
+    /** A stream in which pod {@code i} of {@code pods} became schedulable {@code i}-th. */
+    private static PodStream.Streamed queuedInOrder(int pods) {
+        long[] queued = new long[pods];
+        for (int i = 0; i < pods; i++) {
             queued[i] = 1000 + i;
-            bound[i] = bindRank[i] < 0 ? Long.MAX_VALUE : 5000 + 10L * bindRank[i];
         }
-        return new PodStream.Streamed(queued, new long[0], bindRank.length, new long[0], bound);
+        return new PodStream.Streamed(queued, new long[0], pods, new long[0]);
+    }
+
+    /** kube-scheduler's line for a cycle, as klog writes it at {@code --vmodule=schedule_one=3}. */
+    private static String attempt(String namespace, String pod) {
+        return "I1126 22:08:55.123456   41234 schedule_one.go:123] \"Attempting to schedule pod\" pod=\"%s/%s\""
+                .formatted(namespace, pod);
     }
 
     @Test
-    void boundPodsComeInTheOrderTheirBindsLandedAndThePodsNeverBoundLastInTheOrderTheyWereQueued() {
+    void aBoundPodIsDecidedByItsLastAttemptAndOnlyTheReplaysNamespaceCounts() throws Exception {
+        Path log = Files.write(dir.resolve("kube-scheduler.log"), List.of(
+                "I1126 22:08:50.000001   41234 server.go:167] \"Starting Kubernetes Scheduler\" version=\"v1.36.3\"",
+                attempt("replay", "p1"), attempt("bench-warm-up", "p0"), attempt("replay", "p0"),
+                "I1126 22:08:55.2   41234 schedule_one.go:1325] \"Updating pod condition and nominated node name\" pod=\"replay/p0\"",
+                attempt("replay", "p2"), attempt("replay", "p0")));
+        assertThat(SchedulingCycles.lastAttempts(log, "replay")).containsExactlyInAnyOrderEntriesOf(
+                Map.of("p1", 1L, "p2", 4L, "p0", 5L));
+    }
+
+    @Test
+    void podsComeInTheOrderTheirCyclesDecidedThemAndThoseNeverBoundLastInTheOrderTheyWereQueued() {
         List<TracePod> pods = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             pods.add(new TracePod("p" + i, io.elasticgpu.core.model.Request.wholeCards(1000, 1024, 1)));
         }
-        List<String> names = streamed(new int[] {2, -1, 0, -1, 1}).inBindOrder(pods).stream().map(TracePod::name).toList();
+        List<String> names = queuedInOrder(5).inDecisionOrder(pods, Map.of("p2", 7L, "p4", 9L, "p0", 12L))
+                .stream().map(TracePod::name).toList();
         assertThat(names).containsExactly("p2", "p4", "p0", "p1", "p3");
     }
 
     @Test
-    void aClusterThatDecidedAsTheSimulatorInItsOwnOrderAgreesOnEveryPodInBindOrder() throws Exception {
+    void aClusterThatDecidedAsTheSimulatorInItsOwnOrderAgreesOnEveryPodInThatOrder() throws Exception {
         ReplayPlan plan = plan();
         List<TracePod> created = plan.pods();
         List<TracePod> decided = created.reversed(); // kube-scheduler's queue took them last first
         ReplayPlan.Simulated cluster = plan.simulate(decided);
         assertThat(cluster.nodes()).as("every pod fits, so none is left for the end").doesNotContainNull();
         Map<String, String> placedOn = new HashMap<>();
-        int[] rank = new int[created.size()];
+        Map<String, Long> cycles = new HashMap<>();
         for (int k = 0; k < decided.size(); k++) {
             placedOn.put(decided.get(k).name(), cluster.nodes().get(k));
-            rank[created.indexOf(decided.get(k))] = k;
+            cycles.put(decided.get(k).name(), 100L + k);
         }
 
-        List<TracePod> order = streamed(rank).inBindOrder(created);
+        List<TracePod> order = queuedInOrder(created.size()).inDecisionOrder(created, cycles);
         assertThat(order).containsExactlyElementsOf(decided);
         ReplayPlan.Simulated simulated = plan.simulate(order);
         Agreement agreement = Agreement.of(order, simulated.nodes(), placedOn);
