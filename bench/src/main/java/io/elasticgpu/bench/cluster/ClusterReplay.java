@@ -129,16 +129,18 @@ public final class ClusterReplay {
     /** The simulator on the order kube-scheduler's cycles placed the bound pods in, as its log tells it. */
     private static ReplayResult.DecisionOrder onDecisionOrder(ReplayPlan plan, Audit audit, PodStream.Streamed ours,
                                                               Map<String, String> placedOn, Path schedulerLog) {
+        java.util.Set<String> bound = new java.util.HashSet<>(placedOn.keySet());
+        bound.removeIf(name -> placedOn.get(name) == null);
         Map<String, Long> cycles = SchedulingCycles.lastAttempts(schedulerLog, NAMESPACE);
-        cycles.keySet().retainAll(placedOn.entrySet().stream().filter(e -> e.getValue() != null).map(Map.Entry::getKey).toList());
-        long unread = placedOn.values().stream().filter(java.util.Objects::nonNull).count() - cycles.size();
+        cycles.keySet().retainAll(bound);
+        int unread = bound.size() - cycles.size();
         if (unread > 0) {
             return ReplayResult.DecisionOrder.unknown("not read: %d bound pods have no scheduling attempt in %s"
                     .formatted(unread, schedulerLog));
         }
         List<TracePod> order = ours.inDecisionOrder(plan.pods(), cycles);
         ReplayPlan.Simulated simulated = plan.simulate(order);
-        return ReplayResult.DecisionOrder.of(plan, ReplayResult.inClusterPct(plan, audit), simulated.usedMilli(),
+        return ReplayResult.DecisionOrder.of(plan, plan.percentOfCapacity(audit.allocatedMilli()), simulated.usedMilli(),
                 Agreement.of(order, simulated.nodes(), placedOn));
     }
 

@@ -65,6 +65,11 @@ public record ReplayPlan(String traceName, List<Node> nodes, List<TracePod> pods
                 o.seed());
     }
 
+    /** {@code milli} GPU milli-cards as a percentage of the plan's capacity. */
+    public double percentOfCapacity(long milli) {
+        return 100.0 * milli / capacity;
+    }
+
     /** The name of the node at {@code rank} in priority order: name order is priority order. */
     public String kubeName(int rank) {
         return "p%04d-%s".formatted(rank, nodes.get(rank).name());

@@ -56,7 +56,7 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
      */
     public record DecisionOrder(double simulatorPct, double differencePoints, int sameDecisions, String firstDifference) {
         static DecisionOrder of(ReplayPlan plan, double inClusterPct, long simulatorMilli, Agreement agreement) {
-            double sim = 100.0 * simulatorMilli / plan.capacity();
+            double sim = plan.percentOfCapacity(simulatorMilli);
             return new DecisionOrder(sim, inClusterPct - sim, agreement.same(), agreement.firstDifference());
         }
 
@@ -75,23 +75,18 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                            Agreement agreement, double retries, PodStream.Streamed baseline, Audit baselineAudit,
                            java.util.Map<String, VerbTime> verbs, long[] ledger, java.util.Map<String, Double> cpu,
                            java.util.Map<String, Double> baselineCpu, DecisionOrder decisionOrder) {
-        double inCluster = inClusterPct(plan, audit);
-        double sim = 100.0 * simulator / plan.capacity();
+        double inCluster = plan.percentOfCapacity(audit.allocatedMilli());
+        double sim = plan.percentOfCapacity(simulator);
         return new ReplayResult(plan.traceName(), options.policy(), plan.nodes().size(), plan.pods().size(), inCluster, sim,
                 inCluster - sim, audit.podsBound(), audit.podsPending(), audit.pendingThatFit(), audit.overCommittedCards(),
                 audit.overCommittedHosts(), audit.unaccounted(), ours.podsPerSecond(),
                 baseline == null ? Double.NaN : baseline.podsPerSecond(), ours.latencySeconds(50),
                 ours.latencySeconds(99), Runtime.getRuntime().availableProcessors(), agreement.same(),
                 agreement.firstDifference(), retries, options.dra() ? "dra" : "device-plugin",
-                baselineAudit == null ? Double.NaN : 100.0 * baselineAudit.allocatedMilli() / plan.capacity(),
+                baselineAudit == null ? Double.NaN : plan.percentOfCapacity(baselineAudit.allocatedMilli()),
                 boundAfter(ours), boundAfter(baseline), verbs, ledger[0], ledger[1], perPod(cpu, ours.bound()),
                 baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()), options.warmExtender(),
                 decisionOrder);
-    }
-
-    /** GPU held at the end, percent of the plan's capacity. */
-    static double inClusterPct(ReplayPlan plan, Audit audit) {
-        return 100.0 * audit.allocatedMilli() / plan.capacity();
     }
 
     private static double[] boundAfter(PodStream.Streamed streamed) {
