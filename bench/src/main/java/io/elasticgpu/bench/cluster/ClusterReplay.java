@@ -33,6 +33,8 @@ public final class ClusterReplay {
 
     private static final String NAMESPACE = "replay";
     private static final Duration QUIET = Duration.ofSeconds(20);
+    /** How long kwok and the node lifecycle controller get to make every node schedulable. */
+    private static final Duration NODES_SETTLE = Duration.ofMinutes(10);
 
     private ClusterReplay() {
     }
@@ -156,7 +158,7 @@ public final class ClusterReplay {
 
     /**
      * One kwok node per node of the plan, named in priority order, as {@code asKube} makes it (how the contender's node
-     * agent or device plugin would publish it); waits until kwok has marked them all Ready.
+     * agent or device plugin would publish it); waits until every node is {@link #schedulable}.
      *
      * @param asModel what the node is to the audit, from the plan's node
      * @return the nodes by name, as the audit sees them
@@ -171,19 +173,37 @@ public final class ClusterReplay {
         try (var pool = Executors.newFixedThreadPool(8)) {
             byName.forEach((name, node) -> pool.submit(() -> client.nodes().resource(asKube.apply(name, node)).create()));
         }
-        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        while (client.nodes().list().getItems().stream().filter(ClusterReplay::ready).count() < byName.size()) {
+        long start = System.nanoTime();
+        long deadline = start + NODES_SETTLE.toNanos();
+        List<io.fabric8.kubernetes.api.model.Node> waiting = unschedulable(client);
+        while (!waiting.isEmpty()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("kwok did not mark every node Ready within 5 minutes");
+                throw new IllegalStateException("%d of %d nodes were not Ready or still tainted after %d minutes (%s: %s); see"
+                        .formatted(waiting.size(), byName.size(), NODES_SETTLE.toMinutes(), waiting.getFirst().getMetadata().getName(),
+                                waiting.getFirst().getSpec().getTaints()) + " kwok's and kube-controller-manager's logs");
             }
             PodStream.sleep(1000);
+            waiting = unschedulable(client);
         }
+        log.printf("cluster-replay: every node Ready and untainted after %d s%n", Duration.ofNanos(System.nanoTime() - start).toSeconds());
         return byName;
     }
 
-    private static boolean ready(io.fabric8.kubernetes.api.model.Node n) {
-        return n.getStatus() != null && n.getStatus().getConditions() != null && n.getStatus().getConditions().stream()
+    private static List<io.fabric8.kubernetes.api.model.Node> unschedulable(KubernetesClient client) {
+        return client.nodes().list().getItems().stream().filter(n -> !schedulable(n)).toList();
+    }
+
+    /**
+     * Whether a replay's pod may go to the node: Ready and untainted. A new node carries
+     * {@code node.kubernetes.io/not-ready:NoSchedule} from the API server's admission until the node lifecycle
+     * controller sees it Ready and removes it, which at 1,213 nodes takes minutes after kwok has marked them Ready
+     * (the controller writes at 20 calls per second). kube-scheduler leaves tainted nodes out, the simulator does not;
+     * pods streamed before the taints are gone were sent some 100 nodes short and placed elsewhere.
+     */
+    static boolean schedulable(io.fabric8.kubernetes.api.model.Node n) {
+        boolean ready = n.getStatus() != null && n.getStatus().getConditions() != null && n.getStatus().getConditions().stream()
                 .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        return ready && (n.getSpec() == null || n.getSpec().getTaints() == null || n.getSpec().getTaints().isEmpty());
     }
 
     private static List<Pod> pods(ReplayPlan plan, String schedulerName, boolean dra) {
