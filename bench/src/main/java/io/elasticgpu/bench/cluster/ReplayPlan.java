@@ -42,9 +42,8 @@ public record ReplayPlan(String traceName, List<Node> nodes, List<TracePod> pods
             }
         }
         if (o.maxNodes() > 0 && o.maxNodes() < trace.nodes().size()) {
-            if (o.events() != null) {
-                throw new IllegalArgumentException("--events replays the whole recorded cluster; drop --max-nodes");
-            }
+            // With --events as with a seed: the order's first pods up to the cut of these nodes' capacity, on these
+            // nodes in the order's node priority.
             trace = new Trace(trace.name(), spread(trace.nodes(), o.maxNodes()), trace.pods());
         }
         Experiment experiment = new Experiment(trace, Experiment.PAPER_INFLATION);

@@ -49,6 +49,22 @@ class ReplayInputTest {
     }
 
     @Test
+    void aRecordedOrderOnFewerNodesKeepsItsPodOrderAndNodePriorityUpToTheirCut() throws Exception {
+        Path list = write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model", "a,64000,262144,1,T4", "b,64000,262144,1,T4",
+                "c,64000,262144,1,T4", "d,64000,262144,1,T4");
+        Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,1,600",
+                "p1,1000,1024,1,600", "p2,1000,1024,1,600", "p3,1000,1024,1,600");
+        Path events = write("events.csv", "idx,pod,result_node,arrived_gpu_milli,used_gpu_milli,frag_gpu_milli",
+                "0,p3,0000-d,0,0,0", "1,p2,0001-c,600,600,0", "2,p1,0002-b,1200,1200,0", "3,p0,0003-a,1800,1800,0");
+        ReplayPlan plan = plan("--trace", pods.toString(), "--nodes", list.toString(), "--events", events.toString(),
+                "--max-nodes", "2");
+        // two of four nodes, evenly spread by name (a and c), in the recorded priority (c before a); their two cards
+        // hold the first three pods of the recorded order (1,800 of 2,000 milli), the fourth would pass the cut
+        assertThat(plan.nodes()).extracting(io.elasticgpu.core.model.Node::name).containsExactly("c", "a");
+        assertThat(plan.pods()).extracting(io.elasticgpu.simulator.trace.TracePod::name).containsExactly("p3", "p2", "p1");
+    }
+
+    @Test
     void aNodeListTheClusterCannotHoldNamesTheLine() throws Exception {
         Path list = write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model", "n0,64000,262144,2,T4",
                 "n1,64000,262144,20,V100M32");
