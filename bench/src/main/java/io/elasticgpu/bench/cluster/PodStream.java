@@ -28,16 +28,17 @@ import java.util.function.IntConsumer;
  *
  * <p>With {@code gated}, every pod is created behind a scheduling gate first and the gates are then lifted in
  * arrival order: the extender knows the whole workload before the first pod is placed, as the simulator's policy
- * does (it estimates the typical pods from the whole trace), and kube-scheduler takes them in the order the gates were
- * lifted, which is the order the simulator replays.
+ * does (it estimates the typical pods from the whole trace). kube-scheduler's queue still takes them in the order they
+ * were created: it sorts pods of equal priority by when it first saw them, and a pod whose gate is lifted keeps the
+ * time it was added as gated ({@code QueuedPodInfo.Timestamp}, {@code pkg/scheduler/backend/queue} in v1.36.3).
  */
 public final class PodStream {
 
     /**
      * What happened to the pods.
      *
-     * @param queuedVersion  each pod's resourceVersion when it became schedulable (its creation, or its gates
-     *                       lifted): the order kube-scheduler's queue took them in
+     * @param queuedVersion  each pod's resourceVersion at its creation (gated or not): the order kube-scheduler's
+     *                       queue sorts them in
      * @param latencyNanos   create to bound, of each bound pod
      * @param boundAfterNanos from the first create (or lifted gate) to each bind, ascending: where the time went
      */
@@ -146,8 +147,8 @@ public final class PodStream {
             start = System.nanoTime();
             inParallel(clients, n, i -> {
                 createdAt[i] = System.nanoTime();
-                queued[i] = Long.parseLong(client.pods().inNamespace(namespace).withName(pods.get(i).getMetadata().getName())
-                        .patch(PatchContext.of(PatchType.JSON), UNGATE).getMetadata().getResourceVersion());
+                client.pods().inNamespace(namespace).withName(pods.get(i).getMetadata().getName())
+                        .patch(PatchContext.of(PatchType.JSON), UNGATE);
             });
         }
         long lastCreate = System.nanoTime();
