@@ -26,8 +26,8 @@ import java.util.function.IntConsumer;
  * Creates a plan's pods from several concurrent clients, in arrival order (each client takes the next pod), and
  * watches them get bound; returns once scheduling has settled: every pod bound, or none bound for the quiet period.
  *
- * <p>With {@code gated}, every pod is created behind a scheduling gate first and the gates are then lifted in
- * arrival order: the extender knows the whole workload before the first pod is placed, as the simulator's policy
+ * <p>With {@code gated}, every pod is created behind a scheduling gate first and the gates are then lifted in the
+ * order the pods were created (arrival order, but for what concurrent creators swap): the extender knows the whole workload before the first pod is placed, as the simulator's policy
  * does (it estimates the typical pods from the whole trace). kube-scheduler's queue still takes them in the order they
  * were created: it sorts pods of equal priority by when it first saw them, and a pod whose gate is lifted keeps the
  * time it was added as gated ({@code QueuedPodInfo.Timestamp}, {@code pkg/scheduler/backend/queue} in v1.36.3).
@@ -145,7 +145,11 @@ public final class PodStream {
         });
         if (gated) {
             start = System.nanoTime();
-            inParallel(clients, n, i -> {
+            // Lifted in the order the queue sorts them by (creation), so a pod is never queued before one created earlier.
+            int[] byCreation = java.util.stream.IntStream.range(0, n).boxed()
+                    .sorted(Comparator.comparingLong(i -> queued[i])).mapToInt(Integer::intValue).toArray();
+            inParallel(clients, n, k -> {
+                int i = byCreation[k];
                 createdAt[i] = System.nanoTime();
                 client.pods().inNamespace(namespace).withName(pods.get(i).getMetadata().getName())
                         .patch(PatchContext.of(PatchType.JSON), UNGATE);
