@@ -5,6 +5,7 @@ import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.Ports;
+import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.simulator.trace.TracePod;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -158,7 +159,9 @@ public final class ClusterReplay {
 
     /**
      * One kwok node per node of the plan, named in priority order, as {@code asKube} makes it (how the contender's node
-     * agent or device plugin would publish it); waits until every node is {@link #schedulable}.
+     * agent or device plugin would publish it); waits until every node is {@link FakeGpuNodes#schedulable}: the
+     * simulator offers a pod every node, and pods streamed while some were still tainted were sent some 100 nodes
+     * short and placed elsewhere.
      *
      * @param asModel what the node is to the audit, from the plan's node
      * @return the nodes by name, as the audit sees them
@@ -190,20 +193,7 @@ public final class ClusterReplay {
     }
 
     private static List<io.fabric8.kubernetes.api.model.Node> unschedulable(KubernetesClient client) {
-        return client.nodes().list().getItems().stream().filter(n -> !schedulable(n)).toList();
-    }
-
-    /**
-     * Whether a replay's pod may go to the node: Ready and untainted. A new node carries
-     * {@code node.kubernetes.io/not-ready:NoSchedule} from the API server's admission until the node lifecycle
-     * controller sees it Ready and removes it, which at 1,213 nodes takes minutes after kwok has marked them Ready
-     * (the controller writes at 20 calls per second). kube-scheduler leaves tainted nodes out, the simulator does not;
-     * pods streamed before the taints are gone were sent some 100 nodes short and placed elsewhere.
-     */
-    static boolean schedulable(io.fabric8.kubernetes.api.model.Node n) {
-        boolean ready = n.getStatus() != null && n.getStatus().getConditions() != null && n.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-        return ready && (n.getSpec() == null || n.getSpec().getTaints() == null || n.getSpec().getTaints().isEmpty());
+        return client.nodes().list().getItems().stream().filter(n -> !FakeGpuNodes.schedulable(n)).toList();
     }
 
     private static List<Pod> pods(ReplayPlan plan, String schedulerName, boolean dra) {

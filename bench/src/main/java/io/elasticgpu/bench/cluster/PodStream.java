@@ -27,8 +27,9 @@ import java.util.function.IntConsumer;
  * watches them get bound; returns once scheduling has settled: every pod bound, or none bound for the quiet period.
  *
  * <p>With {@code gated}, every pod is created behind a scheduling gate first and the gates are then lifted in the
- * order the pods were created (arrival order, but for what concurrent creators swap): the extender knows the whole workload before the first pod is placed, as the simulator's policy
- * does (it estimates the typical pods from the whole trace). kube-scheduler's queue still takes them in the order they
+ * order the pods were created (arrival order, but for what concurrent creators swap): the extender knows the whole
+ * workload before the first pod is placed, as the simulator's policy does (it estimates the typical pods from the
+ * whole trace). kube-scheduler's queue still takes them in the order they
  * were created: it sorts pods of equal priority by when it first saw them, and a pod whose gate is lifted keeps the
  * time it was added as gated ({@code QueuedPodInfo.Timestamp}, {@code pkg/scheduler/backend/queue} in v1.36.3).
  */

@@ -91,6 +91,16 @@ public final class FakeGpuNodes {
         return created;
     }
 
+    /**
+     * Whether a pod may go to the node: Ready and untainted. A new node carries
+     * {@code node.kubernetes.io/not-ready:NoSchedule} from the API server's admission until the node lifecycle
+     * controller sees it Ready and removes it, which at 1,213 nodes takes minutes after kwok has marked them Ready
+     * (the controller writes at 20 calls per second); kube-scheduler leaves tainted nodes out.
+     */
+    public static boolean schedulable(Node node) {
+        return ready(node) && (node.getSpec() == null || node.getSpec().getTaints() == null || node.getSpec().getTaints().isEmpty());
+    }
+
     static boolean ready(Node node) {
         return node != null && node.getStatus() != null && node.getStatus().getConditions() != null
                 && node.getStatus().getConditions().stream()

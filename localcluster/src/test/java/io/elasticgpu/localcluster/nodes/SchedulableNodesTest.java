@@ -1,4 +1,4 @@
-package io.elasticgpu.bench.cluster;
+package io.elasticgpu.localcluster.nodes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import org.junit.jupiter.api.Test;
 
 /**
- * A replay starts only on nodes kube-scheduler may use: a node kwok has marked Ready still carries the API server's
+ * A node kube-scheduler may use: a node kwok has marked Ready still carries the API server's
  * {@code not-ready} taint until the node lifecycle controller removes it, and kube-scheduler leaves it out.
  */
 class SchedulableNodesTest {
@@ -20,19 +20,19 @@ class SchedulableNodesTest {
 
     @Test
     void aReadyUntaintedNodeIsSchedulable() {
-        assertThat(ClusterReplay.schedulable(node("True").build())).isTrue();
+        assertThat(FakeGpuNodes.schedulable(node("True").build())).isTrue();
     }
 
     @Test
     void aReadyNodeStillTaintedNotReadyIsNot() {
         Node tainted = node("True").editSpec().addNewTaint().withKey("node.kubernetes.io/not-ready").withEffect("NoSchedule")
                 .endTaint().endSpec().build();
-        assertThat(ClusterReplay.schedulable(tainted)).isFalse();
+        assertThat(FakeGpuNodes.schedulable(tainted)).isFalse();
     }
 
     @Test
     void aNodeNotReadyIsNot() {
-        assertThat(ClusterReplay.schedulable(node("False").build())).isFalse();
-        assertThat(ClusterReplay.schedulable(new NodeBuilder().withNewMetadata().withName("n").endMetadata().build())).isFalse();
+        assertThat(FakeGpuNodes.schedulable(node("False").build())).isFalse();
+        assertThat(FakeGpuNodes.schedulable(new NodeBuilder().withNewMetadata().withName("n").endMetadata().build())).isFalse();
     }
 }
