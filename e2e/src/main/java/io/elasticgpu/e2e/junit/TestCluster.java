@@ -50,7 +50,7 @@ public final class TestCluster implements AutoCloseable {
 
     /**
      * Creates fake GPU nodes, named after this test's namespace so that tests sharing the control plane do not
-     * collide, and waits until they are Ready; they are deleted when the test ends.
+     * collide, and waits until they are Ready and untainted; they are deleted when the test ends.
      *
      * @param specs nodes whose names are suffixes, e.g. {@code a}, {@code b}
      * @return the nodes' full names, in order

@@ -72,12 +72,12 @@ public final class FakeGpuNodes {
                 .build();
     }
 
-    /** Creates the nodes and waits until kwok has marked every one Ready. */
+    /** Creates the nodes and waits until every one is {@link #schedulable}. */
     public static List<Node> create(KubernetesClient client, List<GpuNodeSpec> specs, Duration timeout) {
         return createAndWait(client, specs.stream().map(FakeGpuNodes::toNode).toList(), timeout);
     }
 
-    /** Creates the nodes without inventories ({@link #toBareNode}) and waits until kwok has marked every one Ready. */
+    /** Creates the nodes without inventories ({@link #toBareNode}) and waits until every one is {@link #schedulable}. */
     public static List<Node> createBare(KubernetesClient client, List<GpuNodeSpec> specs, Duration timeout) {
         return createAndWait(client, specs.stream().map(FakeGpuNodes::toBareNode).toList(), timeout);
     }
@@ -86,7 +86,7 @@ public final class FakeGpuNodes {
         List<Node> created = nodes.stream().map(n -> client.nodes().resource(n).create()).toList();
         for (Node n : nodes) {
             client.nodes().withName(n.getMetadata().getName())
-                    .waitUntilCondition(FakeGpuNodes::ready, timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    .waitUntilCondition(FakeGpuNodes::schedulable, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         return created;
     }
