@@ -12,6 +12,21 @@
  *   down <card> <link>               that link exists but is inactive
  *   events <card> <mask>             event types the card supports (default 0xa: Xid and double-bit ECC)
  *   fail <function> <card|-1> <rc>   that function returns rc for that card (-1: every call)
+ *   process <card> <pid> <usedMiB|na> [compute|mps|both]
+ *                                    a process with memory on the card (na: NVML_VALUE_NOT_AVAILABLE), in NVML's
+ *                                    compute list, its MPS list, or both, as an MPS client is (default compute)
+ *   spawn <card> <n>                 n more compute processes (1 MiB, pids from 100000) start on the card each time a
+ *                                    process list of it answers INSUFFICIENT_SIZE, as they can between a caller's calls
+ *   util <card> <pid> <sm> <mem> <timestampMicros>
+ *                                    a process utilization sample; several per pid are a history
+ *   computemode <card> <mode>        nvmlComputeMode_t, 0 DEFAULT .. 3 EXCLUSIVE_PROCESS (default 0); any other
+ *                                    number is passed through, as a newer driver's value would be
+ *
+ * nvmlStubUpdate reads the last five kinds only, and replaces what they describe (every process, sample, spawn count,
+ * compute mode and failure) while NVML stays initialised: a node whose processes come and go.
+ *
+ * Built with -DNVML_STUB_WITHOUT_V3 it lacks nvmlDeviceGet(MPS)ComputeRunningProcesses_v3, as drivers before R510
+ * (NVML 11.6) do; with -DNVML_STUB_WITHOUT_V2 as well it has neither those nor _v2, as drivers before R455 (11.1).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +35,7 @@
 #include <time.h>
 
 typedef int nvmlReturn_t;
+typedef int nvmlComputeMode_t;
 typedef struct card *nvmlDevice_t;
 typedef struct event_set *nvmlEventSet_t;
 
@@ -34,29 +50,51 @@ typedef struct {
     unsigned long long eventType, eventData;
     unsigned int gpuInstanceId, computeInstanceId;
 } nvmlEventData_t;
+/* What the _v3 process lists fill, and the _v2 ones too (nvmlProcessInfo_v2_t has the same fields). */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
 
 /* The Java layouts (NvmlLayouts) are written against these sizes; a mismatch must fail here, not at run time. */
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
 _Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t");
 _Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
+_Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t");
+_Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
 
 #define MAX_CARDS 16
 #define MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS */
 #define MAX_FAILS 32
 #define MAX_QUEUE 64
+#define MAX_PROCESSES 1024
+#define MAX_SAMPLES 256
+#define IN_COMPUTE 1
+#define IN_MPS 2
+#define NOT_AVAILABLE (~0ULL) /* NVML_VALUE_NOT_AVAILABLE as an unsigned long long */
+#define INSUFFICIENT_SIZE 7
+#define NOT_FOUND 6
 #define LINK_TO_GPU 0
 #define LINK_TO_SWITCH 2
 
 struct link { int used, active, kind, remote; };
 struct card {
     char uuid[96], name[96], bus_id[32];
-    unsigned int bus, minor, mig, memory_mib, event_mask;
-    int numa;
+    unsigned int bus, minor, mig, memory_mib, event_mask, spawn;
+    int numa, compute_mode;
     struct link links[MAX_LINKS];
 };
 struct fail { char function[64]; int card; nvmlReturn_t rc; };
 struct event { int card; unsigned long long type, data; nvmlReturn_t rc; };
 struct event_set { unsigned long long mask[MAX_CARDS]; };
+struct process { int card, lists; unsigned int pid; unsigned long long used_bytes; };
+struct sample { int card; nvmlProcessUtilizationSample_t value; };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t arrived = PTHREAD_COND_INITIALIZER;
@@ -68,6 +106,10 @@ static struct fail fails[MAX_FAILS];
 static int fail_count;
 static struct event queue[MAX_QUEUE];
 static int queued;
+static struct process processes[MAX_PROCESSES];
+static int process_count;
+static struct sample samples[MAX_SAMPLES];
+static int sample_count;
 
 static nvmlReturn_t injected(const char *function, int card) {
     for (int i = 0; i < fail_count; i++) {
@@ -101,11 +143,41 @@ static int add_links(int a, int kind, int remote, int lanes) {
 
 static int known(int card) { return card >= 0 && card < card_count; }
 
-static int directive(char *line) {
+static int add_process(int card, unsigned int pid, unsigned long long used_bytes, int lists) {
+    if (process_count == MAX_PROCESSES) return -1;
+    processes[process_count++] = (struct process) {card, lists, pid, used_bytes};
+    return 0;
+}
+
+static int process_directive(char *line) {
+    int card, rest = 0;
+    unsigned int pid;
+    char used[32], lists[16] = "compute";
+    if (sscanf(line, " process %d %u %31s %n", &card, &pid, used, &rest) != 3 || !known(card)) return -1;
+    if (line[rest] != 0 && sscanf(line + rest, "%15s", lists) != 1) return -1;
+    int in = strcmp(lists, "compute") == 0 ? IN_COMPUTE : strcmp(lists, "mps") == 0 ? IN_MPS
+            : strcmp(lists, "both") == 0 ? IN_COMPUTE | IN_MPS : 0;
+    if (in == 0) return -1;
+    if (strcmp(used, "na") == 0) return add_process(card, pid, NOT_AVAILABLE, in);
+    char *end;
+    unsigned long long mib = strtoull(used, &end, 10);
+    return *end != 0 ? -1 : add_process(card, pid, mib << 20, in);
+}
+
+/* The directives of the node itself; nvmlStubUpdate cannot change them. */
+static int fixed(const char *word) {
+    static const char *words[] = {"driver", "card", "topo", "nvlink", "nvswitch", "down", "events"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) if (strcmp(word, words[i]) == 0) return 1;
+    return 0;
+}
+
+static int directive(char *line, int update) {
     char word[64], first[96], second[32];
     int a, b, c, d, e, f, rest;
-    unsigned int u;
+    unsigned int u, sm, mem;
+    unsigned long long ull;
     if (sscanf(line, " %63s", word) != 1 || word[0] == '#') return 0;
+    if (update && fixed(word)) return -1;
     if (strcmp(word, "driver") == 0 && sscanf(line, " driver %79s", driver) == 1) return 0;
     if (strcmp(word, "card") == 0 && card_count < MAX_CARDS
             && sscanf(line, " card %95s %31s %d %d %d %d %n", first, second, &a, &b, &c, &d, &rest) == 6) {
@@ -137,6 +209,20 @@ static int directive(char *line) {
         cards[a].event_mask = u;
         return 0;
     }
+    if (strcmp(word, "process") == 0) return process_directive(line);
+    if (sscanf(line, " spawn %d %u", &a, &u) == 2 && known(a)) {
+        cards[a].spawn = u;
+        return 0;
+    }
+    if (sscanf(line, " util %d %u %u %u %llu", &a, &u, &sm, &mem, &ull) == 5 && known(a)
+            && sample_count < MAX_SAMPLES) {
+        samples[sample_count++] = (struct sample) {a, {u, ull, sm, mem, 0, 0}};
+        return 0;
+    }
+    if (sscanf(line, " computemode %d %d", &a, &b) == 2 && known(a)) {
+        cards[a].compute_mode = b;
+        return 0;
+    }
     if (sscanf(line, " fail %63s %d %d", word, &e, &f) == 3 && fail_count < MAX_FAILS) {
         snprintf(fails[fail_count].function, sizeof fails[0].function, "%s", word);
         fails[fail_count].card = e, fails[fail_count].rc = f;
@@ -146,27 +232,37 @@ static int directive(char *line) {
     return -1;
 }
 
-/* (Re)reads the configuration and forgets everything else, init count and queued events included. 0, or the line
- * number that could not be understood. */
-int nvmlStubConfigure(const char *path) {
+static int read_config(const char *path, int update) {
     FILE *in = fopen(path, "r");
     if (in == NULL) return -1;
     pthread_mutex_lock(&lock);
-    memset(cards, 0, sizeof cards);
-    card_count = init_count = event_sets = fail_count = queued = 0;
-    for (int a = 0; a < MAX_CARDS; a++) for (int b = 0; b < MAX_CARDS; b++) topo[a][b] = 50;
-    snprintf(driver, sizeof driver, "%s", "570.86.15");
+    if (!update) {
+        memset(cards, 0, sizeof cards);
+        card_count = init_count = event_sets = queued = 0;
+        for (int a = 0; a < MAX_CARDS; a++) for (int b = 0; b < MAX_CARDS; b++) topo[a][b] = 50;
+        snprintf(driver, sizeof driver, "%s", "570.86.15");
+    }
+    fail_count = process_count = sample_count = 0;
+    for (int c = 0; c < card_count; c++) cards[c].spawn = 0, cards[c].compute_mode = 0;
     char line[512];
     int number = 0, bad = 0;
     while (!bad && fgets(line, sizeof line, in) != NULL) {
         number++;
-        if (directive(line) != 0) bad = number;
+        if (directive(line, update) != 0) bad = number;
     }
     pthread_mutex_unlock(&lock);
     fclose(in);
     if (bad) fprintf(stderr, "nvml stub: %s:%d: cannot understand: %s", path, bad, line);
     return bad;
 }
+
+/* (Re)reads the configuration and forgets everything else, init count and queued events included. 0, or the line
+ * number that could not be understood. */
+int nvmlStubConfigure(const char *path) { return read_config(path, 0); }
+
+/* Replaces the processes, samples, spawn counts, compute modes and failures with the file's, keeping the cards,
+ * NVML's init count, event sets and queued events. 0, or the line number that could not be understood. */
+int nvmlStubUpdate(const char *path) { return read_config(path, 1); }
 
 int nvmlStubInitCount(void) { return init_count; }
 
@@ -206,6 +302,7 @@ const char *nvmlErrorString(nvmlReturn_t rc) {
         case 3: return "Not Supported";
         case 4: return "Insufficient Permissions";
         case 6: return "Not Found";
+        case 7: return "Insufficient Size";
         case 9: return "Driver Not Loaded";
         case 10: return "Timeout";
         case 13: return "Function Not Found";
@@ -384,5 +481,98 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
     if (init_count == 0) return 1;
     free(set);
     event_sets--;
+    return 0;
+}
+
+/* The process list `in` of a card, with the real protocol: *count in is the room in infos, out the processes listed,
+ * or the room needed along with INSUFFICIENT_SIZE (then `spawn` more processes start). Called under the lock, as
+ * nvmlStubUpdate may replace the processes meanwhile. */
+static nvmlReturn_t listed(nvmlDevice_t d, int in, unsigned int *count, nvmlProcessInfo_t *infos) {
+    int card = (int) (d - cards);
+    unsigned int n = 0;
+    for (int i = 0; i < process_count; i++) n += processes[i].card == card && (processes[i].lists & in);
+    if (n > *count) {
+        *count = n;
+        for (unsigned int k = 0; k < d->spawn; k++) add_process(card, 100000 + process_count, 1ULL << 20, IN_COMPUTE);
+        return INSUFFICIENT_SIZE;
+    }
+    n = 0;
+    for (int i = 0; i < process_count; i++) {
+        if (processes[i].card != card || !(processes[i].lists & in)) continue;
+        infos[n++] = (nvmlProcessInfo_t) {processes[i].pid, processes[i].used_bytes, 0xFFFFFFFF, 0xFFFFFFFF};
+    }
+    *count = n;
+    return 0;
+}
+
+/* Unused in the build without process lists. */
+__attribute__((unused)) static nvmlReturn_t process_list(const char *function, nvmlDevice_t d, int in,
+                                                         unsigned int *count, nvmlProcessInfo_t *infos) {
+    nvmlReturn_t rc = enter(function, d);
+    if (rc != 0) return rc;
+    if (count == NULL || (*count > 0 && infos == NULL)) return 2;
+    pthread_mutex_lock(&lock);
+    rc = listed(d, in, count, infos);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+#ifndef NVML_STUB_WITHOUT_V3
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos) {
+    return process_list("nvmlDeviceGetComputeRunningProcesses_v3", d, IN_COMPUTE, count, infos);
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos) {
+    return process_list("nvmlDeviceGetMPSComputeRunningProcesses_v3", d, IN_MPS, count, infos);
+}
+#endif
+
+#ifndef NVML_STUB_WITHOUT_V2
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos) {
+    return process_list("nvmlDeviceGetComputeRunningProcesses_v2", d, IN_COMPUTE, count, infos);
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos) {
+    return process_list("nvmlDeviceGetMPSComputeRunningProcesses_v2", d, IN_MPS, count, infos);
+}
+#endif
+
+/* Samples newer than lastSeen, in the order configured; a NULL buffer asks how many (INSUFFICIENT_SIZE), none at all
+ * is NOT_FOUND, as the driver says when nothing ran since lastSeen. */
+static nvmlReturn_t sampled(nvmlDevice_t d, nvmlProcessUtilizationSample_t *utilization, unsigned int *count,
+                            unsigned long long lastSeen) {
+    int card = (int) (d - cards);
+    unsigned int n = 0;
+    for (int i = 0; i < sample_count; i++) n += samples[i].card == card && samples[i].value.timeStamp > lastSeen;
+    if (n == 0) return NOT_FOUND;
+    if (utilization == NULL || n > *count) {
+        *count = n;
+        return INSUFFICIENT_SIZE;
+    }
+    n = 0;
+    for (int i = 0; i < sample_count; i++) {
+        if (samples[i].card == card && samples[i].value.timeStamp > lastSeen) utilization[n++] = samples[i].value;
+    }
+    *count = n;
+    return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *utilization,
+                                             unsigned int *count, unsigned long long lastSeen) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetProcessUtilization", d);
+    if (rc != 0) return rc;
+    if (count == NULL) return 2;
+    pthread_mutex_lock(&lock);
+    rc = sampled(d, utilization, count, lastSeen);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, nvmlComputeMode_t *mode) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetComputeMode", d);
+    if (rc != 0) return rc;
+    pthread_mutex_lock(&lock);
+    *mode = d->compute_mode;
+    pthread_mutex_unlock(&lock);
     return 0;
 }

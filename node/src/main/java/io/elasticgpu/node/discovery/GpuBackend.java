@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Where GPUs come from: NVML on a real node ({@link NvmlBackend}), a file on a machine without GPUs
  * ({@link SimulatedBackend}). Implementations are safe for one discovering thread and one event-waiting thread at
- * once.
+ * once; the per-card queries ({@link #processes}, {@link #utilization}, {@link #computeMode}) from any thread besides,
+ * for a usage monitor or an MPS supervisor.
  */
 public interface GpuBackend extends AutoCloseable {
 
@@ -29,6 +30,36 @@ public interface GpuBackend extends AutoCloseable {
 
     /** Whether the driver answers queries about {@code card} right now; a card that does not stays unhealthy. */
     boolean answers(int card);
+
+    /**
+     * The processes holding memory on card {@code card}: NVML's compute-process list and its MPS-process list merged
+     * by pid (an MPS client is in both), sorted by pid. Empty when the backend cannot tell. Safe from any thread.
+     *
+     * @throws DiscoveryException when the driver fails to answer, naming the function and the card
+     */
+    default List<GpuProcess> processes(int card) {
+        return List.of();
+    }
+
+    /**
+     * Per-process utilization samples of {@code card} newer than {@code sinceMicros} (NVML's timestamps,
+     * microseconds; 0 for every sample NVML keeps); NVML keeps a short history. The newest sample per process, sorted
+     * by pid. Empty when there are none or the card cannot say. Safe from any thread.
+     *
+     * @throws DiscoveryException when the driver fails to answer, naming the function and the card
+     */
+    default List<ProcessUtilization> utilization(int card, long sinceMicros) {
+        return List.of();
+    }
+
+    /**
+     * The card's compute mode. Safe from any thread.
+     *
+     * @throws DiscoveryException when the driver fails to answer or reports a mode {@link ComputeMode} does not know
+     */
+    default ComputeMode computeMode(int card) {
+        return ComputeMode.DEFAULT;
+    }
 
     @Override
     void close();

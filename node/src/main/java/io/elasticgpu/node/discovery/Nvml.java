@@ -2,6 +2,7 @@ package io.elasticgpu.node.discovery;
 
 import static io.elasticgpu.node.discovery.NvmlError.FUNCTION_NOT_FOUND;
 import static io.elasticgpu.node.discovery.NvmlError.INVALID_ARGUMENT;
+import static io.elasticgpu.node.discovery.NvmlError.NOT_FOUND;
 import static io.elasticgpu.node.discovery.NvmlError.NOT_SUPPORTED;
 import static io.elasticgpu.node.discovery.NvmlError.SUCCESS;
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -20,7 +21,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The raw binding to {@code libnvidia-ml.so.1}: it finds and loads the library, and has one downcall per NVML query
@@ -38,6 +41,17 @@ final class Nvml {
             Path.of("/usr/local/nvidia/lib64"), Path.of("/run/nvidia/driver/usr/lib/x86_64-linux-gnu"));
     /** NVML_NVLINK_DEVICE_TYPE_SWITCH from nvmlDeviceGetNvLinkRemoteDeviceType. */
     private static final int REMOTE_SWITCH = 2;
+    /** NVML_ERROR_INSUFFICIENT_SIZE: an array query needs more room; only the array queries here meet it. */
+    static final int INSUFFICIENT_SIZE = 7;
+    /**
+     * Room for processes in the first call of a process list: an MPS server takes at most 48 clients per card, so one
+     * call lists any card but one with unusually many plain CUDA processes.
+     */
+    static final int FIRST_PROCESS_ROOM = 64;
+    /** Calls of one array query before giving up on a list that keeps growing; each doubles what was asked for. */
+    static final int ARRAY_TRIES = 4;
+    /** More entries than any card has processes or samples: a count beyond it is not believed. */
+    static final int MOST_ENTRIES = 1 << 16;
 
     /** A card as the driver hands it out, with its index for messages. */
     record Device(int index, MemorySegment handle) {
@@ -61,12 +75,22 @@ final class Nvml {
     record NvLink(int link, boolean toSwitch, Pci remote) {
     }
 
+    /** An entry of a process list: {@code usedBytes} as NVML gives it, unsigned; -1 is NVML_VALUE_NOT_AVAILABLE. */
+    record Process(int pid, long usedBytes) {
+    }
+
+    /** The parts of an {@code nvmlProcessUtilizationSample_t} the agent uses. */
+    record Sample(int pid, long timestampMicros, int smPercent, int memoryPercent) {
+    }
+
     private final SymbolLookup library;
     private final String source;
     private final MethodHandle errorString;
     private final NvmlCall init, shutdown, driverVersion, count, handleByIndex, uuid, name, memoryInfo, pciInfo,
             minor, migMode, commonAncestor, nvLinkState, nvLinkRemotePci;
     private final Optional<NvmlCall> numaNode, nvLinkRemoteType; // newer than the rest: -1 and "a GPU" without them
+    private final NvmlCall processUtilization, computeMode;
+    private final Optional<NvmlCall> computeProcesses, mpsProcesses; // _v3 (R510), else _v2 (R455), else none
 
     private Nvml(SymbolLookup library, String source) {
         this.library = library;
@@ -88,6 +112,14 @@ final class Nvml {
         nvLinkRemotePci = bind("nvmlDeviceGetNvLinkRemotePciInfo_v2", ADDRESS, JAVA_INT, ADDRESS);
         numaNode = bindIfPresent("nvmlDeviceGetNumaNodeId", ADDRESS, ADDRESS);
         nvLinkRemoteType = bindIfPresent("nvmlDeviceGetNvLinkRemoteDeviceType", ADDRESS, JAVA_INT, ADDRESS);
+        processUtilization = bind("nvmlDeviceGetProcessUtilization", ADDRESS, ADDRESS, ADDRESS, JAVA_LONG);
+        computeMode = bind("nvmlDeviceGetComputeMode", ADDRESS, ADDRESS);
+        // _v2 fills nvmlProcessInfo_v2_t, whose fields are those of _v3's nvmlProcessInfo_t (NvmlLayouts.PROCESS_INFO);
+        // the unversioned functions fill the 16-byte nvmlProcessInfo_v1_t, without the MIG ids, and are not bound.
+        computeProcesses = bindIfPresent("nvmlDeviceGetComputeRunningProcesses_v3", ADDRESS, ADDRESS, ADDRESS)
+                .or(() -> bindIfPresent("nvmlDeviceGetComputeRunningProcesses_v2", ADDRESS, ADDRESS, ADDRESS));
+        mpsProcesses = bindIfPresent("nvmlDeviceGetMPSComputeRunningProcesses_v3", ADDRESS, ADDRESS, ADDRESS)
+                .or(() -> bindIfPresent("nvmlDeviceGetMPSComputeRunningProcesses_v2", ADDRESS, ADDRESS, ADDRESS));
     }
 
     /** The library the system loader finds by name, else the first of {@link #DIRECTORIES} that has it. */
@@ -272,6 +304,54 @@ final class Nvml {
         return links;
     }
 
+    /** The names of the process lists this driver has, e.g. {@code nvmlDeviceGetComputeRunningProcesses_v3}. */
+    List<String> processLists() {
+        return Stream.of(computeProcesses, mpsProcesses).flatMap(Optional::stream)
+                .map(NvmlCall::name).toList();
+    }
+
+    /** The processes with a compute context on the card; none when the driver lacks the list or the card cannot say. */
+    List<Process> computeProcesses(Device d) {
+        return processes(computeProcesses, d);
+    }
+
+    /** The MPS clients on the card (they are in {@link #computeProcesses} too); none as there. */
+    List<Process> mpsProcesses(Device d) {
+        return processes(mpsProcesses, d);
+    }
+
+    /**
+     * The samples newer than {@code lastSeenMicros} in NVML's history of the card, several per process possibly;
+     * none when there are none (NOT_FOUND) or the card cannot say (NOT_SUPPORTED, e.g. with MIG on).
+     */
+    List<Sample> processUtilization(Device d, long lastSeenMicros) {
+        try (Arena arena = Arena.ofConfined()) {
+            // the first call has no buffer: it only asks how many samples there are
+            return array(arena, processUtilization, d, NvmlLayouts.PROCESS_UTILIZATION_SAMPLE, 0,
+                    Set.of(NOT_FOUND, NOT_SUPPORTED),
+                    (count, buffer) -> processUtilization.invoke(d.handle(), buffer, count, lastSeenMicros))
+                    .stream().map(s -> new Sample(s.get(JAVA_INT, NvmlLayouts.SAMPLE_PID),
+                            s.get(JAVA_LONG, NvmlLayouts.SAMPLE_TIMESTAMP), s.get(JAVA_INT, NvmlLayouts.SAMPLE_SM),
+                            s.get(JAVA_INT, NvmlLayouts.SAMPLE_MEMORY))).toList();
+        }
+    }
+
+    ComputeMode computeMode(Device d) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            computeMode.check(computeMode.invoke(d.handle(), out), d.subject());
+            int mode = out.get(JAVA_INT, 0);
+            ComputeMode[] known = ComputeMode.values();
+            if (mode < 0 || mode >= known.length) {
+                throw new DiscoveryException(("%s %s returned compute mode %d, which is none of nvml.h's 0 DEFAULT,"
+                        + " 1 EXCLUSIVE_THREAD, 2 PROHIBITED, 3 EXCLUSIVE_PROCESS; the driver is newer than this agent:"
+                        + " update Elastic GPU, or set a known mode with nvidia-smi -i %d -c DEFAULT")
+                        .formatted(computeMode.name(), d.subject(), mode, d.index()));
+            }
+            return known[mode];
+        }
+    }
+
     /** Binds {@code function}, which returns nvmlReturn_t and takes {@code arguments}; for {@link NvmlEvents} too. */
     NvmlCall bind(String function, MemoryLayout... arguments) {
         return new NvmlCall(function, Linker.nativeLinker().downcallHandle(symbol(function),
@@ -280,6 +360,65 @@ final class Nvml {
 
     private Optional<NvmlCall> bindIfPresent(String function, MemoryLayout... arguments) {
         return library.find(function).map(s -> bind(function, arguments));
+    }
+
+    private List<Process> processes(Optional<NvmlCall> function, Device d) {
+        if (function.isEmpty()) {
+            return List.of();
+        }
+        NvmlCall list = function.get();
+        try (Arena arena = Arena.ofConfined()) {
+            return array(arena, list, d, NvmlLayouts.PROCESS_INFO, FIRST_PROCESS_ROOM, Set.of(NOT_SUPPORTED),
+                    (count, buffer) -> list.invoke(d.handle(), count, buffer))
+                    .stream().map(p -> new Process(p.get(JAVA_INT, NvmlLayouts.PROCESS_PID),
+                            p.get(JAVA_LONG, NvmlLayouts.PROCESS_USED_MEMORY))).toList();
+        }
+    }
+
+    /** One call of an array query: {@code count} holds the room in {@code buffer} (NULL for none). */
+    private interface ArrayCall {
+        int invoke(MemorySegment count, MemorySegment buffer);
+    }
+
+    /**
+     * The entries an NVML array query writes, as slices of a buffer in {@code arena}. Such a query takes the room of
+     * its buffer in {@code *count} and answers with how many entries it wrote, or with INSUFFICIENT_SIZE and how many
+     * it needs. Processes can start between two calls, so the next call asks for twice that, up to
+     * {@value #ARRAY_TRIES} calls in all.
+     *
+     * @param room the entries the first call has room for; 0 asks only for the count
+     * @param none the codes that mean "nothing to list" for this query
+     */
+    private static List<MemorySegment> array(Arena arena, NvmlCall function, Device d, MemoryLayout entry, int room,
+                                             Set<Integer> none, ArrayCall call) {
+        MemorySegment count = arena.allocate(JAVA_INT);
+        for (int attempt = 1; ; attempt++) {
+            MemorySegment buffer = room == 0 ? MemorySegment.NULL : arena.allocate(entry, room);
+            count.set(JAVA_INT, 0, room);
+            int rc = call.invoke(count, buffer);
+            long written = Integer.toUnsignedLong(count.get(JAVA_INT, 0));
+            if (none.contains(rc)) {
+                return List.of();
+            }
+            // SUCCESS with more entries than there was room for is a count only, as some drivers answer a NULL buffer
+            if (rc == SUCCESS && written <= room) {
+                return written == 0 ? List.of() : buffer.elements(entry).limit(written).toList();
+            }
+            if (rc != SUCCESS && rc != INSUFFICIENT_SIZE) {
+                throw function.failure(rc, d.subject());
+            }
+            if (written > MOST_ENTRIES) {
+                throw new DiscoveryException(("%s %s asked for room for %d entries, more than the %d a card can"
+                        + " have; the driver is confused: check nvidia-smi and dmesg")
+                        .formatted(function.name(), d.subject(), written, MOST_ENTRIES));
+            }
+            if (attempt == ARRAY_TRIES) {
+                throw new DiscoveryException(("%s %s asked for more room %d times in a row, last for %d entries; the"
+                        + " list grows faster than it can be read: ask again")
+                        .formatted(function.name(), d.subject(), attempt, written));
+            }
+            room = (int) Math.max(written, room + 1L) * 2;
+        }
     }
 
     private String text(NvmlCall function, Device d, int size) {

@@ -7,9 +7,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +45,10 @@ public final class NvmlBackend implements GpuBackend {
         this.nvml = nvml;
         this.events = new NvmlEvents(nvml);
         nvml.init();
+        if (nvml.processLists().isEmpty()) {
+            LOG.debug("the driver has neither nvmlDeviceGetComputeRunningProcesses_v3 nor _v2 (drivers before R455);"
+                    + " no card will list processes");
+        }
     }
 
     /**
@@ -123,6 +129,41 @@ public final class NvmlBackend implements GpuBackend {
     }
 
     @Override
+    public List<GpuProcess> processes(int card) {
+        requireOpen();
+        Nvml.Device d = nvml.device(card);
+        // An MPS client is in both lists, once with the memory it holds; a value NVML cannot give (-1) loses to one
+        // it can.
+        Map<Integer, Long> mibByPid = new TreeMap<>();
+        Stream.concat(nvml.computeProcesses(d).stream(), nvml.mpsProcesses(d).stream())
+                .forEach(p -> mibByPid.merge(p.pid(), mib(p.usedBytes()), Math::max));
+        return mibByPid.entrySet().stream().map(e -> new GpuProcess(e.getKey(), card, e.getValue())).toList();
+    }
+
+    @Override
+    public List<ProcessUtilization> utilization(int card, long sinceMicros) {
+        requireOpen();
+        if (sinceMicros < 0) {
+            throw new IllegalArgumentException(("sinceMicros is %d; pass 0 for every sample NVML keeps, or the"
+                    + " timestampMicros of a sample it returned").formatted(sinceMicros));
+        }
+        Map<Integer, ProcessUtilization> newest = new TreeMap<>();
+        for (Nvml.Sample s : nvml.processUtilization(nvml.device(card), sinceMicros)) {
+            if (s.timestampMicros() > sinceMicros) { // NVML filters too; a sample it let through would be seen twice
+                newest.merge(s.pid(), new ProcessUtilization(s.pid(), card, s.smPercent(), s.memoryPercent(),
+                        s.timestampMicros()), (a, b) -> b.timestampMicros() > a.timestampMicros() ? b : a);
+            }
+        }
+        return List.copyOf(newest.values());
+    }
+
+    @Override
+    public ComputeMode computeMode(int card) {
+        requireOpen();
+        return nvml.computeMode(nvml.device(card));
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;
@@ -199,6 +240,14 @@ public final class NvmlBackend implements GpuBackend {
             case NvmlEvents.Waited.TimedOut t -> {
             }
         }
+    }
+
+    /**
+     * Bytes in whole MiB, rounded up so that a process never looks smaller than it is; -1 for NVML_VALUE_NOT_AVAILABLE,
+     * and for any value with the top bit set, which no card's memory reaches.
+     */
+    static long mib(long usedBytes) {
+        return usedBytes < 0 ? -1 : Math.ceilDiv(usedBytes, MIB);
     }
 
     private void requireOpen() {

@@ -58,6 +58,35 @@ final class NvmlLayouts {
             JAVA_INT.withName("gpuInstanceId"),
             JAVA_INT.withName("computeInstanceId"));
 
+    /**
+     * {@code nvmlProcessInfo_t} as {@code nvmlDeviceGetComputeRunningProcesses_v3} and
+     * {@code nvmlDeviceGetMPSComputeRunningProcesses_v3} fill it; the {@code _v2} functions fill
+     * {@code nvmlProcessInfo_v2_t}, which has the same fields ({@code nvml.h} of NVML API 11 to 13, where
+     * {@code typedef struct nvmlProcessInfo_v2_st {...} nvmlProcessInfo_v2_t, nvmlProcessInfo_t}). C puts 4 bytes of
+     * padding after {@code pid} so that {@code usedGpuMemory} is 8-aligned: 24 bytes. {@code usedGpuMemory} is in
+     * bytes, {@code NVML_VALUE_NOT_AVAILABLE} ({@code (unsigned long long) -1}) when the driver cannot say.
+     */
+    static final StructLayout PROCESS_INFO = MemoryLayout.structLayout(
+            JAVA_INT.withName("pid"),
+            MemoryLayout.paddingLayout(4),
+            JAVA_LONG.withName("usedGpuMemory"),
+            JAVA_INT.withName("gpuInstanceId"),
+            JAVA_INT.withName("computeInstanceId"));
+
+    /**
+     * {@code nvmlProcessUtilizationSample_t} of {@code nvmlDeviceGetProcessUtilization} ({@code nvml.h},
+     * {@code typedef struct nvmlProcessUtilizationSample_st}): pid, 4 bytes of padding, the CPU timestamp in
+     * microseconds, then four percentages: 32 bytes.
+     */
+    static final StructLayout PROCESS_UTILIZATION_SAMPLE = MemoryLayout.structLayout(
+            JAVA_INT.withName("pid"),
+            MemoryLayout.paddingLayout(4),
+            JAVA_LONG.withName("timeStamp"),
+            JAVA_INT.withName("smUtil"),
+            JAVA_INT.withName("memUtil"),
+            JAVA_INT.withName("encUtil"),
+            JAVA_INT.withName("decUtil"));
+
     static final long MEMORY_TOTAL = MEMORY.byteOffset(groupElement("total"));
     static final long PCI_DOMAIN = PCI_INFO.byteOffset(groupElement("domain"));
     static final long PCI_BUS = PCI_INFO.byteOffset(groupElement("bus"));
@@ -66,6 +95,12 @@ final class NvmlLayouts {
     static final long EVENT_DEVICE = EVENT_DATA.byteOffset(groupElement("device"));
     static final long EVENT_TYPE = EVENT_DATA.byteOffset(groupElement("eventType"));
     static final long EVENT_VALUE = EVENT_DATA.byteOffset(groupElement("eventData"));
+    static final long PROCESS_PID = PROCESS_INFO.byteOffset(groupElement("pid"));
+    static final long PROCESS_USED_MEMORY = PROCESS_INFO.byteOffset(groupElement("usedGpuMemory"));
+    static final long SAMPLE_PID = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("pid"));
+    static final long SAMPLE_TIMESTAMP = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("timeStamp"));
+    static final long SAMPLE_SM = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("smUtil"));
+    static final long SAMPLE_MEMORY = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("memUtil"));
 
     /** {@code const char *nvmlErrorString(nvmlReturn_t)}. */
     static final FunctionDescriptor ERROR_STRING = FunctionDescriptor.of(ADDRESS, JAVA_INT);

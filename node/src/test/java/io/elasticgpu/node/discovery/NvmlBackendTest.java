@@ -13,11 +13,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The NVML binding against the C stub of src/test/c/nvml_stub.c, through the same dlopen and downcalls as on a node. */
 class NvmlBackendTest {
@@ -233,6 +235,8 @@ class NvmlBackendTest {
         assertThat(nvml.answers(0)).isFalse();
         assertThatThrownBy(nvml::discover).isInstanceOf(IllegalStateException.class)
                 .hasMessage("the nvml backend is closed");
+        assertThatThrownBy(() -> nvml.processes(0)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("the nvml backend is closed");
     }
 
     @Test
@@ -242,6 +246,242 @@ class NvmlBackendTest {
         assertThat(NvmlLayouts.PCI_BUS_ID).isEqualTo(36);
         assertThat(NvmlLayouts.EVENT_DATA.byteSize()).isEqualTo(32);
         assertThat(NvmlLayouts.MEMORY.byteSize()).isEqualTo(24);
+        assertThat(NvmlLayouts.PROCESS_INFO.byteSize()).isEqualTo(24);
+        assertThat(NvmlLayouts.PROCESS_USED_MEMORY).isEqualTo(8);
+        assertThat(NvmlLayouts.PROCESS_UTILIZATION_SAMPLE.byteSize()).isEqualTo(32);
+        assertThat(NvmlLayouts.SAMPLE_TIMESTAMP).isEqualTo(8);
+        assertThat(NvmlLayouts.SAMPLE_SM).isEqualTo(16);
+        assertThat(NvmlLayouts.SAMPLE_MEMORY).isEqualTo(20);
+    }
+
+    @Test
+    void processesAreListedByPidWithTheMemoryTheyHold() {
+        NvmlStub.configure(cards(3) + """
+                process 0 4242 1536
+                process 0 311 20480
+                process 1 5000 7
+                """);
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.processes(0)).containsExactly(new GpuProcess(311, 0, 20480), new GpuProcess(4242, 0, 1536));
+            assertThat(nvml.processes(1)).containsExactly(new GpuProcess(5000, 1, 7));
+            assertThat(nvml.processes(2)).isEmpty();
+        }
+    }
+
+    @Test
+    void anMpsClientInBothListsAppearsOnce() {
+        // the MPS server is a compute process only; its clients are in both lists, one is only in the MPS list
+        NvmlStub.configure(cards(1) + """
+                process 0 900 320 compute
+                process 0 1001 4096 both
+                process 0 1002 2048 both
+                process 0 1003 1024 mps
+                """);
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.processes(0)).containsExactly(new GpuProcess(900, 0, 320), new GpuProcess(1001, 0, 4096),
+                    new GpuProcess(1002, 0, 2048), new GpuProcess(1003, 0, 1024));
+        }
+    }
+
+    @Test
+    void memoryNvmlCannotReportIsMinusOneUnlessTheOtherListHasIt() {
+        NvmlStub.configure(cards(1) + """
+                process 0 10 na
+                process 0 20 na compute
+                process 0 20 300 mps
+                """);
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.processes(0)).containsExactly(new GpuProcess(10, 0, -1), new GpuProcess(20, 0, 300));
+        }
+    }
+
+    @Test
+    void memoryIsRoundedUpToWholeMib() {
+        assertThat(NvmlBackend.mib(0)).isEqualTo(0);
+        assertThat(NvmlBackend.mib(1)).isEqualTo(1);
+        assertThat(NvmlBackend.mib(1L << 20)).isEqualTo(1);
+        assertThat(NvmlBackend.mib((1L << 20) + 1)).isEqualTo(2);
+        assertThat(NvmlBackend.mib(-1)).isEqualTo(-1); // NVML_VALUE_NOT_AVAILABLE, ULLONG_MAX read as a long
+    }
+
+    @Test
+    void aListLongerThanTheFirstBufferIsReadWhole() {
+        // 70 processes: more than Nvml.FIRST_PROCESS_ROOM, so the first call answers INSUFFICIENT_SIZE
+        NvmlStub.configure(cards(1) + IntStream.range(0, 70)
+                .mapToObj(i -> "process 0 %d %d\n".formatted(2000 + i, 100 + i)).reduce("", String::concat));
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.processes(0)).containsExactlyElementsOf(IntStream.range(0, 70)
+                    .mapToObj(i -> new GpuProcess(2000 + i, 0, 100 + i)).toList());
+        }
+    }
+
+    @Test
+    void processesStartingBetweenTheCallsAreListedToo() {
+        // 70 at the first call, which says INSUFFICIENT_SIZE; 20 more start before the second
+        NvmlStub.configure(cards(1) + "spawn 0 20\n" + IntStream.range(0, 70)
+                .mapToObj(i -> "process 0 %d 100\n".formatted(2000 + i)).reduce("", String::concat));
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            List<GpuProcess> processes = nvml.processes(0);
+
+            assertThat(processes).hasSize(90);
+            assertThat(processes.subList(70, 90)).containsExactlyElementsOf(IntStream.range(70, 90)
+                    .mapToObj(i -> new GpuProcess(100000 + i, 0, 1)).toList());
+        }
+    }
+
+    @Test
+    void aListThatStillWantsMoreRoomAfterFourCallsIsAnError() {
+        // INSUFFICIENT_SIZE every time, leaving the count as it was: the list never fits
+        NvmlStub.configure(cards(1) + "fail nvmlDeviceGetComputeRunningProcesses_v3 0 7\n");
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThatThrownBy(() -> nvml.processes(0)).isInstanceOf(DiscoveryException.class).hasMessage(
+                    "nvmlDeviceGetComputeRunningProcesses_v3 for card 0 asked for more room 4 times in a row, last for"
+                            + " 526 entries; the list grows faster than it can be read: ask again");
+        }
+    }
+
+    @Test
+    void aCardThatCannotListProcessesHasNone() {
+        NvmlStub.configure(cards(2) + """
+                process 0 10 100 both
+                process 1 11 100 both
+                fail nvmlDeviceGetComputeRunningProcesses_v3 0 3
+                fail nvmlDeviceGetMPSComputeRunningProcesses_v3 0 3
+                fail nvmlDeviceGetMPSComputeRunningProcesses_v3 1 3
+                """);
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.processes(0)).isEmpty();
+            assertThat(nvml.processes(1)).containsExactly(new GpuProcess(11, 1, 100)); // from the compute list
+        }
+    }
+
+    @Test
+    void utilizationKeepsTheNewestSampleOfEachProcessNewerThanTheTimestamp() {
+        NvmlStub.configure(cards(2) + """
+                util 0 20 35 10 1500
+                util 0 10 50 20 1000
+                util 0 10 60 25 3000
+                util 0 10 55 22 2000
+                util 0 30 5 1 900
+                util 1 10 99 99 5000
+                """);
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.utilization(0, 1000)).containsExactly(new ProcessUtilization(10, 0, 60, 25, 3000),
+                    new ProcessUtilization(20, 0, 35, 10, 1500));
+            assertThat(nvml.utilization(0, 0)).containsExactly(new ProcessUtilization(10, 0, 60, 25, 3000),
+                    new ProcessUtilization(20, 0, 35, 10, 1500), new ProcessUtilization(30, 0, 5, 1, 900));
+            assertThat(nvml.utilization(1, 0)).containsExactly(new ProcessUtilization(10, 1, 99, 99, 5000));
+        }
+    }
+
+    @Test
+    void noSamplesOrACardThatCannotSampleGiveNoUtilization() {
+        // NOT_FOUND: nothing since the timestamp (card 0) or at all (card 1); NOT_SUPPORTED, as with MIG (card 2)
+        NvmlStub.configure(cards(3) + "util 0 10 50 20 1000\nutil 2 10 50 20 1000\n"
+                + "fail nvmlDeviceGetProcessUtilization 2 3\n");
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.utilization(0, 1000)).isEmpty();
+            assertThat(nvml.utilization(1, 0)).isEmpty();
+            assertThat(nvml.utilization(2, 0)).isEmpty();
+            assertThatThrownBy(() -> nvml.utilization(0, -1)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("sinceMicros is -1; pass 0 for every sample NVML keeps, or the timestampMicros of a"
+                            + " sample it returned");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ComputeMode.class)
+    void theComputeModeOfTheCardIsRead(ComputeMode mode) {
+        NvmlStub.configure(cards(2) + "computemode 1 " + mode.ordinal() + "\n");
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.computeMode(0)).isEqualTo(ComputeMode.DEFAULT);
+            assertThat(nvml.computeMode(1)).isEqualTo(mode);
+        }
+    }
+
+    @Test
+    void aComputeModeNvmlHDoesNotKnowIsAnErrorNamingIt() {
+        NvmlStub.configure(cards(1) + "computemode 0 4\n");
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThatThrownBy(() -> nvml.computeMode(0)).isInstanceOf(DiscoveryException.class).hasMessage(
+                    "nvmlDeviceGetComputeMode for card 0 returned compute mode 4, which is none of nvml.h's 0 DEFAULT,"
+                            + " 1 EXCLUSIVE_THREAD, 2 PROHIBITED, 3 EXCLUSIVE_PROCESS; the driver is newer than this"
+                            + " agent: update Elastic GPU, or set a known mode with nvidia-smi -i 0 -c DEFAULT");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "nvmlDeviceGetComputeRunningProcesses_v3",
+            "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+            "nvmlDeviceGetProcessUtilization",
+            "nvmlDeviceGetComputeMode",
+    })
+    void aFailedUsageQueryNamesTheFunctionAndTheCard(String function) {
+        NvmlStub.configure(cards(2) + "process 1 10 100 both\nutil 1 10 50 20 1000\nfail " + function + " 1 999\n");
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.processes(0)).isEmpty(); // card 0 answers
+            assertThatThrownBy(() -> {
+                switch (function) {
+                    case "nvmlDeviceGetProcessUtilization" -> nvml.utilization(1, 0);
+                    case "nvmlDeviceGetComputeMode" -> nvml.computeMode(1);
+                    default -> nvml.processes(1);
+                }
+            }).isInstanceOf(DiscoveryException.class)
+                    .hasMessage(function + " for card 1 returned NVML_ERROR_UNKNOWN (999) \"Unknown Error\"");
+        }
+    }
+
+    @Test
+    void aCardThatIsNotThereIsAnError() {
+        NvmlStub.configure(cards(1));
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThatThrownBy(() -> nvml.processes(1)).isInstanceOf(DiscoveryException.class).hasMessage(
+                    "nvmlDeviceGetHandleByIndex_v2 for card 1 returned NVML_ERROR_INVALID_ARGUMENT (2)"
+                            + " \"Invalid Argument\"");
+        }
+    }
+
+    @Test
+    void anOlderDriverIsAskedThroughTheV2Lists() {
+        String node = cards(2) + """
+                process 0 900 320
+                process 0 1001 4096 both
+                process 1 77 na
+                fail nvmlDeviceGetMPSComputeRunningProcesses_v2 1 999
+                """;
+        NvmlStub.configure(NvmlStub.Build.WITHOUT_V3_PROCESS_LISTS, node);
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library(NvmlStub.Build.WITHOUT_V3_PROCESS_LISTS))) {
+            assertThat(nvml.processes(0)).containsExactly(new GpuProcess(900, 0, 320), new GpuProcess(1001, 0, 4096));
+            assertThatThrownBy(() -> nvml.processes(1)).hasMessage("nvmlDeviceGetMPSComputeRunningProcesses_v2 for"
+                    + " card 1 returned NVML_ERROR_UNKNOWN (999) \"Unknown Error\"");
+        }
+    }
+
+    @Test
+    void aDriverWithoutProcessListsListsNone() {
+        NvmlStub.configure(NvmlStub.Build.WITHOUT_PROCESS_LISTS, cards(1) + "process 0 900 320\ncomputemode 0 3\n");
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library(NvmlStub.Build.WITHOUT_PROCESS_LISTS))) {
+            assertThat(nvml.processes(0)).isEmpty();
+            assertThat(nvml.computeMode(0)).isEqualTo(ComputeMode.EXCLUSIVE_PROCESS);
+        }
+    }
+
+    @Test
+    void processesThatStartAndEndWhileNvmlIsOpenAreSeenAtTheNextCall() {
+        NvmlStub.configure(cards(1) + "process 0 10 100\n");
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            assertThat(nvml.processes(0)).containsExactly(new GpuProcess(10, 0, 100));
+
+            NvmlStub.update("process 0 11 200\nutil 0 11 40 10 7000\ncomputemode 0 3\n");
+
+            assertThat(nvml.processes(0)).containsExactly(new GpuProcess(11, 0, 200));
+            assertThat(nvml.utilization(0, 0)).containsExactly(new ProcessUtilization(11, 0, 40, 10, 7000));
+            assertThat(nvml.computeMode(0)).isEqualTo(ComputeMode.EXCLUSIVE_PROCESS);
+            assertThatThrownBy(() -> NvmlStub.update("card GPU-x 00000000:09:00.0 9 0 0 1024 NVIDIA T4\n"))
+                    .hasMessage("nvml stub: line 1 of the configuration is not understood: card GPU-x"
+                            + " 00000000:09:00.0 9 0 0 1024 NVIDIA T4");
+        }
     }
 
     /** {@code n} T4s on buses 01.., minor = index, NUMA 0, no MIG. */

@@ -186,6 +186,16 @@ class SimulatedBackendTest {
         }
     }
 
+    @Test
+    void aSimulatedCardHasNoProcessesNoSamplesAndTheDefaultComputeMode() throws IOException {
+        // the node file describes hardware only; what runs on it is the GpuBackend defaults
+        try (SimulatedBackend simulated = SimulatedBackend.load(write(NODE), "node-a")) {
+            assertThat(simulated.processes(0)).isEmpty();
+            assertThat(simulated.utilization(0, 0)).isEmpty();
+            assertThat(simulated.computeMode(4)).isEqualTo(ComputeMode.DEFAULT);
+        }
+    }
+
     private Path write(String yaml) throws IOException {
         return Files.writeString(dir.resolve("node.yaml"), yaml);
     }
