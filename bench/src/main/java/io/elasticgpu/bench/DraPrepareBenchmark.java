@@ -6,6 +6,7 @@ import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.deviceplugin.UnixSockets;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.dra.AllocatedClaim;
 import io.elasticgpu.node.dra.CdiSpecs;
 import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimDevice;
@@ -66,9 +67,9 @@ final class DraPrepareBenchmark {
         System.out.printf("DRA prepare, %d simulated %s cards, %d claims held; %d cores%n", hw.gpus().size(),
                 hw.gpus().getFirst().model(), HELD, Runtime.getRuntime().availableProcessors());
         ClaimPreparation preparation = new ClaimPreparation(ref -> Optional.ofNullable(allocated.get(ref.uid()))
-                .orElseThrow(() -> new ClaimException("claim " + ref + ": not found")),
+                .map(AllocatedClaim::of).orElseThrow(() -> new ClaimException("claim " + ref + ": not found")),
                 Checkpoint.open(dir.resolve("plugin/checkpoint.json")), new CdiSpecs(dir.resolve("cdi")), hw,
-                new DeviceCatalog(hw, List.of()), new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024), NODE);
+                new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024), NODE);
         DraPluginServer server = DraPluginServer.start("gpu.elasticgpu.io", dir.resolve("plugin"), dir.resolve("registry"),
                 new DraPluginService(preparation));
         Server echo = UnixSockets.serve(dir.resolve("echo.sock"), new Echo());

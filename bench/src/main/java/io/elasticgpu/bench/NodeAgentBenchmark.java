@@ -7,6 +7,7 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.agent.NodeAgent;
 import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.allocation.NodePod;
@@ -67,8 +68,8 @@ final class NodeAgentBenchmark {
     }
 
     static AgentConfig config(Path dir, Path podResources) {
-        return new AgentConfig("bench-node", dir, podResources, AgentConfig.Mode.SLICES, 4, BLOCK_MIB, 1024, false, false,
-                Path.of("/tmp/nvidia-mps"), HealthPolicy.DEFAULT);
+        return new AgentConfig("bench-node", dir, podResources, AgentConfig.Mode.SLICES, 4, BLOCK_MIB, 1024, false,
+                IsolationConfig.NONE, HealthPolicy.DEFAULT);
     }
 
     static void run(int allocations) throws Exception {

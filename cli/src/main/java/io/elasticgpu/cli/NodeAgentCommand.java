@@ -10,6 +10,7 @@ import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.NvmlBackend;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.metrics.MetricsAddress;
 import io.elasticgpu.node.metrics.MetricsServer;
@@ -86,11 +87,31 @@ final class NodeAgentCommand implements Callable<Integer> {
     @Option(names = "--no-compatibility", description = "Do not advertise nvidia.com, aliyun.com and volcano.sh names.")
     boolean noCompatibility;
 
-    @Option(names = "--mps", description = "Give containers MPS limits and mount the MPS pipe directory.")
-    boolean mps;
+    @Option(names = "--isolation", paramLabel = "none|mps", defaultValue = "none",
+            description = "What holds each slice to its share: none (the container is told its share; nothing enforces"
+                    + " it), or mps (a CUDA MPS control daemon per share, started and supervised by the agent, with the"
+                    + " share's memory and compute limits set on the daemon's side). Default none.")
+    String isolation;
 
-    @Option(names = "--mps-pipe-dir", paramLabel = "DIR", defaultValue = "/tmp/nvidia-mps", description = "The MPS daemon's pipe directory on the host.")
-    Path mpsPipeDir;
+    @Option(names = "--mps-control", paramLabel = "FILE", defaultValue = "/usr/bin/nvidia-cuda-mps-control",
+            description = "With --isolation mps: NVIDIA's nvidia-cuda-mps-control, as the launch sees it (default ${DEFAULT-VALUE}).")
+    Path mpsControl;
+
+    @Option(names = "--mps-root", paramLabel = "DIR", defaultValue = "/run/elastic-gpu/mps",
+            description = "With --isolation mps: the host directory of the shares' pipe, shared-memory and log directories"
+                    + " (default ${DEFAULT-VALUE}; on a tmpfs, since shared memory lives there).")
+    Path mpsRoot;
+
+    @Option(names = "--mps-host-namespaces",
+            description = "With --isolation mps: launch the daemons in the host's mount and cgroup namespaces (nsenter into"
+                    + " process 1), for an agent in a container: the daemons then outlive the agent's container.")
+    boolean mpsHostNamespaces;
+
+    @Option(names = "--mps-cgroup-root", paramLabel = "DIR", defaultValue = "",
+            description = "With --isolation mps: where the cgroup hierarchies are mounted as the launch sees them"
+                    + " (e.g. /sys/fs/cgroup), to move each daemon into an elasticgpu-mps cgroup of its own; empty leaves"
+                    + " the daemons in the agent's cgroup (default).")
+    String mpsCgroupRoot;
 
     @Option(names = "--health-quiet-period", paramLabel = "DURATION", defaultValue = "PT5M",
             description = "How long an unhealthy card must stay quiet, and answer NVML, to return (ISO-8601, default PT5M).")
@@ -112,7 +133,14 @@ final class NodeAgentCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--mode must be slices or replicas, was " + mode);
         };
         return new AgentConfig(nodeName == null ? "" : nodeName, pluginDir, podResources, m, replicas, memoryBlockMib, aliyunUnitMib,
-                !noCompatibility, mps, mpsPipeDir, new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod));
+                !noCompatibility, isolationConfig(), new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod));
+    }
+
+    IsolationConfig isolationConfig() {
+        if (IsolationConfig.mode(isolation) == IsolationConfig.Mode.NONE) {
+            return IsolationConfig.NONE;
+        }
+        return IsolationConfig.mps(mpsControl, mpsRoot).withHost(mpsHostNamespaces, mpsCgroupRoot);
     }
 
     /** Whether to run as a DRA driver; anything but the two names stops before anything starts. */

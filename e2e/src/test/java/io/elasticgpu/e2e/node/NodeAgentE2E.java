@@ -12,6 +12,7 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.agent.KubernetesCluster;
 import io.elasticgpu.node.agent.NodeAgent;
 import io.elasticgpu.node.discovery.Gpu;
@@ -74,7 +75,7 @@ class NodeAgentE2E {
         SimulatedBackend gpus = SimulatedBackend.of(hw);
         try (KubeletDriver kubelet = KubeletDriver.start(driver)) {
             AgentConfig config = new AgentConfig(node, kubelet.pluginDir(), kubelet.podResourcesSocket(), AgentConfig.Mode.SLICES, 4,
-                    64, 1024, true, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+                    64, 1024, true, IsolationConfig.NONE, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
             try (KubernetesCluster api = new KubernetesCluster(cluster.client(), config);
                  NodeAgent agent = NodeAgent.start(config, gpus, api, InstantSource.system())) {
                 await().atMost(WAIT).until(agent::registered);

@@ -5,6 +5,7 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource.Kind;
 import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.isolation.IsolationConfig;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,12 +24,11 @@ import static java.util.Objects.requireNonNull;
  * @param memoryBlockMib     MiB per device of {@code elasticgpu.io/gpu-memory}; must equal the extender's
  * @param aliyunUnitMib      MiB per unit of {@code aliyun.com/gpu-mem}
  * @param compatibility      also advertise NVIDIA's, Aliyun's and Volcano's resource names
- * @param mps                hand containers MPS limits and the MPS pipe directory
- * @param mpsPipeDir         the MPS control daemon's pipe directory on the host
+ * @param isolation          what holds each share to its limits (nothing, or an MPS daemon per share)
  * @param health             which events take a card out of service and when it comes back
  */
 public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSocket, Mode mode, int replicas,
-                          long memoryBlockMib, long aliyunUnitMib, boolean compatibility, boolean mps, Path mpsPipeDir,
+                          long memoryBlockMib, long aliyunUnitMib, boolean compatibility, IsolationConfig isolation,
                           HealthPolicy health) {
 
     /** How cards are shared. */
@@ -47,7 +47,7 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         requireNonNull(pluginDir, "pluginDir");
         requireNonNull(podResourcesSocket, "podResourcesSocket");
         requireNonNull(mode, "mode");
-        requireNonNull(mpsPipeDir, "mpsPipeDir");
+        requireNonNull(isolation, "isolation");
         requireNonNull(health, "health");
         if (replicas < 1 || replicas > 1000) {
             throw new IllegalArgumentException("node agent: replicas must be 1..1000, was " + replicas);
@@ -59,23 +59,28 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
     }
 
     public static AgentConfig defaults(String nodeName) {
-        return new AgentConfig(nodeName, DEFAULT_PLUGIN_DIR, DEFAULT_POD_RESOURCES, Mode.SLICES, 4, 1, 1024, true, false,
-                Path.of("/tmp/nvidia-mps"), HealthPolicy.DEFAULT);
+        return new AgentConfig(nodeName, DEFAULT_PLUGIN_DIR, DEFAULT_POD_RESOURCES, Mode.SLICES, 4, 1, 1024, true,
+                IsolationConfig.NONE, HealthPolicy.DEFAULT);
     }
 
     public AgentConfig withPluginDir(Path dir, Path podResources) {
         return new AgentConfig(nodeName, dir, podResources, mode, replicas, memoryBlockMib, aliyunUnitMib, compatibility,
-                mps, mpsPipeDir, health);
+                isolation, health);
     }
 
     public AgentConfig withMode(Mode newMode, int newReplicas) {
         return new AgentConfig(nodeName, pluginDir, podResourcesSocket, newMode, newReplicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, mps, mpsPipeDir, health);
+                compatibility, isolation, health);
     }
 
     public AgentConfig withHealth(HealthPolicy policy) {
         return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, mps, mpsPipeDir, policy);
+                compatibility, isolation, policy);
+    }
+
+    public AgentConfig withIsolation(IsolationConfig newIsolation) {
+        return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
+                compatibility, newIsolation, health);
     }
 
     public PodGpuRequests.Units units() {

@@ -16,6 +16,10 @@ public interface Cluster extends AutoCloseable {
     /** Publishes the node's labels and inventory. */
     void publish(Hardware hardware, IntPredicate healthy);
 
+    /** Posts a Warning event about an object on this node (a pod, a claim), as kubelet does; never throws. */
+    default void warn(String kind, String namespace, String name, String reason, String message) {
+    }
+
     @Override
     void close();
 }

@@ -14,6 +14,10 @@ public interface DraCluster extends AutoCloseable {
     /** The node's labels (saying it uses DRA) and inventory. */
     void publish(Hardware hardware, IntPredicate healthy);
 
+    /** Posts a Warning event about an object on this node (a claim, a pod), as kubelet does; never throws. */
+    default void warn(String kind, String namespace, String name, String reason, String message) {
+    }
+
     /** The node's ResourceSlice. */
     void publishSlice(List<Device> devices);
 

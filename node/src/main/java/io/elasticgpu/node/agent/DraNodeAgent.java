@@ -6,20 +6,28 @@ import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.CdiSpecs;
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
 import io.elasticgpu.node.dra.Checkpoint;
+import io.elasticgpu.node.dra.ClaimIsolation;
+import io.elasticgpu.node.dra.ClaimRef;
 import io.elasticgpu.node.dra.ClaimPreparation;
 import io.elasticgpu.node.draplugin.DraHealthService;
 import io.elasticgpu.node.draplugin.DraPluginServer;
 import io.elasticgpu.node.draplugin.DraPluginService;
 import io.elasticgpu.node.health.CardHealth;
 import io.elasticgpu.node.health.HealthWatch;
+import io.elasticgpu.node.isolation.IsolationConfig;
+import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.resourceslice.SliceDevices;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.InstantSource;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -45,15 +53,30 @@ public final class DraNodeAgent implements AutoCloseable {
     private final long memoryBlockMib;
     private final Object publishing = new Object();
     private Set<Integer> devicePluginCards = Set.of();
+    private final Optional<MpsIsolation> mps;
 
     private DraNodeAgent(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster, InstantSource clock,
                          AgentMetrics metrics) {
         this.hardware = backend.discover();
         this.health = new CardHealth(hardware.gpus().size(), config.health(), clock);
         metrics.watchCards(hardware, health);
-        ContainerEnvironment env = new ContainerEnvironment(config.mps(), config.mpsPipeDir().toString(), config.aliyunUnitMib());
+        ContainerEnvironment env = new ContainerEnvironment(config.aliyunUnitMib());
+        this.mps = config.isolation().mode() == IsolationConfig.Mode.MPS
+                ? Optional.of(MpsIsolation.start(config.isolation(), hardware, backend, clock, (share, reason, message) -> {
+                    metrics.isolationEvent(reason);
+                    String[] claim = share.holder().split("/"); // namespace/claim
+                    cluster.warn("ResourceClaim", claim[0], claim[1], reason, message);
+                }))
+                : Optional.empty();
         this.preparation = new ClaimPreparation(cluster.claims(hardware), Checkpoint.open(dra.checkpoint()),
-                new CdiSpecs(dra.cdiDir()), hardware, new DeviceCatalog(hardware, List.of()), env, config.nodeName());
+                new CdiSpecs(dra.cdiDir()), hardware, new DeviceCatalog(hardware, List.of()), env, config.nodeName(),
+                mps.<ClaimIsolation>map(DraNodeAgent::claimIsolation).orElse(ClaimIsolation.NONE));
+        mps.ifPresent(m -> metrics.watchDaemons(() -> m.daemons().daemons().size()));
+        mps.ifPresent(m -> m.heldBy(() -> {
+            Set<String> prepared = new HashSet<>();
+            preparation.prepared().forEach(p -> prepared.add(p.claim().uid()));
+            return share -> prepared.contains(share.held());
+        }));
         this.healthService = new DraHealthService(config.nodeName(), hardware, health, clock);
         this.cluster = cluster;
         this.memoryBlockMib = config.memoryBlockMib();
@@ -64,6 +87,22 @@ public final class DraNodeAgent implements AutoCloseable {
         this.watch = new HealthWatch(backend, health, this::publish);
         LOG.info("node agent started in DRA mode node={} backend={} cards={} driver={} prepared claims={}", config.nodeName(),
                 backend.name(), hardware.gpus().size(), DraNames.DRIVER, preparation.prepared().size());
+    }
+
+    /** Each request of a prepared claim held by an MPS daemon of its own; the claim's uid says it is still held. */
+    private static ClaimIsolation claimIsolation(MpsIsolation mps) {
+        return new ClaimIsolation() {
+            @Override
+            public Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
+                return mps.share(MpsIsolation.claimKey(claim.uid(), request), claim.namespace() + "/" + claim.name(),
+                        claim.uid(), shares, processes);
+            }
+
+            @Override
+            public void release(ClaimRef claim) {
+                mps.releaseClaim(claim.uid());
+            }
+        };
     }
 
     /** The node's slice, labels and inventory, and the health kubelet is streamed, from the cards' state now. */
@@ -121,8 +160,14 @@ public final class DraNodeAgent implements AutoCloseable {
         return server.registered();
     }
 
+    /** Isolation by MPS, when it is on. */
+    public Optional<MpsIsolation> isolation() {
+        return mps;
+    }
+
     @Override
     public void close() {
+        mps.ifPresent(MpsIsolation::close);
         watch.close();
         healthService.close();
         server.close();

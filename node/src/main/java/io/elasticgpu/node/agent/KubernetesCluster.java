@@ -19,6 +19,7 @@ public final class KubernetesCluster implements Cluster {
     private final PodAnnotations truth;
     private final InventoryPublisher inventory;
     private final SlicePublisher slices;
+    private final ClusterEvents events;
     private volatile boolean sliceWithdrawn;
 
     public KubernetesCluster(KubernetesClient client, AgentConfig config) {
@@ -26,6 +27,12 @@ public final class KubernetesCluster implements Cluster {
         this.truth = new PodAnnotations(client, config.nodeName());
         this.inventory = new InventoryPublisher(client, config.nodeName(), NodeLabels.API_DEVICE_PLUGIN);
         this.slices = new SlicePublisher(client, config.nodeName());
+        this.events = new ClusterEvents(client, config.nodeName());
+    }
+
+    @Override
+    public void warn(String kind, String namespace, String name, String reason, String message) {
+        events.warn(kind, namespace, name, reason, message);
     }
 
     @Override

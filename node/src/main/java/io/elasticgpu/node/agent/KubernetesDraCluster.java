@@ -29,6 +29,7 @@ public final class KubernetesDraCluster implements DraCluster {
     private final PodGpuRequests.Units units;
     private final InventoryPublisher inventory;
     private final SliceGuard slices;
+    private final ClusterEvents events;
     private SharedIndexInformer<Pod> pods;
 
     public KubernetesDraCluster(KubernetesClient client, String node, PodGpuRequests.Units units) {
@@ -37,6 +38,12 @@ public final class KubernetesDraCluster implements DraCluster {
         this.units = units;
         this.inventory = new InventoryPublisher(client, node, NodeLabels.API_DRA);
         this.slices = new SliceGuard(client, node);
+        this.events = new ClusterEvents(client, node);
+    }
+
+    @Override
+    public void warn(String kind, String namespace, String name, String reason, String message) {
+        events.warn(kind, namespace, name, reason, message);
     }
 
     @Override

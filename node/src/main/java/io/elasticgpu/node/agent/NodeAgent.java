@@ -1,9 +1,13 @@
 package io.elasticgpu.node.agent;
 
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.api.v1alpha1.MpsLimits;
+import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
 import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.NodePod;
+import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.PlanAllocator;
 import io.elasticgpu.node.allocation.ReplicaAllocator;
 import io.elasticgpu.node.allocation.TruthRecorder;
@@ -13,18 +17,28 @@ import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.deviceplugin.PluginService;
 import io.elasticgpu.node.deviceplugin.PluginSupervisor;
 import io.elasticgpu.node.deviceplugin.PodResourcesClient;
+import io.elasticgpu.node.deviceplugin.ShareIsolation;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.health.CardHealth;
 import io.elasticgpu.node.health.HealthWatch;
+import io.elasticgpu.node.isolation.IsolationConfig;
+import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsException;
+import io.elasticgpu.node.isolation.MpsIsolation;
+import io.elasticgpu.node.isolation.MpsShare;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -44,6 +58,7 @@ public final class NodeAgent implements AutoCloseable {
     private final HealthWatch watch;
     private final List<AdvertisedResource> resources;
     private final AgentMetrics metrics;
+    private final Optional<MpsIsolation> mps;
 
     private NodeAgent(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
         this.hardware = backend.discover();
@@ -70,9 +85,11 @@ public final class NodeAgent implements AutoCloseable {
         }
         this.recorder = new TruthRecorder(truth, pending, cluster.pods(), cluster.truth());
         Allocator signalling = new Signalling(metrics.metered(allocator), recorder);
-        ContainerEnvironment env = new ContainerEnvironment(config.mps(), config.mpsPipeDir().toString(), config.aliyunUnitMib());
+        ContainerEnvironment env = new ContainerEnvironment(config.aliyunUnitMib());
+        this.mps = startIsolation(config, backend, cluster, clock);
+        ShareIsolation isolation = mps.<ShareIsolation>map(m -> grant -> isolate(m, grant, cluster.pods())).orElse(ShareIsolation.NONE);
         List<PluginService> services = resources.stream()
-                .map(r -> new PluginService(r, catalog, signalling, env, health::healthy)).toList();
+                .map(r -> new PluginService(r, catalog, signalling, env, isolation, health::healthy)).toList();
         cluster.publish(hardware, health::healthy);
         this.supervisor = new PluginSupervisor(config.pluginDir(), services);
         metrics.watchPlugins(supervisor);
@@ -96,6 +113,53 @@ public final class NodeAgent implements AutoCloseable {
     public static NodeAgent start(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock,
                                   AgentMetrics metrics) {
         return new NodeAgent(config, backend, cluster, clock, metrics);
+    }
+
+    private Optional<MpsIsolation> startIsolation(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
+        if (config.isolation().mode() != IsolationConfig.Mode.MPS) {
+            return Optional.empty();
+        }
+        if (config.mode() != AgentConfig.Mode.SLICES) {
+            throw new IllegalArgumentException("--isolation mps holds slices to their shares; it needs --mode slices (replicas"
+                    + " have no share to hold)");
+        }
+        MpsIsolation.Notices notices = (share, reason, message) -> {
+            metrics.isolationEvent(reason);
+            String[] holder = share.holder().split("/"); // namespace/pod/container
+            cluster.warn("Pod", holder[0], holder[1], reason, "container %s: %s".formatted(holder[2], message));
+        };
+        MpsIsolation m = MpsIsolation.start(config.isolation(), hardware, backend, clock, notices);
+        m.heldBy(() -> heldByKubelet(kubelet.list()));
+        metrics.watchDaemons(() -> m.daemons().daemons().size());
+        return Optional.of(m);
+    }
+
+    /**
+     * Whether kubelet still records the container a device-plugin share was answered for: a share's {@code held} is
+     * its answer's first resource and smallest device id ({@link Grant#handout}), which kubelet keeps in its records
+     * for as long as the container lives.
+     */
+    static Predicate<MpsShare> heldByKubelet(Map<ContainerKey, Map<String, List<String>>> records) {
+        Set<String> held = new HashSet<>();
+        records.values().forEach(byResource -> byResource.forEach((resource, ids) -> ids.forEach(id -> held.add(resource + " " + id))));
+        return share -> held.contains(share.held());
+    }
+
+    /** A grant's MPS daemon, with the process count its pod declares; empty for grants of no answer of this run. */
+    private static Optional<MpsDirs> isolate(MpsIsolation mps, Grant grant, PodSource pods) {
+        if (grant.handout().isEmpty()) {
+            return Optional.empty();
+        }
+        ContainerKey c = grant.container();
+        Optional<String> declared = pods.pods().stream()
+                .filter(p -> p.namespace().equals(c.namespace()) && p.name().equals(c.pod()))
+                .findFirst().flatMap(NodePod::processes);
+        try {
+            int processes = MpsLimits.processes(declared.map(v -> Map.of(MpsLimits.PROCESSES_ANNOTATION, v)).orElse(Map.of()));
+            return mps.share(MpsIsolation.deviceKey(grant.handout()), c.toString(), grant.handout(), grant.shares(), processes);
+        } catch (IllegalArgumentException | MpsException e) {
+            throw new AllocationException("cannot hold %s to its share with MPS: %s".formatted(c, e.getMessage()));
+        }
     }
 
     /** The configured resources, less compatibility names whose device list kubelet could not take. */
@@ -133,8 +197,14 @@ public final class NodeAgent implements AutoCloseable {
         return supervisor.registered();
     }
 
+    /** Isolation by MPS, when it is on. */
+    public Optional<MpsIsolation> isolation() {
+        return mps;
+    }
+
     @Override
     public void close() {
+        mps.ifPresent(MpsIsolation::close);
         watch.close();
         supervisor.close();
         recorder.close();

@@ -6,6 +6,7 @@ import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
 import io.elasticgpu.api.v1alpha1.KubeletAllocate;
+import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -86,7 +87,23 @@ public final class ClusterPods implements PodSource, AutoCloseable {
         Optional<Allocation> plan = Optional.ofNullable(a.get(Annotations.ALLOCATION)).flatMap(json -> parse(json, node));
         return Optional.of(new NodePod(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
                 assumeTime(a.get(Annotations.ASSUME_TIME)), plan, Annotations.allocated(p),
-                containers));
+                containers, Optional.ofNullable(a.get(MpsLimits.PROCESSES_ANNOTATION)), containerIds(p)));
+    }
+
+    /** Running containers' runtime ids (the part after {@code <runtime>://}) → container names. */
+    static Map<String, String> containerIds(Pod p) {
+        Map<String, String> out = new HashMap<>();
+        if (p.getStatus() != null) {
+            for (var list : List.of(nullSafe(p.getStatus().getContainerStatuses()), nullSafe(p.getStatus().getInitContainerStatuses()))) {
+                for (var status : list) {
+                    String id = status.getContainerID();
+                    if (id != null && !id.isEmpty()) {
+                        out.put(id.substring(id.indexOf("://") + (id.contains("://") ? 3 : 0)), status.getName());
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /**

@@ -18,9 +18,18 @@ import static java.util.Objects.requireNonNull;
  * @param plan       the {@code elasticgpu.io/allocation} annotation, if the extender wrote one
  * @param allocated  whether the agent already recorded what kubelet gave it ({@code elasticgpu.io/phase: allocated})
  * @param containers init containers first, then app containers, in spec order (kubelet's allocation order)
+ * @param processes  the {@link io.elasticgpu.api.v1alpha1.MpsLimits#PROCESSES_ANNOTATION} annotation as written, if any
+ * @param containerIds the runtime's id of each running container (without the {@code containerd://} scheme) → its
+ *                   name, from the pod's status, to tell whose a process on a card is
  */
 public record NodePod(String uid, String namespace, String name, long assumeTime, Optional<Allocation> plan,
-                      boolean allocated, List<Container> containers) {
+                      boolean allocated, List<Container> containers, Optional<String> processes,
+                      Map<String, String> containerIds) {
+
+    public NodePod(String uid, String namespace, String name, long assumeTime, Optional<Allocation> plan,
+                   boolean allocated, List<Container> containers) {
+        this(uid, namespace, name, assumeTime, plan, allocated, containers, Optional.empty(), Map.of());
+    }
 
     /**
      * One container: its extended-resource limits, the resource family it used, and whether it is an init container
@@ -44,6 +53,13 @@ public record NodePod(String uid, String namespace, String name, long assumeTime
         requireNonNull(name, "name");
         requireNonNull(plan, "plan");
         containers = List.copyOf(containers);
+        requireNonNull(processes, "processes");
+        containerIds = Map.copyOf(containerIds);
+    }
+
+    /** {@code namespace/name}. */
+    public String fullName() {
+        return namespace + "/" + name;
     }
 
     public ContainerKey key(Container c) {

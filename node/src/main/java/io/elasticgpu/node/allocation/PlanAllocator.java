@@ -140,7 +140,7 @@ public final class PlanAllocator implements Allocator {
         }
         Usage usage = usage(podList, records, null);
         PlanChoice choice = choose(m, resource, ids, usage, podList);
-        Grant grant = new Grant(m.key(), choice.shares(), m.container().family(), choice.note());
+        Grant grant = new Grant(m.key(), choice.shares(), m.container().family(), choice.note(), Grant.handout(resource, ids));
         handouts.put(Long.toString(++answered),
                 new Handout(grant, choice.owner(), Map.of(resource, List.copyOf(ids)), nanos.getAsLong(), false, m.certain() && known));
         return Optional.of(grant);
@@ -190,7 +190,7 @@ public final class PlanAllocator implements Allocator {
         }
         Grant grant = new Grant(m.key(), shares, m.container().family(),
                 "kubelet was admitting this container when it asked for %s; it has the cards answered then"
-                        .formatted(String.join(", ", h.ids().keySet())));
+                        .formatted(String.join(", ", h.ids().keySet())), h.grant().handout());
         handouts.put(latest.get().getKey(), new Handout(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
         return Optional.of(grant);
     }
@@ -309,7 +309,7 @@ public final class PlanAllocator implements Allocator {
                 // A guess kubelet's records correct. A certain answer is never moved: kubelet hands a finished init
                 // container's ids on to the next container, so two containers may show the same ids.
                 Grant g = h.grant();
-                Grant truth = new Grant(holder.get(), ownSharesOn(holder.get(), g.shares(), podList), g.family(),
+                Grant truth = g.moved(holder.get(), ownSharesOn(holder.get(), g.shares(), podList),
                         "kubelet gave these cards to this container, not to %s".formatted(said));
                 handouts.put(e.getKey(), new Handout(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
             }

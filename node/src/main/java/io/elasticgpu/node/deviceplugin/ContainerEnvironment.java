@@ -6,25 +6,24 @@ import io.elasticgpu.node.allocation.CardTable;
 import io.elasticgpu.node.allocation.Grant;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.deviceplugin.api.Mount;
+import io.elasticgpu.node.isolation.MpsDirs;
 
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
  * What a container is told about its cards: {@code NVIDIA_VISIBLE_DEVICES} (uuids, read by the NVIDIA container
  * runtime), our {@code ELASTICGPU_*} variables, HAMi's {@code CUDA_DEVICE_*} limits, the variables Volcano's and
- * Aliyun's device plugins set for pods that used their names, and in MPS mode the limits the MPS server enforces per
- * client.
+ * Aliyun's device plugins set for pods that used their names, and, for a share held by its own MPS daemon, that
+ * daemon's pipe directory and shared memory. The MPS limits themselves are never in the container's environment:
+ * they are the daemon's, where nothing in the container can raise them.
  *
- * @param mps         whether containers share cards through an MPS server (memory and compute enforced by the driver)
- * @param mpsPipeDir  the host directory of the MPS server's pipes, mounted into every container
  * @param aliyunUnitMib MiB in one unit of {@code aliyun.com/gpu-mem}
  */
-public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUnitMib) {
-
-    public static final String MPS_CONTAINER_DIR = "/tmp/nvidia-mps";
+public record ContainerEnvironment(long aliyunUnitMib) {
 
     /** A container's variables and the host directories mounted into it, in the order they were decided. */
     public record Variables(Map<String, String> env, Map<String, String> mounts) {
@@ -40,13 +39,13 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
      * same in every answer of a container) and only the variables of its own resource: memory limits with memory,
      * compute with compute.
      */
-    public ContainerAllocateResponse response(Grant grant, CardTable cards, AdvertisedResource resource) {
+    public ContainerAllocateResponse response(Grant grant, CardTable cards, AdvertisedResource resource, Optional<MpsDirs> mps) {
         // nvidia.com/gpu is the only resource of its container that kubelet allocates (HAMi's gpumem and gpucores
         // are not advertised), so its answer carries the memory and the compute variables both.
         boolean all = resource.kind() == AdvertisedResource.Kind.WHOLE || resource.kind() == AdvertisedResource.Kind.SHARE;
         boolean memory = all || resource.kind() == AdvertisedResource.Kind.MEMORY;
         boolean compute = all || resource.kind() == AdvertisedResource.Kind.PERCENT;
-        Variables v = variables(grant.shares(), grant.family(), cards, memory, compute);
+        Variables v = variables(grant.shares(), grant.family(), cards, memory, compute, mps);
         ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder().putAllEnvs(v.env());
         v.mounts().forEach((host, container) -> b.addMounts(Mount.newBuilder().setHostPath(host).setContainerPath(container).build()));
         if (!grant.note().isEmpty()) {
@@ -58,8 +57,11 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
     /**
      * The one rule for what a container holding {@code shares} is told, whichever API handed them out: the device
      * plugin (a part per resource, {@code memory}/{@code compute} saying which) and DRA (everything at once).
+     *
+     * @param mps the directories of the share's MPS daemon, when one holds it
      */
-    public Variables variables(List<Share> shares, Family family, CardTable cards, boolean memory, boolean compute) {
+    public Variables variables(List<Share> shares, Family family, CardTable cards, boolean memory, boolean compute,
+                               Optional<MpsDirs> mps) {
         Share first = shares.getFirst();
         Map<String, String> env = new LinkedHashMap<>();
         Map<String, String> mounts = new LinkedHashMap<>();
@@ -74,18 +76,10 @@ public record ContainerEnvironment(boolean mps, String mpsPipeDir, long aliyunUn
             env.put("ELASTICGPU_CORE_PERCENT", Integer.toString(corePercent(first)));
             env.put("CUDA_DEVICE_SM_LIMIT", Integer.toString(corePercent(first)));
         }
-        if (mps && first.milli() < 1000 && (memory || compute)) {
-            env.put("CUDA_MPS_PIPE_DIRECTORY", MPS_CONTAINER_DIR);
-            mounts.put(mpsPipeDir, MPS_CONTAINER_DIR);
-            if (compute && first.milli() > 0) {
-                env.put("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", Integer.toString(corePercent(first)));
-            }
-            if (memory && first.memoryMib() > 0) {
-                // Indexes in this variable count the container's visible devices, so ours start at 0.
-                String limits = java.util.stream.IntStream.range(0, shares.size())
-                        .mapToObj(i -> i + "=" + shares.get(i).memoryMib() + "M").collect(Collectors.joining(","));
-                env.put("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", limits);
-            }
+        if (mps.isPresent() && (memory || compute)) {
+            env.put("CUDA_MPS_PIPE_DIRECTORY", MpsDirs.CONTAINER_PIPE);
+            mounts.put(mps.get().pipe().toString(), MpsDirs.CONTAINER_PIPE);
+            mounts.put(mps.get().shm().toString(), MpsDirs.CONTAINER_SHM);
         }
         return new Variables(env, mounts);
     }

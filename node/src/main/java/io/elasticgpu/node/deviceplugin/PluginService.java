@@ -43,15 +43,17 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
     private final DeviceCatalog catalog;
     private final Allocator allocator;
     private final ContainerEnvironment environment;
+    private final ShareIsolation isolation;
     private final IntPredicate healthy;
     private final Set<StreamObserver<ListAndWatchResponse>> watchers = ConcurrentHashMap.newKeySet();
 
     public PluginService(AdvertisedResource resource, DeviceCatalog catalog, Allocator allocator,
-                         ContainerEnvironment environment, IntPredicate healthy) {
+                         ContainerEnvironment environment, ShareIsolation isolation, IntPredicate healthy) {
         this.resource = resource;
         this.catalog = catalog;
         this.allocator = allocator;
         this.environment = environment;
+        this.isolation = isolation;
         this.healthy = healthy;
     }
 
@@ -149,7 +151,7 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
                 Grant grant = allocator.allocate(resource.name(), c.getDevicesIdsList());
                 LOG.info("allocate resource={} devices={} container={} cards={} note={}", resource.name(),
                         c.getDevicesIdsCount(), grant.container(), grant.shares().stream().map(s -> s.card()).toList(), grant.note());
-                b.addContainerResponses(environment.response(grant, catalog, resource));
+                b.addContainerResponses(environment.response(grant, catalog, resource, isolation.isolate(grant)));
             }
             out.onNext(b.build());
             out.onCompleted();

@@ -2,6 +2,7 @@ package io.elasticgpu.node.dra;
 
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares;
+import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.discovery.Hardware;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,14 +29,17 @@ public final class ApiClaims implements ClaimSource {
     }
 
     @Override
-    public List<ClaimDevice> allocated(ClaimRef ref) {
+    public AllocatedClaim allocated(ClaimRef ref) {
         ResourceClaim claim;
         try {
             claim = client.resources(ResourceClaim.class).inNamespace(ref.namespace()).withName(ref.name()).get();
         } catch (KubernetesClientException e) {
             throw new ClaimException("claim %s: cannot read it from the API server: %s".formatted(ref, e.getMessage()));
         }
-        return devices(ref, claim, pool, hardware);
+        List<ClaimDevice> devices = devices(ref, claim, pool, hardware);
+        var annotations = claim.getMetadata().getAnnotations();
+        String processes = annotations == null ? null : annotations.get(MpsLimits.PROCESSES_ANNOTATION);
+        return new AllocatedClaim(devices, processes == null ? "1" : processes);
     }
 
     /** The devices {@code claim} holds in {@code pool}, read by the rule the views count with ({@link DraShares}). Pure. */

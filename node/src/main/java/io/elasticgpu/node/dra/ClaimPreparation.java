@@ -2,14 +2,18 @@ package io.elasticgpu.node.dra;
 
 import io.elasticgpu.api.v1alpha1.Allocation.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.allocation.CardTable;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsException;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Prepares and unprepares claims, idempotently: a claim prepared before (in this run or, through the checkpoint, an
@@ -27,9 +31,17 @@ public final class ClaimPreparation {
     private final CardTable cards;
     private final ContainerEnvironment environment;
     private final String pool;
+    private final ClaimIsolation isolation;
 
     public ClaimPreparation(ClaimSource source, Checkpoint checkpoint, CdiSpecs cdi, Hardware hardware, CardTable cards,
                             ContainerEnvironment environment, String pool) {
+        this(source, checkpoint, cdi, hardware, cards, environment, pool, ClaimIsolation.NONE);
+    }
+
+    /** @param isolation what holds each request's share to its limits before the CDI spec is written */
+    public ClaimPreparation(ClaimSource source, Checkpoint checkpoint, CdiSpecs cdi, Hardware hardware, CardTable cards,
+                            ContainerEnvironment environment, String pool, ClaimIsolation isolation) {
+        this.isolation = isolation;
         this.source = source;
         this.checkpoint = checkpoint;
         this.cdi = cdi;
@@ -50,13 +62,14 @@ public final class ClaimPreparation {
                 return known.get().devices();
             }
         }
-        PreparedClaim prepared = describe(ref, source.allocated(ref));
+        AllocatedClaim claim = source.allocated(ref);
         synchronized (this) {
             var raced = checkpoint.get(ref.uid()); // kubelet asked twice at once: the first answer stands
             if (raced.isPresent()) {
                 return raced.get().devices();
             }
-            checkCapacity(ref, prepared.devices());
+            checkCapacity(ref, devices(ref, claim.devices()));
+            PreparedClaim prepared = describe(ref, claim); // starts the MPS daemons of its shares, if isolation is on
             cdi.write(ref.uid(), prepared.cdiSpec()); // before the checkpoint: a crash between leaves a spec unprepare removes
             checkpoint.put(prepared);
             return prepared.devices();
@@ -66,6 +79,7 @@ public final class ClaimPreparation {
     public synchronized void unprepare(ClaimRef ref) {
         cdi.remove(ref.uid());
         checkpoint.remove(ref.uid());
+        isolation.release(ref);
     }
 
     /** The claims prepared now. */
@@ -73,7 +87,9 @@ public final class ClaimPreparation {
         return List.copyOf(checkpoint.all());
     }
 
-    PreparedClaim describe(ClaimRef ref, List<ClaimDevice> devices) {
+    PreparedClaim describe(ClaimRef ref, AllocatedClaim claim) {
+        List<ClaimDevice> devices = claim.devices();
+        int processes = isolation == ClaimIsolation.NONE ? 1 : processes(ref, claim.processes());
         Map<String, CdiSpecs.Edits> edits = new LinkedHashMap<>();
         for (String request : ClaimDevice.requests(devices)) {
             List<ClaimDevice> mine = devices.stream().filter(d -> d.request().equals(request)).toList();
@@ -82,16 +98,34 @@ public final class ClaimPreparation {
             List<String> nodes = mine.stream().map(d -> hardware.gpus().get(d.card()).devicePath()).distinct().toList();
             // Both memory and compute: one CDI device tells a container everything, where the device plugin needs a
             // part per resource. Our own family: DRA claims have no other project's names to answer in.
+            Optional<MpsDirs> mps;
+            try {
+                mps = isolation.isolate(ref, request, shares, processes);
+            } catch (IllegalArgumentException | MpsException e) {
+                throw new ClaimException("claim %s, request %s: %s".formatted(ref, request, e.getMessage()));
+            }
             edits.put(CdiSpecs.deviceName(ref.uid(), request),
-                    new CdiSpecs.Edits(nodes, environment.variables(shares, Family.ELASTIC_GPU, cards, true, true)));
+                    new CdiSpecs.Edits(nodes, environment.variables(shares, Family.ELASTIC_GPU, cards, true, true, mps)));
         }
+        return new PreparedClaim(ref, devices(ref, devices), CdiSpecs.spec(edits));
+    }
+
+    private List<PreparedDevice> devices(ClaimRef ref, List<ClaimDevice> devices) {
         List<PreparedDevice> out = new ArrayList<>();
         for (ClaimDevice d : devices) {
             String id = CdiSpecs.qualified(CdiSpecs.deviceName(ref.uid(), d.request()));
             out.add(new PreparedDevice(List.of(d.request()), pool, d.device(), List.of(id), d.shareId().orElse(""),
                     d.card(), d.memoryMib(), d.milli()));
         }
-        return new PreparedClaim(ref, out, CdiSpecs.spec(edits));
+        return out;
+    }
+
+    private static int processes(ClaimRef ref, String annotation) {
+        try {
+            return MpsLimits.processes(java.util.Map.of(MpsLimits.PROCESSES_ANNOTATION, annotation));
+        } catch (IllegalArgumentException e) {
+            throw new ClaimException("claim %s: %s".formatted(ref, e.getMessage()));
+        }
     }
 
     private void checkCapacity(ClaimRef ref, List<PreparedDevice> adding) {

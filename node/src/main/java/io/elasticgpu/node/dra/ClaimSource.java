@@ -1,7 +1,5 @@
 package io.elasticgpu.node.dra;
 
-import java.util.List;
-
 /** Where a claim's allocation on this node is read from: the API server in production, a fake in tests. */
 public interface ClaimSource {
 
@@ -11,5 +9,5 @@ public interface ClaimSource {
      * @throws ClaimException when the claim is gone, has another UID, is not allocated, or names no device of ours
      *                        on this node (the message says which)
      */
-    List<ClaimDevice> allocated(ClaimRef claim);
+    AllocatedClaim allocated(ClaimRef claim);
 }

@@ -37,6 +37,12 @@ public final class AgentMetrics {
     private final Counter allocateCalls = Counter.builder().name("egpu_node_agent_allocate_calls_total")
             .help("kubelet's Allocate calls for one container, by resource and outcome (ok, refused, error)")
             .labelNames("resource", "outcome").register(registry);
+    private final Counter isolationEvents = Counter.builder().name("egpu_node_agent_isolation_events_total")
+            .help("What holding shares to their limits did: GpuShareDaemonRestarted (an MPS daemon started again),"
+                    + " GpuShareProcessEnded (a CUDA process beyond its share's count ended), GpuShareExceeded (a"
+                    + " container used more than its share)")
+            .labelNames("reason").register(registry);
+    private volatile Supplier<Integer> mpsDaemons = () -> 0;
     private volatile Hardware hardware;
     private volatile CardHealth health;
     private volatile PluginSupervisor plugins;
@@ -70,6 +76,9 @@ public final class AgentMetrics {
                 .help("1 when the resource's device plugin is registered with the running kubelet, else 0")
                 .labelNames("resource").callback(cb -> eachPlugin(r -> cb.call(r.registered() ? 1 : 0, r.resource())))
                 .register(registry);
+        GaugeWithCallback.builder().name("egpu_node_agent_mps_daemons")
+                .help("MPS control daemons the agent runs, one per share held by MPS")
+                .callback(cb -> cb.call(mpsDaemons.get())).register(registry);
         CounterWithCallback.builder().name("egpu_node_agent_kubelet_reregistrations_total")
                 .help("Registrations of a device plugin after its first (kubelet restarted or deleted the plugin's socket)")
                 .labelNames("resource").callback(cb -> eachPlugin(r -> cb.call(Math.max(0, r.registrations() - 1), r.resource())))
@@ -85,6 +94,16 @@ public final class AgentMetrics {
     /** The plugins whose registration to report. */
     public void watchPlugins(PluginSupervisor supervisor) {
         this.plugins = supervisor;
+    }
+
+    /** Counts one thing isolation did, by the reason its event carries. */
+    public void isolationEvent(String reason) {
+        isolationEvents.labelValues(reason).inc();
+    }
+
+    /** Where the number of MPS daemons is read from. */
+    public void watchDaemons(Supplier<Integer> count) {
+        this.mpsDaemons = count;
     }
 
     /** {@code allocator}, timing and counting every {@code allocate}: refused is an AllocationException. */

@@ -9,6 +9,7 @@ import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.kubelet.Admission;
 import io.elasticgpu.node.kubelet.ContainerResult;
 import io.elasticgpu.node.kubelet.DriverBinary;
@@ -59,7 +60,7 @@ class NodeAgentIT {
     private void start(Hardware hw, AgentConfig.Mode mode) {
         kubelet = KubeletDriver.start(binary);
         AgentConfig config = new AgentConfig(GpuPods.NODE, kubelet.pluginDir(), kubelet.podResourcesSocket(), mode, 4, 64, 1024,
-                false, false, Path.of("/tmp/nvidia-mps"), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMillis(300)));
+                false, IsolationConfig.NONE, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMillis(300)));
         gpus = SimulatedBackend.of(hw);
         cluster = new TestCluster(config);
         agent = NodeAgent.start(config, gpus, cluster, InstantSource.system());
@@ -261,7 +262,7 @@ class NodeAgentIT {
         Files.createDirectories(KubeletDriver.pluginDirIn(work));
         Hardware hw = cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN));
         AgentConfig config = new AgentConfig(GpuPods.NODE, KubeletDriver.pluginDirIn(work), KubeletDriver.podResourcesSocketIn(work),
-                AgentConfig.Mode.SLICES, 4, 64, 1024, false, false, Path.of("/tmp/nvidia-mps"), HealthPolicy.DEFAULT);
+                AgentConfig.Mode.SLICES, 4, 64, 1024, false, IsolationConfig.NONE, HealthPolicy.DEFAULT);
         gpus = SimulatedBackend.of(hw);
         cluster = new TestCluster(config);
         agent = NodeAgent.start(config, gpus, cluster, InstantSource.system()); // no kubelet.sock yet: retries, backing off

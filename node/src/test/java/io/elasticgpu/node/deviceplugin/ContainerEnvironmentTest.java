@@ -8,9 +8,12 @@ import io.elasticgpu.node.allocation.Grant;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.isolation.MpsDirs;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,10 +31,10 @@ class ContainerEnvironmentTest {
     @Test
     void eachResourceTellsTheCardsAndOnlyItsOwnShare() {
         Grant g = new Grant(KEY, List.of(new Share(1, "GPU-b", 300, 4096)), Family.ELASTIC_GPU, "");
-        ContainerEnvironment env = new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024);
+        ContainerEnvironment env = new ContainerEnvironment(1024);
 
-        ContainerAllocateResponse memory = env.response(g, cards, MEMORY);
-        ContainerAllocateResponse core = env.response(g, cards, CORE);
+        ContainerAllocateResponse memory = env.response(g, cards, MEMORY, Optional.empty());
+        ContainerAllocateResponse core = env.response(g, cards, CORE, Optional.empty());
 
         // kubelet keeps the first value of a variable among a container's answers, in no fixed order
         assertThat(memory.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-b").containsEntry("ELASTICGPU_CARD_INDEX", "1")
@@ -45,37 +48,42 @@ class ContainerEnvironmentTest {
     void volcanoAndAliyunPodsGetTheirVariables() {
         Grant volcano = new Grant(KEY, List.of(new Share(0, "GPU-a", 0, 1024)), Family.VOLCANO, "");
         Grant aliyun = new Grant(KEY, List.of(new Share(1, "GPU-b", 0, 8192)), Family.ALIYUN, "");
-        ContainerEnvironment env = new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024);
+        ContainerEnvironment env = new ContainerEnvironment(1024);
 
-        assertThat(env.response(volcano, cards, MEMORY).getEnvsMap()).containsEntry("VOLCANO_GPU_ALLOCATED", "1024")
+        assertThat(env.response(volcano, cards, MEMORY, Optional.empty()).getEnvsMap()).containsEntry("VOLCANO_GPU_ALLOCATED", "1024")
                 .containsEntry("VOLCANO_GPU_MEMORY_TOTAL", "15360").containsEntry("VOLCANO_GPU_TOTAL", "15360");
-        assertThat(env.response(aliyun, cards, MEMORY).getEnvsMap()).containsEntry("ALIYUN_COM_GPU_MEM_IDX", "1")
+        assertThat(env.response(aliyun, cards, MEMORY, Optional.empty()).getEnvsMap()).containsEntry("ALIYUN_COM_GPU_MEM_IDX", "1")
                 .containsEntry("ALIYUN_COM_GPU_MEM_CONTAINER", "8").containsEntry("ALIYUN_COM_GPU_MEM_DEV", "15");
     }
 
     @Test
-    void inMpsModeTheDriverEnforcesTheShareOnEveryCard() {
+    void aShareHeldByMpsGetsItsDaemonsPipeAndSharedMemoryButNoLimitInItsEnvironment() {
         Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 250, 2048), new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
+        Optional<MpsDirs> daemon = Optional.of(new MpsDirs(Path.of("/run/elastic-gpu/mps/dp-0123456789abcdef")));
+        ContainerEnvironment env = new ContainerEnvironment(1024);
 
-        ContainerEnvironment env = new ContainerEnvironment(true, "/run/nvidia-mps", 1024);
-        ContainerAllocateResponse r = env.response(g, cards, MEMORY);
+        ContainerAllocateResponse memory = env.response(g, cards, MEMORY, daemon);
+        ContainerAllocateResponse core = env.response(g, cards, CORE, daemon);
 
-        assertThat(r.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-a,GPU-b")
-                .containsEntry("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=2048M,1=2048M")
-                .containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps");
-        assertThat(env.response(g, cards, CORE).getEnvsMap()).containsEntry("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "25");
-        assertThat(r.getMountsList()).singleElement().satisfies(m -> {
-            assertThat(m.getHostPath()).isEqualTo("/run/nvidia-mps");
-            assertThat(m.getContainerPath()).isEqualTo("/tmp/nvidia-mps");
-        });
+        for (ContainerAllocateResponse r : List.of(memory, core)) {
+            assertThat(r.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-a,GPU-b")
+                    .containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps")
+                    // A limit in the container's environment is one the container can unset: MPS's are the daemon's.
+                    .doesNotContainKeys("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+            assertThat(r.getMountsList()).extracting(m -> m.getHostPath() + " -> " + m.getContainerPath()).containsExactly(
+                    "/run/elastic-gpu/mps/dp-0123456789abcdef/pipe -> /tmp/nvidia-mps",
+                    "/run/elastic-gpu/mps/dp-0123456789abcdef/shm -> /dev/shm");
+        }
     }
 
     @Test
-    void wholeCardsAreNotLimitedByMps() {
+    void withoutADaemonNothingMpsIsMounted() {
         Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
 
-        assertThat(new ContainerEnvironment(true, "/run/nvidia-mps", 1024).response(g, cards, WHOLE).getEnvsMap())
-                .doesNotContainKey("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE").containsEntry("ELASTICGPU_CORE_PERCENT", "100");
+        ContainerAllocateResponse r = new ContainerEnvironment(1024).response(g, cards, WHOLE, Optional.empty());
+
+        assertThat(r.getEnvsMap()).doesNotContainKey("CUDA_MPS_PIPE_DIRECTORY").containsEntry("ELASTICGPU_CORE_PERCENT", "100");
+        assertThat(r.getMountsList()).isEmpty();
     }
 
     @Test
@@ -83,7 +91,7 @@ class ContainerEnvironmentTest {
         // nvidia.com/gpu: 2, nvidia.com/gpumem: 3000, nvidia.com/gpucores: 30 → 3000 MiB and 300 milli on each card
         Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 300, 3000), new Share(1, "GPU-b", 300, 3000)), Family.HAMI, "");
 
-        assertThat(new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024).response(g, cards, NVIDIA).getEnvsMap())
+        assertThat(new ContainerEnvironment(1024).response(g, cards, NVIDIA, Optional.empty()).getEnvsMap())
                 .containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-a,GPU-b")
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "3000m").containsEntry("CUDA_DEVICE_MEMORY_LIMIT_1", "3000m")
                 .containsEntry("CUDA_DEVICE_SM_LIMIT", "30")
@@ -93,12 +101,12 @@ class ContainerEnvironmentTest {
     @Test
     void everySliceGetsHamisLimitsWithItsOwnResource() {
         Grant g = new Grant(KEY, List.of(new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
-        ContainerEnvironment env = new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024);
+        ContainerEnvironment env = new ContainerEnvironment(1024);
 
         // the memory limit with the memory answer, the compute limit with the compute answer (kubelet keeps the first)
-        assertThat(env.response(g, cards, MEMORY).getEnvsMap()).containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "2048m")
+        assertThat(env.response(g, cards, MEMORY, Optional.empty()).getEnvsMap()).containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "2048m")
                 .doesNotContainKey("CUDA_DEVICE_SM_LIMIT");
-        assertThat(env.response(g, cards, CORE).getEnvsMap()).containsEntry("CUDA_DEVICE_SM_LIMIT", "25")
+        assertThat(env.response(g, cards, CORE, Optional.empty()).getEnvsMap()).containsEntry("CUDA_DEVICE_SM_LIMIT", "25")
                 .doesNotContainKey("CUDA_DEVICE_MEMORY_LIMIT_0");
     }
 
@@ -106,7 +114,7 @@ class ContainerEnvironmentTest {
     void aWholeCardIsLimitedToAllOfIt() {
         Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
 
-        assertThat(new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024).response(g, cards, NVIDIA).getEnvsMap())
+        assertThat(new ContainerEnvironment(1024).response(g, cards, NVIDIA, Optional.empty()).getEnvsMap())
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "15360m").containsEntry("CUDA_DEVICE_SM_LIMIT", "100")
                 .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "15360");
     }

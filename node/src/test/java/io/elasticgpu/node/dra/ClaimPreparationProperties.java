@@ -103,7 +103,7 @@ class ClaimPreparationProperties {
 
     private ClaimPreparation preparation(Path dir, ClaimSource claims) {
         return new ClaimPreparation(claims, Checkpoint.open(dir.resolve("checkpoint.json")), new CdiSpecs(dir.resolve("cdi")), hw,
-                new DeviceCatalog(hw, List.of()), new ContainerEnvironment(true, "/run/nvidia-mps", 1024), "node-a");
+                new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024), "node-a");
     }
 
     private static FakeClaims fake(List<List<ClaimDevice>> asks) {

@@ -28,7 +28,7 @@ class ClaimPreparationTest {
 
     private ClaimPreparation preparation() {
         return new ClaimPreparation(claims, Checkpoint.open(dir.resolve("plugin/checkpoint.json")), new CdiSpecs(dir.resolve("cdi")),
-                hw, new DeviceCatalog(hw, List.of()), new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024), "node-a");
+                hw, new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024), "node-a");
     }
 
     @Test

@@ -16,13 +16,13 @@ final class FakeClaims implements ClaimSource {
     }
 
     @Override
-    public synchronized List<ClaimDevice> allocated(ClaimRef claim) {
+    public synchronized AllocatedClaim allocated(ClaimRef claim) {
         reads++;
         List<ClaimDevice> d = byUid.get(claim.uid());
         if (d == null) {
             throw new ClaimException("claim %s: not found".formatted(claim));
         }
-        return d;
+        return AllocatedClaim.of(d);
     }
 
     static ClaimDevice share(String request, int card, long memoryMib, int percent) {

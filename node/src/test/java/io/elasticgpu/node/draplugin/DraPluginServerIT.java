@@ -10,6 +10,7 @@ import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimDevice;
 import io.elasticgpu.node.dra.ClaimException;
 import io.elasticgpu.node.dra.ClaimPreparation;
+import io.elasticgpu.node.dra.AllocatedClaim;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.elasticgpu.node.dra.DraCards;
 import io.elasticgpu.node.draplugin.api.Claim;
@@ -47,7 +48,7 @@ class DraPluginServerIT {
     Path dir;
     private final Hardware hw = DraCards.four();
     private final ClaimSource claims = ref -> switch (ref.uid()) {
-        case "uid-a" -> List.of(new ClaimDevice("gpu", "gpu-1", 1, 4096, 300, Optional.of("s1")));
+        case "uid-a" -> AllocatedClaim.of(List.of(new ClaimDevice("gpu", "gpu-1", 1, 4096, 300, Optional.of("s1"))));
         default -> throw new ClaimException("claim %s: not found".formatted(ref));
     };
     private DraPluginServer server;
@@ -56,7 +57,7 @@ class DraPluginServerIT {
     private DraPluginServer start(io.grpc.BindableService... more) {
         ClaimPreparation p = new ClaimPreparation(claims, Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
                 new CdiSpecs(dir.resolve("cdi")), hw, new DeviceCatalog(hw, List.of()),
-                new ContainerEnvironment(false, "/tmp/nvidia-mps", 1024), "node-a");
+                new ContainerEnvironment(1024), "node-a");
         return DraPluginServer.start("gpu.elasticgpu.io", dir.resolve("plugin"), dir.resolve("registry"), new DraPluginService(p),
                 more);
     }

@@ -1,0 +1,31 @@
+package io.elasticgpu.node.dra;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.node.isolation.MpsDirs;
+
+import java.util.List;
+import java.util.Optional;
+
+/** What holds a prepared claim's requests to their shares, and lets them go when the claim is unprepared. */
+public interface ClaimIsolation {
+
+    /**
+     * The directories of the MPS daemon that holds one request's share, or nothing where none does.
+     *
+     * @throws IllegalArgumentException when MPS cannot hold the share (the message says what to change)
+     */
+    Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes);
+
+    void release(ClaimRef claim);
+
+    ClaimIsolation NONE = new ClaimIsolation() {
+        @Override
+        public Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
+            return Optional.empty();
+        }
+
+        @Override
+        public void release(ClaimRef claim) {
+        }
+    };
+}

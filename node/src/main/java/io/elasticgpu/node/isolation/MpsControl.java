@@ -1,0 +1,225 @@
+package io.elasticgpu.node.isolation;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * NVIDIA's MPS control program, {@code nvidia-cuda-mps-control}, as the agent runs it: {@link #launch} starts one
+ * control daemon ({@code -d}) for one share, {@link #send} sends one command to a running daemon through its pipe
+ * directory, as {@code echo command | nvidia-cuda-mps-control} does. Every run has a timeout, so a hung daemon never
+ * hangs the agent. Stateless and thread-safe.
+ *
+ * <p>A daemon is launched through {@code /bin/sh} with a short script: optionally into a cgroup of its own outside the
+ * agent's (so that the container runtime does not kill it with the agent's container), then into a mount namespace of
+ * its own where the share's {@code shm} directory is {@code /dev/shm} (MPS clients and their server talk through
+ * shared memory there, so each share's is apart from every other's), then {@code exec nvidia-cuda-mps-control -d}.
+ * With {@code hostNamespaces} the script first enters the host's mount and cgroup namespaces ({@code nsenter} into
+ * process 1), so that an agent in a container starts daemons that live on the host.
+ */
+public final class MpsControl {
+
+    /** The file the control daemon writes its pid into, in its pipe directory (NVIDIA's MPS documentation). */
+    public static final String PID_FILE = "nvidia-cuda-mps-control.pid";
+    /** The cgroup the daemons are moved into, under every hierarchy of {@code cgroupRoot}. */
+    static final String CGROUP = "elasticgpu-mps";
+
+    /*
+     * $1 the share's directory, $2 the control program, $3 the cgroup root or empty. Each hierarchy that has a
+     * cgroup.procs (the root itself under cgroup v2, one per controller under v1) gets the daemon's shell, and so the
+     * daemon, in its elasticgpu-mps cgroup.
+     */
+    private static final String SCRIPT = """
+            set -e
+            if [ -n "$3" ]; then
+              for h in "$3" "$3"/*; do
+                if [ -f "$h/cgroup.procs" ]; then mkdir -p "$h/%s" && echo $$ > "$h/%s/cgroup.procs"; fi
+              done
+            fi
+            exec unshare --mount --propagation private -- /bin/sh -c 'mount --bind "$1/shm" /dev/shm && exec "$2" -d' sh "$1" "$2"
+            """.formatted(CGROUP, CGROUP);
+
+    private final Path program;
+    private final boolean hostNamespaces;
+    private final String cgroupRoot;
+    private final Duration timeout;
+
+    /**
+     * @param program        {@code nvidia-cuda-mps-control}
+     * @param hostNamespaces enter the host's mount and cgroup namespaces to launch daemons
+     * @param cgroupRoot     where the cgroup hierarchies are mounted (as the launch sees them), or empty to leave the
+     *                       daemons in the agent's cgroup
+     * @param timeout        the longest any run of the program may take
+     */
+    public MpsControl(Path program, boolean hostNamespaces, String cgroupRoot, Duration timeout) {
+        this.program = program;
+        this.hostNamespaces = hostNamespaces;
+        this.cgroupRoot = cgroupRoot;
+        this.timeout = timeout;
+    }
+
+    /**
+     * The program named by the agent's flag, checked before anything starts.
+     *
+     * @throws IllegalArgumentException naming the flag when it is missing or not executable
+     */
+    public static Path check(Path program, String flag) {
+        if (!Files.isRegularFile(program) || !Files.isExecutable(program)) {
+            throw new IllegalArgumentException(("%s %s: no executable file there; isolation by MPS needs NVIDIA's"
+                    + " nvidia-cuda-mps-control on the node (it ships with the driver, e.g. /usr/bin/nvidia-cuda-mps-control);"
+                    + " pass its path with %s, or run without isolation").formatted(flag, program, flag));
+        }
+        return program;
+    }
+
+    public Path program() {
+        return program;
+    }
+
+    /**
+     * Starts a control daemon for the share in {@code dirs} with the limits in its environment from the first instant
+     * (the daemon's defaults for every server it starts), and returns once its pid file is written.
+     *
+     * @param cards the uuids of the share's cards, which the daemon alone may see, in the share's order
+     * @throws MpsException when the launch fails or the daemon writes no pid file within the timeout
+     */
+    public long launch(MpsDirs dirs, List<String> cards, Map<String, String> limitsEnvironment) {
+        List<String> command = new ArrayList<>();
+        if (hostNamespaces) {
+            command.addAll(List.of("nsenter", "--target", "1", "--mount", "--cgroup", "--"));
+        }
+        command.addAll(List.of("/bin/sh", "-c", SCRIPT, "sh", dirs.share().toString(), program.toString(), cgroupRoot));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("CUDA_MPS_PIPE_DIRECTORY", dirs.pipe().toString());
+        pb.environment().put("CUDA_MPS_LOG_DIRECTORY", dirs.log().toString());
+        pb.environment().put("CUDA_VISIBLE_DEVICES", String.join(",", cards));
+        pb.environment().putAll(limitsEnvironment);
+        // To a file, not a pipe: the daemon inherits the launcher's output and keeps it open for its whole life.
+        Path launchLog = dirs.log().resolve("launch.log");
+        pb.redirectOutput(launchLog.toFile());
+        Result r = run(pb, "");
+        if (r.exit() != 0) {
+            throw new MpsException("starting the MPS control daemon for %s failed (exit %d): %s"
+                    .formatted(dirs.share(), r.exit(), readQuietly(launchLog)));
+        }
+        return awaitPid(dirs.pipe());
+    }
+
+    /**
+     * Sends {@code command} to the daemon serving {@code pipe} and returns what it answered, trimmed.
+     *
+     * @throws MpsException when the program fails, says the daemon cannot be found, or outlives the timeout
+     */
+    public String send(Path pipe, String command) {
+        ProcessBuilder pb = new ProcessBuilder(program.toString());
+        pb.environment().put("CUDA_MPS_PIPE_DIRECTORY", pipe.toString());
+        Result r = run(pb, command + "\n");
+        if (r.exit() != 0) {
+            throw new MpsException("MPS control %s: \"%s\" failed (exit %d): %s".formatted(pipe, command, r.exit(), r.output()));
+        }
+        return r.output().strip();
+    }
+
+    /** The pid in the daemon's pid file, or -1 when there is none or it cannot be read. */
+    public static long pid(Path pipe) {
+        try {
+            return Long.parseLong(Files.readString(pipe.resolve(PID_FILE)).strip());
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private record Result(int exit, String output) {
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file).strip();
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+
+    private Result run(ProcessBuilder pb, String stdin) {
+        pb.redirectErrorStream(true);
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            throw new MpsException("cannot run %s: %s".formatted(pb.command().getFirst(), e.getMessage()), e);
+        }
+        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()),
+                Thread::startVirtualThread);
+        try (OutputStream in = p.getOutputStream()) {
+            in.write(stdin.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            // the program exited without reading its input; its exit code and output say why
+        }
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new MpsException("%s did not finish within %d ms (%s)".formatted(program.getFileName(),
+                        timeout.toMillis(), String.join(" ", pb.command().subList(0, Math.min(3, pb.command().size())))));
+            }
+            return new Result(p.exitValue(), output.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new MpsException("interrupted while running " + program.getFileName(), e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new MpsException("reading what %s answered: %s".formatted(program.getFileName(), e), e);
+        }
+    }
+
+    private static String readAll(InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Waits, on the directory's change notifications, until the daemon's pid file holds a pid. */
+    private long awaitPid(Path pipe) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (WatchService watch = pipe.getFileSystem().newWatchService()) {
+            pipe.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+            while (true) {
+                long pid = pid(pipe);
+                long left = deadline - System.nanoTime();
+                if (pid > 0) {
+                    return pid;
+                }
+                if (left <= 0) {
+                    throw new MpsException("the MPS control daemon for %s wrote no %s within %d ms; see its log in %s"
+                            .formatted(pipe, PID_FILE, timeout.toMillis(), pipe.resolveSibling("log")));
+                }
+                var key = watch.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)), TimeUnit.NANOSECONDS);
+                if (key != null) {
+                    key.pollEvents();
+                    key.reset();
+                }
+            }
+        } catch (IOException | ClosedWatchServiceException e) {
+            throw new MpsException("cannot watch %s for the daemon's pid file: %s".formatted(pipe, e.getMessage()), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpsException("interrupted while waiting for the MPS control daemon in " + pipe, e);
+        }
+    }
+}
