@@ -31,10 +31,10 @@ public final class ControllerMetrics {
                     cb.call(s.unhealthyCards(), "unhealthy");
                 }).register(registry);
         gauge("egpu_cluster_gpu_memory_allocated_mib", "GPU memory held by pods, from their allocations", view,
-                s -> s.memoryAllocatedMib());
+                s -> s.memoryGrantedMib());
         gauge("egpu_cluster_gpu_memory_capacity_mib", "GPU memory of every card", view, s -> s.memoryCapacityMib());
         gauge("egpu_cluster_gpu_compute_allocated_percent", "Compute held by pods, 100 per card", view,
-                s -> s.computeAllocatedPercent());
+                s -> s.computeGrantedPercent());
         gauge("egpu_cluster_gpu_compute_capacity_percent", "Compute of every card, 100 per card", view,
                 s -> s.computeCapacityPercent());
         gauge("egpu_cluster_pods_holding_gpus", "Pods that hold a share of a card", view, s -> s.podsHoldingCards());

@@ -207,9 +207,9 @@ final class Census {
     private Summary summary(List<NodeView> views) {
         List<CardView> cards = views.stream().flatMap(n -> n.cards().stream()).toList();
         return new Summary(views.size(), cards.size(), (int) cards.stream().filter(c -> !c.healthy()).count(),
-                cards.stream().mapToLong(CardView::memoryUsedMib).sum(),
+                cards.stream().mapToLong(CardView::memoryGrantedMib).sum(),
                 cards.stream().mapToLong(CardView::memoryTotalMib).sum(),
-                cards.stream().mapToLong(CardView::computeUsedPercent).sum(),
+                cards.stream().mapToLong(CardView::computeGrantedPercent).sum(),
                 cards.stream().mapToLong(CardView::computeTotalPercent).sum(),
                 podsHolding.size(), podsPending);
     }

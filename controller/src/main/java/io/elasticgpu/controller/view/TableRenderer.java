@@ -49,10 +49,10 @@ public final class TableRenderer {
         Summary s = view.summary();
         String unhealthy = s.unhealthyCards() == 0 ? "" : " (%d unhealthy)".formatted(s.unhealthyCards());
         lines.add("GPU nodes  %d, %d card%s%s".formatted(s.nodes(), s.cards(), s.cards() == 1 ? "" : "s", unhealthy));
-        lines.add("memory     %s/%s GiB allocated (%d%%)".formatted(gib(s.memoryAllocatedMib()),
-                gib(s.memoryCapacityMib()), percent(s.memoryAllocatedMib(), s.memoryCapacityMib())));
-        lines.add("compute    %d/%d allocated, 100 per card (%d%%)".formatted(s.computeAllocatedPercent(),
-                s.computeCapacityPercent(), percent(s.computeAllocatedPercent(), s.computeCapacityPercent())));
+        lines.add("memory     %s/%s GiB granted (%d%%)".formatted(gib(s.memoryGrantedMib()),
+                gib(s.memoryCapacityMib()), percent(s.memoryGrantedMib(), s.memoryCapacityMib())));
+        lines.add("compute    %d/%d granted, 100 per card (%d%%)".formatted(s.computeGrantedPercent(),
+                s.computeCapacityPercent(), percent(s.computeGrantedPercent(), s.computeCapacityPercent())));
         lines.add("pods       %d holding cards, %d pending".formatted(s.podsHoldingCards(), s.podsPending()));
         Scope scope = view.scope();
         if (scope.node() != null) {
@@ -60,7 +60,7 @@ public final class TableRenderer {
                     "           ", lines);
         }
         if (scope.namespace() != null) {
-            wrap("scope      namespace %s: its pods only; usage counts all namespaces"
+            wrap("scope      namespace %s: its pods only; totals count all namespaces"
                     .formatted(scope.namespace()), "           ", lines);
         }
     }
@@ -76,7 +76,7 @@ public final class TableRenderer {
                     .collect(Collectors.joining(" ")));
         }
         lines.add(wide ? header.toString() : cut(header.toString(), WIDTH));
-        lines.add(CARD_LINE.formatted("CARD", "MODEL", "MEMORY GiB", "CORE", wide ? "UUID" : "PODS").stripTrailing());
+        lines.add(CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "CORE", wide ? "UUID" : "PODS").stripTrailing());
         int podWidth = node.cards().stream().flatMap(c -> c.holders().stream())
                 .mapToInt(h -> h.podName().length()).max().orElse(0);
         int containerWidth = node.cards().stream().flatMap(c -> c.holders().stream())
@@ -84,8 +84,8 @@ public final class TableRenderer {
         for (CardView card : node.cards()) {
             String pods = card.holders().stream().map(Holder::pod).distinct().collect(Collectors.joining(", "));
             String prefix = CARD_LINE.formatted(card.index() + (card.healthy() ? "" : "*"), cut(card.model(), 21),
-                    gib(card.memoryUsedMib()) + "/" + gib(card.memoryTotalMib()),
-                    card.computeUsedPercent() + "%", "");
+                    gib(card.memoryGrantedMib()) + "/" + gib(card.memoryTotalMib()),
+                    card.computeGrantedPercent() + "%", "");
             lines.add((wide ? prefix + card.uuid() : prefix + cut(pods, WIDTH - prefix.length())).stripTrailing());
             if (wide) {
                 for (Holder h : card.holders()) {

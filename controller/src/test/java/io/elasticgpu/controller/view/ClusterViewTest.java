@@ -38,11 +38,11 @@ class ClusterViewTest {
             // ghost names card 9 of a 2-card node: a problem, counted nowhere
             "gpu-t2, 1, 0, 15360, 0, 0",
     })
-    void aCardsUsageIsTheSumOfItsHolders(String node, int index, long used, long total, int percent, int holders) {
+    void aCardsGrantIsTheSumOfItsHolders(String node, int index, long granted, long total, int percent, int holders) {
         CardView card = card(all, node, index);
-        assertThat(card.memoryUsedMib()).isEqualTo(used);
+        assertThat(card.memoryGrantedMib()).isEqualTo(granted);
         assertThat(card.memoryTotalMib()).isEqualTo(total);
-        assertThat(card.computeUsedPercent()).isEqualTo(percent);
+        assertThat(card.computeGrantedPercent()).isEqualTo(percent);
         assertThat(card.computeTotalPercent()).isEqualTo(100);
         assertThat(card.holders()).hasSize(holders);
     }
@@ -67,7 +67,7 @@ class ClusterViewTest {
     void aNamespaceScopeHidesOtherHoldersButKeepsClusterTotals() {
         ClusterView teamB = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope(null, "team-b"));
         assertThat(teamB.summary()).isEqualTo(all.summary());
-        assertThat(card(teamB, "gpu-a8", 4).memoryUsedMib()).isEqualTo(28672);
+        assertThat(card(teamB, "gpu-a8", 4).memoryGrantedMib()).isEqualTo(28672);
         assertThat(card(teamB, "gpu-a8", 4).holders()).extracting(Holder::podName).containsExactly("team-b/notebook-7f9c2");
         assertThat(teamB.pending()).isEmpty();
         assertThat(teamB.problems()).extracting(Problem::object).containsExactly("node gpu-new", "pod team-b/ghost");

@@ -39,8 +39,8 @@ class DraClaimViewTest {
         ClusterView view = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), List.of(slice), Scope.ALL);
 
         CardView card = card(view, "gpu-t2", 0);
-        assertThat(card.memoryUsedMib()).isEqualTo(10240 + 4096);
-        assertThat(card.computeUsedPercent()).isEqualTo(55);
+        assertThat(card.memoryGrantedMib()).isEqualTo(10240 + 4096);
+        assertThat(card.computeGrantedPercent()).isEqualTo(55);
         assertThat(card.holders()).filteredOn(h -> h.phase().equals("dra")).singleElement().satisfies(h -> {
             assertThat(h.podName()).isEqualTo("ml/dra-infer");
             assertThat(h.container()).isEqualTo("claim/slice");
@@ -58,7 +58,7 @@ class DraClaimViewTest {
 
         ClusterView view = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), List.of(whole), Scope.ALL);
 
-        assertThat(card(view, "gpu-a8", 4).memoryUsedMib()).isEqualTo(28672 + ClusterFixture.A100_MIB);
+        assertThat(card(view, "gpu-a8", 4).memoryGrantedMib()).isEqualTo(28672 + ClusterFixture.A100_MIB);
         assertThat(view.problems()).extracting(Problem::reason).anyMatch(r -> r.contains("card 4 is over-committed"));
     }
 

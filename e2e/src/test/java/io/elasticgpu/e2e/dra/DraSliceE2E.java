@@ -178,8 +178,8 @@ class DraSliceE2E {
             ClusterView view = ClusterView.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems(),
                     client.resources(ResourceClaim.class).inAnyNamespace().list().getItems(), new Scope(node, null));
             CardView card0 = view.nodes().getFirst().cards().getFirst();
-            assertThat(card0.memoryUsedMib()).isEqualTo(8192 + 6144);
-            assertThat(card0.computeUsedPercent()).isEqualTo(90);
+            assertThat(card0.memoryGrantedMib()).isEqualTo(8192 + 6144);
+            assertThat(card0.computeGrantedPercent()).isEqualTo(90);
             assertThat(card0.holders()).extracting(h -> h.podName() + " " + h.container())
                     .containsExactlyInAnyOrder(cluster.namespace() + "/a claim/a", cluster.namespace() + "/b claim/b");
             assertThat(view.problems()).isEmpty();

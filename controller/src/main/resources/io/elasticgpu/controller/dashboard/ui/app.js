@@ -33,8 +33,8 @@ function pct(part, whole) {
 
 // The card's fill, 0..1, by what the user chose to colour by.
 function fill(card) {
-  const memory = card.memoryTotalMib > 0 ? card.memoryUsedMib / card.memoryTotalMib : 0;
-  const compute = card.computeTotalPercent > 0 ? card.computeUsedPercent / card.computeTotalPercent : 0;
+  const memory = card.memoryTotalMib > 0 ? card.memoryGrantedMib / card.memoryTotalMib : 0;
+  const compute = card.computeTotalPercent > 0 ? card.computeGrantedPercent / card.computeTotalPercent : 0;
   const f = state.colourBy === "memory" ? memory : state.colourBy === "compute" ? compute : Math.max(memory, compute);
   return Math.min(1, f);
 }
@@ -50,10 +50,10 @@ function renderTotals(s) {
   document.getElementById("totals").replaceChildren(
     total("Cards", `${s.cards} on ${s.nodes} nodes`),
     total("Unhealthy cards", String(s.unhealthyCards)),
-    total("Memory allocated", `${gib(s.memoryAllocatedMib)} of ${gib(s.memoryCapacityMib)} (${pct(s.memoryAllocatedMib, s.memoryCapacityMib)} %)`,
-      s.memoryCapacityMib > 0 ? s.memoryAllocatedMib / s.memoryCapacityMib : 0),
-    total("Compute allocated", `${pct(s.computeAllocatedPercent, s.computeCapacityPercent)} % of ${s.computeCapacityPercent / 100} cards`,
-      s.computeCapacityPercent > 0 ? s.computeAllocatedPercent / s.computeCapacityPercent : 0),
+    total("Memory granted", `${gib(s.memoryGrantedMib)} of ${gib(s.memoryCapacityMib)} (${pct(s.memoryGrantedMib, s.memoryCapacityMib)} %)`,
+      s.memoryCapacityMib > 0 ? s.memoryGrantedMib / s.memoryCapacityMib : 0),
+    total("Compute granted", `${pct(s.computeGrantedPercent, s.computeCapacityPercent)} % of ${s.computeCapacityPercent / 100} cards`,
+      s.computeCapacityPercent > 0 ? s.computeGrantedPercent / s.computeCapacityPercent : 0),
     total("Pods holding cards", String(s.podsHoldingCards)),
     total("Pods waiting for GPUs", String(s.podsPending)));
 }
@@ -78,8 +78,8 @@ function cardTile(node, card, island) {
   if (f > 0.55) classes.push("dark");
   if (state.selected === key) classes.push("selected");
   if (matches(node, card)) classes.push("match");
-  const label = `${node.name} GPU ${card.index}${card.healthy ? "" : ", unhealthy"}: memory ${gib(card.memoryUsedMib)} of `
-    + `${gib(card.memoryTotalMib)}, compute ${card.computeUsedPercent} %, ${card.holders.length} holders`;
+  const label = `${node.name} GPU ${card.index}${card.healthy ? "" : ", unhealthy"}: memory ${gib(card.memoryGrantedMib)} of `
+    + `${gib(card.memoryTotalMib)}, compute ${card.computeGrantedPercent} %, ${card.holders.length} holders`;
   return el("button", {
     class: classes.join(" "), type: "button", style: `--fill: ${f.toFixed(3)}`, title: label, "aria-label": label,
     "data-node": node.name, "data-card": String(card.index), "data-healthy": String(card.healthy),
@@ -88,10 +88,10 @@ function cardTile(node, card, island) {
   },
   el("span", { class: "index" }, `GPU ${card.index}`),
   island ? el("span", { class: "island", title: `NVLink island ${island}` }, `NVL-${island}`) : null,
-  el("div", {}, `${gib(card.memoryUsedMib)} / ${gib(card.memoryTotalMib)}`),
-  el("div", { class: "bar", title: "memory" }, el("span", { style: `width: ${pct(card.memoryUsedMib, card.memoryTotalMib)}%` })),
-  el("div", { class: "bar", title: "compute" }, el("span", { style: `width: ${pct(card.computeUsedPercent, card.computeTotalPercent)}%` })),
-  el("div", {}, `${card.computeUsedPercent} % compute`));
+  el("div", {}, `${gib(card.memoryGrantedMib)} / ${gib(card.memoryTotalMib)}`),
+  el("div", { class: "bar", title: "memory" }, el("span", { style: `width: ${pct(card.memoryGrantedMib, card.memoryTotalMib)}%` })),
+  el("div", { class: "bar", title: "compute" }, el("span", { style: `width: ${pct(card.computeGrantedPercent, card.computeTotalPercent)}%` })),
+  el("div", {}, `${card.computeGrantedPercent} % compute`));
 }
 
 function renderGrid(view) {
@@ -145,8 +145,8 @@ function renderDetails(view) {
       el("dt", {}, "Model"), el("dd", {}, card.model),
       el("dt", {}, "UUID"), el("dd", {}, card.uuid),
       el("dt", {}, "Health"), el("dd", { class: card.healthy ? "" : "problem" }, card.healthy ? "healthy" : "unhealthy"),
-      el("dt", {}, "Memory"), el("dd", {}, `${gib(card.memoryUsedMib)} of ${gib(card.memoryTotalMib)}`),
-      el("dt", {}, "Compute"), el("dd", {}, `${card.computeUsedPercent} % of ${card.computeTotalPercent} %`)),
+      el("dt", {}, "Memory"), el("dd", {}, `${gib(card.memoryGrantedMib)} of ${gib(card.memoryTotalMib)}`),
+      el("dt", {}, "Compute"), el("dd", {}, `${card.computeGrantedPercent} % of ${card.computeTotalPercent} %`)),
     el("h2", {}, `Pods (${card.holders.length})`),
     holders);
   aside.hidden = false;
