@@ -113,6 +113,12 @@ final class NodeAgentCommand implements Callable<Integer> {
                     + " the daemons in the agent's cgroup (default).")
     String mpsCgroupRoot;
 
+    @Option(names = "--usage-interval", paramLabel = "DURATION", defaultValue = "PT10S",
+            description = "How often what each container's processes use on the cards is measured through NVML (memory, SM"
+                    + " utilization), exported as metrics and in the node's elasticgpu.io/usage annotation (ISO-8601,"
+                    + " default PT10S; PT0S: never). Attributing a process to its pod needs the host's pid namespace.")
+    Duration usageInterval;
+
     @Option(names = "--health-quiet-period", paramLabel = "DURATION", defaultValue = "PT5M",
             description = "How long an unhealthy card must stay quiet, and answer NVML, to return (ISO-8601, default PT5M).")
     Duration quietPeriod;
@@ -133,7 +139,7 @@ final class NodeAgentCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--mode must be slices or replicas, was " + mode);
         };
         return new AgentConfig(nodeName == null ? "" : nodeName, pluginDir, podResources, m, replicas, memoryBlockMib, aliyunUnitMib,
-                !noCompatibility, isolationConfig(), new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod));
+                !noCompatibility, isolationConfig(), new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod), usageInterval);
     }
 
     IsolationConfig isolationConfig() {

@@ -15,6 +15,12 @@ public final class Annotations {
      */
     public static final String CAPACITY_FREED = "elasticgpu.io/capacity-freed";
 
+    /**
+     * On a node: what the processes on its cards use, per container, as {@link NodeUsage} JSON. Written by the node
+     * agent from NVML when it changed noticeably; read by {@code egpu inspect} and the dashboard.
+     */
+    public static final String USAGE = "elasticgpu.io/usage";
+
     /** On a pod: the cards each container holds and the share on each, as {@link Allocation} JSON. */
     public static final String ALLOCATION = "elasticgpu.io/allocation";
     /** On a pod: when the extender chose its cards, in Unix nanoseconds; the node agent matches the oldest first. */

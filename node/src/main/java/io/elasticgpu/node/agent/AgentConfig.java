@@ -8,6 +8,7 @@ import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.isolation.IsolationConfig;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,10 +27,21 @@ import static java.util.Objects.requireNonNull;
  * @param compatibility      also advertise NVIDIA's, Aliyun's and Volcano's resource names
  * @param isolation          what holds each share to its limits (nothing, or an MPS daemon per share)
  * @param health             which events take a card out of service and when it comes back
+ * @param usageEvery         how often what processes use on the cards is measured (NVML only); zero: never
  */
 public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSocket, Mode mode, int replicas,
                           long memoryBlockMib, long aliyunUnitMib, boolean compatibility, IsolationConfig isolation,
-                          HealthPolicy health) {
+                          HealthPolicy health, Duration usageEvery) {
+
+    /** Measuring usage every {@link #DEFAULT_USAGE_EVERY}. */
+    public AgentConfig(String nodeName, Path pluginDir, Path podResourcesSocket, Mode mode, int replicas,
+                       long memoryBlockMib, long aliyunUnitMib, boolean compatibility, IsolationConfig isolation,
+                       HealthPolicy health) {
+        this(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib, compatibility,
+                isolation, health, DEFAULT_USAGE_EVERY);
+    }
+
+    public static final Duration DEFAULT_USAGE_EVERY = Duration.ofSeconds(10);
 
     /** How cards are shared. */
     public enum Mode {
@@ -49,6 +61,10 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         requireNonNull(mode, "mode");
         requireNonNull(isolation, "isolation");
         requireNonNull(health, "health");
+        requireNonNull(usageEvery, "usageEvery");
+        if (usageEvery.isNegative() || (!usageEvery.isZero() && usageEvery.toMillis() < 100)) {
+            throw new IllegalArgumentException("node agent: --usage-interval must be 0 (off) or at least 100 ms, was " + usageEvery);
+        }
         if (replicas < 1 || replicas > 1000) {
             throw new IllegalArgumentException("node agent: replicas must be 1..1000, was " + replicas);
         }
@@ -65,22 +81,22 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
 
     public AgentConfig withPluginDir(Path dir, Path podResources) {
         return new AgentConfig(nodeName, dir, podResources, mode, replicas, memoryBlockMib, aliyunUnitMib, compatibility,
-                isolation, health);
+                isolation, health, usageEvery);
     }
 
     public AgentConfig withMode(Mode newMode, int newReplicas) {
         return new AgentConfig(nodeName, pluginDir, podResourcesSocket, newMode, newReplicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, isolation, health);
+                compatibility, isolation, health, usageEvery);
     }
 
     public AgentConfig withHealth(HealthPolicy policy) {
         return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, isolation, policy);
+                compatibility, isolation, policy, usageEvery);
     }
 
     public AgentConfig withIsolation(IsolationConfig newIsolation) {
         return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, newIsolation, health);
+                compatibility, newIsolation, health, usageEvery);
     }
 
     public PodGpuRequests.Units units() {

@@ -1,5 +1,6 @@
 package io.elasticgpu.node.agent;
 
+import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
@@ -15,6 +16,10 @@ public interface Cluster extends AutoCloseable {
 
     /** Publishes the node's labels and inventory. */
     void publish(Hardware hardware, IntPredicate healthy);
+
+    /** Writes what the node's processes use into the node's annotation ({@link io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
+    default void publishUsage(NodeUsage usage) {
+    }
 
     /** Posts a Warning event about an object on this node (a pod, a claim), as kubelet does; never throws. */
     default void warn(String kind, String namespace, String name, String reason, String message) {

@@ -1,5 +1,6 @@
 package io.elasticgpu.node.agent;
 
+import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
@@ -13,6 +14,15 @@ public interface DraCluster extends AutoCloseable {
 
     /** The node's labels (saying it uses DRA) and inventory. */
     void publish(Hardware hardware, IntPredicate healthy);
+
+    /** Writes what the node's processes use into the node's annotation ({@link io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
+    default void publishUsage(NodeUsage usage) {
+    }
+
+    /** The pods on this node (for telling whose a process on a card is); empty where the cluster does not watch them. */
+    default java.util.Collection<io.elasticgpu.node.usage.PodView> podViews() {
+        return java.util.List.of();
+    }
 
     /** Posts a Warning event about an object on this node (a claim, a pod), as kubelet does; never throws. */
     default void warn(String kind, String namespace, String name, String reason, String message) {

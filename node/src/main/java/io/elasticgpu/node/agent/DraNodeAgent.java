@@ -20,10 +20,13 @@ import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.isolation.MpsDirs;
 import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.metrics.AgentMetrics;
+import io.elasticgpu.node.usage.UsageMonitor;
+import io.elasticgpu.node.usage.UsageWatch;
 import io.elasticgpu.node.resourceslice.SliceDevices;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
@@ -54,6 +57,7 @@ public final class DraNodeAgent implements AutoCloseable {
     private final Object publishing = new Object();
     private Set<Integer> devicePluginCards = Set.of();
     private final Optional<MpsIsolation> mps;
+    private final Optional<UsageWatch> usage;
 
     private DraNodeAgent(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster, InstantSource clock,
                          AgentMetrics metrics) {
@@ -85,6 +89,10 @@ public final class DraNodeAgent implements AutoCloseable {
         this.server = DraPluginServer.start(DraNames.DRIVER, dra.pluginDir(), dra.registrationDir(), new DraPluginService(preparation),
                 healthService);
         this.watch = new HealthWatch(backend, health, this::publish);
+        this.usage = !backend.measuresUsage() || config.usageEvery().isZero() ? Optional.empty()
+                : Optional.of(new UsageWatch(new UsageMonitor(backend, hardware, Path.of("/proc"), cluster::podViews,
+                        () -> mps.map(MpsIsolation::owners).orElse(java.util.Map.of()), clock), config.usageEvery(),
+                        new UsageReport(metrics, cluster::publishUsage, cluster::warn, clock)));
         LOG.info("node agent started in DRA mode node={} backend={} cards={} driver={} prepared claims={}", config.nodeName(),
                 backend.name(), hardware.gpus().size(), DraNames.DRIVER, preparation.prepared().size());
     }
@@ -167,6 +175,7 @@ public final class DraNodeAgent implements AutoCloseable {
 
     @Override
     public void close() {
+        usage.ifPresent(UsageWatch::close);
         mps.ifPresent(MpsIsolation::close);
         watch.close();
         healthService.close();

@@ -1,6 +1,7 @@
 package io.elasticgpu.node.agent;
 
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.allocation.PodAnnotations;
 import io.elasticgpu.node.allocation.PodSource;
@@ -28,6 +29,11 @@ public final class KubernetesCluster implements Cluster {
         this.inventory = new InventoryPublisher(client, config.nodeName(), NodeLabels.API_DEVICE_PLUGIN);
         this.slices = new SlicePublisher(client, config.nodeName());
         this.events = new ClusterEvents(client, config.nodeName());
+    }
+
+    @Override
+    public void publishUsage(NodeUsage usage) {
+        inventory.publishUsage(usage);
     }
 
     @Override

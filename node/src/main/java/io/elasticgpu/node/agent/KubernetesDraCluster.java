@@ -1,6 +1,7 @@
 package io.elasticgpu.node.agent;
 
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.node.allocation.ClusterPods;
@@ -9,6 +10,7 @@ import io.elasticgpu.node.dra.ApiClaims;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.elasticgpu.node.inventory.InventoryPublisher;
 import io.elasticgpu.node.resourceslice.SliceGuard;
+import io.elasticgpu.node.usage.PodView;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -42,6 +44,11 @@ public final class KubernetesDraCluster implements DraCluster {
     }
 
     @Override
+    public void publishUsage(NodeUsage usage) {
+        inventory.publishUsage(usage);
+    }
+
+    @Override
     public void warn(String kind, String namespace, String name, String reason, String message) {
         events.warn(kind, namespace, name, reason, message);
     }
@@ -67,6 +74,14 @@ public final class KubernetesDraCluster implements DraCluster {
             // list/watch restricted to this node's pods, as the agent in device plugin mode reads them
             pods = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(new OnChange<>(changed));
         }
+    }
+
+    @Override
+    public synchronized java.util.Collection<PodView> podViews() {
+        return pods == null ? List.of() : pods.getStore().list().stream()
+                .map(p -> new PodView(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
+                        ClusterPods.containerIds(p), java.util.Map.of()))
+                .toList();
     }
 
     @Override

@@ -28,11 +28,16 @@ import io.elasticgpu.node.isolation.MpsException;
 import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.isolation.MpsShare;
 import io.elasticgpu.node.metrics.AgentMetrics;
+import io.elasticgpu.node.usage.PodView;
+import io.elasticgpu.node.usage.UsageMonitor;
+import io.elasticgpu.node.usage.UsageWatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.InstantSource;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +64,7 @@ public final class NodeAgent implements AutoCloseable {
     private final List<AdvertisedResource> resources;
     private final AgentMetrics metrics;
     private final Optional<MpsIsolation> mps;
+    private final Optional<UsageWatch> usage;
 
     private NodeAgent(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
         this.hardware = backend.discover();
@@ -91,6 +97,7 @@ public final class NodeAgent implements AutoCloseable {
         List<PluginService> services = resources.stream()
                 .map(r -> new PluginService(r, catalog, signalling, env, isolation, health::healthy)).toList();
         cluster.publish(hardware, health::healthy);
+        this.usage = watchUsage(config, backend, cluster, clock);
         this.supervisor = new PluginSupervisor(config.pluginDir(), services);
         metrics.watchPlugins(supervisor);
         this.watch = new HealthWatch(backend, health, () -> {
@@ -113,6 +120,26 @@ public final class NodeAgent implements AutoCloseable {
     public static NodeAgent start(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock,
                                   AgentMetrics metrics) {
         return new NodeAgent(config, backend, cluster, clock, metrics);
+    }
+
+    /** Measures what containers use, when the backend can tell (NVML) and the interval is not zero. */
+    private Optional<UsageWatch> watchUsage(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
+        if (!backend.measuresUsage() || config.usageEvery().isZero()) {
+            return Optional.empty();
+        }
+        UsageMonitor monitor = new UsageMonitor(backend, hardware, Path.of("/proc"),
+                () -> cluster.pods().pods().stream().map(NodeAgent::view).toList(),
+                () -> mps.map(MpsIsolation::owners).orElse(Map.of()), clock);
+        return Optional.of(new UsageWatch(monitor, config.usageEvery(), new UsageReport(metrics, cluster::publishUsage,
+                cluster::warn, clock)));
+    }
+
+    /** A pod as usage sees it: its containers' runtime ids and the memory each was granted on each card. */
+    static PodView view(NodePod p) {
+        Map<String, Map<Integer, Long>> granted = new HashMap<>();
+        p.containers().forEach(c -> p.planFor(c.name()).forEach(s ->
+                granted.computeIfAbsent(c.name(), k -> new HashMap<>()).merge(s.card(), s.memoryMib(), Long::sum)));
+        return new PodView(p.uid(), p.namespace(), p.name(), p.containerIds(), granted);
     }
 
     private Optional<MpsIsolation> startIsolation(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
@@ -204,6 +231,7 @@ public final class NodeAgent implements AutoCloseable {
 
     @Override
     public void close() {
+        usage.ifPresent(UsageWatch::close);
         mps.ifPresent(MpsIsolation::close);
         watch.close();
         supervisor.close();

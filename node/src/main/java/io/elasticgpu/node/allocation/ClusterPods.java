@@ -91,7 +91,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
     }
 
     /** Running containers' runtime ids (the part after {@code <runtime>://}) → container names. */
-    static Map<String, String> containerIds(Pod p) {
+    public static Map<String, String> containerIds(Pod p) {
         Map<String, String> out = new HashMap<>();
         if (p.getStatus() != null) {
             for (var list : List.of(nullSafe(p.getStatus().getContainerStatuses()), nullSafe(p.getStatus().getInitContainerStatuses()))) {

@@ -31,6 +31,11 @@ public interface GpuBackend extends AutoCloseable {
     /** Whether the driver answers queries about {@code card} right now; a card that does not stays unhealthy. */
     boolean answers(int card);
 
+    /** Whether {@link #processes} and {@link #utilization} measure real processes (false: they are always empty). */
+    default boolean measuresUsage() {
+        return false;
+    }
+
     /**
      * The processes holding memory on card {@code card}: NVML's compute-process list and its MPS-process list merged
      * by pid (an MPS client is in both), sorted by pid. Empty when the backend cannot tell. Safe from any thread.

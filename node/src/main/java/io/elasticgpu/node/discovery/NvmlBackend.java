@@ -71,6 +71,11 @@ public final class NvmlBackend implements GpuBackend {
     }
 
     @Override
+    public boolean measuresUsage() {
+        return true;
+    }
+
+    @Override
     public Hardware discover() {
         requireOpen();
         String driver = nvml.driverVersion();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.discovery.Hardware;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -35,6 +36,20 @@ public final class InventoryPublisher {
         this.client = client;
         this.node = node;
         this.api = api;
+    }
+
+    /** Writes {@link Annotations#USAGE}; returns whether the node took it (a failure is logged, the next sample tries again). */
+    public boolean publishUsage(NodeUsage usage) {
+        Map<String, Object> patch = Map.of("metadata", Map.of("annotations", Map.of(Annotations.USAGE, usage.toJson())));
+        try {
+            client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
+            return true;
+        } catch (KubernetesClientException e) {
+            LOG.warn("cannot publish the GPU usage of node {}: {}", node, e.getMessage());
+            return false;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** @return whether the node took it (a failure is logged; the next change or restart tries again) */

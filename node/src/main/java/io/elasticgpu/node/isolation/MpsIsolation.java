@@ -172,7 +172,7 @@ public final class MpsIsolation implements AutoCloseable {
     }
 
     /** The share each MPS server and client pid belonged to at the last round. */
-    public Map<Long, String> owners() {
+    public Map<Long, MpsWatchdog.ShareProcess> owners() {
         return watchdog.owners();
     }
 

@@ -31,11 +31,15 @@ public final class MpsWatchdog {
     public record Ended(MpsShare share, long pid, String how) {
     }
 
+    /** A process of an MPS share: its server, or one of its clients. */
+    public record ShareProcess(MpsShare share, boolean server) {
+    }
+
     private final MpsDaemons daemons;
     private final GpuBackend gpus;
     private final Map<String, Integer> cardByUuid = new HashMap<>();
     private final Map<String, Set<Long>> seen = new HashMap<>(); // share key -> pids NVML showed on its cards
-    private Map<Long, String> owners = Map.of();                 // server and client pids -> share key
+    private Map<Long, ShareProcess> owners = Map.of();           // server and client pids -> their share
 
     public MpsWatchdog(MpsDaemons daemons, GpuBackend gpus, Hardware hardware) {
         this.daemons = daemons;
@@ -47,7 +51,7 @@ public final class MpsWatchdog {
     public List<Ended> enforce() {
         Map<Integer, Set<Long>> onCard = new HashMap<>();
         List<Ended> ended = new ArrayList<>();
-        Map<Long, String> nextOwners = new HashMap<>(owners);
+        Map<Long, ShareProcess> nextOwners = new HashMap<>(owners);
         Set<String> current = new HashSet<>();
         for (MpsDaemons.Daemon d : daemons.daemons()) {
             String key = d.share().key();
@@ -63,15 +67,15 @@ public final class MpsWatchdog {
                 continue; // nothing connected or left since the last round
             }
             seen.put(key, pids);
-            nextOwners.values().removeIf(key::equals);
+            nextOwners.values().removeIf(p -> p.share().key().equals(key));
             if (pids.isEmpty()) {
                 continue;
             }
             try {
                 for (long server : daemons.servers(d)) {
-                    nextOwners.put(server, key);
+                    nextOwners.put(server, new ShareProcess(d.share(), true));
                     List<Long> clients = daemons.clients(d, server);
-                    clients.forEach(c -> nextOwners.put(c, key));
+                    clients.forEach(c -> nextOwners.put(c, new ShareProcess(d.share(), false)));
                     ended.addAll(endBeyondCount(d, server, clients));
                 }
             } catch (MpsException e) {
@@ -80,13 +84,13 @@ public final class MpsWatchdog {
             }
         }
         seen.keySet().retainAll(current);
-        nextOwners.values().retainAll(current);
+        nextOwners.values().removeIf(p -> !current.contains(p.share().key()));
         owners = Map.copyOf(nextOwners);
         return ended;
     }
 
     /** The share each MPS server and client pid belonged to at the last round. */
-    public Map<Long, String> owners() {
+    public Map<Long, ShareProcess> owners() {
         return owners;
     }
 

@@ -1,6 +1,7 @@
 package io.elasticgpu.node.metrics;
 
 import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
 import io.elasticgpu.node.allocation.ContainerKey;
@@ -43,6 +44,7 @@ public final class AgentMetrics {
                     + " container used more than its share)")
             .labelNames("reason").register(registry);
     private volatile Supplier<Integer> mpsDaemons = () -> 0;
+    private volatile NodeUsage usage;
     private volatile Hardware hardware;
     private volatile CardHealth health;
     private volatile PluginSupervisor plugins;
@@ -79,6 +81,32 @@ public final class AgentMetrics {
         GaugeWithCallback.builder().name("egpu_node_agent_mps_daemons")
                 .help("MPS control daemons the agent runs, one per share held by MPS")
                 .callback(cb -> cb.call(mpsDaemons.get())).register(registry);
+        GaugeWithCallback.builder().name("egpu_node_agent_container_gpu_memory_used_mib")
+                .help("GPU memory a container's processes hold on a card, as NVML reports it (context included)")
+                .labelNames("node", "namespace", "pod", "container", "card").callback(cb -> eachUsage(u ->
+                        cb.call(u.memoryMib(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()))))
+                .register(registry);
+        GaugeWithCallback.builder().name("egpu_node_agent_container_gpu_sm_percent")
+                .help("SM utilization NVML attributes to a container's processes on a card (under MPS, its share's"
+                        + " server); absent where NVML names none of them")
+                .labelNames("node", "namespace", "pod", "container", "card").callback(cb -> eachUsage(u -> {
+                    if (u.smPercent() >= 0) {
+                        cb.call(u.smPercent(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()));
+                    }
+                })).register(registry);
+        GaugeWithCallback.builder().name("egpu_node_agent_container_gpu_processes")
+                .help("A container's processes with memory on a card")
+                .labelNames("node", "namespace", "pod", "container", "card").callback(cb -> eachUsage(u ->
+                        cb.call(u.processes(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()))))
+                .register(registry);
+        GaugeWithCallback.builder().name("egpu_node_agent_card_memory_unattributed_mib")
+                .help("GPU memory on a card held by processes of no known pod (the host's, MPS servers)")
+                .labelNames("node", "card").callback(cb -> {
+                    NodeUsage now = usage;
+                    if (now != null) {
+                        now.unattributed().forEach(o -> cb.call(o.memoryMib(), node, Integer.toString(o.card())));
+                    }
+                }).register(registry);
         CounterWithCallback.builder().name("egpu_node_agent_kubelet_reregistrations_total")
                 .help("Registrations of a device plugin after its first (kubelet restarted or deleted the plugin's socket)")
                 .labelNames("resource").callback(cb -> eachPlugin(r -> cb.call(Math.max(0, r.registrations() - 1), r.resource())))
@@ -94,6 +122,18 @@ public final class AgentMetrics {
     /** The plugins whose registration to report. */
     public void watchPlugins(PluginSupervisor supervisor) {
         this.plugins = supervisor;
+    }
+
+    /** The latest measurement of what containers use, for the usage gauges. */
+    public void usage(NodeUsage measured) {
+        this.usage = measured;
+    }
+
+    private void eachUsage(java.util.function.Consumer<NodeUsage.ContainerUsage> visitor) {
+        NodeUsage now = usage;
+        if (now != null) {
+            now.containers().forEach(visitor);
+        }
     }
 
     /** Counts one thing isolation did, by the reason its event carries. */

@@ -8,7 +8,12 @@ import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
+import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.health.HealthPolicy;
+import io.elasticgpu.node.isolation.MpsControl;
+import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsIsolation;
+import io.elasticgpu.node.isolation.MpsStandIn;
 import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.kubelet.Admission;
 import io.elasticgpu.node.kubelet.ContainerResult;
@@ -16,13 +21,16 @@ import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,13 +66,31 @@ class NodeAgentIT {
     }
 
     private void start(Hardware hw, AgentConfig.Mode mode) {
+        start(hw, mode, IsolationConfig.NONE, InstantSource.system());
+    }
+
+    private void start(Hardware hw, AgentConfig.Mode mode, IsolationConfig isolation, InstantSource clock) {
         kubelet = KubeletDriver.start(binary);
         AgentConfig config = new AgentConfig(GpuPods.NODE, kubelet.pluginDir(), kubelet.podResourcesSocket(), mode, 4, 64, 1024,
-                false, IsolationConfig.NONE, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMillis(300)));
+                false, isolation, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMillis(300)));
         gpus = SimulatedBackend.of(hw);
         cluster = new TestCluster(config);
-        agent = NodeAgent.start(config, gpus, cluster, InstantSource.system());
+        agent = NodeAgent.start(config, gpus, cluster, clock);
         awaitAllRegistered();
+    }
+
+    /** A clock the test moves. */
+    private static final class TestClock implements InstantSource {
+        private volatile Instant now = Instant.parse("2026-11-27T10:00:00Z");
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
     }
 
     /** Every plugin registered and its devices listed, as kubelet's node status would show. */
@@ -87,6 +113,74 @@ class NodeAgentIT {
         if (kubelet != null) {
             kubelet.close();
         }
+        if (mpsRoot != null) {
+            MpsStandIn.killAll(mpsRoot);
+        }
+    }
+
+    @TempDir
+    Path work;
+    private Path mpsRoot;
+
+    @Test
+    void withIsolationByMpsASliceGetsADaemonOfItsOwnHoldingItsShareAndTheDaemonEndsWithThePod() {
+        mpsRoot = work.resolve("mps");
+        TestClock clock = new TestClock();
+        IsolationConfig mps = IsolationConfig.mps(MpsStandIn.install(work.resolve("bin")).program(), mpsRoot);
+        start(cards(4, 16_384, Topology.uniform(4, Link.UNKNOWN)), AgentConfig.Mode.SLICES, mps, clock);
+        // 64 blocks of 64 MiB = 4,096 MiB and 30 % on card 1, run by two CUDA processes: 2,048 MiB and 15 % each
+        Pod train = new PodBuilder(pod("train", 1, List.of(), List.of(container("main", Map.of(MEM, "64", CORE, "30"))),
+                Map.of("main", List.of(slice(1, 300, 4096))))).editMetadata()
+                .addToAnnotations(MpsLimits.PROCESSES_ANNOTATION, "2").endMetadata().build();
+        cluster.pods.add(train);
+
+        ContainerResult c = admitted(train, "main");
+
+        assertThat(c.envs()).containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps")
+                .doesNotContainKeys("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+        var daemons = agent.isolation().orElseThrow().daemons();
+        assertThat(daemons.daemons()).hasSize(1); // kubelet's two calls (memory, compute) for one container: one daemon
+        MpsDirs dirs = daemons.daemons().getFirst().dirs();
+        assertThat(c.mounts()).extracting(m -> m.hostPath() + " -> " + m.containerPath())
+                .containsExactlyInAnyOrder(dirs.pipe() + " -> /tmp/nvidia-mps", dirs.shm() + " -> /dev/shm");
+        assertThat(MpsStandIn.environment(dirs)).contains("CUDA_VISIBLE_DEVICES=GPU-00000001-aaaa-bbbb-cccc-000000000000",
+                "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=15", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=2048M");
+        assertThat(MpsStandIn.commands(dirs)).startsWith("set_default_active_thread_percentage 15",
+                "set_default_device_pinned_mem_limit 0 2048M");
+
+        var isolation = agent.isolation().orElseThrow();
+        clock.advance(MpsIsolation.GRACE.plusSeconds(1));
+        assertThat(isolation.retainNow()).as("kubelet still lists the container").isEmpty();
+        kubelet.remove(train.getMetadata().getUid());
+        assertThat(isolation.retainNow()).hasSize(1);
+        assertThat(daemons.daemons()).isEmpty();
+        assertThat(dirs.share()).doesNotExist();
+    }
+
+    @Test
+    void withIsolationByMpsAnAgentRestartedWhileThePodRunsAdoptsItsDaemonAndStartsNoSecond() {
+        mpsRoot = work.resolve("mps");
+        TestClock clock = new TestClock();
+        IsolationConfig mps = IsolationConfig.mps(MpsStandIn.install(work.resolve("bin")).program(), mpsRoot);
+        start(cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN)), AgentConfig.Mode.SLICES, mps, clock);
+        Pod infer = pod("infer", 1, List.of(), List.of(container("main", Map.of(MEM, "32"))), Map.of("main", List.of(slice(0, 0, 2048))));
+        cluster.pods.add(infer);
+        admitted(infer, "main");
+        MpsDirs dirs = agent.isolation().orElseThrow().daemons().daemons().getFirst().dirs();
+        long pid = MpsControl.pid(dirs.pipe());
+
+        agent.close(); // the agent goes (a crash, an upgrade); the daemon serves on
+        TestCluster same = cluster;
+        agent = NodeAgent.start(new AgentConfig(GpuPods.NODE, kubelet.pluginDir(), kubelet.podResourcesSocket(),
+                AgentConfig.Mode.SLICES, 4, 64, 1024, false, mps, HealthPolicy.DEFAULT), gpus, same, clock);
+        var isolation = agent.isolation().orElseThrow();
+        isolation.round();
+        clock.advance(MpsIsolation.GRACE.plusSeconds(1));
+
+        assertThat(isolation.retainNow()).as("kubelet still lists the container").isEmpty();
+        assertThat(isolation.daemons().daemons()).singleElement().satisfies(d -> assertThat(d.pid()).isEqualTo(pid));
+        assertThat(MpsControl.pid(dirs.pipe())).isEqualTo(pid);
+        assertThat(MpsStandIn.commands(dirs)).filteredOn(l -> l.startsWith("set_default_active")).hasSize(1);
     }
 
     static Hardware cards(int n, long memoryMib, Topology topology) {

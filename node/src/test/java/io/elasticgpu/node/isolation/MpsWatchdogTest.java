@@ -79,8 +79,9 @@ class MpsWatchdogTest {
                     "terminate_client 7001 " + third);
             assertThat(MpsStandIn.clients(dirs, server)).containsExactly(Long.toString(oldest), Long.toString(second));
             assertThat(ProcessHandle.of(oldest)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
-            assertThat(watchdog.owners()).containsEntry(server, SHARE.key()).containsEntry(oldest, SHARE.key())
-                    .containsEntry(second, SHARE.key());
+            assertThat(watchdog.owners()).containsEntry(server, new MpsWatchdog.ShareProcess(SHARE, true))
+                    .containsEntry(oldest, new MpsWatchdog.ShareProcess(SHARE, false))
+                    .containsEntry(second, new MpsWatchdog.ShareProcess(SHARE, false));
         }
     }
 
