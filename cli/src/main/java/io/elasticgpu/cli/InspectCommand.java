@@ -20,9 +20,12 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code egpu inspect}: lists nodes and pods once, prints who holds which card. Reads only; writes nothing. */
+/**
+ * {@code egpu inspect}: lists nodes, pods and claims once, prints who holds which card, what each holder was granted
+ * there and, where the node agent measured it, what it uses. Reads only; writes nothing.
+ */
 @Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Show every GPU card in the cluster and the pods holding it.")
+        description = "Show every GPU card in the cluster, the pods holding it, what they are granted and what they use.")
 final class InspectCommand implements Callable<Integer> {
 
     /** Where the nodes and pods come from: the API server, or a fixed list in tests. */

@@ -5,11 +5,22 @@ import java.util.List;
 /**
  * One card and who holds it. Granted figures count every holder in the cluster, also those a namespace scope hides;
  * {@code holders} lists only those the scope shows, sorted by namespace, pod and container.
+ *
+ * @param memoryUsedMib what processes hold on the card as the node agent last measured it: every container's, also
+ *                      those a scope hides, and processes of no known pod; -1 when unknown (the node publishes no
+ *                      readable {@code elasticgpu.io/usage})
+ * @param usageMeasured when it was measured (ISO-8601, UTC); null when unknown
  */
-public record CardView(int index, String uuid, String model, boolean healthy, long memoryGrantedMib, long memoryTotalMib,
-                       int computeGrantedPercent, int computeTotalPercent, List<Holder> holders) {
+public record CardView(int index, String uuid, String model, boolean healthy, long memoryGrantedMib, long memoryUsedMib,
+                       long memoryTotalMib, int computeGrantedPercent, int computeTotalPercent, String usageMeasured,
+                       List<Holder> holders) {
 
     public CardView {
         holders = List.copyOf(holders);
+    }
+
+    /** Whether the node agent's measurement of this card is known. */
+    public boolean usageKnown() {
+        return memoryUsedMib >= 0;
     }
 }

@@ -6,6 +6,7 @@ import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
@@ -23,15 +24,23 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 
-/** Builds one {@link ClusterView}: reads inventories, then allocations and DRA claims, then sums per card. Single use. */
+/**
+ * Builds one {@link ClusterView}: reads inventories and usage, then allocations and DRA claims, then sums per card.
+ * Single use.
+ */
 final class Census {
 
     private static final Comparator<Holder> HOLDER_ORDER = Comparator.comparing(Holder::namespace)
             .thenComparing(Holder::pod).thenComparing(Holder::container);
 
+    /** A DRA claim's holder is named {@code claim/<name>} where a pod's holder names its container. */
+    private static final String DRA_CONTAINER_PREFIX = "claim/";
+
     private final Scope scope;
     private final Map<String, Node> nodeObjects = new TreeMap<>();
     private final Map<String, NodeInventory> inventories = new TreeMap<>();
+    /** What the node agents measured, of the nodes with a readable inventory and usage annotation. */
+    private final Map<String, NodeUsage> usages = new HashMap<>();
     /** Every holder of each card, all namespaces: node → card index → holders. */
     private final Map<String, Map<Integer, List<Holder>>> holders = new TreeMap<>();
     private final Map<String, Map<Integer, Integer>> milliByCard = new HashMap<>(); // node -> card -> milli
@@ -74,6 +83,18 @@ final class Census {
         } catch (IllegalArgumentException e) {
             if (scope.showsNode(name)) {
                 problem("node " + name, e.getMessage());
+            }
+            return;
+        }
+        String usage = annotation(node, Annotations.USAGE);
+        if (usage != null) {
+            try {
+                usages.put(name, NodeUsage.fromJson(usage));
+            } catch (IllegalArgumentException e) {
+                // Counted as not measured: what was granted is still known.
+                if (scope.showsNode(name)) {
+                    problem("node " + name, withoutParserLocation(e.getMessage()));
+                }
             }
         }
     }
@@ -139,8 +160,8 @@ final class Census {
                 continue;
             }
             long memory = share.wholeCard() ? inventory.cards().get(share.card()).memoryMib() : share.memoryMib();
-            hold(share.node(), share.card(), new Holder(ns, pod, "claim/" + name, memory, (share.milli() + 5) / 10, "dra"),
-                    share.milli());
+            hold(share.node(), share.card(),
+                    new Holder(ns, pod, DRA_CONTAINER_PREFIX + name, memory, (share.milli() + 5) / 10, "dra"), share.milli());
             if (scope.showsNode(share.node())) {
                 users.forEach(u -> podsHolding.add(ns + "/" + u));
             }
@@ -182,10 +203,13 @@ final class Census {
 
     private NodeView nodeView(String name) {
         NodeInventory inventory = inventories.get(name);
+        NodeUsage usage = usages.get(name);
         Map<Integer, List<Holder>> byCard = holders.getOrDefault(name, Map.of());
         List<CardView> cards = new ArrayList<>();
         for (NodeInventory.Card card : inventory.cards()) {
             List<Holder> all = byCard.getOrDefault(card.index(), List.of());
+            List<NodeUsage.ContainerUsage> used = usage == null ? List.of()
+                    : usage.containers().stream().filter(u -> u.card() == card.index()).toList();
             long memory = all.stream().mapToLong(Holder::memoryMib).sum();
             // Holders show rounded percents; the card's total and the over-commit check use the exact milli.
             int milli = milliByCard.getOrDefault(name, Map.of()).getOrDefault(card.index(), 0);
@@ -194,14 +218,34 @@ final class Census {
                 problem("node " + name, "card %d is over-committed: %d/%d MiB, %d/100%% compute"
                         .formatted(card.index(), memory, card.memoryMib(), compute));
             }
-            List<Holder> shown = all.stream().filter(h -> scope.showsNamespace(h.namespace())).sorted(HOLDER_ORDER).toList();
-            cards.add(new CardView(card.index(), card.uuid(), card.model(), card.healthy(), memory, card.memoryMib(),
-                    compute, 100, shown));
+            List<Holder> shown = all.stream().filter(h -> scope.showsNamespace(h.namespace())).sorted(HOLDER_ORDER)
+                    .map(h -> usage == null ? h : withUse(h, used)).toList();
+            long memoryUsed = usage == null ? -1 : used.stream().mapToLong(NodeUsage.ContainerUsage::memoryMib).sum()
+                    + usage.unattributed().stream().filter(u -> u.card() == card.index())
+                            .mapToLong(NodeUsage.Unattributed::memoryMib).sum();
+            cards.add(new CardView(card.index(), card.uuid(), card.model(), card.healthy(), memory, memoryUsed,
+                    card.memoryMib(), compute, 100, usage == null ? null : usage.measured(), shown));
         }
         Set<String> models = new java.util.TreeSet<>(inventory.cards().stream().map(NodeInventory.Card::model).toList());
         String model = models.size() == 1 ? models.iterator().next() : models.isEmpty() ? "none" : "mixed";
         String driver = Objects.requireNonNullElse(label(nodeObjects.get(name), NodeLabels.DRIVER), "");
         return new NodeView(name, model, driver, NvlinkIslands.of(inventory), cards);
+    }
+
+    /**
+     * {@code holder} with what its container uses on the card, from {@code used} (the card's measured containers): a
+     * DRA claim's holder, everything the pods it is reserved for use there. A holder none of whose processes runs
+     * there uses 0 MiB at 0 % SM; SM is unknown (-1) when NVML named none of the processes of an entry counted.
+     */
+    private static Holder withUse(Holder holder, List<NodeUsage.ContainerUsage> used) {
+        boolean claim = holder.container().startsWith(DRA_CONTAINER_PREFIX);
+        Set<String> pods = claim ? new HashSet<>(List.of(holder.pod().split(","))) : Set.of(holder.pod());
+        List<NodeUsage.ContainerUsage> its = used.stream().filter(u -> u.namespace().equals(holder.namespace())
+                && pods.contains(u.pod()) && (claim || u.container().equals(holder.container()))).toList();
+        long memory = its.stream().mapToLong(NodeUsage.ContainerUsage::memoryMib).sum();
+        int sm = its.stream().anyMatch(u -> u.smPercent() < 0) ? -1
+                : its.stream().mapToInt(NodeUsage.ContainerUsage::smPercent).sum();
+        return holder.withUse(memory, sm);
     }
 
     private Summary summary(List<NodeView> views) {

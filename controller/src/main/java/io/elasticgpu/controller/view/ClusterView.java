@@ -8,11 +8,12 @@ import java.util.List;
 
 /**
  * Who holds which card, cluster-wide, as the API server says: nodes from their {@code elasticgpu.io/inventory},
- * holders from their pods' {@code elasticgpu.io/allocation} and from the allocated DRA ResourceClaims of our driver.
+ * holders from their pods' {@code elasticgpu.io/allocation} and from the allocated DRA ResourceClaims of our driver
+ * (what they are <em>granted</em>), and what they <em>use</em> from the nodes' {@code elasticgpu.io/usage}.
  * Immutable; built by {@link #of}, rendered by {@link ViewFormat}.
  *
  * @param pending  pods that ask GPUs and are not bound, in the scope's namespace, sorted
- * @param problems annotations that could not be read or do not match the nodes, in scope, sorted
+ * @param problems annotations that could not be read (also a node's usage) or do not match the nodes, in scope, sorted
  */
 public record ClusterView(Scope scope, Summary summary, List<NodeView> nodes, List<PendingPod> pending,
                           List<Problem> problems) {

@@ -1,5 +1,7 @@
 package io.elasticgpu.controller.view;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -8,7 +10,9 @@ import java.util.stream.Collectors;
 /**
  * The view for people. {@code table} keeps every line within {@value #WIDTH} columns (long pod lists, node headers
  * and problems are cut with an ellipsis or wrapped); {@code wide} adds card uuids and one line per holder, and may be
- * wider. Memory in GiB with one decimal, compute in percent of a card.
+ * wider. Memory in GiB with one decimal (a holder's in MiB), compute in percent of a card. What pods are granted
+ * always; what they use where the node's agent measured it: a USED column on the card lines of such a node, and on
+ * every holder's line the memory used and the SM, {@code -} where unknown, {@code OVER} past the grant.
  */
 public final class TableRenderer {
 
@@ -16,6 +20,9 @@ public final class TableRenderer {
     public static final int WIDTH = 80;
     private static final String ELLIPSIS = "…";
     private static final String CARD_LINE = "  %-4s  %-21s  %11s  %4s  %s";
+    /** The same with the memory used beside that granted, and a mark where a container uses more than granted. */
+    private static final String MEASURED_CARD_LINE = "  %-4s  %-21s  %11s  %5s%-1s %4s  %s";
+    private static final String OVER_MARK = "!";
 
     private final boolean wide;
 
@@ -76,27 +83,57 @@ public final class TableRenderer {
                     .collect(Collectors.joining(" ")));
         }
         lines.add(wide ? header.toString() : cut(header.toString(), WIDTH));
-        lines.add(CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "CORE", wide ? "UUID" : "PODS").stripTrailing());
+        // A node's agent measures all its cards at once, or none: the USED column only where it did.
+        boolean measured = !node.cards().isEmpty() && node.cards().stream().allMatch(CardView::usageKnown);
+        if (measured) {
+            lines.add("  used: measured " + node.cards().getFirst().usageMeasured());
+        } else if (!node.cards().isEmpty()) {
+            lines.add("  used: unknown, no readable " + Annotations.USAGE + " annotation");
+        }
+        String last = wide ? "UUID" : "PODS";
+        lines.add((measured ? MEASURED_CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "USED", "", "CORE", last)
+                : CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "CORE", last)).stripTrailing());
         int podWidth = node.cards().stream().flatMap(c -> c.holders().stream())
                 .mapToInt(h -> h.podName().length()).max().orElse(0);
         int containerWidth = node.cards().stream().flatMap(c -> c.holders().stream())
                 .mapToInt(h -> h.container().length()).max().orElse(0);
+        boolean anyOver = false;
         for (CardView card : node.cards()) {
             String pods = card.holders().stream().map(Holder::pod).distinct().collect(Collectors.joining(", "));
-            String prefix = CARD_LINE.formatted(card.index() + (card.healthy() ? "" : "*"), cut(card.model(), 21),
-                    gib(card.memoryGrantedMib()) + "/" + gib(card.memoryTotalMib()),
-                    card.computeGrantedPercent() + "%", "");
+            String index = card.index() + (card.healthy() ? "" : "*");
+            String granted = gib(card.memoryGrantedMib()) + "/" + gib(card.memoryTotalMib());
+            boolean over = card.holders().stream().anyMatch(Holder::usesMoreThanGranted);
+            anyOver |= over;
+            String prefix = measured
+                    ? MEASURED_CARD_LINE.formatted(index, cut(card.model(), 21), granted, gib(card.memoryUsedMib()),
+                            over ? OVER_MARK : "", card.computeGrantedPercent() + "%", "")
+                    : CARD_LINE.formatted(index, cut(card.model(), 21), granted, card.computeGrantedPercent() + "%", "");
             lines.add((wide ? prefix + card.uuid() : prefix + cut(pods, WIDTH - prefix.length())).stripTrailing());
             if (wide) {
                 for (Holder h : card.holders()) {
-                    lines.add(("        %-" + podWidth + "s  %-" + containerWidth + "s  %8s GiB  %3d%%  %s")
-                            .formatted(h.podName(), h.container(), gib(h.memoryMib()), h.percent(), h.phase()));
+                    lines.add(("        %-" + podWidth + "s  %-" + containerWidth + "s  %s").formatted(h.podName(),
+                            h.container(), holderFigures(h)));
                 }
             }
         }
         if (node.cards().stream().anyMatch(c -> !c.healthy())) {
             lines.add("  * unhealthy: the scheduler places nothing new on it");
         }
+        if (anyOver) {
+            lines.add("  " + OVER_MARK + " a container uses more memory than it was granted"
+                    + (wide ? ": marked OVER" : "; -o wide shows which"));
+        }
+    }
+
+    /**
+     * {@code 8,192 granted /   9,216 used MiB  OVER  core  30% / SM  27%  allocated}: memory granted and used, exact
+     * to the MiB so that a container over its grant by a little shows it; the compute granted, the SM its processes
+     * use ({@code -} unknown); the phase.
+     */
+    private static String holderFigures(Holder h) {
+        return "%7s granted / %7s used MiB%-6s  core %3d%% / SM %4s  %s".formatted(mib(h.memoryMib()),
+                h.usedMemoryMib() < 0 ? "-" : mib(h.usedMemoryMib()), h.usesMoreThanGranted() ? "  OVER" : "",
+                h.percent(), h.smPercent() < 0 ? "-" : h.smPercent() + "%", h.phase());
     }
 
     /** {@code 0-3} for consecutive cards, else {@code 0,2,5}. */
@@ -127,6 +164,10 @@ public final class TableRenderer {
 
     private static String gib(long mib) {
         return String.format(Locale.ROOT, "%.1f", mib / 1024.0);
+    }
+
+    private static String mib(long mib) {
+        return String.format(Locale.ROOT, "%,d", mib);
     }
 
     private static long percent(long part, long whole) {

@@ -92,6 +92,20 @@ class DashboardServerTest {
     }
 
     @Test
+    void theApiCarriesWhatEachCardAndHolderUsesBesideWhatItWasGranted() throws Exception {
+        JsonNode card = json(get("/api/v1/cluster")).at("/nodes/0/cards/0");
+        assertThat(card.get("memoryGrantedMib").asLong()).isEqualTo(20480);
+        assertThat(card.get("memoryUsedMib").asLong()).isEqualTo(22528);
+        assertThat(card.get("computeGrantedPercent").asInt()).isEqualTo(100);
+        assertThat(card.get("usageMeasured").asText()).isEqualTo("2026-11-27T10:00:00Z");
+        assertThat(card.at("/holders/0/memoryMib").asLong()).isEqualTo(20480);
+        assertThat(card.at("/holders/0/usedMemoryMib").asLong()).isEqualTo(22000);
+        assertThat(card.at("/holders/0/smPercent").asInt()).isEqualTo(87);
+        assertThat(get("/ui/app.js").body()).contains("card.memoryUsedMib", "h.usedMemoryMib", "h.smPercent",
+                "card.usageMeasured");
+    }
+
+    @Test
     void metricsCountTheClusterAndTellWhetherThisReplicaLeads() throws Exception {
         view.set(view(false));
         String metrics = get("/metrics").body();
@@ -133,9 +147,10 @@ class DashboardServerTest {
 
     /** One node of two 32 GiB cards: a whole-card pod on card 0, card 1 free (healthy or not), a pod pending. */
     static ClusterView view(boolean secondHealthy) {
-        CardView busy = new CardView(0, "GPU-0", "Tesla-V100", true, 20480, 32768, 100, 100,
-                List.of(new Holder("ml", "train", "main", 20480, 100, "allocated")));
-        CardView free = new CardView(1, "GPU-1", "Tesla-V100", secondHealthy, 0, 32768, 0, 100, List.of());
+        CardView busy = new CardView(0, "GPU-0", "Tesla-V100", true, 20480, 22528, 32768, 100, 100,
+                "2026-11-27T10:00:00Z", List.of(new Holder("ml", "train", "main", 20480, 100, "allocated", 22000, 87)));
+        CardView free = new CardView(1, "GPU-1", "Tesla-V100", secondHealthy, 0, 66, 32768, 0, 100, "2026-11-27T10:00:00Z",
+                List.of());
         NodeView node = new NodeView("gpu-a", "Tesla-V100", "", List.of(List.of(0, 1)), List.of(busy, free));
         Summary summary = new Summary(1, 2, secondHealthy ? 0 : 1, 20480, 65536, 100, 200, 1, 1);
         return new ClusterView(Scope.ALL, summary, List.of(node), List.of(new PendingPod("ml", "waiting")),

@@ -5,6 +5,9 @@ import io.elasticgpu.api.v1alpha1.Allocation.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.NodeUsage;
+import io.elasticgpu.api.v1alpha1.NodeUsage.ContainerUsage;
+import io.elasticgpu.api.v1alpha1.NodeUsage.Unattributed;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -18,7 +21,8 @@ import java.util.Map;
 
 /**
  * A fixed small cluster, built as the API server would list it. {@code gpu-a8}: 8 × A100 80 GB in two NVLink islands
- * (0-3, 4-7); {@code gpu-t2}: 2 × T4 16 GB, card 1 unhealthy; {@code gpu-new}: labelled by the agent, no inventory yet.
+ * (0-3, 4-7), no usage measured; {@code gpu-t2}: 2 × T4 16 GB, card 1 unhealthy, its use measured ({@link #T2_USAGE});
+ * {@code gpu-new}: labelled by the agent, no inventory yet.
  */
 final class ClusterFixture {
 
@@ -26,6 +30,16 @@ final class ClusterFixture {
     static final String T4 = "Tesla T4";
     static final long A100_MIB = 81920;
     static final long T4_MIB = 15360;
+    static final String MEASURED = "2026-11-27T10:00:00Z";
+    static final String BATCH_WORKER = "batch-inference-worker-with-a-rather-long-name-5d8f7";
+    /**
+     * gpu-t2 as its node agent measured it: on card 0, aliyun-share uses 9216 MiB of its 8192 (SM unknown),
+     * the batch worker 1536 of its 2048 at 27 % SM, and a process of no pod 66 MiB; card 1 runs nothing.
+     */
+    static final NodeUsage T2_USAGE = new NodeUsage(MEASURED, List.of(
+            new ContainerUsage("ml", "aliyun-share", "app", 0, 9216, -1, 1),
+            new ContainerUsage("ml", BATCH_WORKER, "worker", 0, 1536, 27, 2)),
+            List.of(new Unattributed(0, 66, 1)));
 
     private ClusterFixture() {
     }
@@ -49,7 +63,7 @@ final class ClusterFixture {
                 new NodeInventory.Card(0, uuid("gpu-t2", 0), T4, T4_MIB, true, 0),
                 new NodeInventory.Card(1, uuid("gpu-t2", 1), T4, T4_MIB, false, 0));
         return List.of(
-                gpuNode("gpu-t2", new NodeInventory(t2, List.of()), "550.54.15"),
+                withUsage(gpuNode("gpu-t2", new NodeInventory(t2, List.of()), "550.54.15"), T2_USAGE.toJson()),
                 gpuNode("gpu-a8", new NodeInventory(a8, islands), "570.86.15"),
                 new NodeBuilder().withNewMetadata().withName("gpu-new")
                         .addToLabels(NodeLabels.PRESENT, "true").endMetadata().build(),
@@ -69,7 +83,7 @@ final class ClusterFixture {
                         "prep", List.of(new Share(5, uuid("gpu-a8", 5), 200, 4096)),
                         "model", List.of(new Share(5, uuid("gpu-a8", 5), 400, 16384), whole("gpu-a8", 6)))),
                 aliyun(),
-                holder("ml", "batch-inference-worker-with-a-rather-long-name-5d8f7", "gpu-t2", "allocated",
+                holder("ml", BATCH_WORKER, "gpu-t2", "allocated",
                         Map.of("worker", List.of(new Share(0, uuid("gpu-t2", 0), 300, 2048)))),
                 withAllocationJson("ml", "broken", "gpu-a8", "{\"node\": \"gpu-a8\", \"containers\": {"),
                 holder("team-b", "ghost", "gpu-t2", "allocated", Map.of("main", List.of(
@@ -85,6 +99,17 @@ final class ClusterFixture {
         return new NodeBuilder().withNewMetadata().withName(name)
                 .addToLabels(NodeLabels.PRESENT, "true").addToLabels(NodeLabels.DRIVER, driver)
                 .addToAnnotations(Annotations.INVENTORY, inventory.toJson()).endMetadata().build();
+    }
+
+    /** {@code node} with {@code json} as its {@code elasticgpu.io/usage} annotation, in place of any it had. */
+    static Node withUsage(Node node, String json) {
+        node.getMetadata().getAnnotations().put(Annotations.USAGE, json);
+        return node;
+    }
+
+    /** The fixture's nodes, {@code name}'s usage annotation being {@code json}. */
+    static List<Node> nodesWithUsage(String name, String json) {
+        return nodes().stream().map(n -> n.getMetadata().getName().equals(name) ? withUsage(n, json) : n).toList();
     }
 
     static Share whole(String node, int card) {

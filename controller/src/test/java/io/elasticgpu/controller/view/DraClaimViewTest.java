@@ -3,6 +3,8 @@ package io.elasticgpu.controller.view;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.NodeUsage;
+import io.elasticgpu.api.v1alpha1.NodeUsage.ContainerUsage;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
@@ -73,5 +75,28 @@ class DraClaimViewTest {
         assertThat(view.summary()).isEqualTo(base.summary());
         assertThat(view.problems()).extracting(Problem::object).contains("claim ml/lost", "claim ml/odd")
                 .doesNotContain("claim ml/unallocated");
+    }
+
+    @Test
+    void aClaimUsesWhatThePodsItIsReservedForUseOnItsCard() {
+        // shared by two pods; dra-infer runs two containers on card 0 and one on card 1, dra-warm one on card 0
+        ResourceClaim shared = claim("shared", "dra-infer", "gpu-t2", "gpu-0",
+                Map.of(DraNames.MEMORY, new Quantity("4Gi"), DraNames.CORES, new Quantity("25")))
+                .edit().editStatus().addNewReservedFor().withResource("pods").withName("dra-warm").withUid("uid-dra-warm")
+                .endReservedFor().endStatus().build();
+        NodeUsage usage = new NodeUsage(ClusterFixture.MEASURED, List.of(
+                new ContainerUsage("ml", "dra-infer", "main", 0, 3072, 10, 1),
+                new ContainerUsage("ml", "dra-infer", "sidecar", 0, 512, 5, 1),
+                new ContainerUsage("ml", "dra-infer", "main", 1, 700, 3, 1),
+                new ContainerUsage("ml", "dra-warm", "main", 0, 1024, 20, 1),
+                new ContainerUsage("team-b", "dra-infer", "main", 0, 999, 1, 1)), List.of());
+
+        ClusterView view = ClusterView.of(ClusterFixture.nodesWithUsage("gpu-t2", usage.toJson()), ClusterFixture.pods(),
+                List.of(shared), Scope.ALL);
+
+        // on card 0, of namespace ml: 3072 + 512 + 1024 MiB at 10 + 5 + 20 % SM
+        assertThat(card(view, "gpu-t2", 0).holders()).filteredOn(h -> h.phase().equals("dra")).containsExactly(
+                new Holder("ml", "dra-infer,dra-warm", "claim/shared", 4096, 25, "dra", 3072 + 512 + 1024, 35));
+        assertThat(card(view, "gpu-t2", 0).memoryUsedMib()).isEqualTo(3072 + 512 + 1024 + 999);
     }
 }

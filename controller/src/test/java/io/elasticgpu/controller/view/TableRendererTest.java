@@ -32,6 +32,62 @@ class TableRendererTest {
     }
 
     @Test
+    void aMeasuredNodesCardsShowTheMemoryUsedBesideTheGrantAndMarkACardWithAContainerOverItsGrant() {
+        String table = ViewFormat.TABLE.render(ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods()));
+        assertThat(table).contains("""
+                gpu-t2  2 × Tesla T4  driver 550.54.15
+                  used: measured 2026-11-27T10:00:00Z
+                  CARD  MODEL                  GRANTED GiB   USED  CORE  PODS
+                  0     Tesla T4                 10.0/15.0   10.6!  30%  aliyun-share, batch-in…
+                  1*    Tesla T4                  0.0/15.0    0.0    0%
+                  * unhealthy: the scheduler places nothing new on it
+                  ! a container uses more memory than it was granted; -o wide shows which
+                """);
+    }
+
+    @Test
+    void theWideTableShowsEachHoldersGrantBesideWhatItUsesAndMarksOneOverItsGrant() {
+        String wide = ViewFormat.WIDE.render(ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods()));
+        assertThat(wide).contains("""
+                  0     Tesla T4                 10.0/15.0   10.6!  30%  GPU-gpu-t2-0000
+                        ml/aliyun-share                                          app       8,192 granted /   9,216 used MiB  OVER  core   0% / SM    -  allocated
+                        ml/batch-inference-worker-with-a-rather-long-name-5d8f7  worker    2,048 granted /   1,536 used MiB        core  30% / SM  27%  allocated
+                """);
+    }
+
+    @Test
+    void aNodeWithoutUsageSaysWhatItsPodsUseIsUnknownRatherThanZero() {
+        String wide = ViewFormat.WIDE.render(ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(),
+                new Scope("gpu-a8", null)));
+        assertThat(wide).contains("""
+                gpu-a8  8 × NVIDIA A100-SXM4-80GB  driver 570.86.15  NVLink 0-3 4-7
+                  used: unknown, no readable elasticgpu.io/usage annotation
+                  CARD  MODEL                  GRANTED GiB  CORE  UUID
+                """, """
+                  4     NVIDIA A100-SXM4-80GB    28.0/80.0   80%  GPU-gpu-a8-0004
+                        ml/infer-a             server    20,480 granted /       - used MiB        core  50% / SM    -  allocated
+                        team-b/notebook-7f9c2  jupyter    8,192 granted /       - used MiB        core  30% / SM    -  assumed
+                """);
+    }
+
+    @Test
+    void aNodeWithAMalformedUsageAnnotationShowsItsUseAsUnknownAndTheProblem() {
+        String table = ViewFormat.TABLE.render(ClusterView.of(ClusterFixture.nodesWithUsage("gpu-t2", "not json"),
+                ClusterFixture.pods(), new Scope("gpu-t2", null)));
+        assertThat(table).contains("""
+                gpu-t2  2 × Tesla T4  driver 550.54.15
+                  used: unknown, no readable elasticgpu.io/usage annotation
+                  CARD  MODEL                  GRANTED GiB  CORE  PODS
+                  0     Tesla T4                 10.0/15.0   30%  aliyun-share, batch-inference…
+                """, """
+                problems (2):
+                  node gpu-t2: annotation elasticgpu.io/usage: not valid JSON: Unrecognized
+                      token 'not': was expecting (JSON String, Number, Array, Object or token
+                      'null', 'true' or 'false')
+                """);
+    }
+
+    @Test
     void cutLeavesShortTextAloneAndEndsLongTextWithAnEllipsis() {
         assertThat(TableRenderer.cut("train-big", 9)).isEqualTo("train-big");
         assertThat(TableRenderer.cut("train-big", 8)).isEqualTo("train-b…");

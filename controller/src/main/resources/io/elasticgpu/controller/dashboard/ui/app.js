@@ -1,5 +1,7 @@
 // Elastic GPU dashboard: polls /api/v1/cluster (the view `egpu inspect -o json` prints) and draws every card.
 // Plain DOM, no framework and no build step: text from the cluster always goes in through textContent.
+// Two kinds of figures: what pods are granted (from their allocations), and what they use as the node agent measured
+// it (the node's elasticgpu.io/usage; -1 where the node publishes none).
 "use strict";
 
 const params = new URLSearchParams(location.search);
@@ -31,6 +33,25 @@ function pct(part, whole) {
   return whole > 0 ? Math.round((100 * part) / whole) : 0;
 }
 
+// What is used, -1 meaning not measured.
+function used(mib) {
+  return mib < 0 ? "unknown" : gib(mib);
+}
+
+function sm(percent) {
+  return percent < 0 ? "unknown" : `${percent} %`;
+}
+
+// A holder whose processes hold more memory on the card than it was granted there.
+function over(holder) {
+  return holder.usedMemoryMib > holder.memoryMib;
+}
+
+function measuredAt(iso) {
+  const when = new Date(iso);
+  return Number.isNaN(when.getTime()) ? iso : when.toLocaleString();
+}
+
 // The card's fill, 0..1, by what the user chose to colour by.
 function fill(card) {
   const memory = card.memoryTotalMib > 0 ? card.memoryGrantedMib / card.memoryTotalMib : 0;
@@ -46,12 +67,20 @@ function total(label, value, ratio) {
     ratio === undefined ? null : el("div", { class: "meter" }, el("span", { style: `width: ${Math.round(100 * ratio)}%` })));
 }
 
-function renderTotals(s) {
+function renderTotals(view) {
+  const s = view.summary;
+  const cards = view.nodes.flatMap(n => n.cards);
+  const measured = cards.filter(c => c.memoryUsedMib >= 0);
+  const usedMib = measured.reduce((sum, c) => sum + c.memoryUsedMib, 0);
+  const capacityMeasured = measured.reduce((sum, c) => sum + c.memoryTotalMib, 0);
   document.getElementById("totals").replaceChildren(
     total("Cards", `${s.cards} on ${s.nodes} nodes`),
     total("Unhealthy cards", String(s.unhealthyCards)),
     total("Memory granted", `${gib(s.memoryGrantedMib)} of ${gib(s.memoryCapacityMib)} (${pct(s.memoryGrantedMib, s.memoryCapacityMib)} %)`,
       s.memoryCapacityMib > 0 ? s.memoryGrantedMib / s.memoryCapacityMib : 0),
+    measured.length === 0 ? total("Memory used", "not measured")
+      : total("Memory used", `${gib(usedMib)} of ${gib(capacityMeasured)} on ${measured.length} measured cards`,
+        capacityMeasured > 0 ? usedMib / capacityMeasured : 0),
     total("Compute granted", `${pct(s.computeGrantedPercent, s.computeCapacityPercent)} % of ${s.computeCapacityPercent / 100} cards`,
       s.computeCapacityPercent > 0 ? s.computeGrantedPercent / s.computeCapacityPercent : 0),
     total("Pods holding cards", String(s.podsHoldingCards)),
@@ -78,18 +107,23 @@ function cardTile(node, card, island) {
   if (f > 0.55) classes.push("dark");
   if (state.selected === key) classes.push("selected");
   if (matches(node, card)) classes.push("match");
-  const label = `${node.name} GPU ${card.index}${card.healthy ? "" : ", unhealthy"}: memory ${gib(card.memoryGrantedMib)} of `
-    + `${gib(card.memoryTotalMib)}, compute ${card.computeGrantedPercent} %, ${card.holders.length} holders`;
+  const anyOver = card.holders.some(over);
+  if (anyOver) classes.push("over");
+  const label = `${node.name} GPU ${card.index}${card.healthy ? "" : ", unhealthy"}: memory granted ${gib(card.memoryGrantedMib)} of `
+    + `${gib(card.memoryTotalMib)}, used ${used(card.memoryUsedMib)}, compute granted ${card.computeGrantedPercent} %, `
+    + `${card.holders.length} holders${anyOver ? ", a container uses more memory than it was granted" : ""}`;
   return el("button", {
     class: classes.join(" "), type: "button", style: `--fill: ${f.toFixed(3)}`, title: label, "aria-label": label,
     "data-node": node.name, "data-card": String(card.index), "data-healthy": String(card.healthy),
     "data-fill": f.toFixed(3), "data-holders": String(card.holders.length),
+    "data-used": String(card.memoryUsedMib), "data-over": String(anyOver),
     onclick: () => select(key),
   },
   el("span", { class: "index" }, `GPU ${card.index}`),
   island ? el("span", { class: "island", title: `NVLink island ${island}` }, `NVL-${island}`) : null,
   el("div", {}, `${gib(card.memoryGrantedMib)} / ${gib(card.memoryTotalMib)}`),
-  el("div", { class: "bar", title: "memory" }, el("span", { style: `width: ${pct(card.memoryGrantedMib, card.memoryTotalMib)}%` })),
+  el("div", { class: "bar", title: "memory granted" }, el("span", { style: `width: ${pct(card.memoryGrantedMib, card.memoryTotalMib)}%` })),
+  el("div", { class: "used" }, `used ${used(card.memoryUsedMib)}${anyOver ? " ⚠" : ""}`),
   el("div", { class: "bar", title: "compute" }, el("span", { style: `width: ${pct(card.computeGrantedPercent, card.computeTotalPercent)}%` })),
   el("div", {}, `${card.computeGrantedPercent} % compute`));
 }
@@ -104,11 +138,13 @@ function renderGrid(view) {
     const islands = islandNames(node);
     const dimmed = state.find !== "" && !node.cards.some(c => matches(node, c));
     const unhealthy = node.cards.filter(c => !c.healthy).length;
+    const measured = node.cards.length > 0 && node.cards[0].usageMeasured ? node.cards[0].usageMeasured : null;
     return el("article", { class: dimmed ? "node dimmed" : "node", "data-node": node.name },
       el("h3", {}, node.name),
       el("p", { class: "meta" }, [node.model, `${node.cards.length} cards`, node.driver ? `driver ${node.driver}` : null,
         node.nvlinkIslands.length ? `${node.nvlinkIslands.length} NVLink islands` : null,
-        unhealthy ? `${unhealthy} unhealthy` : null].filter(Boolean).join(" · ")),
+        unhealthy ? `${unhealthy} unhealthy` : null,
+        measured ? `used measured ${measuredAt(measured)}` : "used not measured"].filter(Boolean).join(" · ")),
       el("div", { class: "cards" }, node.cards.map(c => cardTile(node, c, islands.get(c.index)))));
   }));
 }
@@ -134,10 +170,16 @@ function renderDetails(view) {
   const holders = card.holders.length === 0
     ? el("p", { class: "empty" }, "No pod holds this card.")
     : el("table", { id: "holders" },
-      el("thead", {}, el("tr", {}, ["Pod", "Container", "Memory", "Compute", "Phase"].map(h => el("th", {}, h)))),
-      el("tbody", {}, card.holders.map(h => el("tr", { "data-pod": `${h.namespace}/${h.pod}` },
-        el("td", {}, `${h.namespace}/${h.pod}`), el("td", {}, h.container), el("td", {}, gib(h.memoryMib)),
-        el("td", {}, `${h.percent} %`), el("td", {}, h.phase)))));
+      el("thead", {}, el("tr", {}, ["Pod", "Container", "Memory granted", "Memory used", "Compute granted", "SM used", "Phase"]
+        .map(h => el("th", {}, h)))),
+      el("tbody", {}, card.holders.map(h => el("tr", {
+        "data-pod": `${h.namespace}/${h.pod}`, "data-over": String(over(h)), class: over(h) ? "over" : "",
+        title: over(h) ? "uses more memory than it was granted" : "",
+      },
+      el("td", {}, `${h.namespace}/${h.pod}`), el("td", {}, h.container), el("td", {}, gib(h.memoryMib)),
+      el("td", { class: "used", title: h.usedMemoryMib < 0 ? "not measured" : `${h.usedMemoryMib} MiB used of ${h.memoryMib} MiB granted` },
+        used(h.usedMemoryMib), over(h) ? el("strong", {}, " over") : null),
+      el("td", {}, `${h.percent} %`), el("td", {}, sm(h.smPercent)), el("td", {}, h.phase)))));
   aside.replaceChildren(
     el("button", { class: "close", type: "button", "aria-label": "Close", onclick: () => select(null) }, "✕"),
     el("h2", {}, `${node.name} · GPU ${card.index}`),
@@ -145,8 +187,13 @@ function renderDetails(view) {
       el("dt", {}, "Model"), el("dd", {}, card.model),
       el("dt", {}, "UUID"), el("dd", {}, card.uuid),
       el("dt", {}, "Health"), el("dd", { class: card.healthy ? "" : "problem" }, card.healthy ? "healthy" : "unhealthy"),
-      el("dt", {}, "Memory"), el("dd", {}, `${gib(card.memoryGrantedMib)} of ${gib(card.memoryTotalMib)}`),
-      el("dt", {}, "Compute"), el("dd", {}, `${card.computeGrantedPercent} % of ${card.computeTotalPercent} %`)),
+      el("dt", {}, "Memory granted"), el("dd", {}, `${gib(card.memoryGrantedMib)} of ${gib(card.memoryTotalMib)}`),
+      el("dt", {}, "Memory used"), el("dd", {}, card.memoryUsedMib < 0
+        ? "unknown: the node publishes no readable elasticgpu.io/usage"
+        : `${gib(card.memoryUsedMib)} of ${gib(card.memoryTotalMib)}, every process on the card`),
+      el("dt", {}, "Measured"), el("dd", { "data-measured": card.usageMeasured || "" },
+        card.usageMeasured ? measuredAt(card.usageMeasured) : "never"),
+      el("dt", {}, "Compute granted"), el("dd", {}, `${card.computeGrantedPercent} % of ${card.computeTotalPercent} %`)),
     el("h2", {}, `Pods (${card.holders.length})`),
     holders);
   aside.hidden = false;
@@ -166,7 +213,7 @@ function render() {
   // The grid is drawn anew each time: keep the keyboard on the tile it was on.
   const focused = document.activeElement && document.activeElement.classList.contains("card")
     ? [document.activeElement.dataset.node, document.activeElement.dataset.card] : null;
-  renderTotals(state.view.summary);
+  renderTotals(state.view);
   renderGrid(state.view);
   if (focused) {
     const tile = [...document.querySelectorAll("button.card")]
