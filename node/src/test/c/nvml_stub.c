@@ -3,7 +3,8 @@
  * return codes of nvml.h) over a node described by a small text file, so the Java side is tested through the same
  * dlopen + downcall path it takes on a GPU node. Stub-only entry points start with nvmlStub.
  *
- * Configuration (nvmlStubConfigure), one directive a line, '#' starts a comment:
+ * Configuration (nvmlStubConfigure, or at the first nvmlInit_v2 the file $NVML_STUB_CONFIG names), one directive a
+ * line, '#' starts a comment:
  *   driver <version>
  *   card <uuid> <busId> <minor> <numa|-1> <mig 0|1> <memoryMiB> <name, rest of the line>
  *   topo <a> <b> <level>             nvmlGpuTopologyLevel_t; pairs not named are SYSTEM (50)
@@ -283,6 +284,9 @@ void nvmlStubEmit(int card, unsigned long long type, unsigned long long data) {
 void nvmlStubEmitError(int card, int rc) { push((struct event) {card, 0, 0, rc}); }
 
 nvmlReturn_t nvmlInit_v2(void) {
+    /* A program that loads the stub by name (a rehearsal of a GPU check) configures it through the environment. */
+    const char *config = getenv("NVML_STUB_CONFIG");
+    if (card_count == 0 && config != NULL && *config) read_config(config, 0);
     nvmlReturn_t rc = injected("nvmlInit_v2", -1);
     if (rc == 0) init_count++;
     return rc;

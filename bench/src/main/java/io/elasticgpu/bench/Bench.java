@@ -11,7 +11,8 @@ import java.util.List;
  * {@code bench/run cluster-replay [OPTIONS]} ({@link io.elasticgpu.bench.cluster.ReplayOptions#USAGE}) or
  * {@code bench/run arena [OPTIONS]} ({@link io.elasticgpu.bench.arena.ArenaOptions#USAGE}) or
  * {@code bench/run soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.SoakOptions#USAGE}) or
- * {@code bench/run node-soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.NodeSoakOptions#USAGE}).
+ * {@code bench/run node-soak [OPTIONS]} ({@link io.elasticgpu.bench.soak.NodeSoakOptions#USAGE}) or
+ * {@code bench/run gpu-isolation [OPTIONS]} ({@link io.elasticgpu.bench.gpu.GpuIsolationCheck}, on a GPU host).
  */
 public final class Bench {
 
@@ -24,7 +25,8 @@ public final class Bench {
             + " | cluster-replay [--trace F] [--events F | --seed N] [--cut PCT] [--policy P] [--max-nodes N] [--json F] ..."
             + " | arena [--contenders A,B,...] [--trace F] [--events F | --seed N] [--max-nodes N] [--json F] [--chart F.svg] ..."
             + " | soak [--minutes N] [--nodes N] [--seed S] [--fault-every SECONDS] [--burst PODS] [--json F]"
-            + " | node-soak [--pods N] [--seed S] [--fault-every STEPS] [--json F]";
+            + " | node-soak [--pods N] [--seed S] [--fault-every STEPS] [--json F]"
+            + " | gpu-isolation [--json F] [--mps-control F] [--python F] [--probe F] [--root DIR] (on a GPU host)";
 
     private Bench() {
     }
@@ -46,6 +48,7 @@ public final class Bench {
             case "arena" -> System.exit(ArenaCommand.run(List.of(rest), SHARED));
             case "soak" -> System.exit(SoakCommand.run(List.of(rest), SHARED));
             case "node-soak" -> System.exit(SoakCommand.runNode(List.of(rest), SHARED));
+            case "gpu-isolation" -> System.exit(io.elasticgpu.bench.gpu.GpuIsolationCheck.run(List.of(rest)));
             default -> {
                 System.err.println(USAGE);
                 System.exit(2);

@@ -40,7 +40,7 @@ public record NodeUsage(String measured, List<ContainerUsage> containers, List<U
     }
 
     public NodeUsage {
-        requireNonNull(measured, "measured");
+        // measured is checked by fromJson, whose message names the annotation and what it expected
         containers = List.copyOf(containers == null ? List.of() : containers);
         unattributed = List.copyOf(unattributed == null ? List.of() : unattributed);
     }

@@ -50,12 +50,14 @@ public final class MpsIsolation implements AutoCloseable {
     private final Notices notices;
     private final InstantSource clock;
     private final ScheduledExecutorService loop;
+    private final Duration timeout;
     private volatile Supplier<Predicate<MpsDaemons.Daemon>> held = () -> d -> true;
     private long rounds;
 
     private MpsIsolation(IsolationConfig config, Hardware hardware, GpuBackend gpus, InstantSource clock, Notices notices) {
         this.notices = notices;
         this.clock = clock;
+        this.timeout = config.timeout();
         MpsControl control = new MpsControl(MpsControl.check(config.program(), "--mps-control"), config.hostNamespaces(),
                 config.cgroupRoot(), config.timeout());
         for (var g : hardware.gpus()) {
@@ -176,9 +178,20 @@ public final class MpsIsolation implements AutoCloseable {
         return watchdog.owners();
     }
 
-    /** Stops the loop; the daemons keep running for the processes they serve, and the next agent adopts them. */
+    /**
+     * Stops the loop, letting a round under way finish (a daemon half started would have no limits set by command);
+     * the daemons keep running for the processes they serve, and the next agent adopts them.
+     */
     @Override
     public void close() {
-        loop.shutdownNow();
+        loop.shutdown();
+        try {
+            if (!loop.awaitTermination(timeout.toMillis() * 4, TimeUnit.MILLISECONDS)) {
+                loop.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            loop.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 }
