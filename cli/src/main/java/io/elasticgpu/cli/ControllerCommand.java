@@ -9,7 +9,9 @@ import io.elasticgpu.controller.provisioning.Leadership;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
+import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 
 import java.io.UncheckedIOException;
@@ -66,6 +68,23 @@ final class ControllerCommand implements Callable<Integer> {
     @Option(names = "--no-webhook", description = "Do not serve or register the admission webhook.")
     boolean noWebhook;
 
+    @Option(names = "--isolation", paramLabel = "none|mps", defaultValue = "none",
+            description = "The node agents' --isolation. With mps the webhook refuses a pod asking a GPU slice that CUDA"
+                    + " MPS cannot divide among its elasticgpu.io/gpu-processes (e.g. 1 percent of compute among 2). With"
+                    + " either value it refuses a pod asking a slice whose elasticgpu.io/gpu-processes is not 1..48."
+                    + " Default ${DEFAULT-VALUE}.")
+    String isolation;
+
+    @Option(names = "--memory-block-mib", paramLabel = "MIB", defaultValue = "1",
+            description = "MiB per unit of elasticgpu.io/gpu-memory, as the webhook reads a pod's ask; must equal the"
+                    + " extender's and the node agents' (default ${DEFAULT-VALUE}).")
+    long memoryBlockMib;
+
+    @Option(names = "--aliyun-unit-mib", paramLabel = "MIB", defaultValue = "1024",
+            description = "MiB in one unit of aliyun.com/gpu-mem, as the webhook reads a pod's ask; must equal the"
+                    + " extender's and the node agents' (default ${DEFAULT-VALUE}).")
+    long aliyunUnitMib;
+
     @Option(names = "--http-listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:8080",
             description = "Where every replica serves the dashboard /ui/, /api/v1/cluster, /metrics and /healthz "
                     + "over plain HTTP (default: ${DEFAULT-VALUE}).")
@@ -99,6 +118,7 @@ final class ControllerCommand implements Callable<Integer> {
             if (webhookUrl != null) {
                 address("--webhook-url", webhookUrl);
             }
+            shares();
         }
         try (KubernetesClient client = clients.apply(kubeconfig)) {
             Optional<String> missing;
@@ -171,11 +191,18 @@ final class ControllerCommand implements Callable<Integer> {
     private WebhookConfig webhookConfig() {
         InetSocketAddress listen = address("--webhook-listen", webhookListen);
         if (webhookUrl == null) {
-            return WebhookConfig.forService(listen, webhookService, leaseNamespace);
+            return WebhookConfig.forService(listen, webhookService, leaseNamespace).withShares(shares());
         }
         InetSocketAddress url = address("--webhook-url", webhookUrl);
         return WebhookConfig.forUrl(listen, url.getHostString()).withUrl(url.getHostString(), url.getPort())
-                .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME);
+                .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME).withShares(shares());
+    }
+
+    /** What the webhook checks of pods asking GPU slices: the node agents' isolation and units. */
+    ShareAdmission shares() {
+        PodGpuRequests.Units d = PodGpuRequests.Units.DEFAULT;
+        return new ShareAdmission(ShareAdmission.Isolation.of(isolation, "--isolation"),
+                new PodGpuRequests.Units(memoryBlockMib, aliyunUnitMib, d.gpu(), d.gpuMemory(), d.gpuCore(), d.gpuCount()));
     }
 
     static InetSocketAddress address(String option, String hostPort) {

@@ -20,14 +20,16 @@ import javax.net.ssl.SSLContext;
 
 /**
  * The mutating admission webhook: an HTTPS server ({@code POST /mutate-pods}, {@code GET /healthz}) that gives pods
- * the GPU resources of the ElasticGPUClaims their annotations name (see {@link ClaimMutation}), with a CA shared by all
+ * the GPU resources of the ElasticGPUClaims their annotations name (see {@link ClaimMutation}) and refuses pods whose
+ * GPU slices the node agents cannot hold to their shares (see {@link ShareAdmission}), with a CA shared by all
  * replicas through a Secret ({@link WebhookCa}) and a serving certificate of its own that it renews before expiry,
  * registered in the {@code MutatingWebhookConfiguration}. Every controller replica serves it.
  *
  * <p>Requests are served on virtual threads by {@link HttpEndpoint} over TLS.
  *
  * <p>{@link #close()} stops the server but leaves the configuration: with {@code failurePolicy: Fail}, pods naming
- * a claim are refused while the webhook is away, and all other pods are never sent to it.
+ * a claim are refused while the webhook is away; the pods whose shares alone are checked are admitted
+ * ({@code failurePolicy: Ignore}), and all other pods are never sent to it ({@link WebhookRegistration}).
  */
 public final class AdmissionWebhook implements AutoCloseable {
 
@@ -61,7 +63,7 @@ public final class AdmissionWebhook implements AutoCloseable {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JDK cannot serve TLS", e);
         }
-        HttpEndpoint server = serve(config.listen(), tls, namespace -> new ClaimMutation.Claims() {
+        HttpEndpoint server = serve(config.listen(), tls, config.shares(), namespace -> new ClaimMutation.Claims() {
             @Override
             public Optional<ElasticGPUClaim> find(String name) {
                 return Optional.ofNullable(client.resources(ElasticGPUClaim.class).inNamespace(namespace).withName(name).get());
@@ -90,9 +92,10 @@ public final class AdmissionWebhook implements AutoCloseable {
     }
 
     /** The webhook's routes on {@code listen}: over TLS, or plain HTTP when {@code tls} is null (tests only). */
-    static HttpEndpoint serve(InetSocketAddress listen, SSLContext tls, Function<String, ClaimMutation.Claims> claimsIn) {
+    static HttpEndpoint serve(InetSocketAddress listen, SSLContext tls, ShareAdmission shares,
+                              Function<String, ClaimMutation.Claims> claimsIn) {
         HttpEndpoint.Builder builder = HttpEndpoint.on(listen)
-                .post(WebhookConfig.PATH, MutatePodsHandler.MAX_BODY_BYTES, new MutatePodsHandler(claimsIn), null)
+                .post(WebhookConfig.PATH, MutatePodsHandler.MAX_BODY_BYTES, new MutatePodsHandler(claimsIn, shares), null)
                 .get("/healthz", r -> HttpResponse.text(200, "ok"));
         return (tls == null ? builder : builder.tls(tls)).start("Change the webhook's listen address.");
     }

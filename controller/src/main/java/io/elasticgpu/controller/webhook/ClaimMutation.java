@@ -227,7 +227,7 @@ public final class ClaimMutation {
     }
 
     /** The pod's name, or for a pod named by the apiserver (a ReplicaSet's), its {@code generateName} and a star. */
-    private static String podName(Pod pod) {
+    static String podName(Pod pod) {
         if (pod.getMetadata() == null) {
             return "";
         }

@@ -14,26 +14,43 @@ import io.elasticgpu.http.HttpRequest;
 import io.elasticgpu.http.HttpResponse;
 import io.elasticgpu.http.Route;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * {@code POST /mutate-pods}: decodes an {@code admission.k8s.io/v1} AdmissionReview, asks {@link ClaimMutation}, and
- * encodes the answer (a base64 {@code JSONPatch}, or {@code allowed: false} with a status code and message). No
- * decision is made here. Called on one virtual thread per request. A body that is not an AdmissionReview is a 400;
- * an object that is not a Pod is refused in the review ({@code allowed: false}, code 400), never a 5xx.
+ * {@code POST /mutate-pods}: decodes an {@code admission.k8s.io/v1} AdmissionReview, asks {@link ClaimMutation}, then
+ * {@link ShareAdmission} about the pod as it would be admitted (the claims' patch applied), and encodes the answer (a
+ * base64 {@code JSONPatch}, or {@code allowed: false} with a status code and message). No decision is made here.
+ * Called on one virtual thread per request. A body that is not an AdmissionReview is a 400; an object that is not a
+ * Pod is refused in the review ({@code allowed: false}, code 400), never a 5xx.
  */
 final class MutatePodsHandler implements Route.Handler {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MutatePodsHandler.class);
 
     private final Function<String, ClaimMutation.Claims> claimsIn;
+    private final ShareAdmission shares;
     private final KubernetesSerialization serialization = new KubernetesSerialization();
 
-    /** @param claimsIn the claims of a namespace, by namespace; read at each request */
+    /** Without isolation: {@link ShareAdmission#NONE}. */
     MutatePodsHandler(Function<String, ClaimMutation.Claims> claimsIn) {
+        this(claimsIn, ShareAdmission.NONE);
+    }
+
+    /**
+     * @param claimsIn the claims of a namespace, by namespace; read at each request
+     * @param shares   what GPU shares the nodes can hold
+     */
+    MutatePodsHandler(Function<String, ClaimMutation.Claims> claimsIn, ShareAdmission shares) {
         this.claimsIn = claimsIn;
+        this.shares = shares;
     }
 
     /** The largest AdmissionReview read: a pod is at most 1.5 MiB in etcd, and a review may carry it twice. */
@@ -78,6 +95,12 @@ final class MutatePodsHandler implements Route.Handler {
                     + " create the pod again once the webhook can reach the apiserver")
                     .formatted(namespace, e.getMessage()));
         }
+        if (!(decision instanceof ClaimMutation.Decision.Rejected)) {
+            Optional<String> refusal = shareRefusal(namespace, pod, decision);
+            if (refusal.isPresent()) {
+                decision = new ClaimMutation.Decision.Rejected(ClaimMutation.BAD_REQUEST, refusal.get());
+            }
+        }
         return switch (decision) {
             case ClaimMutation.Decision.Unchanged() -> response.withAllowed(true).build();
             case ClaimMutation.Decision.Patch(var operations) -> response.withAllowed(true).withPatchType("JSONPatch")
@@ -91,5 +114,46 @@ final class MutatePodsHandler implements Route.Handler {
                             .build())
                     .build();
         };
+    }
+
+    /** What {@link ShareAdmission} says of the pod with {@code decision}'s patch applied, if it refuses it. */
+    private Optional<String> shareRefusal(String namespace, Pod pod, ClaimMutation.Decision decision) {
+        Pod admitted = pod;
+        try {
+            if (decision instanceof ClaimMutation.Decision.Patch(var operations)) {
+                admitted = patched(pod, operations);
+            }
+            return shares.refusal(namespace + "/" + ClaimMutation.podName(admitted), admitted);
+        } catch (RuntimeException e) {
+            // Never a 5xx for what the pod carries: the node agent checks the same rule when it allocates.
+            LOG.warn("cannot check the GPU shares of pod {}/{}; admitting it", namespace, ClaimMutation.podName(pod), e);
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The pod with the claims' operations applied. They are all {@code add} of an object member, at a path through
+     * members and array indexes ({@link ClaimMutation}, {@link DraClaimPatch}), which is all this applies.
+     */
+    private Pod patched(Pod pod, List<ClaimMutation.PatchOperation> operations) {
+        JsonNode tree = serialization.convertValue(pod, JsonNode.class);
+        for (ClaimMutation.PatchOperation operation : operations) {
+            String[] tokens = operation.path().substring(1).split("/", -1);
+            JsonNode parent = tree;
+            for (int i = 0; i < tokens.length - 1; i++) {
+                String token = unescape(tokens[i]);
+                parent = parent instanceof ArrayNode array ? array.get(Integer.parseInt(token)) : parent.get(token);
+            }
+            if (!"add".equals(operation.op()) || !(parent instanceof ObjectNode object)) {
+                throw new IllegalStateException("cannot apply " + operation + " to the pod");
+            }
+            object.set(unescape(tokens[tokens.length - 1]), serialization.convertValue(operation.value(), JsonNode.class));
+        }
+        return serialization.convertValue(tree, Pod.class);
+    }
+
+    /** A JSON pointer token as the member name it stands for (RFC 6901). */
+    private static String unescape(String token) {
+        return token.replace("~1", "/").replace("~0", "~");
     }
 }

@@ -17,9 +17,11 @@ import java.util.Objects;
  * @param configurationName   the MutatingWebhookConfiguration created or updated
  * @param clock               the time certificates are issued and checked against
  * @param caSecret            the Secret that keeps the CA every replica issues its serving certificates from
+ * @param shares              what GPU shares the node agents can hold, by their isolation and units: which pods
+ *                            asking GPU slices are refused ({@link ShareAdmission}) and which are sent to the webhook
  */
 public record WebhookConfig(InetSocketAddress listen, Target target, Duration certificateLifetime, Duration rotationCheck,
-                            String configurationName, InstantSource clock, SecretRef caSecret) {
+                            String configurationName, InstantSource clock, SecretRef caSecret, ShareAdmission shares) {
 
     /** The default name of the Secret holding the webhook's CA. */
     public static final String CA_SECRET_NAME = "elastic-gpu-webhook-ca";
@@ -76,6 +78,7 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
         Objects.requireNonNull(configurationName, "configurationName");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(caSecret, "caSecret");
+        Objects.requireNonNull(shares, "shares");
         if (certificateLifetime.compareTo(Duration.ofMinutes(3)) < 0) {
             throw new IllegalArgumentException("certificateLifetime must be at least 3 minutes, was " + certificateLifetime);
         }
@@ -87,7 +90,8 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
     /** Behind Service {@code name} in {@code namespace}, port 443; certificates for 24 hours. */
     public static WebhookConfig forService(InetSocketAddress listen, String name, String namespace) {
         return new WebhookConfig(listen, new Target.Service(name, namespace, 443), Duration.ofHours(24),
-                Duration.ofMinutes(1), CONFIGURATION_NAME, InstantSource.system(), new SecretRef(namespace, CA_SECRET_NAME));
+                Duration.ofMinutes(1), CONFIGURATION_NAME, InstantSource.system(), new SecretRef(namespace, CA_SECRET_NAME),
+                ShareAdmission.NONE);
     }
 
     /**
@@ -96,34 +100,43 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
      */
     public static WebhookConfig forUrl(InetSocketAddress listen, String host) {
         return new WebhookConfig(listen, new Target.Url(host), Duration.ofHours(24), Duration.ofMinutes(1),
-                CONFIGURATION_NAME, InstantSource.system(), new SecretRef("default", CA_SECRET_NAME));
+                CONFIGURATION_NAME, InstantSource.system(), new SecretRef("default", CA_SECRET_NAME), ShareAdmission.NONE);
     }
 
     /** Registered at {@code https://<host>:<port>}, e.g. a balancer in front of several replicas. */
     public WebhookConfig withUrl(String host, int port) {
         return new WebhookConfig(listen, new Target.Url(host, port), certificateLifetime, rotationCheck, configurationName,
-                clock, caSecret);
+                clock, caSecret, shares);
     }
 
     public WebhookConfig withCaSecret(String namespace, String name) {
         return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, clock,
-                new SecretRef(namespace, name));
+                new SecretRef(namespace, name), shares);
     }
 
     public WebhookConfig withCertificateLifetime(Duration lifetime) {
-        return new WebhookConfig(listen, target, lifetime, rotationCheck, configurationName, clock, caSecret);
+        return new WebhookConfig(listen, target, lifetime, rotationCheck, configurationName, clock, caSecret, shares);
     }
 
     public WebhookConfig withRotationCheck(Duration every) {
-        return new WebhookConfig(listen, target, certificateLifetime, every, configurationName, clock, caSecret);
+        return new WebhookConfig(listen, target, certificateLifetime, every, configurationName, clock, caSecret, shares);
     }
 
     public WebhookConfig withConfigurationName(String name) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, name, clock, caSecret);
+        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, name, clock, caSecret, shares);
     }
 
     public WebhookConfig withClock(InstantSource source) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, source, caSecret);
+        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, source, caSecret, shares);
+    }
+
+    /**
+     * Pods asking GPU slices checked against the node agents' isolation ({@code --isolation}) and units
+     * ({@code --memory-block-mib}, {@code --aliyun-unit-mib}); {@link ShareAdmission#NONE} by default.
+     */
+    public WebhookConfig withShares(ShareAdmission admission) {
+        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, clock, caSecret,
+                admission);
     }
 
     /** The names the serving certificate carries. */

@@ -2,10 +2,19 @@ package io.elasticgpu.controller.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
+import io.elasticgpu.http.HttpRequest;
+import io.elasticgpu.http.HttpResponse;
+
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
@@ -72,13 +81,132 @@ class MutatePodsHandlerTest {
                 + " connection refused; create the pod again once the webhook can reach the apiserver");
     }
 
+    /** team-a's claims, of a class served as extended resources: slice (4 GiB), thin and dra (1 % and 4 GiB). */
+    private static final ClaimMutation.Claims TEAM_A = new ClaimMutation.Claims() {
+        @Override
+        public Optional<ElasticGPUClaim> find(String name) {
+            return switch (name) {
+                case "slice" -> Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096")));
+                case "thin", "dra" -> Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096",
+                        "elasticgpu.io/gpu-core", "1")));
+                default -> Optional.empty();
+            };
+        }
+    };
+
+    /** The webhook of a cluster whose node agents run with --isolation mps. */
+    private final MutatePodsHandler mps = new MutatePodsHandler(namespace -> TEAM_A,
+            new ShareAdmission(Isolation.MPS, PodGpuRequests.Units.DEFAULT));
+
+    @Test
+    void aPodAskingASliceWithABadProcessCountIsRefusedWith400InsideA200Review() {
+        byte[] body = reviewJson("{\"elasticgpu.io/gpu-processes\": \"0\"}",
+                "{\"limits\": {\"elasticgpu.io/gpu-memory\": \"4096\"}}").getBytes(StandardCharsets.UTF_8);
+
+        HttpResponse answer = handler.handle(new HttpRequest("POST", URI.create("/mutate-pods"), Map.of(), body));
+
+        assertThat(answer.status()).isEqualTo(200);
+        AdmissionResponse response = JSON.unmarshal(new String(answer.body(), StandardCharsets.UTF_8), AdmissionReview.class)
+                .getResponse();
+        assertThat(response.getUid()).isEqualTo("705ab4f5-6393-11e8-b7cc-42010a800002");
+        assertThat(response.getAllowed()).isFalse();
+        assertThat(response.getPatch()).isNull();
+        assertThat(response.getStatus().getCode()).isEqualTo(400);
+        assertThat(response.getStatus().getReason()).isEqualTo("BadRequest");
+        assertThat(response.getStatus().getMessage()).isEqualTo("pod team-a/train: annotation elasticgpu.io/gpu-processes"
+                + " must be a whole number 1..48 (how many CUDA processes share the GPU share), was \"0\"; set it to how"
+                + " many CUDA processes each container with a GPU slice runs at once, or remove it for 1");
+    }
+
+    @Test
+    void withMpsAPodAskingAShareMpsCannotDivideIsRefusedWithWhatToAsk() {
+        AdmissionResponse response = mps.respond(review("{\"elasticgpu.io/gpu-processes\": \"2\"}",
+                "{\"limits\": {\"elasticgpu.io/gpu-core\": \"1\", \"elasticgpu.io/gpu-memory\": \"4096\"}}").getRequest());
+
+        assertThat(response.getAllowed()).isFalse();
+        assertThat(response.getStatus().getCode()).isEqualTo(400);
+        assertThat(response.getStatus().getMessage()).isEqualTo("pod team-a/train: container main asks a GPU slice that"
+                + " CUDA MPS cannot hold (this cluster holds slices to their shares with MPS): a compute share of 1 %"
+                + " cannot be divided among 2 processes (MPS limits each process to whole percent); ask for at least 2 %"
+                + " or lower elasticgpu.io/gpu-processes");
+        // Without isolation the same pod is admitted as it is.
+        assertThat(handler.respond(review("{\"elasticgpu.io/gpu-processes\": \"2\"}",
+                "{\"limits\": {\"elasticgpu.io/gpu-core\": \"1\", \"elasticgpu.io/gpu-memory\": \"4096\"}}")
+                .getRequest()).getAllowed()).isTrue();
+    }
+
+    @Test
+    void withMpsAClaimsShareIsCheckedAsThePodWillHaveIt() {
+        AdmissionResponse refused = mps.respond(review("{\"elasticgpu.io/egpuc-main\": \"thin\","
+                + " \"elasticgpu.io/gpu-processes\": \"2\"}").getRequest());
+        AdmissionResponse patched = mps.respond(review("{\"elasticgpu.io/egpuc-main\": \"slice\","
+                + " \"elasticgpu.io/gpu-processes\": \"2\"}").getRequest());
+
+        assertThat(refused.getAllowed()).isFalse();
+        assertThat(refused.getStatus().getMessage()).isEqualTo("pod team-a/train: container main asks a GPU slice that"
+                + " CUDA MPS cannot hold (this cluster holds slices to their shares with MPS): a compute share of 1 %"
+                + " cannot be divided among 2 processes (MPS limits each process to whole percent); ask for at least 2 %"
+                + " or lower elasticgpu.io/gpu-processes");
+        // 4096 MiB / 2 = 2048 MiB each: the patch is the one without isolation.
+        assertThat(patched.getAllowed()).isTrue();
+        assertThat(new String(Base64.getDecoder().decode(patched.getPatch()), StandardCharsets.UTF_8)).isEqualTo(
+                "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\",\"value\":{\"limits\":"
+                        + "{\"elasticgpu.io/gpu-memory\":\"4096\"},\"requests\":{\"elasticgpu.io/gpu-memory\":\"4096\"}}}]");
+    }
+
+    @Test
+    void aClaimServedThroughDraIsLeftToTheNodeAgentWhateverItsProcessCount() {
+        ClaimMutation.Claims throughDra = new ClaimMutation.Claims() {
+            @Override
+            public Optional<ElasticGPUClaim> find(String name) {
+                return TEAM_A.find(name);
+            }
+
+            @Override
+            public Optional<ElasticGPUClass> gpuClass(String name) {
+                ElasticGPUClass dra = ElasticGPUClass.of(name, ElasticGPUClassSpec.Provisioner.QGPU,
+                        ElasticGPUClassSpec.ReclaimPolicy.Delete);
+                dra.getSpec().setApi(ElasticGPUClassSpec.Api.DRA);
+                return Optional.of(dra);
+            }
+        };
+        MutatePodsHandler handler = new MutatePodsHandler(namespace -> throughDra,
+                new ShareAdmission(Isolation.MPS, PodGpuRequests.Units.DEFAULT));
+
+        AdmissionResponse response = handler.respond(review("{\"elasticgpu.io/egpuc-main\": \"dra\","
+                + " \"elasticgpu.io/gpu-processes\": \"two\"}").getRequest());
+
+        assertThat(response.getAllowed()).isTrue();
+        assertThat(new String(Base64.getDecoder().decode(response.getPatch()), StandardCharsets.UTF_8))
+                .contains("\"resourceClaimTemplateName\":\"egpuc-dra\"");
+    }
+
+    @Test
+    void aPodAskingWholeCardsIsAdmittedWhateverItsProcessCount() {
+        AdmissionResponse response = mps.respond(review("{\"elasticgpu.io/gpu-processes\": \"100\"}",
+                "{\"limits\": {\"elasticgpu.io/gpu\": \"1\"}}").getRequest());
+
+        assertThat(response.getAllowed()).isTrue();
+        assertThat(response.getPatch()).isNull();
+    }
+
     /** An AdmissionReview for creating pod team-a/train (one container, main) with these annotations. */
     private static AdmissionReview review(String annotations) {
         return JSON.unmarshal(reviewJson(annotations), AdmissionReview.class);
     }
 
+    /** An AdmissionReview for creating pod team-a/train, its container main with these resources. */
+    private static AdmissionReview review(String annotations, String resources) {
+        return JSON.unmarshal(reviewJson(annotations, resources), AdmissionReview.class);
+    }
+
     /** {@link #review} as the JSON the apiserver sends. */
     static String reviewJson(String annotations) {
+        return reviewJson(annotations, null);
+    }
+
+    /** {@link #review(String, String)} as the JSON the apiserver sends; no resources when {@code resources} is null. */
+    static String reviewJson(String annotations, String resources) {
         return """
                 {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
                  "request": {"uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
@@ -87,7 +215,7 @@ class MutatePodsHandlerTest {
                    "namespace": "team-a", "name": "train", "operation": "CREATE",
                    "object": {"apiVersion": "v1", "kind": "Pod",
                      "metadata": {"name": "train", "annotations": %s},
-                     "spec": {"containers": [{"name": "main", "image": "trainer:1"}]}}}}
-                """.formatted(annotations);
+                     "spec": {"containers": [{"name": "main", "image": "trainer:1"%s}]}}}}
+                """.formatted(annotations, resources == null ? "" : ", \"resources\": " + resources);
     }
 }

@@ -2,6 +2,9 @@ package io.elasticgpu.controller.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
+
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 
@@ -60,5 +63,44 @@ class WebhookRegistrationTest {
         assertThat(WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system")
                 .certificateNames()).isEqualTo(List.of("egpu-webhook.egpu-system.svc",
                 "egpu-webhook.egpu-system.svc.cluster.local"));
+    }
+
+    @Test
+    void podsNamingNoClaimAreSentToTheSharesWebhookWhichIgnoresItsFailures() {
+        MutatingWebhookConfiguration configuration = WebhookRegistration.configuration(
+                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system"), 8443, CA);
+
+        assertThat(configuration.getWebhooks()).extracting(MutatingWebhook::getName)
+                .containsExactly("claims.elasticgpu.io", "shares.elasticgpu.io");
+        MutatingWebhook claims = configuration.getWebhooks().getFirst();
+        MutatingWebhook shares = configuration.getWebhooks().get(1);
+        assertThat(shares.getFailurePolicy()).isEqualTo("Ignore");
+        assertThat(shares.getClientConfig()).isEqualTo(claims.getClientConfig());
+        assertThat(shares.getRules()).isEqualTo(claims.getRules());
+        assertThat(shares.getSideEffects()).isEqualTo("None");
+        assertThat(shares.getReinvocationPolicy()).isEqualTo("Never");
+        // Without isolation: only pods with the process annotation, and never one naming a claim.
+        assertThat(shares.getMatchConditions()).singleElement().satisfies(condition -> {
+            assertThat(condition.getName()).isEqualTo("asks-a-gpu-share-and-names-no-claim");
+            assertThat(condition.getExpression()).isEqualTo("!(has(object.metadata.annotations) &&"
+                    + " object.metadata.annotations.exists(k, k.startsWith('elasticgpu.io/egpuc-'))) &&"
+                    + " (has(object.metadata.annotations) && 'elasticgpu.io/gpu-processes' in object.metadata.annotations)");
+        });
+    }
+
+    @Test
+    void withMpsEveryPodNamingAGpuResourceIsSentToTheSharesWebhook() {
+        String names = "r in ['elasticgpu.io/gpu', 'elasticgpu.io/gpu-memory', 'elasticgpu.io/gpu-core',"
+                + " 'elasticgpu.io/gpu-count', 'nvidia.com/gpu', 'aliyun.com/gpu-mem', 'volcano.sh/gpu-memory',"
+                + " 'volcano.sh/gpu-number', 'nvidia.com/gpumem', 'nvidia.com/gpumem-percentage', 'nvidia.com/gpucores']";
+        String container = "has(c.resources) && (has(c.resources.limits) && c.resources.limits.exists(r, " + names
+                + ") || has(c.resources.requests) && c.resources.requests.exists(r, " + names + "))";
+
+        assertThat(WebhookRegistration.sharesExpression(new ShareAdmission(Isolation.MPS, PodGpuRequests.Units.DEFAULT)))
+                .isEqualTo("!(has(object.metadata.annotations) && object.metadata.annotations.exists(k,"
+                        + " k.startsWith('elasticgpu.io/egpuc-'))) && (has(object.metadata.annotations) &&"
+                        + " 'elasticgpu.io/gpu-processes' in object.metadata.annotations"
+                        + " || object.spec.containers.exists(c, " + container + ")"
+                        + " || has(object.spec.initContainers) && object.spec.initContainers.exists(c, " + container + "))");
     }
 }

@@ -10,12 +10,20 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
 
+import io.elasticgpu.localcluster.components.EgpuProcess;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
@@ -25,8 +33,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,7 +49,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * server-side dry-run apply, which runs the apiserver's validation and admission (RBAC escalation checks
  * included) without storing anything. None may be rejected. So are the plain manifests {@code
  * deploy/bin/render-manifests} renders from the chart into {@code deploy/manifests/}. The second scheduler's
- * KubeSchedulerConfiguration is read and validated by the real kube-scheduler.
+ * KubeSchedulerConfiguration is read and validated by the real kube-scheduler. Every flag the chart passes to
+ * {@code egpu} is an option of its command, and the values that grant the node agent privileges (isolation,
+ * nodeAgent.usage) grant those and no more.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class HelmChartE2E {
@@ -144,6 +156,134 @@ class HelmChartE2E {
         assertThat(Files.readString(written)).contains("schedulerName: elastic-gpu-scheduler",
                 "urlPrefix: http://127.0.0.1:8888", "nodeCacheCapable: true",
                 "bindVerb: bind", "resourceName: elastic-gpu-scheduler", "resourceNamespace: elastic-gpu-system");
+    }
+
+    /**
+     * Every flag in the arguments of every egpu container (node agents, controller, extender), in every variant, is an
+     * option its command's --help lists: a flag renamed or removed in the CLI fails here, not on a node.
+     */
+    @Test
+    void everyFlagTheChartPassesIsAnOptionOfItsCommand(TestCluster cluster) throws Exception {
+        Map<String, String> usage = new HashMap<>();
+        List<String> unknown = new ArrayList<>();
+        int flags = 0;
+        for (String variant : List.of("defaults", "all-options", "per-node")) {
+            for (HasMetadata object : rendered(cluster.client(), variant)) {
+                for (Container c : containers(object)) {
+                    List<String> args = c.getArgs() == null ? List.of() : c.getArgs();
+                    if (args.isEmpty() || !List.of("node-agent", "controller", "scheduler").contains(args.getFirst())) {
+                        continue;
+                    }
+                    String help = usage.computeIfAbsent(args.getFirst(), HelmChartE2E::help);
+                    for (String arg : args) {
+                        if (arg.startsWith("--")) {
+                            flags++;
+                            if (!Pattern.compile("(?m)(^|[\\s,\\[])" + Pattern.quote(arg) + "($|[=\\s,\\]])").matcher(help).find()) {
+                                unknown.add("%s: %s %s: %s".formatted(variant, object.getKind(), object.getMetadata().getName(), arg));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(flags).as("flags the chart passes").isGreaterThan(30);
+        assertThat(unknown).as("flags that egpu does not have").isEmpty();
+    }
+
+    /**
+     * The node agent's privileges follow the values: by default the host's PID namespace (nodeAgent.usage) and no
+     * more; with usage off not even that; with isolation mps (all-options) privileged, hostPID, the MPS root and the
+     * control program from the host, the MPS flags, and the controller's webhook told; and in every variant the
+     * agent may create events.
+     */
+    @Test
+    void theNodeAgentsPrivilegesFollowIsolationAndUsage(TestCluster cluster) throws Exception {
+        PodSpec defaults = nodeAgent(rendered(cluster.client(), "defaults"));
+        assertThat(defaults.getHostPID()).isTrue();
+        assertThat(defaults.getContainers().getFirst().getSecurityContext().getPrivileged()).isNull();
+        assertThat(defaults.getContainers().getFirst().getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(defaults.getContainers().getFirst().getArgs()).containsSubsequence("--isolation", "none")
+                .doesNotContain("--mps-root", "--mps-host-namespaces");
+        assertThat(defaults.getVolumes()).extracting(Volume::getName).doesNotContain("mps-root", "mps-control");
+        assertThat(controllerArgs(rendered(cluster.client(), "defaults"))).containsSubsequence("--isolation", "none",
+                "--memory-block-mib", "16", "--aliyun-unit-mib", "1024");
+
+        String usageOff = run(helm(), "template", "elastic-gpu", DEPLOY.resolve("helm/elastic-gpu").toString(),
+                "--namespace", RELEASE_NAMESPACE, "--kube-version", kubeVersion(), "--set", "nodeAgent.usage.enabled=false",
+                "--show-only", "templates/node-agent.yaml");
+        PodSpec withoutUsage = nodeAgent(cluster.client().load(new java.io.ByteArrayInputStream(
+                usageOff.getBytes(StandardCharsets.UTF_8))).items());
+        assertThat(withoutUsage.getHostPID()).isNull();
+
+        List<HasMetadata> all = rendered(cluster.client(), "all-options");
+        PodSpec mps = nodeAgent(all);
+        Container agent = mps.getContainers().getFirst();
+        assertThat(mps.getHostPID()).as("hostPID with isolation mps, even with nodeAgent.usage off").isTrue();
+        assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
+        assertThat(agent.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(agent.getArgs()).containsSubsequence("--isolation", "mps", "--mps-root", "/run/egpu-mps",
+                "--mps-control", "/usr/local/nvidia/bin/nvidia-cuda-mps-control", "--mps-host-namespaces",
+                "--mps-cgroup-root", "/sys/fs/cgroup");
+        assertThat(mps.getVolumes()).filteredOn(v -> v.getName().startsWith("mps-"))
+                .extracting(Volume::getName, v -> v.getHostPath().getPath(), v -> v.getHostPath().getType())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("mps-root", "/run/egpu-mps", "DirectoryOrCreate"),
+                        org.assertj.core.groups.Tuple.tuple("mps-control", "/usr/local/nvidia/bin/nvidia-cuda-mps-control", "File"));
+        assertThat(agent.getVolumeMounts()).filteredOn(m -> m.getName().startsWith("mps-"))
+                .extracting(m -> m.getMountPath()).containsExactly("/run/egpu-mps", "/usr/local/nvidia/bin/nvidia-cuda-mps-control");
+        assertThat(controllerArgs(all)).containsSubsequence("--isolation", "mps");
+
+        for (String variant : List.of("defaults", "all-options", "per-node")) {
+            List<ClusterRole> roles = rendered(cluster.client(), variant).stream().filter(ClusterRole.class::isInstance)
+                    .map(ClusterRole.class::cast).filter(r -> r.getMetadata().getName().contains("node-agent")).toList();
+            assertThat(roles).as(variant).isNotEmpty().allSatisfy(r -> assertThat(r.getRules()).anySatisfy(rule -> {
+                assertThat(rule.getApiGroups()).containsExactly("");
+                assertThat(rule.getResources()).containsExactly("events");
+                assertThat(rule.getVerbs()).containsExactly("create");
+            }));
+        }
+    }
+
+    /** The pod spec of the one node agent DaemonSet. */
+    private static PodSpec nodeAgent(List<HasMetadata> objects) {
+        return objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast)
+                .filter(d -> d.getMetadata().getName().equals("elastic-gpu-node-agent")).findFirst().orElseThrow()
+                .getSpec().getTemplate().getSpec();
+    }
+
+    private static List<String> controllerArgs(List<HasMetadata> objects) {
+        return objects.stream().filter(Deployment.class::isInstance).map(Deployment.class::cast)
+                .filter(d -> d.getMetadata().getName().equals("elastic-gpu-controller")).findFirst().orElseThrow()
+                .getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs();
+    }
+
+    private static List<Container> containers(HasMetadata object) {
+        PodSpec spec = switch (object) {
+            case Deployment d -> d.getSpec().getTemplate().getSpec();
+            case DaemonSet d -> d.getSpec().getTemplate().getSpec();
+            default -> null;
+        };
+        return spec == null ? List.of() : spec.getContainers();
+    }
+
+    /** {@code egpu COMMAND --help}, from the jar the image is built from. */
+    private static String help(String command) {
+        try {
+            return run(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                    EgpuProcess.jar().toString(), command, "--help");
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String helm() throws IOException, InterruptedException {
+        return run(DEPLOY.resolve("bin/build-helm").toString(), "--print-path");
+    }
+
+    /** The Kubernetes version check-chart renders for (e2e/versions.env). */
+    private static String kubeVersion() throws IOException {
+        return Files.readAllLines(DEPLOY.resolveSibling("e2e").resolve("versions.env")).stream()
+                .filter(l -> l.startsWith("KUBERNETES_VERSION=")).map(l -> l.substring("KUBERNETES_VERSION=".length()))
+                .findFirst().orElseThrow();
     }
 
     /** Applies the CRDs for real, then dry-runs the rest; answers "kind namespace/name: message" per rejection. */

@@ -42,6 +42,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,7 +59,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the real apiserver, {@code egpu node-agent} runs as a process with a token of the chart's ServiceAccount against
  * kubelet's own device manager (device-plugin mode) or as a DRA driver whose claims the real kube-scheduler allocates,
  * through a life that touches every path: start, admissions, an Xid, SIGKILL and restart, a hand edit of what it
- * publishes. The apiserver's audit log then says what it called: every verb granted was used, none refused.
+ * publishes, and, with isolation by MPS (the node module's stand-in {@code nvidia-cuda-mps-control}, no GPU needed), a
+ * share's daemon that dies and is started again, which the agent tells as a Warning event about the pod or claim
+ * holding the share (events create). The apiserver's audit log then says what it called: every verb granted was used,
+ * none refused.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class NodeAgentRbacE2E {
@@ -71,6 +75,10 @@ class NodeAgentRbacE2E {
               - {model: Tesla T4, memoryMiB: 15360, count: 2}
             """;
 
+    /** The node module's stand-in for NVIDIA's nvidia-cuda-mps-control (same command line, pid file and commands). */
+    private static final Path MPS_STAND_IN = RenderedChart.DEPLOY.toAbsolutePath().getParent()
+            .resolve("node/src/test/resources/mps/nvidia-cuda-mps-control");
+
     @TempDir
     Path dir;
 
@@ -81,11 +89,13 @@ class NodeAgentRbacE2E {
         KubernetesClient client = cluster.client();
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dp", 2, "Tesla-T4", 15_360))).getFirst();
         Path yaml = Files.writeString(dir.resolve("node.yaml"), CARDS);
+        Path mps = dir.resolve("mps");
         try (KubeletDriver kubelet = KubeletDriver.start(driver())) {
-            List<String> args = List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
+            List<String> args = new ArrayList<>(List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
                     "--backend", "simulated", "--simulated-gpus", yaml.toString(),
                     "--device-plugin-dir", kubelet.pluginDir().toString(),
-                    "--pod-resources-socket", kubelet.podResourcesSocket().toString(), "--memory-block-mib", "64");
+                    "--pod-resources-socket", kubelet.podResourcesSocket().toString(), "--memory-block-mib", "64"));
+            args.addAll(isolation(mps));
             ManagedProcess agent = start(cluster, args, "dp-1");
             kubelet.await(ResourceNames.GPU_MEMORY, 2 * 15_360 / 64, WAIT);
             String uuid = await().atMost(WAIT).until(() -> cardUuid(client, node, 1), u -> u != null);
@@ -95,6 +105,9 @@ class NodeAgentRbacE2E {
             assertThat(kubelet.admit(first)).isInstanceOf(Admission.Admitted.class);
             await().atMost(WAIT).until(() -> Annotations.PHASE_ALLOCATED.equals(
                     pods.withName("first").get().getMetadata().getAnnotations().get(Annotations.PHASE)));
+            // The share's MPS daemon dies: the agent starts it again and tells the pod's events.
+            killDaemons(mps);
+            awaitWarning(client, cluster.namespace(), "Pod", "first");
 
             Files.writeString(events(yaml), "xid 0 79\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             await().atMost(WAIT).until(() -> !inventory(client, node).cards().getFirst().healthy());
@@ -109,6 +122,8 @@ class NodeAgentRbacE2E {
             await().atMost(WAIT).until(() -> Annotations.PHASE_ALLOCATED.equals(
                     pods.withName("second").get().getMetadata().getAnnotations().get(Annotations.PHASE)));
             agent.stop(Duration.ofSeconds(10));
+        } finally {
+            killDaemons(mps); // they outlive the agent by design
         }
         ChartRbac.assertLeastPrivilege("node agent (device plugin)", rbac.grants(),
                 ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
@@ -124,10 +139,24 @@ class NodeAgentRbacE2E {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dra", 2, "Tesla-T4", 15_360))).getFirst();
         Path yaml = Files.writeString(dir.resolve("node.yaml"), CARDS);
         Path plugin = dir.resolve("plugin");
-        List<String> args = List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
+        Path mps = dir.resolve("mps");
+        List<String> args = new ArrayList<>(List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
                 "--backend", "simulated", "--simulated-gpus", yaml.toString(), "--api", "dra",
                 "--dra-plugin-dir", plugin.toString(), "--plugin-registration-dir", dir.resolve("registry").toString(),
-                "--cdi-dir", dir.resolve("cdi").toString());
+                "--cdi-dir", dir.resolve("cdi").toString()));
+        args.addAll(isolation(mps));
+        try {
+            draLife(cluster, args, node, yaml, plugin, mps);
+        } finally {
+            killDaemons(mps); // they outlive the agent by design
+        }
+        ChartRbac.assertLeastPrivilege("node agent (DRA)", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
+    }
+
+    /** The DRA agent's life, from start to a restart after a crash. */
+    private void draLife(TestCluster cluster, List<String> args, String node, Path yaml, Path plugin, Path mps)
+            throws Exception {
+        KubernetesClient client = cluster.client();
         ManagedProcess agent = start(cluster, args, "dra-1");
         var slices = client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node));
         await().atMost(WAIT).until(() -> slices.get() != null);
@@ -146,6 +175,9 @@ class NodeAgentRbacE2E {
             var kubelet = DRAPluginGrpc.newBlockingStub(channel);
             var prepared = kubelet.nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(ref).build());
             assertThat(prepared.getClaimsMap().get(ref.getUid()).getError()).isEmpty();
+            // The claim's MPS daemon dies: the agent starts it again and tells the claim's events.
+            killDaemons(mps);
+            awaitWarning(client, cluster.namespace(), "ResourceClaim", "shared");
             kubelet.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(ref).build());
         } finally {
             channel.shutdownNow();
@@ -165,8 +197,44 @@ class NodeAgentRbacE2E {
         agent = start(cluster, args, "dra-2");
         await().atMost(WAIT).until(() -> slices.get() != null);
         agent.stop(Duration.ofSeconds(10));
+    }
 
-        ChartRbac.assertLeastPrivilege("node agent (DRA)", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
+    /** Isolation by MPS with the stand-in control program, its shares under {@code root}. */
+    private List<String> isolation(Path root) throws Exception {
+        Path program = Files.createDirectories(dir.resolve("mps-bin")).resolve("nvidia-cuda-mps-control");
+        Files.copy(MPS_STAND_IN, program, StandardCopyOption.REPLACE_EXISTING);
+        assertThat(program.toFile().setExecutable(true)).isTrue();
+        return List.of("--isolation", "mps", "--mps-control", program.toString(), "--mps-root", root.toString());
+    }
+
+    /** Ends every share's control daemon under {@code root} (each share's pipe/ holds its pid file). */
+    private static void killDaemons(Path root) throws Exception {
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (var shares = Files.list(root)) {
+            for (Path share : shares.toList()) {
+                Path pidFile = share.resolve("pipe").resolve("nvidia-cuda-mps-control.pid");
+                if (Files.isRegularFile(pidFile)) {
+                    String pid = Files.readString(pidFile).strip();
+                    if (!pid.isEmpty()) {
+                        ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Waits for the agent's Warning event that the share of {@code kind name} had its MPS daemon started again. */
+    private static void awaitWarning(KubernetesClient client, String namespace, String kind, String name) {
+        await().atMost(WAIT).untilAsserted(() -> assertThat(client.v1().events().inNamespace(namespace).list().getItems())
+                .anySatisfy(e -> {
+                    assertThat(e.getType()).isEqualTo("Warning");
+                    assertThat(e.getReason()).isEqualTo("GpuShareDaemonRestarted");
+                    assertThat(e.getInvolvedObject().getKind()).isEqualTo(kind);
+                    assertThat(e.getInvolvedObject().getName()).isEqualTo(name);
+                    assertThat(e.getSource().getComponent()).isEqualTo("elastic-gpu-node-agent");
+                }));
     }
 
     /** {@code egpu node-agent ARGS} as a process, ready once it answers /healthz. */

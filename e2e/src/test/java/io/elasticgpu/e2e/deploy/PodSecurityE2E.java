@@ -30,8 +30,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Every pod the chart makes, sent to the real kube-apiserver as a Pod (dry run) in a namespace that enforces the
  * {@code restricted} Pod Security Standard: all pass but the two that state why they cannot, and those are refused
  * for exactly the reasons stated (README, "Install with Helm"): the node agent mounts kubelet's device-plugin and
- * pod-resources directories and runs as root to use their sockets; the extender beside the default scheduler runs on
- * the host network, so that only that host reaches its verbs.
+ * pod-resources directories and runs as root to use their sockets, and is in the host's PID namespace to attribute
+ * GPU processes to pods (nodeAgent.usage, on by default); with isolation mps it is privileged besides (it starts MPS
+ * daemons in the host's namespaces); the extender beside the default scheduler runs on the host network, so that only
+ * that host reaches its verbs.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class PodSecurityE2E {
@@ -43,9 +45,16 @@ class PodSecurityE2E {
             "allowPrivilegeEscalation != false", "unrestricted capabilities", "runAsNonRoot != true", "runAsUser=0",
             "seccompProfile");
 
-    /** Kubelet's sockets: their directories from the host, and root to use them. */
-    private static final String[] NODE_AGENT = {"restricted volume types", "use restricted volume type \"hostPath\"",
-        "runAsNonRoot != true"};
+    /** Kubelet's sockets: their directories from the host, and root to use them; hostPID, for usage by process. */
+    private static final String[] NODE_AGENT = {"host namespaces", "hostPID=true", "restricted volume types",
+        "use restricted volume type \"hostPath\"", "runAsNonRoot != true"};
+    /**
+     * With isolation mps (all-options), besides: privileged, which also leaves privilege escalation, capabilities and
+     * seccomp to the runtime's defaults for privileged containers (all allowed, unconfined).
+     */
+    private static final String[] NODE_AGENT_MPS = {"host namespaces", "hostPID=true", "privileged",
+        "allowPrivilegeEscalation != false", "unrestricted capabilities", "restricted volume types",
+        "use restricted volume type \"hostPath\"", "runAsNonRoot != true", "seccompProfile"};
 
     @BeforeAll
     static void render() throws Exception {
@@ -53,7 +62,7 @@ class PodSecurityE2E {
     }
 
     @Test
-    void withTheDefaultValuesOnlyTheNodeAgentIsOutsideRestrictedForItsHostDirectoriesAndRoot(TestCluster cluster) {
+    void withTheDefaultValuesOnlyTheNodeAgentIsOutsideRestrictedForItsHostDirectoriesRootAndHostPid(TestCluster cluster) {
         Map<String, String> refused = refusals(cluster.client(), "defaults", "pss-defaults");
 
         assertThat(refused.keySet()).containsExactly("DaemonSet elastic-gpu-node-agent");
@@ -66,7 +75,7 @@ class PodSecurityE2E {
 
         assertThat(refused.keySet()).containsExactly("DaemonSet elastic-gpu-extender", "DaemonSet elastic-gpu-node-agent");
         assertViolates(refused.get("DaemonSet elastic-gpu-extender"), "host namespaces", "hostPort");
-        assertViolates(refused.get("DaemonSet elastic-gpu-node-agent"), NODE_AGENT);
+        assertViolates(refused.get("DaemonSet elastic-gpu-node-agent"), NODE_AGENT_MPS);
     }
 
     private static void assertViolates(String refusal, String... checks) {

@@ -7,7 +7,9 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
+import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
@@ -34,7 +36,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The admission webhook in-process on 127.0.0.1, called by the real kube-apiserver through the
  * MutatingWebhookConfiguration it registers (URL and CA bundle): pods naming a claim get its resources or are
- * refused with the webhook's message; with the webhook down, only pods naming a claim are refused.
+ * refused with the webhook's message; with the webhook down, only pods naming a claim are refused. With isolation by
+ * MPS, pods asking a share MPS cannot divide among their processes are refused (the shares webhook's CEL match
+ * condition, which the apiserver compiles and evaluates, sends them); with the webhook down they are admitted.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class WebhookE2E {
@@ -131,5 +135,69 @@ class WebhookE2E {
             pod.editMetadata().addToAnnotations("elasticgpu.io/egpuc-main", claim).endMetadata();
         }
         return pod.build();
+    }
+
+    @Test
+    void withMpsAPodAskingAShareMpsCannotDivideIsRefusedAndTheOthersAreCreated(TestCluster cluster) {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        try (AdmissionWebhook webhook = AdmissionWebhook.start(client, WebhookConfig.forUrl(
+                new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1))
+                .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodGpuRequests.Units.DEFAULT)))) {
+            // 10 milli / 10 / 2 processes = 0.5 %: refused, once the apiserver calls the new configuration.
+            String refused = refusedOnceTheApiserverCallsTheWebhook(client, ns);
+            assertThat(refused).contains("admission webhook \"shares.elasticgpu.io\" denied the request: pod %s/thin-"
+                    .formatted(ns)).contains(": container main asks a GPU slice that CUDA MPS cannot hold (this cluster"
+                    + " holds slices to their shares with MPS): a compute share of 1 % cannot be divided among 2"
+                    + " processes (MPS limits each process to whole percent); ask for at least 2 % or lower"
+                    + " elasticgpu.io/gpu-processes");
+
+            // 300 / 10 / 2 = 15 % each: created as it was written.
+            Pod created = client.pods().inNamespace(ns).resource(slicePod("wide", "30", "2")).create();
+            assertThat(created.getSpec().getContainers().getFirst().getResources().getLimits())
+                    .containsEntry(ResourceNames.GPU_CORE, new Quantity("30"));
+            // Whole cards never go through MPS, and a pod asking no GPU is not even sent.
+            client.pods().inNamespace(ns).resource(new PodBuilder(slicePod("whole", "30", "48")).editSpec()
+                    .editFirstContainer().editResources().withLimits(Map.of(ResourceNames.GPU, new Quantity("1")))
+                    .endResources().endContainer().endSpec().build()).create();
+            client.pods().inNamespace(ns).resource(pod("plain-mps", null)).create();
+            // A bad process count is refused on a slice whatever the isolation.
+            assertThatThrownBy(() -> client.pods().inNamespace(ns).resource(slicePod("zero", "30", "0")).create())
+                    .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                        assertThat(e.getCode()).isEqualTo(400);
+                        assertThat(e.getMessage()).contains(("pod %s/zero: annotation elasticgpu.io/gpu-processes must"
+                                + " be a whole number 1..48 (how many CUDA processes share the GPU share), was \"0\"")
+                                .formatted(ns));
+                    });
+        }
+        // failurePolicy Ignore: with the webhook down the node agent is left to refuse it.
+        Pod admitted = client.pods().inNamespace(ns).resource(slicePod("thin-down", "1", "2")).create();
+        assertThat(admitted.getMetadata().getUid()).isNotBlank();
+    }
+
+    /** Creates pods asking 1 % among 2 processes (a new name each try) until the webhook refuses one; its message. */
+    private static String refusedOnceTheApiserverCallsTheWebhook(KubernetesClient client, String ns) {
+        AtomicInteger tries = new AtomicInteger();
+        return org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
+                .until(() -> {
+                    String name = "thin-" + tries.incrementAndGet();
+                    try {
+                        Pod created = client.pods().inNamespace(ns).resource(slicePod(name, "1", "2")).create();
+                        client.pods().inNamespace(ns).resource(created).withGracePeriod(0).delete();
+                        return null;
+                    } catch (KubernetesClientException e) {
+                        assertThat(e.getCode()).isEqualTo(400);
+                        return e.getMessage();
+                    }
+                }, message -> message != null);
+    }
+
+    /** A pod whose container main asks {@code core} % of a card and 4096 MiB, run by {@code processes} processes. */
+    private static Pod slicePod(String name, String core, String processes) {
+        return new PodBuilder(pod(name, null)).editMetadata().addToAnnotations("elasticgpu.io/gpu-processes", processes)
+                .endMetadata().editSpec().editFirstContainer().withNewResources()
+                .addToLimits(ResourceNames.GPU_CORE, new Quantity(core))
+                .addToLimits(ResourceNames.GPU_MEMORY, new Quantity("4096")).endResources().endContainer().endSpec()
+                .build();
     }
 }
