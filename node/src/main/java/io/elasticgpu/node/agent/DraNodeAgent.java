@@ -66,11 +66,8 @@ public final class DraNodeAgent implements AutoCloseable {
         metrics.watchCards(hardware, health);
         ContainerEnvironment env = new ContainerEnvironment(config.aliyunUnitMib());
         this.mps = config.isolation().mode() == IsolationConfig.Mode.MPS
-                ? Optional.of(MpsIsolation.start(config.isolation(), hardware, backend, clock, (share, reason, message) -> {
-                    metrics.isolationEvent(reason);
-                    String[] claim = share.holder().split("/"); // namespace/claim
-                    cluster.warn("ResourceClaim", claim[0], claim[1], reason, message);
-                }))
+                ? Optional.of(MpsIsolation.start(config.isolation(), hardware, backend, clock,
+                        new IsolationNotices(metrics, cluster::warn, true, cluster::podViews)))
                 : Optional.empty();
         this.preparation = new ClaimPreparation(cluster.claims(hardware), Checkpoint.open(dra.checkpoint()),
                 new CdiSpecs(dra.cdiDir()), hardware, new DeviceCatalog(hardware, List.of()), env, config.nodeName(),

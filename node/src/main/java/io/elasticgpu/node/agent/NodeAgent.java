@@ -150,11 +150,8 @@ public final class NodeAgent implements AutoCloseable {
             throw new IllegalArgumentException("--isolation mps holds slices to their shares; it needs --mode slices (replicas"
                     + " have no share to hold)");
         }
-        MpsIsolation.Notices notices = (share, reason, message) -> {
-            metrics.isolationEvent(reason);
-            String[] holder = share.holder().split("/"); // namespace/pod/container
-            cluster.warn("Pod", holder[0], holder[1], reason, "container %s: %s".formatted(holder[2], message));
-        };
+        MpsIsolation.Notices notices = new IsolationNotices(metrics, cluster::warn, false,
+                () -> cluster.pods().pods().stream().map(NodeAgent::view).toList());
         MpsIsolation m = MpsIsolation.start(config.isolation(), hardware, backend, clock, notices);
         m.heldBy(() -> heldByKubelet(kubelet.list()));
         metrics.watchDaemons(() -> m.daemons().daemons().size());

@@ -41,6 +41,10 @@ public final class MpsIsolation implements AutoCloseable {
         /** A share's daemon was started again, or a process of it ended. */
         void warn(MpsShare share, String reason, String message);
 
+        /** A process used a card held through MPS outside MPS (a pod's is ended; the host's only reported). */
+        default void bypassed(MpsWatchdog.Bypass bypass) {
+        }
+
         Notices NONE = (share, reason, message) -> {
         };
     }
@@ -155,6 +159,9 @@ public final class MpsIsolation implements AutoCloseable {
                 notices.warn(e.share(), "GpuShareProcessEnded", ("a CUDA process (pid %d) beyond the %d the share allows"
                         + " was ended by %s; set annotation %s to the number of CUDA processes the pod runs")
                         .formatted(e.pid(), e.share().limits().processes(), e.how(), MpsLimits.PROCESSES_ANNOTATION));
+            }
+            for (MpsWatchdog.Bypass b : watchdog.bypasses()) {
+                notices.bypassed(b);
             }
             if (++rounds % RETAIN_EVERY == 0) {
                 daemons.retain(held.get());

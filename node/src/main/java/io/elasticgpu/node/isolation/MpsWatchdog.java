@@ -3,9 +3,11 @@ package io.elasticgpu.node.isolation;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.GpuProcess;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.discovery.ProcessOwner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,7 +23,13 @@ import java.util.Set;
  * share's daemon for its clients only when NVML shows the set of processes on the share's cards changed since the
  * last round, and ends the youngest clients beyond the count with MPS's {@code terminate_client} (or, where the
  * daemon refuses that, by killing the process). It also remembers which share each MPS server and client belongs to,
- * for the usage monitor. Not thread-safe: one round at a time, from the agent's isolation loop.
+ * for the usage monitor.
+ *
+ * <p>It also ends a pod's process that uses a card held through MPS without going through MPS: cards share through
+ * several daemons only in compute mode DEFAULT, where CUDA runs a process whose {@code CUDA_MPS_PIPE_DIRECTORY}
+ * leads to no daemon as a plain process with no limit at all. On such a card every process must be one of this
+ * agent's MPS servers or clients; a process of a pod (its cgroup says so) that is neither is killed. A process of
+ * the host is only reported. Not thread-safe: one round at a time, from the agent's isolation loop.
  */
 public final class MpsWatchdog {
 
@@ -35,20 +43,37 @@ public final class MpsWatchdog {
     public record ShareProcess(MpsShare share, boolean server) {
     }
 
+    /** A process on a card held through MPS that is none of its daemons' servers or clients. */
+    public record Bypass(int card, long pid, java.util.Optional<ProcessOwner> owner, String how) {
+    }
+
     private final MpsDaemons daemons;
     private final GpuBackend gpus;
     private final Map<String, Integer> cardByUuid = new HashMap<>();
     private final Map<String, Set<Long>> seen = new HashMap<>(); // share key -> pids NVML showed on its cards
     private Map<Long, ShareProcess> owners = Map.of();           // server and client pids -> their share
+    private final Path proc;
+    private final Set<Long> reported = new HashSet<>();         // host processes already reported as bypassing
+    private Set<Long> suspects = Set.of();                      // pods' processes seen outside MPS once
+    private List<Bypass> bypasses = List.of();
 
     public MpsWatchdog(MpsDaemons daemons, GpuBackend gpus, Hardware hardware) {
+        this(daemons, gpus, hardware, Path.of("/proc"));
+    }
+
+    /** @param proc the host's {@code /proc}, where a process's cgroup says which pod it belongs to */
+    public MpsWatchdog(MpsDaemons daemons, GpuBackend gpus, Hardware hardware, Path proc) {
         this.daemons = daemons;
         this.gpus = gpus;
+        this.proc = proc;
         hardware.gpus().forEach(g -> cardByUuid.put(g.uuid(), g.index()));
     }
 
     /** One round; returns the processes it ended. */
     public List<Ended> enforce() {
+        if (!suspects.isEmpty()) {
+            seen.clear(); // ask every daemon again before ending a suspect: it may have just connected
+        }
         Map<Integer, Set<Long>> onCard = new HashMap<>();
         List<Ended> ended = new ArrayList<>();
         Map<Long, ShareProcess> nextOwners = new HashMap<>(owners);
@@ -86,7 +111,51 @@ public final class MpsWatchdog {
         seen.keySet().retainAll(current);
         nextOwners.values().removeIf(p -> !current.contains(p.share().key()));
         owners = Map.copyOf(nextOwners);
+        bypasses = bypasses(onCard);
         return ended;
+    }
+
+    /** The processes the last round found on cards held through MPS outside MPS (pods' ones it killed). */
+    public List<Bypass> bypasses() {
+        return bypasses;
+    }
+
+    /**
+     * A pod's process outside MPS is ended the second round in a row it is seen so (the first may catch a client
+     * between connecting and its daemon's next answer).
+     */
+    private List<Bypass> bypasses(Map<Integer, Set<Long>> onCard) {
+        List<Bypass> out = new ArrayList<>();
+        Set<Long> hostSeen = new HashSet<>();
+        Set<Long> nextSuspects = new HashSet<>();
+        onCard.forEach((card, pids) -> {
+            for (long pid : pids) {
+                if (owners.containsKey(pid)) {
+                    continue;
+                }
+                var owner = ProcessOwner.of(proc, pid);
+                if (owner.isEmpty()) {
+                    hostSeen.add(pid);
+                    if (reported.add(pid)) {
+                        LOG.warn("card {} is held through MPS, but host process {} uses it outside MPS; not ended", card, pid);
+                        out.add(new Bypass(card, pid, owner, "not ended (a process of the host)"));
+                    }
+                    continue;
+                }
+                if (!suspects.contains(pid)) {
+                    nextSuspects.add(pid);
+                    continue;
+                }
+                boolean killed = ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false);
+                String how = killed ? "SIGKILL" : "not ended: the process is not visible to the agent (is it in the host's pid namespace?)";
+                LOG.warn("card {} is held through MPS; process {} of pod {} used it outside MPS (no daemon of its share served"
+                        + " it): {}", card, pid, owner.get().podUid(), how);
+                out.add(new Bypass(card, pid, owner, how));
+            }
+        });
+        reported.retainAll(hostSeen);
+        suspects = nextSuspects;
+        return out;
     }
 
     /** The share each MPS server and client pid belonged to at the last round. */

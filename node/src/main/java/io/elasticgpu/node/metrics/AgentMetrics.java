@@ -40,8 +40,9 @@ public final class AgentMetrics {
             .labelNames("resource", "outcome").register(registry);
     private final Counter isolationEvents = Counter.builder().name("egpu_node_agent_isolation_events_total")
             .help("What holding shares to their limits did: GpuShareDaemonRestarted (an MPS daemon started again),"
-                    + " GpuShareProcessEnded (a CUDA process beyond its share's count ended), GpuShareExceeded (a"
-                    + " container used more than its share)")
+                    + " GpuShareProcessEnded (a CUDA process beyond its share's count ended), GpuShareBypassed (a"
+                    + " process used a card held through MPS outside MPS), GpuShareExceeded (a container used more"
+                    + " than its share)")
             .labelNames("reason").register(registry);
     private volatile Supplier<Integer> mpsDaemons = () -> 0;
     private volatile NodeUsage usage;

@@ -7,6 +7,7 @@ import io.elasticgpu.node.discovery.DiscoveryException;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.GpuProcess;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.discovery.ProcessOwner;
 import io.elasticgpu.node.discovery.ProcessUtilization;
 import io.elasticgpu.node.isolation.MpsWatchdog.ShareProcess;
 import org.slf4j.Logger;

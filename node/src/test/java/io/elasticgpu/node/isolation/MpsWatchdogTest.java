@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -101,6 +102,62 @@ class MpsWatchdogTest {
             assertThat(watchdog.enforce()).isEmpty();
 
             assertThat(MpsStandIn.commands(dirs)).hasSize(asked); // the same processes on the card: the daemon is not asked
+        }
+    }
+
+    @Test
+    void aPodsProcessOnTheCardOutsideMpsIsEndedTheSecondRoundItIsSeenAndAHostsIsOnlyReported() throws IOException {
+        Path proc = dir.resolve("proc");
+        daemons.ensure(SHARE);
+        long bypassing = client(); // a process of a pod whose CUDA_MPS_PIPE_DIRECTORY led to no daemon
+        long host = client();
+        Files.createDirectories(proc.resolve(Long.toString(bypassing)));
+        Files.writeString(proc.resolve(Long.toString(bypassing)).resolve("cgroup"),
+                "0::/kubepods/burstable/pod0b3f6a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b/" + "c".repeat(64) + "\n");
+        Files.createDirectories(proc.resolve(Long.toString(host)));
+        Files.writeString(proc.resolve(Long.toString(host)).resolve("cgroup"), "0::/system.slice/some.service\n");
+        NvmlStub.configure(CARD_LINE + "process 0 %d 30000 compute\nprocess 0 %d 500 compute\n".formatted(bypassing, host));
+
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            MpsWatchdog watchdog = new MpsWatchdog(daemons, nvml, nvml.discover(), proc);
+            watchdog.enforce();
+            assertThat(watchdog.bypasses()).singleElement().satisfies(b -> {
+                assertThat(b.pid()).isEqualTo(host);
+                assertThat(b.how()).isEqualTo("not ended (a process of the host)");
+            });
+            assertThat(ProcessHandle.of(bypassing)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
+
+            watchdog.enforce();
+
+            assertThat(watchdog.bypasses()).singleElement().satisfies(b -> {
+                assertThat(b.pid()).isEqualTo(bypassing);
+                assertThat(b.how()).isEqualTo("SIGKILL");
+                assertThat(b.owner()).hasValueSatisfying(o -> assertThat(o.podUid()).isEqualTo("0b3f6a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"));
+            });
+            org.awaitility.Awaitility.await().until(() -> ProcessHandle.of(bypassing).map(h -> !h.isAlive()).orElse(true));
+            assertThat(ProcessHandle.of(host)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
+        }
+    }
+
+    @Test
+    void anMpsClientOfTheShareIsNeverTakenForABypass() throws IOException {
+        Path proc = dir.resolve("proc");
+        MpsDirs dirs = daemons.ensure(SHARE);
+        long client = client();
+        Files.createDirectories(proc.resolve(Long.toString(client)));
+        Files.writeString(proc.resolve(Long.toString(client)).resolve("cgroup"),
+                "0::/kubepods/burstable/pod0b3f6a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b/" + "c".repeat(64) + "\n");
+        MpsStandIn.serve(dirs, 7003, client);
+        NvmlStub.configure(CARD_LINE + "process 0 7003 66 mps\nprocess 0 %d 1000 both\n".formatted(client));
+
+        try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
+            MpsWatchdog watchdog = new MpsWatchdog(daemons, nvml, nvml.discover(), proc);
+            for (int i = 0; i < 3; i++) {
+                watchdog.enforce();
+                // the server (7003) is the share's; a pid of no process and no pod cgroup, it is not a bypass either
+                assertThat(watchdog.bypasses()).isEmpty();
+            }
+            assertThat(ProcessHandle.of(client)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
         }
     }
 

@@ -1,4 +1,4 @@
-package io.elasticgpu.node.usage;
+package io.elasticgpu.node.discovery;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

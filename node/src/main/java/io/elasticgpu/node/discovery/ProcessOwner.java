@@ -1,4 +1,4 @@
-package io.elasticgpu.node.usage;
+package io.elasticgpu.node.discovery;
 
 import java.io.IOException;
 import java.nio.file.Files;
