@@ -153,20 +153,23 @@ public final class NodeAgent implements AutoCloseable {
         MpsIsolation.Notices notices = new IsolationNotices(metrics, cluster::warn, false,
                 () -> cluster.pods().pods().stream().map(NodeAgent::view).toList());
         MpsIsolation m = MpsIsolation.start(config.isolation(), hardware, backend, clock, notices);
-        m.heldBy(() -> heldByKubelet(kubelet.list()));
+        m.heldBy(() -> held(kubelet.list(), cluster.pods().pods()));
         metrics.watchDaemons(() -> m.daemons().daemons().size());
         return Optional.of(m);
     }
 
     /**
-     * Whether kubelet still records the container a device-plugin share was answered for: a share's {@code held} is
-     * its answer's first resource and smallest device id ({@link Grant#handout}), which kubelet keeps in its records
-     * for as long as the container lives.
+     * Whether a device-plugin share is still held: kubelet still records its container (a share's {@code held} is its
+     * answer's first resource and smallest device id, {@link Grant#handout}, which kubelet keeps in its records while
+     * the container lives), or the API still shows its holder's pod holding cards on this node. Either is enough, so
+     * that a kubelet restarting (its records briefly empty) ends no daemon a running pod uses.
      */
-    static Predicate<MpsShare> heldByKubelet(Map<ContainerKey, Map<String, List<String>>> records) {
+    static Predicate<MpsShare> held(Map<ContainerKey, Map<String, List<String>>> records, List<NodePod> pods) {
         Set<String> held = new HashSet<>();
         records.values().forEach(byResource -> byResource.forEach((resource, ids) -> ids.forEach(id -> held.add(resource + " " + id))));
-        return share -> held.contains(share.held());
+        Set<String> alive = new HashSet<>();
+        pods.forEach(p -> alive.add(p.namespace() + "/" + p.name() + "/"));
+        return share -> held.contains(share.held()) || alive.stream().anyMatch(share.holder()::startsWith);
     }
 
     /** A grant's MPS daemon, with the process count its pod declares; empty for grants of no answer of this run. */

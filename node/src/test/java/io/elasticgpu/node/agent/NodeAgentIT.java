@@ -152,6 +152,9 @@ class NodeAgentIT {
         clock.advance(MpsIsolation.GRACE.plusSeconds(1));
         assertThat(isolation.retainNow()).as("kubelet still lists the container").isEmpty();
         kubelet.remove(train.getMetadata().getUid());
+        assertThat(isolation.retainNow()).as("the API still shows the pod holding its cards (a kubelet restarting lists"
+                + " nothing for a moment)").isEmpty();
+        cluster.pods.remove(train);
         assertThat(isolation.retainNow()).hasSize(1);
         assertThat(daemons.daemons()).isEmpty();
         assertThat(dirs.share()).doesNotExist();
