@@ -13,15 +13,19 @@ import java.util.List;
 
 /**
  * Where the kubelet-driver program is, or why there is none. Found from the system property {@value #PROPERTY}, else
- * built if needed and located by {@code node/kubelet-driver/build --print-path}, which prints the build's progress
- * to stderr (a cold build compiles kubelet packages for minutes; later ones find the binary in the cache).
+ * built if needed and located by {@code bench/peers/kubelet-driver/build --print-path} (the lab keeps its peers, and the
+ * driver is one: it is no part of the shipped node module), which prints the build's progress to stderr (a cold build
+ * compiles kubelet packages for minutes; later ones find the binary in the cache). The build's Maven configuration
+ * passes the script as {@value #SCRIPT_PROPERTY}.
  */
 public sealed interface DriverBinary {
 
     /** A kubelet-driver binary to use instead of building one. */
     String PROPERTY = "egpu.kubelet.driver";
-    /** The build script, when the working directory is neither the node module nor the repository root. */
+    /** The build script; without it, looked for from the working directory (a module's or the repository root). */
     String SCRIPT_PROPERTY = "egpu.kubelet.driver.build";
+    /** Where the build script is in the repository. */
+    String SCRIPT = "bench/peers/kubelet-driver/build";
     /** The build script's exit status when the binary must be built and Go is not installed. */
     int GO_MISSING = 3;
 
@@ -57,7 +61,7 @@ public sealed interface DriverBinary {
             Path path = Path.of(configured);
             if (!Files.isExecutable(path)) {
                 throw new IllegalStateException(
-                        "-D%s=%s: no executable there; build one with node/kubelet-driver/build --print-path"
+                        "-D%s=%s: no executable there; build one with bench/peers/kubelet-driver/build --print-path"
                                 .formatted(PROPERTY, configured));
             }
             return new Found(path);
@@ -69,10 +73,10 @@ public sealed interface DriverBinary {
         String configured = System.getProperty(SCRIPT_PROPERTY, "");
         Path cwd = Path.of("").toAbsolutePath();
         List<Path> candidates = configured.isBlank()
-                ? List.of(cwd.resolve("kubelet-driver/build"), cwd.resolve("node/kubelet-driver/build"))
+                ? List.of(cwd.resolve(SCRIPT), cwd.resolveSibling(SCRIPT))
                 : List.of(Path.of(configured));
         return candidates.stream().filter(Files::isExecutable).findFirst().orElseThrow(() -> new IllegalStateException(
-                "cannot find node/kubelet-driver/build (tried %s); run the tests from the repository or the node module, or set -D%s=<binary> or -D%s=<script>"
+                "cannot find " + SCRIPT + " (tried %s); run the tests from the repository or a module of it, or set -D%s=<binary> or -D%s=<script>"
                         .formatted(candidates, PROPERTY, SCRIPT_PROPERTY)));
     }
 

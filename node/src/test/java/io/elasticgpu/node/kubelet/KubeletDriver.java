@@ -33,8 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kubelet's own device manager and pod-resources server, in a child process ({@code node/kubelet-driver}), for a
- * device plugin to register with and be allocated from exactly as on a node. The device manager listens on
+ * Kubelet's own device manager and pod-resources server, in a child process ({@code bench/peers/kubelet-driver}),
+ * for a device plugin to register with and be allocated from exactly as on a node. The device manager listens on
  * {@link #kubeletSocket()} in {@link #pluginDir()}, where plugins put their sockets and kubelet its checkpoint; the
  * pod-resources v1 API is on {@link #podResourcesSocket()}. Both live in a temporary directory removed on
  * {@link #close()}.

@@ -1,4 +1,4 @@
-// Not part of upstream Kubernetes. node/kubelet-driver/build adds this one file to the module cache's
+// Not part of upstream Kubernetes. bench/peers/kubelet-driver/build adds this one file to the module cache's
 // k8s.io/kubernetes/pkg/kubelet/cm/devicemanager with `go build -overlay`, so that the driver can run kubelet's
 // device manager on a socket of its choosing: the exported NewManagerImpl always listens on
 // /var/lib/kubelet/device-plugins/kubelet.sock. Every other file of the package is upstream's, unchanged.
