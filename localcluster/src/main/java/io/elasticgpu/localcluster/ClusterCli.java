@@ -2,6 +2,7 @@ package io.elasticgpu.localcluster;
 
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.DetachedCluster;
 import io.elasticgpu.localcluster.demo.DemoCommand;
 
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
@@ -16,7 +17,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import java.util.Properties;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
@@ -47,25 +49,6 @@ public final class ClusterCli {
     abstract static class DirOption {
         @Option(names = "--dir", paramLabel = "DIR", description = "Where the cluster lives (default: e2e/.cluster).")
         Path dir = E2E.resolve(".cluster");
-
-        Properties state() {
-            Path file = dir.resolve("cluster.properties");
-            if (!Files.exists(file)) {
-                throw new IllegalStateException("no cluster in " + dir + "; start one with: e2e/bin/cluster up");
-            }
-            Properties p = new Properties();
-            try (var in = Files.newBufferedReader(file)) {
-                p.load(in);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return p;
-        }
-
-        static boolean alive(Properties state) {
-            return state.stringPropertyNames().stream().filter(k -> k.startsWith("pid."))
-                    .allMatch(k -> ProcessHandle.of(Long.parseLong(state.getProperty(k))).map(ProcessHandle::isAlive).orElse(false));
-        }
     }
 
     @Command(name = "up", mixinStandardHelpOptions = true, description = "Start the control plane and create fake GPU nodes.")
@@ -82,7 +65,7 @@ public final class ClusterCli {
             if (nodes < 0 || nodes > 5000) {
                 throw new IllegalArgumentException("--nodes must be 0..5000, was " + nodes);
             }
-            if (Files.exists(dir.resolve("cluster.properties")) && alive(state())) {
+            if (DetachedCluster.recorded(dir) && DetachedCluster.read(dir).alive()) {
                 throw new IllegalStateException("a cluster is already running in " + dir + "; stop it with: e2e/bin/cluster down");
             }
             long start = System.nanoTime();
@@ -108,16 +91,13 @@ public final class ClusterCli {
     static final class Status extends DirOption implements Callable<Integer> {
         @Override
         public Integer call() {
-            Properties state = state();
-            boolean ok = true;
-            for (String key : state.stringPropertyNames().stream().filter(k -> k.startsWith("pid.")).sorted().toList()) {
-                long pid = Long.parseLong(state.getProperty(key));
-                boolean up = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-                ok &= up;
-                System.out.printf("%-24s pid %-8d %s%n", key.substring(4), pid, up ? "running" : "NOT RUNNING");
+            DetachedCluster cluster = DetachedCluster.read(dir);
+            for (Map.Entry<String, Long> component : new TreeMap<>(cluster.pids()).entrySet()) {
+                boolean up = cluster.running(component.getKey());
+                System.out.printf("%-24s pid %-8d %s%n", component.getKey(), component.getValue(), up ? "running" : "NOT RUNNING");
             }
-            System.out.printf("apiserver: %s%nkubeconfig: %s%n", state.getProperty("server"), state.getProperty("kubeconfig"));
-            return ok ? 0 : 1;
+            System.out.printf("apiserver: %s%nkubeconfig: %s%n", cluster.server(), cluster.kubeconfig());
+            return cluster.alive() ? 0 : 1;
         }
     }
 
@@ -125,9 +105,7 @@ public final class ClusterCli {
     static final class Down extends DirOption implements Callable<Integer> {
         @Override
         public Integer call() throws IOException {
-            Properties state = state();
-            List<Integer> bound = ControlPlane.stopDetached(state);
-            Files.delete(dir.resolve("cluster.properties"));
+            List<Integer> bound = DetachedCluster.read(dir).stop();
             ControlPlane.deleteData(dir);
             if (!bound.isEmpty()) {
                 System.err.println("cluster down: stopped, but ports are still bound: " + bound);

@@ -2,10 +2,6 @@ package io.elasticgpu.localcluster.controlplane;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -25,7 +21,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
@@ -33,7 +28,7 @@ import java.util.stream.Stream;
  * etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, on loopback ports chosen when started,
  * with generated certificates, RBAC and admission webhooks on. {@link #start} returns when every component is
  * ready; {@link #close} stops them all and checks their ports are free again. A JVM shutdown hook stops them too,
- * so a failing or killed test run leaves nothing behind; {@link #detach} hands them over to {@code e2e/bin/cluster}.
+ * so a failing or killed test run leaves nothing behind; {@link #detach} hands them over to {@code e2e/bin/cluster up} ({@link DetachedCluster}).
  */
 public final class ControlPlane implements AutoCloseable {
 
@@ -42,7 +37,6 @@ public final class ControlPlane implements AutoCloseable {
     /** The namespace whose service accounts' requests {@link #auditLog()} records: where the chart installs. */
     public static final String AUDITED_NAMESPACE = "elastic-gpu-system";
     private static final Duration GRACE = Duration.ofSeconds(10);
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     /**
      * @param workDir         where certificates, kubeconfigs, data and logs go
@@ -68,6 +62,7 @@ public final class ControlPlane implements AutoCloseable {
 
     private final Options options;
     private final Credentials credentials;
+    private final ComponentFiles files;
     private final Map<String, Integer> ports = new LinkedHashMap<>();
     private final Map<String, ManagedProcess> processes = new LinkedHashMap<>();
     private final HttpClient probe;
@@ -78,6 +73,7 @@ public final class ControlPlane implements AutoCloseable {
     private ControlPlane(Options options) {
         this.options = options;
         this.credentials = Credentials.create(options.workDir(), InstantSource.system());
+        this.files = new ComponentFiles(options.workDir(), credentials);
         this.probe = HttpClient.newBuilder().sslContext(credentials.adminTls()).connectTimeout(Duration.ofSeconds(2)).build();
     }
 
@@ -103,7 +99,7 @@ public final class ControlPlane implements AutoCloseable {
                 Ports.requireFree(port, component);
                 cp.ports.put(component, port);
             }
-            cp.writeKubeconfigs();
+            cp.files.writeKubeconfigs(cp.kubeconfig(), cp.server());
             cp.startEtcd();
             cp.startApiserver();
             cp.startControllerManager();
@@ -214,34 +210,14 @@ public final class ControlPlane implements AutoCloseable {
 
     /**
      * Leaves the components running after this JVM exits and records how to find them in
-     * {@code <workDir>/cluster.properties}, for {@link #stopDetached}.
+     * {@code <workDir>/cluster.properties} ({@link DetachedCluster}).
      */
-    public void detach() {
+    public DetachedCluster detach() {
         Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        Properties state = new Properties();
-        processes.forEach((name, p) -> state.setProperty("pid." + name, Long.toString(p.pid())));
-        ports.forEach((name, port) -> state.setProperty("port." + name, Integer.toString(port)));
-        state.setProperty("kubeconfig", kubeconfig().toString());
-        state.setProperty("server", server());
-        try (var out = Files.newBufferedWriter(options.workDir().resolve("cluster.properties"))) {
-            state.store(out, "Elastic GPU e2e control plane, started by e2e/bin/cluster");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        DetachedCluster detached = new DetachedCluster(options.workDir(), pids(), ports, server(), kubeconfig());
+        detached.write();
         closed = true;
-    }
-
-    /** Stops the components a detached control plane left running; returns the ports still bound. */
-    public static List<Integer> stopDetached(Properties state) {
-        for (String key : List.of("pid.kwok", "pid.kube-scheduler", "pid.kube-controller-manager", "pid.kube-apiserver",
-                "pid.etcd")) {
-            String pid = state.getProperty(key);
-            if (pid != null) {
-                ProcessHandle.of(Long.parseLong(pid)).ifPresent(h -> ManagedProcess.stop(h, GRACE));
-            }
-        }
-        return state.stringPropertyNames().stream().filter(k -> k.startsWith("port."))
-                .map(k -> Integer.parseInt(state.getProperty(k))).filter(port -> !awaitFree(port)).toList();
+        return detached;
     }
 
     /** Whether the apiserver answers {@code /readyz}. */
@@ -265,7 +241,7 @@ public final class ControlPlane implements AutoCloseable {
             // the hook is running or ran: it stops everything
         }
         stopAll();
-        List<Integer> bound = ports.values().stream().filter(port -> !awaitFree(port)).toList();
+        List<Integer> bound = ports.values().stream().filter(port -> !Ports.awaitFree(port)).toList();
         if (!bound.isEmpty()) {
             throw new IllegalStateException("ports still bound after stopping the control plane: " + bound);
         }
@@ -276,19 +252,6 @@ public final class ControlPlane implements AutoCloseable {
         for (int i = names.size() - 1; i >= 0; i--) {
             processes.remove(names.get(i)).stop(GRACE);
         }
-    }
-
-    private static boolean awaitFree(int port) {
-        return Poll.until(() -> Ports.isFree(port), Duration.ofSeconds(10), Duration.ofMillis(100));
-    }
-
-    private void writeKubeconfigs() {
-        String ca = credentials.caPem();
-        Kubeconfig.write(kubeconfig(), server(), ca, read("admin.crt"), read("admin.key"), "admin");
-        Kubeconfig.write(path("scheduler.kubeconfig"), server(), ca, read("scheduler.crt"), read("scheduler.key"),
-                "system:kube-scheduler");
-        Kubeconfig.write(path("controller-manager.kubeconfig"), server(), ca, read("controller-manager.crt"),
-                read("controller-manager.key"), "system:kube-controller-manager");
     }
 
     private void startEtcd() {
@@ -311,27 +274,10 @@ public final class ControlPlane implements AutoCloseable {
         return options.workDir().resolve("logs").resolve("audit.log");
     }
 
-    private Path auditPolicy() {
-        Path file = options.workDir().resolve("audit-policy.yaml");
-        try {
-            return Files.writeString(file, """
-                    apiVersion: audit.k8s.io/v1
-                    kind: Policy
-                    omitStages: [RequestReceived]
-                    rules:
-                    - level: Metadata
-                      userGroups: ["system:serviceaccounts:%s"]
-                    - level: None
-                    """.formatted(AUDITED_NAMESPACE));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file, e);
-        }
-    }
-
     private void startApiserver() {
         int port = ports.get("kube-apiserver");
         run("kube-apiserver", List.of(bin(options.binaries().kubeApiserver()),
-                "--audit-policy-file=" + auditPolicy(), "--audit-log-path=" + auditLog(),
+                "--audit-policy-file=" + files.auditPolicy(AUDITED_NAMESPACE), "--audit-log-path=" + auditLog(),
                 "--audit-log-maxsize=100", "--audit-log-maxbackup=1",
                 "--etcd-servers=http://127.0.0.1:" + ports.get("etcd"),
                 "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + port,
@@ -374,7 +320,7 @@ public final class ControlPlane implements AutoCloseable {
         schedulerConfigInUse = config;
         int port = ports.get("kube-scheduler");
         String kubeconfig = path("scheduler.kubeconfig").toString();
-        Path effective = schedulerConfig(config, kubeconfig);
+        Path effective = files.schedulerConfig(config, kubeconfig);
         run("kube-scheduler", List.of(bin(options.binaries().kubeScheduler()), "--config=" + effective,
                 "--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig,
                 "--bind-address=127.0.0.1", "--secure-port=" + port,
@@ -383,24 +329,6 @@ public final class ControlPlane implements AutoCloseable {
                 // the cluster replay reads because binds land out of it.
                 "--v=1", "--vmodule=schedule_one=3"),
                 https("https://127.0.0.1:%d/readyz".formatted(port)));
-    }
-
-    /** The given configuration with this control plane's kubeconfig and without leader election (one replica). */
-    private Path schedulerConfig(Path given, String kubeconfig) {
-        try {
-            ObjectNode config = given == null ? YAML.createObjectNode()
-                    .put("apiVersion", "kubescheduler.config.k8s.io/v1").put("kind", "KubeSchedulerConfiguration")
-                    : (ObjectNode) YAML.readTree(given.toFile());
-            config.withObject("clientConnection").put("kubeconfig", kubeconfig);
-            if (!config.withObject("leaderElection").has("leaderElect")) {
-                config.withObject("leaderElection").put("leaderElect", false);
-            }
-            Path out = path("scheduler-config.yaml");
-            YAML.writeValue(out.toFile(), config);
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the scheduler configuration " + given + ": " + e.getMessage(), e);
-        }
     }
 
     private void startKwok() {
@@ -430,10 +358,6 @@ public final class ControlPlane implements AutoCloseable {
 
     private Path path(String name) {
         return options.workDir().resolve(name);
-    }
-
-    private String read(String file) {
-        return credentials.read(credentials.dir().resolve(file));
     }
 
     private static String bin(Path p) {

@@ -3,6 +3,7 @@ package io.elasticgpu.localcluster.controlplane;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 
 /** Loopback ports: a free one, and whether one is free. */
 public final class Ports {
@@ -41,6 +42,11 @@ public final class Ports {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** Whether {@code port} is free within ten seconds (a stopped program's socket may linger briefly). */
+    static boolean awaitFree(int port) {
+        return Poll.until(() -> isFree(port), Duration.ofSeconds(10), Duration.ofMillis(100));
     }
 
     /**
