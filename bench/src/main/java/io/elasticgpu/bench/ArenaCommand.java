@@ -3,8 +3,9 @@ package io.elasticgpu.bench;
 import io.elasticgpu.bench.arena.Arena;
 import io.elasticgpu.bench.arena.ArenaOptions;
 import io.elasticgpu.bench.arena.ArenaReport;
+import io.elasticgpu.bench.arena.Contender;
 import io.elasticgpu.bench.arena.Standing;
-import io.elasticgpu.simulator.trace.TraceFormatException;
+import io.elasticgpu.bench.cluster.ReplayOptions;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -12,42 +13,116 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code bench/run arena}: the options, each contender's run, the table, the chart and the JSON; exit 2 for bad input or
- * a contender that cannot be run (Go or HAMi's source missing), 1 when a contender over-commits a card.
+ * {@code arena}: the options, each contender's run, the table, the chart and the JSON; exit 2 for bad input, 3 for a
+ * contender that cannot be run here (Go or HAMi's source missing), 1 when a contender over-commits a card.
  */
-final class ArenaCommand {
+@Command(name = "arena", mixinStandardHelpOptions = true,
+        header = "The trace through Elastic GPU, HAMi's scheduler and whole cards.", sortOptions = false,
+        description = "The same trace, node list and pod order through each contender, each in a fresh control plane,"
+                + " audited from its own records; a table and the allocation-against-arrival curves.%nContenders:"
+                + " elastic, fgd (or another of our policies; POLICY-hami-names gives it HAMi's pods),"
+                + " hami-binpack-spread (HAMi's default), hami-binpack-binpack (any hami-NODE-GPU of binpack/spread),"
+                + " no-sharing. HAMi's scheduler is built with Go (bench/bin/build-hami).%nWith --report, the table (and"
+                + " --chart) of contenders measured in earlier runs instead.")
+public final class ArenaCommand implements Callable<Integer> {
 
-    private ArenaCommand() {
+    /** cluster-replay's options that make no sense here: each contender brings its own scheduler and names. */
+    private static final List<String> NOT_HERE = List.of("--policy", "--scheduler-config", "--extender-flag", "--api",
+            "--no-baseline");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--contenders", paramLabel = "NAME,NAME,...", order = 0,
+            description = "Who runs, in this order (default: all, ${DEFAULT-VALUE}).",
+            defaultValue = "elastic,fgd,hami-binpack-spread,hami-binpack-binpack,no-sharing")
+    String contenders;
+
+    @Mixin
+    ReplayInput input;
+
+    @Option(names = "--json", paramLabel = "FILE", order = 20, description = "Also write one object per contender as JSON.")
+    Path json;
+
+    @Option(names = "--chart", paramLabel = "FILE.svg|FILE.png", order = 21,
+            description = "Also draw the allocation-against-arrival curves.")
+    Path chart;
+
+    @Option(names = "--report", paramLabel = "A.json[,B.json...]", split = ",", order = 22,
+            description = "Table earlier runs' JSON instead of running: a contender run again on its own joins the"
+                    + " others' table. Takes --chart only.")
+    List<Path> report;
+
+    @Option(names = {"--policy", "--scheduler-config", "--extender-flag", "--api"}, hidden = true)
+    List<String> replayOnly;
+
+    @Option(names = "--no-baseline", hidden = true)
+    boolean noBaseline;
+
+    @Option(names = "--warm-extender", hidden = true)
+    int warmExtender;
+
+    /**
+     * What was asked, checked.
+     *
+     * @throws IllegalArgumentException naming the option to change
+     */
+    public ArenaOptions options() {
+        refuseReplayOnly();
+        List<String> names = List.of(contenders.split(",")).stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("--contenders names none; known: "
+                    + String.join(", ", ArenaOptions.DEFAULT_CONTENDERS));
+        }
+        if (names.stream().distinct().count() < names.size()) {
+            throw new IllegalArgumentException("--contenders names one twice: " + names);
+        }
+        input.check();
+        ReplayOptions replay = new ReplayOptions(input.trace, input.nodes, input.events, input.seed, input.cut, "elastic",
+                input.maxNodes, null, input.clients, false, !input.noGates, List.of(), 0, false, null);
+        return new ArenaOptions(replay, names.stream().map(Contender::of).toList(), json, chart);
     }
 
-    static int run(List<String> args, Path shared) throws Exception {
-        if (!args.isEmpty() && args.getFirst().equals("--report")) {
-            return report(args.subList(1, args.size()));
+    private void refuseReplayOnly() {
+        var parsed = spec.commandLine().getParseResult();
+        if (parsed.hasMatchedOption("--warm-extender")) {
+            throw new IllegalArgumentException("--warm-extender is a cluster-replay option: the arena measures every"
+                    + " contender from a fresh start");
         }
-        ArenaOptions options;
-        try {
-            options = ArenaOptions.parse(args, shared);
-        } catch (IllegalArgumentException e) {
-            System.err.println("arena: " + e.getMessage());
-            System.err.println(ArenaOptions.USAGE);
-            return 2;
+        parsed.originalArgs().stream().map(arg -> arg.split("=", 2)[0]).filter(NOT_HERE::contains).findFirst()
+                .ifPresent(flag -> {
+                    throw new IllegalArgumentException(flag + " is cluster-replay's; the arena gives each contender its"
+                            + " own scheduler and resource names (choose them with --contenders)");
+                });
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (report != null) {
+            return report();
         }
+        ArenaOptions options = options();
         Path repository = Path.of("").toAbsolutePath();
         Path work = repository.resolve("bench/target/arena")
                 .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         List<Standing> standings;
         try {
             standings = Arena.run(options, repository, work, System.err);
-        } catch (TraceFormatException | IllegalArgumentException e) {
-            System.err.println("arena: " + e.getMessage());
-            return 2;
         } catch (IllegalStateException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("HAMi's scheduler cannot be built")) {
-                System.err.println("arena: " + e.getMessage());
-                return 2;
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": " + e.getMessage());
+                return Lab.UNAVAILABLE;
             }
             throw e;
         }
@@ -63,23 +138,21 @@ final class ArenaCommand {
         return verdict(standings);
     }
 
-    /**
-     * {@code --report A.json[,B.json…] [--chart F]}: the table (and chart) of contenders measured in earlier runs, in
-     * the order given: a contender run again on its own joins the others' table.
-     */
-    private static int report(List<String> args) throws Exception {
-        if (args.isEmpty() || args.getFirst().startsWith("--")) {
-            System.err.println("arena: --report needs the JSON files of earlier runs, comma-separated");
-            return 2;
+    /** The table (and chart) of contenders measured in earlier runs, in the order given. */
+    private int report() throws Exception {
+        List<String> others = spec.commandLine().getParseResult().matchedOptions().stream()
+                .map(o -> o.longestName()).filter(n -> !n.equals("--report") && !n.equals("--chart")).toList();
+        if (!others.isEmpty()) {
+            throw new IllegalArgumentException("--report tables earlier runs and takes --chart only, not " + others);
         }
-        List<Standing> standings = new java.util.ArrayList<>();
-        for (String file : args.getFirst().split(",")) {
-            standings.addAll(List.of(new ObjectMapper().readValue(Path.of(file).toFile(), Standing[].class)));
+        List<Standing> standings = new ArrayList<>();
+        for (Path file : report) {
+            standings.addAll(List.of(new ObjectMapper().readValue(Lab.existing("--report", file).toFile(), Standing[].class)));
         }
         System.out.print(ArenaReport.table(standings));
         System.out.print(ArenaReport.curveTable(standings));
-        if (args.size() == 3 && args.get(1).equals("--chart")) {
-            ArenaReport.chart(Path.of(args.get(2)), standings);
+        if (chart != null) {
+            ArenaReport.chart(chart, standings);
         }
         return verdict(standings);
     }

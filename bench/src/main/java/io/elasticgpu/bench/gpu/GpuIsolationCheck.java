@@ -77,40 +77,17 @@ public final class GpuIsolationCheck {
         this.root = root;
     }
 
-    /** {@code [--json FILE] [--mps-control FILE] [--python FILE] [--probe FILE] [--root DIR]}. */
-    public static int run(List<String> args) throws Exception {
-        Path json = null;
-        Path control = Path.of("/usr/local/nvidia/bin/nvidia-cuda-mps-control");
-        Path python = Path.of("python3");
-        Path probe = Path.of("bench/gpu/probe.py");
-        Path root = Path.of("/run/elastic-gpu/gpu-check");
-        for (int i = 0; i < args.size(); i++) {
-            String flag = args.get(i);
-            if (i + 1 >= args.size()) {
-                System.err.println("gpu-isolation: " + flag + " needs a value");
-                return 2;
-            }
-            Path value = Path.of(args.get(++i));
-            switch (flag) {
-                case "--json" -> json = value;
-                case "--mps-control" -> control = value;
-                case "--python" -> python = value;
-                case "--probe" -> probe = value;
-                case "--root" -> root = value;
-                default -> {
-                    System.err.println("gpu-isolation: unknown option " + flag
-                            + "; options: --json FILE --mps-control FILE --python FILE --probe FILE --root DIR");
-                    return 2;
-                }
-            }
-        }
-        GpuIsolationCheck check = new GpuIsolationCheck(python, probe, control, root);
-        String text = JSON.writeValueAsString(check.measure());
-        System.out.println(text);
-        if (json != null) {
-            Files.writeString(json, text + "\n");
-        }
-        return 0;
+    /**
+     * Runs the check and returns what it measured, one JSON object.
+     *
+     * @param python  a python3 with PyTorch
+     * @param probe   {@code bench/gpu/probe.py}
+     * @param control {@code nvidia-cuda-mps-control}
+     * @param root    where the check's MPS daemons keep their pipes, logs and /dev/shm
+     * @throws io.elasticgpu.node.discovery.DiscoveryException when there is no NVML
+     */
+    public static String run(Path python, Path probe, Path control, Path root) throws IOException, InterruptedException {
+        return JSON.writeValueAsString(new GpuIsolationCheck(python, probe, control, root).measure());
     }
 
     private Map<String, Object> measure() throws IOException, InterruptedException {

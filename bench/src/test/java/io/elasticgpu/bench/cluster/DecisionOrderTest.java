@@ -2,6 +2,8 @@ package io.elasticgpu.bench.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.bench.ClusterReplayCommand;
+import io.elasticgpu.bench.Lab;
 import io.elasticgpu.simulator.trace.TracePod;
 
 import java.nio.file.Files;
@@ -30,7 +32,7 @@ class DecisionOrderTest {
         Path pods = Files.write(dir.resolve("pods.csv"), List.of("name,cpu_milli,memory_mib,num_gpu,gpu_milli",
                 "p0,1000,1024,1,500", "p1,1000,1024,4,1000", "p2,1000,1024,1,300", "p3,1000,1024,2,1000",
                 "p4,1000,1024,1,700", "p5,1000,1024,1,250", "p6,1000,1024,1,1000", "p7,4000,8192,0,0"));
-        return ReplayPlan.of(ReplayOptions.parse(List.of("--trace", pods.toString(), "--cut", "60"), dir));
+        return ReplayPlan.of(Lab.parse(new ClusterReplayCommand(), "--trace", pods.toString(), "--cut", "60").options());
     }
 
     /** A stream in which pod {@code i} of {@code pods} became schedulable {@code i}-th. */

@@ -3,6 +3,9 @@ package io.elasticgpu.bench.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.elasticgpu.bench.ClusterReplayCommand;
+import io.elasticgpu.bench.Lab;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,7 +29,11 @@ class ReplayInputTest {
     }
 
     private ReplayPlan plan(String... args) {
-        return ReplayPlan.of(ReplayOptions.parse(List.of(args), dir));
+        return ReplayPlan.of(options(args));
+    }
+
+    private static ReplayOptions options(String... args) {
+        return Lab.parse(new ClusterReplayCommand(), args).options();
     }
 
     @Test
@@ -78,17 +85,20 @@ class ReplayInputTest {
         nodes();
         Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,1000,1024,1,500");
         assertThatThrownBy(() -> plan("--trace", pods.toString(), "--cut", "500"))
-                .hasMessage("--cut must be a number in 1..130, was \"500\"");
+                .hasMessage("--cut must be a number in 1..130, was 500");
         assertThatThrownBy(() -> plan("--trace", pods.toString(), "--policy", "nope")).hasMessageContaining("nope");
-        assertThatThrownBy(() -> plan("--frobnicate", "1")).hasMessageStartingWith("unknown option --frobnicate");
+        assertThatThrownBy(() -> plan("--frobnicate", "1")).hasMessage("Unknown options: '--frobnicate', '1'");
         assertThatThrownBy(() -> plan("--trace", pods.toString(), "--api", "cdi"))
                 .hasMessage("--api must be device-plugin or dra, was \"cdi\"");
         assertThatThrownBy(() -> plan("--trace", pods.toString(), "--warm-extender", "-1"))
-                .hasMessage("--warm-extender must be a number in 0..100000, was \"-1\"");
+                .hasMessage("--warm-extender must be a number in 0..100000, was -1");
         assertThatThrownBy(() -> plan("--trace", pods.toString(), "--warm-extender", "500", "--api", "dra"))
                 .hasMessageStartingWith("--warm-extender works with --api device-plugin only");
-        assertThat(ReplayOptions.parse(List.of("--trace", pods.toString(), "--warm-extender", "500"), dir).warmExtender())
-                .isEqualTo(500);
+        assertThatThrownBy(() -> plan("--trace", dir.resolve("nope.csv").toString()))
+                .hasMessage("--trace: no such file " + dir.resolve("nope.csv") + " (the default is ../shared's openb trace)");
+        assertThat(options("--trace", pods.toString(), "--warm-extender", "500").warmExtender()).isEqualTo(500);
+        assertThat(options("--trace", pods.toString(), "--extender-flag", "--policy=binpack").extenderFlags())
+                .as("a flag's value may look like an option").containsExactly("--policy=binpack");
     }
 
     @Test

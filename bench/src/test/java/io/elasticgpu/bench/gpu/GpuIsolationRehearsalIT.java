@@ -41,7 +41,7 @@ class GpuIsolationRehearsalIT {
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), "io.elasticgpu.bench.Bench", "gpu-isolation",
+                System.getProperty("java.class.path"), "io.elasticgpu.bench.Lab", "gpu-isolation",
                 "--json", json.toString(), "--mps-control", control.toString(), "--python", python.toString(),
                 "--probe", "probe.py", "--root", dir.resolve("mps").toString());
         pb.environment().put("LD_LIBRARY_PATH", stub.getParent().toString());

@@ -3,8 +3,9 @@ package io.elasticgpu.e2e.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.elasticgpu.bench.ClusterReplayCommand;
+import io.elasticgpu.bench.Lab;
 import io.elasticgpu.bench.cluster.ClusterReplay;
-import io.elasticgpu.bench.cluster.ReplayOptions;
 import io.elasticgpu.bench.cluster.ReplayResult;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 
@@ -57,7 +58,7 @@ public class ClusterReplayE2E {
         }
         List<String> args = new ArrayList<>(List.of("--trace", trace.toString(), "--max-nodes", "200", "--no-baseline"));
         args.addAll(List.of(options));
-        ReplayResult r = ClusterReplay.run(ReplayOptions.parse(args, SHARED), Binaries.E2E_DIR.toAbsolutePath().getParent(),
+        ReplayResult r = ClusterReplay.run(Lab.parse(new ClusterReplayCommand(), args.toArray(String[]::new)).options(), Binaries.E2E_DIR.toAbsolutePath().getParent(),
                 work, System.out);
         System.out.print(r.table());
         assertThat(r.podsBound()).as("pods bound").isGreaterThan(r.pods() / 2);

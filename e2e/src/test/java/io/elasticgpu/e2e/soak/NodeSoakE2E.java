@@ -2,12 +2,13 @@ package io.elasticgpu.e2e.soak;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.bench.Lab;
+import io.elasticgpu.bench.NodeSoakCommand;
 import io.elasticgpu.bench.soak.NodeSoak;
 import io.elasticgpu.bench.soak.NodeSoakOptions;
 import io.elasticgpu.bench.soak.SoakResult;
 
 import java.nio.file.Path;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +27,8 @@ class NodeSoakE2E {
 
     @Test
     void churnOnOneNodeWithKubeletAndAgentCrashesBreaksNoInvariant(@TempDir Path work) throws Exception {
-        NodeSoakOptions options = NodeSoakOptions.parse(List.of("--pods", "150", "--fault-every", "10", "--seed", "7"), SHARED);
+        NodeSoakOptions options = Lab.parse(new NodeSoakCommand(), "--pods", "150", "--fault-every", "10", "--seed", "7",
+                "--trace", SHARED.resolve("traces/openb/openb_pod_list_default.csv").toString()).options();
         SoakResult r = NodeSoak.run(options, work, System.out);
         System.out.print(r.table());
 

@@ -2,13 +2,14 @@ package io.elasticgpu.e2e.soak;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.bench.Lab;
+import io.elasticgpu.bench.SoakCommand;
 import io.elasticgpu.bench.soak.Soak;
 import io.elasticgpu.bench.soak.SoakOptions;
 import io.elasticgpu.bench.soak.SoakResult;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 
 import java.nio.file.Path;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,11 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
 class SoakE2E {
 
     private static final Path SHARED = Path.of(System.getProperty("egpu.shared", "../../shared"));
+    private static final String TRACE = "traces/openb/openb_pod_list_default.csv";
 
     @Test
     void twoMinutesOfChurnAndFaultsBreakNoInvariantAndLeaveNothingBehind(@TempDir Path work) throws Exception {
-        SoakOptions options = SoakOptions.parse(List.of("--minutes", "2", "--nodes", "12", "--fault-every", "12",
-                "--burst", "100", "--seed", "7"), SHARED);
+        SoakOptions options = Lab.parse(new SoakCommand(), "--minutes", "2", "--nodes", "12", "--fault-every", "12",
+                "--burst", "100", "--seed", "7", "--trace", SHARED.resolve(TRACE).toString()).options();
         SoakResult r = Soak.run(options, Binaries.E2E_DIR.toAbsolutePath().getParent(), work, System.out);
         System.out.print(r.table());
 

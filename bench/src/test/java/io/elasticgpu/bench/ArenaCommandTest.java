@@ -1,26 +1,32 @@
-package io.elasticgpu.bench.arena;
+package io.elasticgpu.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.elasticgpu.bench.arena.ArenaOptions;
+import io.elasticgpu.bench.arena.Contender;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import picocli.CommandLine;
+
 /** Bad arena arguments stop it before any cluster starts, saying what to change. */
-class ArenaOptionsTest {
+class ArenaCommandTest {
 
     @TempDir
-    Path shared;
+    Path dir;
 
     private ArenaOptions parse(String... args) throws Exception {
-        Path trace = shared.resolve("traces/openb/openb_pod_list_default.csv");
-        Files.createDirectories(trace.getParent());
-        Files.writeString(trace, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n");
-        return ArenaOptions.parse(List.of(args), shared);
+        Path trace = Files.writeString(dir.resolve("pods.csv"), "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n");
+        String[] withTrace = new String[args.length + 2];
+        withTrace[0] = "--trace";
+        withTrace[1] = trace.toString();
+        System.arraycopy(args, 0, withTrace, 2, args.length);
+        return Lab.parse(new ArenaCommand(), withTrace).options();
     }
 
     @Test
@@ -40,9 +46,12 @@ class ArenaOptionsTest {
     void whatTheArenaDecidesForEachContenderCannotBeGiven() {
         assertThatThrownBy(() -> parse("--policy", "fgd")).hasMessageContaining("--policy is cluster-replay's")
                 .hasMessageContaining("--contenders");
+        assertThatThrownBy(() -> parse("--no-baseline")).hasMessageStartingWith("--no-baseline is cluster-replay's");
+        assertThatThrownBy(() -> parse("--warm-extender", "10")).hasMessageStartingWith("--warm-extender is a cluster-replay option");
         assertThatThrownBy(() -> parse("--contenders", "elastic,elastic")).hasMessageContaining("names one twice");
         assertThatThrownBy(() -> parse("--contenders", ",")).hasMessageContaining("names none");
-        assertThatThrownBy(() -> parse("--contenders")).hasMessageContaining("needs a value");
-        assertThatThrownBy(() -> parse("--cut", "0")).hasMessageContaining("--cut");
+        assertThatThrownBy(() -> parse("--contenders")).isInstanceOf(CommandLine.MissingParameterException.class)
+                .hasMessageContaining("--contenders");
+        assertThatThrownBy(() -> parse("--cut", "0")).hasMessage("--cut must be a number in 1..130, was 0");
     }
 }
