@@ -1,5 +1,9 @@
 package io.elasticgpu.bench;
 
+import io.elasticgpu.localcluster.DownCommand;
+import io.elasticgpu.localcluster.StatusCommand;
+import io.elasticgpu.localcluster.UpCommand;
+import io.elasticgpu.localcluster.demo.DemoCommand;
 import io.elasticgpu.node.discovery.DiscoveryException;
 import io.elasticgpu.simulator.trace.TraceFormatException;
 
@@ -17,18 +21,20 @@ import picocli.CommandLine.Help;
 import picocli.CommandLine.Model.UsageMessageSpec;
 
 /**
- * The lab's one program: the benchmarks, soaks and GPU check of this module. {@code bench/run VERB} runs it (the
- * launcher names it with {@value #NAME_PROPERTY}, so that usage and errors say what a person typed). It reports bad
- * input as {@code egpu} does: picocli's message and the usage for a bad option, {@code <program> <verb>: <message>}
- * for a bad value, with the same exit codes.
+ * The lab's one program: the benchmarks, soaks and GPU check of this module, and the local cluster's verbs of module
+ * {@code localcluster} ({@code up}, {@code status}, {@code down}, {@code demo}). {@code bench/run VERB} and
+ * {@code e2e/bin/cluster VERB} both run it (the launchers name it with {@value #NAME_PROPERTY}, so that usage and
+ * errors say what a person typed). It reports bad input as {@code egpu} does: picocli's message and the usage for a
+ * bad option, {@code <program> <verb>: <message>} for a bad value, with the same exit codes.
  */
 @Command(name = "bench/run", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
         description = "The Elastic GPU lab: benchmarks against named baselines, replays and soaks on the real control"
-                + " plane, the GPU isolation check. VERB --help shows a verb's options.",
+                + " plane, the GPU isolation check, and a local cluster for people. VERB --help shows a verb's options.",
         commandListHeading = "",
         subcommands = {SpeedCommand.class, ReproduceCommand.class, ExtenderCommand.class,
                 NodeAgentBenchmarkCommand.class, DraPrepareCommand.class, ClusterReplayCommand.class, ArenaCommand.class,
                 SoakCommand.class, NodeSoakCommand.class, GpuIsolationCommand.class,
+                UpCommand.class, StatusCommand.class, DownCommand.class, DemoCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Lab {
 
@@ -103,6 +109,7 @@ public final class Lab {
         groups.put("Benchmarks", List.of("speed", "reproduce", "extender", "node-agent", "dra-prepare"));
         groups.put("On the real control plane", List.of("cluster-replay", "arena", "soak", "node-soak"));
         groups.put("On a GPU host", List.of("gpu-isolation"));
+        groups.put("Local cluster", List.of("up", "status", "down", "demo"));
         return groups;
     }
 

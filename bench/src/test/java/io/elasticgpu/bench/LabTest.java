@@ -19,15 +19,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
 /**
- * The lab's one program, every verb: {@code --help} works, and bad input stops it before anything starts with exit
- * code 2 and a message naming the option, as {@code egpu} does. A bad option (unknown, missing its value, of the wrong
- * type) gets picocli's message and the usage; a value out of range gets {@code bench/run VERB: <message>}.
+ * The lab's one program, every verb (the local cluster's too): {@code --help} works, and bad input stops it before
+ * anything starts with exit code 2 and a message naming the option, as {@code egpu} does. A bad option (unknown,
+ * missing its value, of the wrong type) gets picocli's message and the usage; a value out of range gets
+ * {@code bench/run VERB: <message>}.
  */
 class LabTest {
 
     /** Every verb; {@link #everyVerbIsInTheTables()} keeps this list whole. */
     private static final List<String> VERBS = List.of("speed", "reproduce", "extender", "node-agent", "dra-prepare",
-            "cluster-replay", "arena", "soak", "node-soak", "gpu-isolation");
+            "cluster-replay", "arena", "soak", "node-soak", "gpu-isolation", "up", "status", "down", "demo");
 
     @TempDir
     Path dir;
@@ -92,7 +93,14 @@ class LabTest {
                 bad("bench/run node-soak: --pods must be a number in 10..1000000, was 5",
                         "node-soak", "--trace", "TRACE", "--pods", "5"),
                 bad("bench/run node-soak: --trace: no such file nope.csv (the default is ../shared's openb trace)",
-                        "node-soak", "--trace", "nope.csv"));
+                        "node-soak", "--trace", "nope.csv"),
+                // the local cluster's verbs
+                bad("Invalid value for option '--nodes': 'six' is not an int", "up", "--nodes", "six"),
+                bad("bench/run up: --nodes must be 0..5000, was 6000", "up", "--nodes", "6000"),
+                bad("Unknown option: '--nodes'", "status", "--nodes"),
+                bad("Missing required parameter for option '--dir' (DIR)", "down", "--dir"),
+                bad("bench/run demo: --nodes must be 1..200, was 0", "demo", "--nodes", "0"),
+                bad("Invalid value for option '--dashboard-port': 'http' is not an int", "demo", "--dashboard-port", "http"));
     }
 
     private static Arguments bad(String message, String... args) {
@@ -124,6 +132,7 @@ class LabTest {
                 .contains("%nBenchmarks:%n  speed ".formatted())
                 .contains("%nOn the real control plane:%n  cluster-replay ".formatted())
                 .contains("%nOn a GPU host:%n  gpu-isolation ".formatted())
+                .contains("%nLocal cluster:%n  up ".formatted())
                 .contains("%nCommands:%n  help ".formatted());
     }
 

@@ -14,8 +14,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** {@code ./egpu demo} ({@code e2e/bin/cluster demo}): a control plane, ten GPU nodes, Elastic GPU, a workload. */
+/**
+ * {@code ./egpu demo} ({@code e2e/bin/cluster demo}, a verb of the lab's program): a control plane, ten GPU nodes,
+ * Elastic GPU, a workload.
+ */
 @Command(name = "demo", mixinStandardHelpOptions = true,
+        header = "./egpu demo: a local cluster running Elastic GPU, a workload, the dashboard.",
         description = "Start a local control plane with fake GPU nodes, run Elastic GPU's extender, controller and webhook"
                 + " against it, submit a sample workload, print who holds which card, and wait for Ctrl-C.")
 public final class DemoCommand implements Callable<Integer> {
