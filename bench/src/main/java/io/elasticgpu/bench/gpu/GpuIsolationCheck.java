@@ -15,7 +15,6 @@ import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.usage.UsageMonitor;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,18 +35,18 @@ import java.util.Map;
  *     <li>pod A's daemon killed: the time until the agent has it back, and the limits of the next process;</li>
  *     <li>the agent restarted while pod A runs: the daemon it finds is the one it keeps;</li>
  *     <li>the memory the agent reads per pod against what the processes hold;</li>
- *     <li>the other design, measured the same way: one MPS daemon for the card, limits in each client's environment.</li>
+ *     <li>the other designs, measured the same way ({@link OtherDesigns}): one MPS daemon for the card, limits in each
+ *     client's environment; and no MPS.</li>
  * </ul>
  * Writes one JSON object. Every probe has a timeout; the run takes about five minutes on an H100.
  */
 public final class GpuIsolationCheck {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final Duration PROBE = Duration.ofSeconds(120);
-    private static final double MATMUL_SECONDS = 10;
-    /** A process asking for the whole card for itself, as a pod can set its own environment. */
-    private static final Map<String, String> RAISE = Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "100",
-            "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=81559M");
+    /** How long any probe may take to say its next line. */
+    static final Duration PROBE = Duration.ofSeconds(120);
+    /** How long each probe multiplies matrices. */
+    static final double MATMUL_SECONDS = 10;
 
     /** A pod of the check: its share on card 0 and how many processes it runs. */
     record Pod(String name, long memoryMib, int percent, int processes) {
@@ -63,16 +62,14 @@ public final class GpuIsolationCheck {
     static final Pod A = new Pod("pod-a", 20480, 30, 1);
     static final Pod B = new Pod("pod-b", 40960, 60, 2);
 
-    private final Path python;
-    private final Path probe;
+    private final Probes probes;
     private final Path control;
     private final Path root;
     private final Map<String, Object> out = new LinkedHashMap<>();
     private final Map<String, Map<String, Object>> pods = new LinkedHashMap<>();
 
     private GpuIsolationCheck(Path python, Path probe, Path control, Path root) {
-        this.python = python;
-        this.probe = probe;
+        this.probes = new Probes(python, probe, root);
         this.control = control;
         this.root = root;
     }
@@ -100,7 +97,7 @@ public final class GpuIsolationCheck {
             out.put("memoryMib", card.memoryMib());
             out.put("computeMode", nvml.computeMode(0).toString());
             step("versions", () -> {
-                try (Probe x = probe("versions", null, Map.of(), "versions")) {
+                try (Probe x = probes.start("versions", null, Map.of(), "versions")) {
                     JsonNode v = x.await("versions", PROBE);
                     out.put("torch", v.path("torch").asText());
                     out.put("cuda", v.path("cuda").asText());
@@ -141,8 +138,9 @@ public final class GpuIsolationCheck {
                 mps.close();
                 mps.daemons().retain(d -> false); // the check's daemons end with it
             }
-            step("sharedDaemon", this::sharedDaemon);
-            step("noMps", () -> out.put("noMpsTogetherTflops", togetherPlain(null, null)));
+            OtherDesigns others = new OtherDesigns(probes, control, root.resolve("shared-daemon"));
+            step("sharedDaemon", () -> out.put("sharedDaemonTogetherTflops", others.sharedDaemon()));
+            step("noMps", () -> out.put("noMpsTogetherTflops", others.noMps()));
         }
         out.put("checks", checks());
         return out;
@@ -171,28 +169,13 @@ public final class GpuIsolationCheck {
                 List.of(new Share(0, card.uuid(), p.percent() * 10, p.memoryMib())), p.processes()).orElseThrow();
     }
 
-    private Map<String, String> env(MpsDirs dirs, boolean raise) {
-        Map<String, String> env = new LinkedHashMap<>();
-        if (dirs != null) {
-            env.put("CUDA_MPS_PIPE_DIRECTORY", dirs.pipe().toString());
-        }
-        if (raise) {
-            env.putAll(RAISE);
-        }
-        return env;
-    }
-
-    private Probe probe(String name, MpsDirs dirs, Map<String, String> env, String... args) {
-        return Probe.start(name, python, probe, dirs == null ? null : dirs.shm(), env, args);
-    }
-
     /**
      * What one process of {@code p} sees and may allocate, with its environment asking for the whole card. What it
      * sees as its limit is cudaMemGetInfo's free memory plus what NVML says it already holds (its context).
      */
     private void limits(NvmlBackend nvml, Pod p, MpsDirs dirs) {
         long limit = p.perProcessMib();
-        try (Probe x = probe(p.name() + "-limits", dirs, env(dirs, true), "limits", Long.toString(limit - 2048),
+        try (Probe x = probes.start(p.name() + "-limits", dirs, Probes.env(dirs, true), "limits", Long.toString(limit - 2048),
                 Long.toString(limit + 1024))) {
             JsonNode start = x.await("start", PROBE);
             long context = nvml.processes(0).stream().filter(g -> g.pid() == Probe.pidOf(start)).mapToLong(g -> g.usedMemoryMib())
@@ -219,14 +202,14 @@ public final class GpuIsolationCheck {
     /** The summed matmul rate of {@code processes} processes of one pod (or of plain processes without a share). */
     private double alone(MpsDirs dirs, Pod p, int processes) {
         List<Probe> running = new ArrayList<>();
-        Path go = startFile();
+        Path go = probes.startFile();
         try {
             for (int i = 0; i < processes; i++) {
-                Map<String, String> env = env(dirs, false);
+                Map<String, String> env = Probes.env(dirs, false);
                 env.put("START_FILE", go.toString());
-                running.add(probe((p == null ? "plain" : p.name()) + "-" + i, dirs, env, "matmul", Double.toString(MATMUL_SECONDS), "0"));
+                running.add(probes.start((p == null ? "plain" : p.name()) + "-" + i, dirs, env, "matmul", Double.toString(MATMUL_SECONDS), "0"));
             }
-            start(running, go);
+            Probes.startTogether(running, go);
             double sum = 0;
             for (Probe x : running) {
                 sum += x.await("matmul", PROBE).path("tflops").asDouble();
@@ -243,14 +226,14 @@ public final class GpuIsolationCheck {
      */
     private void together(MpsIsolation mps, NvmlBackend nvml, Hardware hw, MpsDirs a, MpsDirs b, double unlimited) {
         List<Probe> running = new ArrayList<>();
-        Path go = startFile();
+        Path go = probes.startFile();
         try {
             Map<String, List<Probe>> byPod = new LinkedHashMap<>();
             for (Pod p : List.of(A, B)) {
                 for (int i = 0; i < p.processes(); i++) {
-                    Map<String, String> env = env(p == A ? a : b, false);
+                    Map<String, String> env = Probes.env(p == A ? a : b, false);
                     env.put("START_FILE", go.toString());
-                    Probe x = probe(p.name() + "-together-" + i, p == A ? a : b, env, "matmul", Double.toString(MATMUL_SECONDS), "16384");
+                    Probe x = probes.start(p.name() + "-together-" + i, p == A ? a : b, env, "matmul", Double.toString(MATMUL_SECONDS), "16384");
                     running.add(x);
                     byPod.computeIfAbsent(p.name(), k -> new ArrayList<>()).add(x);
                 }
@@ -271,7 +254,7 @@ public final class GpuIsolationCheck {
             mps.round(); // the agent's loop learns the processes of each share (it would within a second anyway)
             NodeUsage usage = new UsageMonitor(nvml, hw, Path.of("/proc"), List::of, mps::owners, InstantSource.system())
                     .sample().usage();
-            touch(go);
+            Probes.touch(go);
             double total = 0;
             for (Pod p : List.of(A, B)) {
                 double t = 0;
@@ -303,11 +286,11 @@ public final class GpuIsolationCheck {
         try {
             List<Long> firstTwo = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                Probe x = probe("pod-b-hold-" + i, b, env(b, false), "hold", "4096", "60");
+                Probe x = probes.start("pod-b-hold-" + i, b, Probes.env(b, false), "hold", "4096", "60");
                 firstTwo.add(Probe.pidOf(x.await("holding", PROBE)));
                 running.add(x);
             }
-            Probe third = probe("pod-b-third", b, env(b, false), "hold", "4096", "60");
+            Probe third = probes.start("pod-b-third", b, Probes.env(b, false), "hold", "4096", "60");
             running.add(third);
             long pid = Probe.pidOf(third.await("holding", PROBE));
             long t = System.nanoTime();
@@ -346,7 +329,7 @@ public final class GpuIsolationCheck {
             }
         }
         out.put("daemonRestartSeconds", after > 0 ? round((System.nanoTime() - t) / 1e9, 2) : null);
-        try (Probe x = probe("pod-a-after-restart", a, env(a, true), "limits", Long.toString(A.perProcessMib() - 2048),
+        try (Probe x = probes.start("pod-a-after-restart", a, Probes.env(a, true), "limits", Long.toString(A.perProcessMib() - 2048),
                 Long.toString(A.perProcessMib() + 1024))) {
             long seen = x.await("start", PROBE).path("freeMib").asLong();
             boolean refused = !x.await("over", PROBE).path("allocated").asBoolean();
@@ -357,7 +340,7 @@ public final class GpuIsolationCheck {
 
     /** The agent stops and starts again while pod A's process holds memory: the daemon found is the one kept. */
     private void agentRestart(MpsIsolation mps, IsolationConfig config, Hardware hw, NvmlBackend nvml, MpsDirs a) {
-        try (Probe x = probe("pod-a-across-agent-restart", a, env(a, false), "hold", "4096", "8")) {
+        try (Probe x = probes.start("pod-a-across-agent-restart", a, Probes.env(a, false), "hold", "4096", "8")) {
             x.await("holding", PROBE);
             long pid = MpsControl.pid(a.pipe());
             mps.close();
@@ -372,85 +355,6 @@ public final class GpuIsolationCheck {
             } finally {
                 again.close();
             }
-        }
-    }
-
-    /**
-     * The other design, for comparison: one MPS daemon for the whole card, started as NVIDIA documents it, each
-     * client's limits in its own environment (which the client could raise).
-     */
-    private void sharedDaemon() throws IOException, InterruptedException {
-        Path dir = root.resolve("shared-daemon");
-        MpsDirs dirs = new MpsDirs(dir);
-        Files.createDirectories(dirs.pipe());
-        Files.createDirectories(dirs.log());
-        ProcessBuilder pb = new ProcessBuilder(control.toString(), "-d");
-        pb.environment().put("CUDA_MPS_PIPE_DIRECTORY", dirs.pipe().toString());
-        pb.environment().put("CUDA_MPS_LOG_DIRECTORY", dirs.log().toString());
-        if (!pb.start().waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-            throw new IllegalStateException("the shared MPS daemon did not start within 30 s");
-        }
-        try {
-            out.put("sharedDaemonTogetherTflops", togetherPlain(dirs, Map.of(
-                    A.name(), Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "30", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=20480M"),
-                    B.name(), Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "60", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=40960M"))));
-        } finally {
-            ProcessBuilder quit = new ProcessBuilder(control.toString());
-            quit.environment().put("CUDA_MPS_PIPE_DIRECTORY", dirs.pipe().toString());
-            Process q = quit.start();
-            q.getOutputStream().write("quit\n".getBytes());
-            q.getOutputStream().close();
-            q.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
-        }
-    }
-
-    /** Two single processes at once, under one shared daemon with per-client environments, or with no MPS at all. */
-    private Map<String, Object> togetherPlain(MpsDirs dirs, Map<String, Map<String, String>> clientEnv) {
-        List<Probe> running = new ArrayList<>();
-        Path go = startFile();
-        try {
-            for (Pod p : List.of(A, B)) {
-                Map<String, String> env = env(dirs, false);
-                if (clientEnv != null) {
-                    env.putAll(clientEnv.get(p.name()));
-                }
-                env.put("START_FILE", go.toString());
-                running.add(Probe.start(p.name() + "-plain", python, probe, null, env, "matmul", Double.toString(MATMUL_SECONDS), "0"));
-            }
-            start(running, go);
-            Map<String, Object> r = new LinkedHashMap<>();
-            double total = 0;
-            for (int i = 0; i < running.size(); i++) {
-                double t = running.get(i).await("matmul", PROBE).path("tflops").asDouble();
-                r.put(List.of(A, B).get(i).name(), t);
-                total += t;
-            }
-            r.put("total", round(total, 1));
-            return r;
-        } finally {
-            running.forEach(Probe::close);
-        }
-    }
-
-    private int starts;
-
-    /** A new path for processes to wait on before they multiply (created by {@link #touch}). */
-    private Path startFile() {
-        return root.resolve("start-" + (++starts));
-    }
-
-    /** Once every process holds its memory and has warmed up, they all start multiplying at once. */
-    private static void start(List<Probe> running, Path go) {
-        running.forEach(x -> x.await("holding", PROBE));
-        touch(go);
-    }
-
-    private static void touch(Path go) {
-        try {
-            Files.createDirectories(go.getParent());
-            Files.writeString(go, "go\n");
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 
@@ -476,7 +380,7 @@ public final class GpuIsolationCheck {
         return c;
     }
 
-    private static double round(double v, int places) {
+    static double round(double v, int places) {
         double f = Math.pow(10, places);
         return Math.round(v * f) / f;
     }
