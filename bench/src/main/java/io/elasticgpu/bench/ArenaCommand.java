@@ -14,12 +14,14 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -64,6 +66,7 @@ public final class ArenaCommand implements Callable<Integer> {
                     + " others' table. Takes --chart only.")
     List<Path> report;
 
+    /** cluster-replay's, taken only to be refused with the reason ({@link #refuseReplayOnly}), not as unknown. */
     @Option(names = {"--policy", "--scheduler-config", "--extender-flag", "--api"}, hidden = true)
     List<String> replayOnly;
 
@@ -80,7 +83,7 @@ public final class ArenaCommand implements Callable<Integer> {
      */
     public ArenaOptions options() {
         refuseReplayOnly();
-        List<String> names = List.of(contenders.split(",")).stream().map(String::strip).filter(s -> !s.isEmpty()).toList();
+        List<String> names = Arrays.stream(contenders.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
         if (names.isEmpty()) {
             throw new IllegalArgumentException("--contenders names none; known: "
                     + String.join(", ", ArenaOptions.DEFAULT_CONTENDERS));
@@ -141,7 +144,7 @@ public final class ArenaCommand implements Callable<Integer> {
     /** The table (and chart) of contenders measured in earlier runs, in the order given. */
     private int report() throws Exception {
         List<String> others = spec.commandLine().getParseResult().matchedOptions().stream()
-                .map(o -> o.longestName()).filter(n -> !n.equals("--report") && !n.equals("--chart")).toList();
+                .map(OptionSpec::longestName).filter(n -> !n.equals("--report") && !n.equals("--chart")).toList();
         if (!others.isEmpty()) {
             throw new IllegalArgumentException("--report tables earlier runs and takes --chart only, not " + others);
         }

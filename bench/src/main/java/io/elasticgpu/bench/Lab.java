@@ -171,7 +171,8 @@ public final class Lab {
     /** The openb trace an option names, checked; its default is the trace in {@code ../shared}. */
     static Path trace(String option, Path file) {
         if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException(option + ": no such file " + file + " (the default is ../shared's openb trace)");
+            throw new IllegalArgumentException(option + ": no such file " + file
+                    + " (the default is ../shared's openb trace)");
         }
         return file;
     }

@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  * etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, on loopback ports chosen when started,
  * with generated certificates, RBAC and admission webhooks on. {@link #start} returns when every component is
  * ready; {@link #close} stops them all and checks their ports are free again. A JVM shutdown hook stops them too,
- * so a failing or killed test run leaves nothing behind; {@link #detach} hands them over to {@code e2e/bin/cluster up} ({@link DetachedCluster}).
+ * so a failing or killed test run leaves nothing behind; {@link #detach} hands them over to
+ * {@code e2e/bin/cluster up} ({@link DetachedCluster}).
  */
 public final class ControlPlane implements AutoCloseable {
 

@@ -13,10 +13,10 @@ import java.util.List;
 
 /**
  * Where the kubelet-driver program is, or why there is none. Found from the system property {@value #PROPERTY}, else
- * built if needed and located by {@code bench/peers/kubelet-driver/build --print-path} (the lab keeps its peers, and the
- * driver is one: it is no part of the shipped node module), which prints the build's progress to stderr (a cold build
- * compiles kubelet packages for minutes; later ones find the binary in the cache). The build's Maven configuration
- * passes the script as {@value #SCRIPT_PROPERTY}.
+ * built if needed and located by {@code bench/peers/kubelet-driver/build --print-path} (the lab keeps its peers, and
+ * the driver is one: it is no part of the shipped node module), which prints the build's progress to stderr (a cold
+ * build compiles kubelet packages for minutes; later ones find the binary in the cache). The build's Maven
+ * configuration passes the script as {@value #SCRIPT_PROPERTY}.
  */
 public sealed interface DriverBinary {
 
