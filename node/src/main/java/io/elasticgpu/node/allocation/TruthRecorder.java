@@ -9,13 +9,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
  * Records in each pod what its containers got, once kubelet's records show who got what (so a guess among pods of
- * the same shape is corrected before it is written). Runs on one virtual thread: {@link #SOON} after an
+ * the same shape is corrected before it is written). Runs on one scheduler thread: {@link #SOON} after an
  * allocation (a burst of them is one look), and every {@link #PERIOD} anyway; writes a pod only when what it would
  * write changed.
  */
@@ -29,10 +31,10 @@ public final class TruthRecorder implements AutoCloseable {
     private final java.util.function.BooleanSupplier pending;
     private final PodSource pods;
     private final TruthWriter writer;
-    private final Semaphore wake = new Semaphore(0);
     private final Map<String, Map<String, List<Share>>> written = new HashMap<>();
-    private final Thread loop;
-    private volatile boolean closed;
+    private final ScheduledExecutorService loop =
+            Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("egpu-truth-recorder").factory());
+    private final AtomicBoolean soon = new AtomicBoolean();
 
     /**
      * @param grants  what kubelet's records say each container got (reads them)
@@ -44,30 +46,31 @@ public final class TruthRecorder implements AutoCloseable {
         this.pending = pending;
         this.pods = pods;
         this.writer = writer;
-        this.loop = Thread.ofVirtual().name("egpu-truth-recorder").start(this::run);
+        loop.scheduleWithFixedDelay(() -> record(true), PERIOD.toMillis(), PERIOD.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Something was allocated: look again soon (kubelet records it right after our answer). */
+    /** Something was allocated: look again soon (kubelet records it right after our answer; a burst is one look). */
     public void allocated() {
-        wake.release();
+        if (soon.compareAndSet(false, true)) {
+            try {
+                loop.schedule(() -> {
+                    soon.set(false);
+                    record(pending.getAsBoolean());
+                }, SOON.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                soon.set(false);
+            }
+        }
     }
 
-    private void run() {
-        while (!closed) {
-            try {
-                if (wake.tryAcquire(PERIOD.toMillis(), TimeUnit.MILLISECONDS)) {
-                    Thread.sleep(SOON); // kubelet records the container right after our answer; let a burst settle
-                    wake.drainPermits();
-                    if (!pending.getAsBoolean()) {
-                        continue; // nothing new since the last look
-                    }
-                }
-                recordOnce();
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.warn("recording allocations failed: {}", e.getMessage());
-            }
+    private void record(boolean worthALook) {
+        if (!worthALook) {
+            return; // nothing new since the last look
+        }
+        try {
+            recordOnce();
+        } catch (RuntimeException e) {
+            LOG.warn("recording allocations failed: {}", e.getMessage());
         }
     }
 
@@ -104,7 +107,6 @@ public final class TruthRecorder implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
-        loop.interrupt();
+        loop.shutdownNow();
     }
 }
