@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.isolation.MpsDirs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +56,62 @@ class ClaimPreparationTest {
                 "CUDA_DEVICE_MEMORY_LIMIT_0=4096m", "CUDA_DEVICE_SM_LIMIT=30");
         assertThat(spec.get("containerEdits").get("deviceNodes").findValuesAsText("path"))
                 .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+    }
+
+    /** An isolation that records what it was asked and answers with a daemon's directories per request. */
+    private static final class RecordingIsolation implements ClaimIsolation {
+        final List<String> asked = new java.util.ArrayList<>();
+
+        @Override
+        public java.util.Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
+            asked.add("isolate %s %s %s %d".formatted(claim.uid(), request, shares, processes));
+            return java.util.Optional.of(new MpsDirs(Path.of("/run/elastic-gpu/mps/dra-" + claim.uid() + "-" + request)));
+        }
+
+        @Override
+        public void release(ClaimRef claim) {
+            asked.add("release " + claim.uid());
+        }
+    }
+
+    @Test
+    void withIsolationEachRequestsCdiDeviceMountsItsDaemonsPipeAndSharedMemoryAndUnprepareReleasesThem() throws Exception {
+        claims.byUid.put(A.uid(), List.of(share("gpu", 2, 4096, 30)));
+        ClaimSource annotated = ref -> new AllocatedClaim(claims.allocated(ref).devices(), "2");
+        RecordingIsolation isolation = new RecordingIsolation();
+        ClaimPreparation p = new ClaimPreparation(annotated, Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")), hw, new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024),
+                "node-a", isolation);
+
+        p.prepare(A);
+
+        assertThat(isolation.asked).containsExactly("isolate 0a1b-uid-a gpu [Share[card=2, uuid=GPU-dra00002-0000-0000-0000-000000000000,"
+                + " milli=300, memoryMib=4096]] 2");
+        JsonNode edits = new ObjectMapper().readTree(dir.resolve("cdi/elasticgpu.io-gpu_0a1b-uid-a.json").toFile())
+                .get("devices").get(0).get("containerEdits");
+        assertThat(texts(edits.get("env"))).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps")
+                .noneMatch(e -> e.startsWith("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") || e.startsWith("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"));
+        List<String> mounts = new java.util.ArrayList<>();
+        edits.get("mounts").forEach(m -> mounts.add(m.get("hostPath").asText() + " -> " + m.get("containerPath").asText()));
+        assertThat(mounts).containsExactly("/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/pipe -> /tmp/nvidia-mps",
+                "/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/shm -> /dev/shm");
+
+        p.unprepare(A);
+        assertThat(isolation.asked).last().isEqualTo("release 0a1b-uid-a");
+    }
+
+    @Test
+    void aClaimWhoseProcessCountIsNotANumberIsRefusedWithItsValue() {
+        claims.byUid.put(A.uid(), List.of(share("gpu", 2, 4096, 30)));
+        ClaimSource annotated = ref -> new AllocatedClaim(claims.allocated(ref).devices(), "many");
+        ClaimPreparation p = new ClaimPreparation(annotated, Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")), hw, new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024),
+                "node-a", new RecordingIsolation());
+
+        assertThatThrownBy(() -> p.prepare(A)).isInstanceOf(ClaimException.class)
+                .hasMessage("claim team/a (0a1b-uid-a): annotation elasticgpu.io/gpu-processes must be a whole number 1..48"
+                        + " (how many CUDA processes share the GPU share), was \"many\"");
+        assertThat(dir.resolve("cdi/elasticgpu.io-gpu_0a1b-uid-a.json")).doesNotExist();
     }
 
     @Test
