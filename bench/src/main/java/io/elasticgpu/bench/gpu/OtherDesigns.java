@@ -6,6 +6,7 @@ import static io.elasticgpu.bench.gpu.GpuIsolationCheck.MATMUL_SECONDS;
 import static io.elasticgpu.bench.gpu.GpuIsolationCheck.PROBE;
 
 import io.elasticgpu.bench.gpu.GpuIsolationCheck.Pod;
+import io.elasticgpu.node.isolation.MpsControl;
 import io.elasticgpu.node.isolation.MpsDirs;
 
 import java.io.IOException;
@@ -49,6 +50,11 @@ final class OtherDesigns {
         if (!pb.start().waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the shared MPS daemon did not start within 30 s");
         }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (MpsControl.pid(shared.pipe()) <= 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50); // -d returns before the daemon has written its pid file and opened its pipe
+        }
+        long daemon = MpsControl.pid(shared.pipe());
         try {
             return together(shared, Map.of(
                     A.name(), Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "30", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=20480M"),
@@ -60,6 +66,7 @@ final class OtherDesigns {
             q.getOutputStream().write("quit\n".getBytes(StandardCharsets.US_ASCII));
             q.getOutputStream().close();
             q.waitFor(30, TimeUnit.SECONDS);
+            ProcessHandle.of(daemon).filter(ProcessHandle::isAlive).ifPresent(ProcessHandle::destroyForcibly);
         }
     }
 
