@@ -1,6 +1,7 @@
 package io.elasticgpu.cli;
 
 import io.elasticgpu.core.policy.Policies;
+import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.simulator.replay.Experiment;
 import io.elasticgpu.simulator.replay.RecordedRun;
 import io.elasticgpu.simulator.report.Chart;
@@ -16,7 +17,6 @@ import io.elasticgpu.simulator.trace.Trace;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -155,26 +155,9 @@ final class SimulateCommand implements Callable<Integer> {
                 ? seedList.getFirst() + "-" + seedList.getLast() : seedList.toString();
     }
 
+    /** The policies of a {@code --policy} list, by name ({@link PolicyName#parseList}: groups expanded, each once). */
     static List<String> policies(String text) {
-        LinkedHashSet<String> names = new LinkedHashSet<>();
-        for (String name : text.split(",")) {
-            String n = name.strip();
-            switch (n) {
-                case "paper" -> names.addAll(Policies.PAPER);
-                case "all" -> {
-                    names.addAll(Policies.PAPER);
-                    names.addAll(Policies.NAMES);
-                }
-                default -> {
-                    if (!Policies.NAMES.contains(n)) {
-                        throw new IllegalArgumentException("unknown policy \"%s\" in --policy; choose from %s, paper or all"
-                                .formatted(n, String.join(", ", Policies.NAMES)));
-                    }
-                    names.add(n);
-                }
-            }
-        }
-        return List.copyOf(names);
+        return PolicyName.parseList(text, "--policy").stream().map(PolicyName::text).toList();
     }
 
     static List<Long> seeds(String text) {

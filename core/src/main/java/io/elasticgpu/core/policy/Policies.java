@@ -2,45 +2,41 @@ package io.elasticgpu.core.policy;
 
 import java.util.List;
 
-/** Every policy by the name users select it with. */
+/** Every policy by the name users select it with ({@link PolicyName}), built against a context. */
 public final class Policies {
 
-    /** Our default. */
+    /** Our default ({@link PolicyName#DEFAULT}), as a constant for annotations such as an option's default. */
     public static final String DEFAULT = "elastic";
 
     /** The six policies of the FGD paper, in the paper's order. */
-    public static final List<String> PAPER = List.of("random", "dot-product", "gpu-clustering", "gpu-packing",
-            "best-fit", "fgd");
+    public static final List<String> PAPER = PolicyName.PAPER.stream().map(PolicyName::text).toList();
 
     /** Every name {@link #create} accepts. */
-    public static final List<String> NAMES = List.of("elastic", "binpack", "spread", "random", "dot-product",
-            "gpu-clustering", "gpu-packing", "best-fit", "fgd");
+    public static final List<String> NAMES = PolicyName.texts();
 
     private Policies() {
     }
 
     /**
-     * @throws IllegalArgumentException for an unknown name, listing the known ones, or when the policy needs a
-     *                                  workload the context lacks
+     * @throws IllegalArgumentException for an unknown name, listing the known ones ({@link PolicyName#parse}), or
+     *                                  when the policy needs a workload the context lacks
      */
     public static Policy create(String name, PolicyContext context) {
-        return switch (name) {
-            case "elastic" -> FgdPolicy.elastic(context.requireWorkload(name));
-            case "binpack" -> new BinpackPolicy();
-            case "spread" -> new SpreadPolicy();
-            case "random" -> new RandomPolicy(context.random());
-            case "dot-product" -> new DotProductPolicy();
-            case "gpu-clustering" -> new GpuClusteringPolicy();
-            case "gpu-packing" -> new GpuPackingPolicy();
-            case "best-fit" -> new BestFitPolicy();
-            case "fgd" -> FgdPolicy.fgd(context.requireWorkload(name));
-            default -> throw new IllegalArgumentException(
-                    "unknown policy \"%s\"; choose one of: %s".formatted(name, String.join(", ", NAMES)));
-        };
+        return create(PolicyName.parse(name), context);
     }
 
-    /** Whether the policy needs the expected workload in its context. */
-    public static boolean needsWorkload(String name) {
-        return name.equals("elastic") || name.equals("fgd");
+    /** @throws IllegalArgumentException when the policy needs a workload the context lacks */
+    public static Policy create(PolicyName name, PolicyContext context) {
+        return switch (name) {
+            case ELASTIC -> FgdPolicy.elastic(context.requireWorkload(name.text()));
+            case BINPACK -> new BinpackPolicy();
+            case SPREAD -> new SpreadPolicy();
+            case RANDOM -> new RandomPolicy(context.random());
+            case DOT_PRODUCT -> new DotProductPolicy();
+            case GPU_CLUSTERING -> new GpuClusteringPolicy();
+            case GPU_PACKING -> new GpuPackingPolicy();
+            case BEST_FIT -> new BestFitPolicy();
+            case FGD -> FgdPolicy.fgd(context.requireWorkload(name.text()));
+        };
     }
 }

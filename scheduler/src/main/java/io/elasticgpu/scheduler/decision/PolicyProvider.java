@@ -6,6 +6,7 @@ import io.elasticgpu.core.model.Request;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyContext;
+import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.core.policy.TypicalWorkload;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -34,7 +35,7 @@ public final class PolicyProvider implements Supplier<Policy> {
     static final TypicalWorkload DEFAULT_WORKLOAD = TypicalWorkload.of(List.of(
             new TypicalWorkload.Typical(Request.wholeCards(0, 0, 1), 1.0)));
 
-    private final String name;
+    private final PolicyName name;
     private final Supplier<List<Pod>> pods;
     /** What the pods without GPUs that share the GPU nodes ask: part of the workload, as in the FGD paper. */
     private final Supplier<List<Request>> hosts;
@@ -51,9 +52,8 @@ public final class PolicyProvider implements Supplier<Policy> {
      * @param pods  the GPU pods the estimate is made from
      * @param hosts what the pods without GPUs that share the GPU nodes ask
      * @param count how many pods there are, without copying them
-     * @throws IllegalArgumentException for an unknown policy name, listing the known ones
      */
-    public PolicyProvider(String name, Supplier<List<Pod>> pods, Supplier<List<Request>> hosts, IntSupplier count,
+    public PolicyProvider(PolicyName name, Supplier<List<Pod>> pods, Supplier<List<Request>> hosts, IntSupplier count,
                           PodGpuRequests.Units units, InstantSource clock, Duration refresh) {
         this.name = name;
         this.pods = pods;
@@ -67,7 +67,7 @@ public final class PolicyProvider implements Supplier<Policy> {
 
     @Override
     public Policy get() {
-        if (Policies.needsWorkload(name) && due()) {
+        if (name.needsWorkload() && due()) {
             synchronized (this) {
                 if (due()) {
                     estimatedFrom = grown.getAsInt();

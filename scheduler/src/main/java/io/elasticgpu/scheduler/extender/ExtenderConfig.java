@@ -3,6 +3,7 @@ package io.elasticgpu.scheduler.extender;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.policy.Policies;
+import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.decision.Decisions;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -27,7 +28,7 @@ import java.util.TreeMap;
  *                                Prometheus and probes from outside the pod; null for none
  * @param tlsCertFile             PEM certificate to serve HTTPS with, or null for HTTP
  * @param tlsKeyFile              its PKCS #8 PEM key
- * @param policy                  the placement policy ({@link Policies#NAMES})
+ * @param policy                  the placement policy ({@link PolicyName})
  * @param ledgerNamespace         where the per-node ledgers (ConfigMaps) live
  * @param memoryBlockMib          MiB in one unit of the GPU-memory resource
  * @param aliyunUnitMib           MiB in one unit of {@code aliyun.com/gpu-mem}
@@ -123,9 +124,7 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
                 throw new IllegalArgumentException("cannot read TLS file %s".formatted(f));
             }
         }
-        if (!Policies.NAMES.contains(policy)) {
-            throw new IllegalArgumentException("unknown policy \"%s\"; choose one of: %s".formatted(policy, String.join(", ", Policies.NAMES)));
-        }
+        PolicyName.parse(policy);
         if (memoryBlockMib < 1 || aliyunUnitMib < 1) {
             throw new IllegalArgumentException("memoryBlockMib and aliyunUnitMib must be >= 1, were %d and %d"
                     .formatted(memoryBlockMib, aliyunUnitMib));

@@ -10,6 +10,7 @@ import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.HostWorkload;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
+import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.requeue.Requeue;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -91,7 +92,7 @@ public final class ExtenderService implements AutoCloseable {
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         config.validate();
         PodGpuRequests.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, () -> HostWorkload.of(cache, units), cache::workloadPodCount, units, InstantSource.system(),
+        PolicyProvider policy = new PolicyProvider(PolicyName.parse(config.policy()), cache::gpuPods, () -> HostWorkload.of(cache, units), cache::workloadPodCount, units, InstantSource.system(),
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));

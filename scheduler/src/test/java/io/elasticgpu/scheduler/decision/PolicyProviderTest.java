@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.policy.PolicyName;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
@@ -21,7 +22,7 @@ class PolicyProviderTest {
 
     private final List<Pod> pods = new ArrayList<>();
     private final Instant now = Instant.parse("2026-11-25T07:00:00Z");
-    private final PolicyProvider provider = new PolicyProvider("elastic", () -> List.copyOf(pods), List::of, pods::size,
+    private final PolicyProvider provider = new PolicyProvider(PolicyName.ELASTIC, () -> List.copyOf(pods), List::of, pods::size,
             PodGpuRequests.Units.DEFAULT, () -> now, Duration.ofMinutes(1));
 
     private void add(int count) {
