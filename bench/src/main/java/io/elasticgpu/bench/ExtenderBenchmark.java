@@ -77,7 +77,7 @@ final class ExtenderBenchmark {
         }
         ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
         api.feed(cache);
-        ExtenderConfig config = ExtenderConfig.defaults().withListen("127.0.0.1:0");
+        ExtenderConfig config = ExtenderConfig.builder().withListen("127.0.0.1:0").build();
         List<String> missed = new ArrayList<>();
         System.out.printf(Locale.ROOT, "%n== %,d nodes, %,d cards ==%n", size, size * CARDS);
         try (ExtenderServer server = ExtenderService.serve(config, cache, api, () -> true);

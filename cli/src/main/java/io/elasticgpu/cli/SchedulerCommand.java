@@ -1,13 +1,12 @@
 package io.elasticgpu.cli;
 
+import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
 import io.elasticgpu.scheduler.extender.ExtenderService;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -70,35 +69,55 @@ final class SchedulerCommand implements Callable<Integer> {
                     + " (default true; --no-decide-in-filter leaves the choice to kube-scheduler's scores).")
     Boolean decideInFilter;
 
-    /** The flags given, under the configuration file's key names. */
-    private Map<String, Object> flags() {
-        Map<String, Object> flags = new LinkedHashMap<>();
-        putIfGiven(flags, "listen", listen);
-        putIfGiven(flags, "metricsListen", metricsListen);
-        putIfGiven(flags, "allowRemoteCallers", allowRemoteCallers);
-        putIfGiven(flags, "policy", policy);
-        putIfGiven(flags, "ledgerNamespace", ledgerNamespace);
-        putIfGiven(flags, "memoryBlockMib", memoryBlockMib);
-        putIfGiven(flags, "aliyunUnitMib", aliyunUnitMib);
-        putIfGiven(flags, "tlsCertFile", tlsCert);
-        putIfGiven(flags, "tlsKeyFile", tlsKey);
-        putIfGiven(flags, "policyWeight", policyWeight);
-        putIfGiven(flags, "topologyWeight", topologyWeight);
-        putIfGiven(flags, "decideInFilter", decideInFilter);
-        return flags;
-    }
-
-    private static void putIfGiven(Map<String, Object> flags, String key, Object value) {
-        if (value != null) {
-            flags.put(key, value);
+    /**
+     * The defaults, overridden by the file, overridden by the flags given; checked once, all together.
+     *
+     * @throws IllegalArgumentException naming the setting that is wrong, its value and what to write instead
+     */
+    ExtenderConfig config() {
+        ExtenderConfig.Builder c = config == null ? ExtenderConfig.builder() : ExtenderConfig.builder().withFile(config);
+        if (listen != null) {
+            c.withListen(listen);
         }
+        if (metricsListen != null) {
+            c.withMetricsListen(metricsListen);
+        }
+        if (allowRemoteCallers != null) {
+            c.withAllowRemoteCallers(allowRemoteCallers);
+        }
+        if (policy != null) {
+            c.withPolicy(PolicyName.parse(policy));
+        }
+        if (ledgerNamespace != null) {
+            c.withLedgerNamespace(ledgerNamespace);
+        }
+        if (memoryBlockMib != null) {
+            c.withMemoryBlockMib(memoryBlockMib);
+        }
+        if (aliyunUnitMib != null) {
+            c.withAliyunUnitMib(aliyunUnitMib);
+        }
+        if (tlsCert != null) {
+            c.withTlsCertFile(tlsCert);
+        }
+        if (tlsKey != null) {
+            c.withTlsKeyFile(tlsKey);
+        }
+        if (policyWeight != null) {
+            c.withPolicyWeight(policyWeight);
+        }
+        if (topologyWeight != null) {
+            c.withTopologyWeight(topologyWeight);
+        }
+        if (decideInFilter != null) {
+            c.withDecideInFilter(decideInFilter);
+        }
+        return c.build();
     }
 
     @Override
     public Integer call() throws InterruptedException {
-        ExtenderConfig c = config == null ? ExtenderConfig.defaults() : ExtenderConfig.load(config);
-        c = c.with(flags());
-        c.validate();
+        ExtenderConfig c = config();
         KubernetesClient client = KubernetesClients.create(kubeconfig);
         ExtenderService service = ExtenderService.start(client, c);
         CountDownLatch stop = new CountDownLatch(1);

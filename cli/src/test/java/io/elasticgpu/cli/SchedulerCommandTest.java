@@ -55,4 +55,27 @@ class SchedulerCommandTest {
         assertThat(err.toString()).startsWith("egpu scheduler: listen: 0.0.0.0:8888 is reachable from other hosts")
                 .contains("--metrics-listen", "--allow-remote-callers");
     }
+
+    @Test
+    void aFlagOfTheWrongTypeExitsWithTwoNamingTheFlagAndTheValue() {
+        assertThat(run("scheduler", "--memory-block-mib", "lots")).isEqualTo(2);
+        assertThat(err.toString()).contains("--memory-block-mib", "'lots'");
+    }
+
+    @Test
+    void flagsOverrideTheFileWhichOverridesTheDefaults() throws IOException {
+        Path file = Files.writeString(dir.resolve("extender.yaml"), "policy: binpack\nmemoryBlockMib: 0\nholdSeconds: 5\n");
+        SchedulerCommand command = new SchedulerCommand();
+        new CommandLine(command).parseArgs("--config", file.toString(), "--memory-block-mib", "16", "--policy", "fgd",
+                "--no-decide-in-filter", "--metrics-listen", "0.0.0.0:9402");
+
+        var config = command.config();
+
+        assertThat(config.memoryBlockMib()).as("the flag mends the file's 0").isEqualTo(16);
+        assertThat(config.policy()).isEqualTo(io.elasticgpu.core.policy.PolicyName.FGD);
+        assertThat(config.holdSeconds()).as("from the file").isEqualTo(5);
+        assertThat(config.decideInFilter()).isFalse();
+        assertThat(config.metricsListen()).isEqualTo("0.0.0.0:9402");
+        assertThat(config.listen()).as("the default").isEqualTo("127.0.0.1:8888");
+    }
 }

@@ -74,7 +74,7 @@ public final class Demo implements AutoCloseable {
         this.use = use;
         this.client = controlPlane.newClient();
         ElasticGpuCrds.apply(client);
-        this.extender = ExtenderService.start(client, ExtenderConfig.defaults().withListen("127.0.0.1:0"));
+        this.extender = ExtenderService.start(client, ExtenderConfig.builder().withListen("127.0.0.1:0").build());
         String yaml = schedulerTemplate.replace("${EXTENDER_URL}", "http://127.0.0.1:" + extender.port());
         controlPlane.restartScheduler(Files.writeString(controlPlane.workDir().resolve("scheduler-demo.yaml"), yaml));
         this.controller = new ElasticGpuController(client, Duration.ofSeconds(30));

@@ -10,7 +10,6 @@ import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.HostWorkload;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
-import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.requeue.Requeue;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -58,7 +57,6 @@ public final class ExtenderService implements AutoCloseable {
     }
 
     static ExtenderService start(KubernetesClient client, ExtenderConfig config, ClusterApi api) {
-        config.validate();
         ClusterCache cache = new ClusterCache(pod -> PodGpuRequests.asksGpu(pod, config.units()), config.units().memoryBlockMib());
         AtomicBoolean synced = new AtomicBoolean();
         SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
@@ -90,9 +88,8 @@ public final class ExtenderService implements AutoCloseable {
      * of {@link #start} are one feeder; the benchmarks feed the cache directly.
      */
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
-        config.validate();
         PodGpuRequests.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(PolicyName.parse(config.policy()), cache::gpuPods, () -> HostWorkload.of(cache, units), cache::workloadPodCount, units, InstantSource.system(),
+        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, () -> HostWorkload.of(cache, units), cache::workloadPodCount, units, InstantSource.system(),
                 Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));

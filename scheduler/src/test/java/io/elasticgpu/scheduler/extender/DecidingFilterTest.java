@@ -66,7 +66,7 @@ class DecidingFilterTest {
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, clock::get));
-        server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, () -> true);
+        server = ExtenderServer.start(ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true);
     }
 
     @AfterEach

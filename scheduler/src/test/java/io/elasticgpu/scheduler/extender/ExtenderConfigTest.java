@@ -3,13 +3,20 @@ package io.elasticgpu.scheduler.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.elasticgpu.core.policy.PolicyName;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ExtenderConfigTest {
 
@@ -19,8 +26,8 @@ class ExtenderConfigTest {
     @Test
     void aFileOverridesTheDefaults() throws IOException {
         Path file = Files.writeString(dir.resolve("c.yaml"), "policy: binpack\nlisten: 127.0.0.2:9443\nmemoryBlockMib: 256\n");
-        ExtenderConfig c = ExtenderConfig.load(file).validate();
-        assertThat(c.policy()).isEqualTo("binpack");
+        ExtenderConfig c = ExtenderConfig.load(file);
+        assertThat(c.policy()).isEqualTo(PolicyName.BINPACK);
         assertThat(c.host()).isEqualTo("127.0.0.2");
         assertThat(c.port()).isEqualTo(9443);
         assertThat(c.units().memoryBlockMib()).isEqualTo(256);
@@ -36,52 +43,137 @@ class ExtenderConfigTest {
 
     @Test
     void badValuesSayWhatToChange() {
-        assertThatThrownBy(() -> ExtenderConfig.defaults().with(Map.of("policy", "tetris")).validate())
+        assertThatThrownBy(() -> PolicyName.parse("tetris"))
                 .hasMessageStartingWith("unknown policy \"tetris\"; choose one of: elastic, binpack");
-        assertThatThrownBy(() -> ExtenderConfig.defaults().withListen("8888").validate())
-                .hasMessage("listen must be host:port, e.g. 127.0.0.1:8888, was \"8888\"");
-        assertThatThrownBy(() -> ExtenderConfig.defaults().withListen("127.0.0.1:99999").validate())
-                .hasMessage("listen: the port must be 0..65535, was \"99999\"");
-        assertThatThrownBy(() -> ExtenderConfig.defaults().with(Map.of("tlsCertFile", "cert.pem")).validate())
-                .hasMessage("tlsCertFile and tlsKeyFile go together; give both or neither");
-        assertThatThrownBy(() -> ExtenderConfig.defaults().with(Map.of("memoryBlockMib", 0)).validate())
-                .hasMessage("memoryBlockMib and aliyunUnitMib must be >= 1, were 0 and 1024");
-        assertThatThrownBy(() -> ExtenderConfig.defaults().with(Map.of("ledgerNamespace", "Bad_NS")).validate())
-                .hasMessage("ledgerNamespace must be a namespace name, was \"Bad_NS\"");
-        assertThatThrownBy(() -> ExtenderConfig.defaults().with(Map.of("policyWeight", 0, "topologyWeight", 0)).validate())
-                .hasMessage("policyWeight and topologyWeight must be finite, >= 0 and not both 0, were 0.0 and 0.0");
-        assertThatThrownBy(() -> ExtenderConfig.defaults().with(Map.of("topologyWeight", -1)).validate())
+        assertThatThrownBy(() -> ExtenderConfig.builder().withListen("8888").build())
+                .hasMessage("listen (--listen) must be host:port, e.g. 127.0.0.1:8888, was \"8888\"");
+        assertThatThrownBy(() -> ExtenderConfig.builder().withListen("127.0.0.1:99999").build())
+                .hasMessage("listen (--listen): the port must be 0..65535, was \"99999\"");
+        assertThatThrownBy(() -> ExtenderConfig.builder().withTlsCertFile("cert.pem").build())
+                .hasMessage("tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both or neither,"
+                        + " were \"cert.pem\" and none");
+        assertThatThrownBy(() -> ExtenderConfig.builder().withMemoryBlockMib(0).build())
+                .hasMessage("memoryBlockMib (--memory-block-mib) must be >= 1, was 0; give the MiB in one unit of"
+                        + " elasticgpu.io/gpu-memory, the node agents' --memory-block-mib");
+        assertThatThrownBy(() -> ExtenderConfig.builder().withLedgerNamespace("Bad_NS").build())
+                .hasMessage("ledgerNamespace (--ledger-namespace) must be a namespace name, was \"Bad_NS\"; lower-case"
+                        + " letters, digits and '-', e.g. elastic-gpu-system");
+        assertThatThrownBy(() -> ExtenderConfig.builder().withPolicyWeight(0).withTopologyWeight(0).build())
+                .hasMessage("policyWeight and topologyWeight must be finite, >= 0 and not both 0, were 0.0 and 0.0;"
+                        + " give --policy-weight or --topology-weight a positive weight (defaults 1 and 2)");
+        assertThatThrownBy(() -> ExtenderConfig.builder().withTopologyWeight(-1).build())
                 .hasMessageStartingWith("policyWeight and topologyWeight must be finite, >= 0");
+    }
+
+    /** Every check of the constructor, one case each: the setting, its flag where it has one, the value and the fix. */
+    static Stream<Arguments> badSettings() {
+        return Stream.of(
+                bad("metricsListen without a port", b -> b.withMetricsListen("9402"),
+                        "metricsListen (--metrics-listen) must be host:port, e.g. 127.0.0.1:8888, was \"9402\""),
+                bad("listen with a port past 65535", b -> b.withListen("127.0.0.1:65536"),
+                        "listen (--listen): the port must be 0..65535, was \"65536\""),
+                bad("a key without its certificate", b -> b.withTlsKeyFile("key.pem"),
+                        "tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both or neither,"
+                                + " were none and \"key.pem\""),
+                bad("a certificate that is not there", b -> b.withTlsCertFile("/nonexistent/cert.pem").withTlsKeyFile("/nonexistent/key.pem"),
+                        "tlsCertFile (--tls-cert): cannot read \"/nonexistent/cert.pem\"; give a readable PEM file"),
+                bad("an Aliyun unit of 0", b -> b.withAliyunUnitMib(0),
+                        "aliyunUnitMib (--aliyun-unit-mib) must be >= 1, was 0; give the MiB in one unit of"
+                                + " aliyun.com/gpu-mem, the node agents' --aliyun-unit-mib (1024: Aliyun's GiB)"),
+                bad("a memory resource name with a blank", b -> b.withGpuMemory("elasticgpu.io/gpu memory"),
+                        "gpuMemory must be an extended resource name (domain/name), was \"elasticgpu.io/gpu memory\";"
+                                + " e.g. elasticgpu.io/gpu-memory"),
+                bad("no whole-card resource name", b -> b.withGpu(null),
+                        "gpu must be an extended resource name (domain/name), was none; e.g. elasticgpu.io/gpu"),
+                // 10 s is the least: kube-scheduler's bind follows its filter within seconds
+                bad("stale reservations dropped after 9 s", b -> b.withStaleReservationSeconds(9),
+                        "staleReservationSeconds must be >= 10, was 9; e.g. 60"),
+                bad("the workload never refreshed", b -> b.withWorkloadRefreshSeconds(0),
+                        "workloadRefreshSeconds must be >= 1, was 0; e.g. 60"),
+                bad("decisions held for no time", b -> b.withHoldSeconds(0), "holdSeconds must be >= 1, was 0; e.g. 30"),
+                // NaN compares false with everything, so it is caught by "not >= 0"
+                bad("a weight that is not a number", b -> b.withPolicyWeight(Double.NaN),
+                        "policyWeight and topologyWeight must be finite, >= 0 and not both 0, were NaN and 2.0;"
+                                + " give --policy-weight or --topology-weight a positive weight (defaults 1 and 2)"),
+                // MAX + MAX overflows to infinity
+                bad("weights whose sum is infinite", b -> b.withPolicyWeight(Double.MAX_VALUE).withTopologyWeight(Double.MAX_VALUE),
+                        "policyWeight and topologyWeight must be finite, >= 0 and not both 0, were 1.7976931348623157E308"
+                                + " and 1.7976931348623157E308; give --policy-weight or --topology-weight a positive weight"
+                                + " (defaults 1 and 2)"));
+    }
+
+    private static Arguments bad(String name, UnaryOperator<ExtenderConfig.Builder> change, String message) {
+        return Arguments.of(name, change, message);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badSettings")
+    void aBadSettingIsRefusedNamingItsFlagValueAndFix(String name, UnaryOperator<ExtenderConfig.Builder> change, String message) {
+        assertThatThrownBy(() -> change.apply(ExtenderConfig.builder()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
+            "memoryBlockMib: lots         | memoryBlockMib must be a whole number, was \"lots\"",
+            "holdSeconds: 4294967296      | holdSeconds must be a whole number below 2^31, was 4294967296",
+            "decideInFilter: maybe        | decideInFilter must be true or false, was \"maybe\"",
+            "policyWeight: [1, 2]         | policyWeight must be a number, was [1, 2]",
+            "listen: {host: a}            | listen must be a string, was {host=a}",
+            "policy: tetris               | unknown policy \"tetris\"; choose one of: elastic, binpack, spread, random,"
+                    + " dot-product, gpu-clustering, gpu-packing, best-fit, fgd",
+            "ledgerNamespace: ~           | ledgerNamespace needs a value; leave the key out for its default",
+    })
+    void aFileValueOfTheWrongTypeIsRefusedNamingTheFileKeyAndValue(String yaml, String message) throws IOException {
+        Path file = Files.writeString(dir.resolve("c.yaml"), yaml + "\n");
+        assertThatThrownBy(() -> ExtenderConfig.load(file)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(file + ": " + message);
+    }
+
+    @Test
+    void theDefaultsAreTheChartsAndTheBuilderRoundTrips() {
+        ExtenderConfig d = ExtenderConfig.defaults();
+        assertThat(d.listen()).isEqualTo("127.0.0.1:8888");
+        assertThat(d.policy()).isEqualTo(PolicyName.ELASTIC);
+        assertThat(d.metricsAddress()).isEmpty();
+        assertThat(d.units()).isEqualTo(io.elasticgpu.api.v1alpha1.PodGpuRequests.Units.DEFAULT);
+        assertThat(d.weights()).isEqualTo(io.elasticgpu.scheduler.decision.Decisions.Weights.DEFAULT);
+        assertThat(d.decideInFilter()).isTrue();
+        assertThat(d.toBuilder().build()).isEqualTo(d);
+        assertThat(ExtenderConfigFile.KEYS).hasSize(ExtenderConfig.class.getRecordComponents().length);
     }
 
     @Test
     void theVerbsAreServedOnlyOnLoopbackUnlessRemoteCallersAreAllowed() {
-        assertThatThrownBy(() -> ExtenderConfig.defaults().withListen("0.0.0.0:8888").validate())
+        assertThatThrownBy(() -> ExtenderConfig.builder().withListen("0.0.0.0:8888").build())
                 .hasMessageStartingWith("listen: 0.0.0.0:8888 is reachable from other hosts")
                 .hasMessageContaining("127.0.0.1:8888", "--metrics-listen", "--allow-remote-callers");
-        assertThat(ExtenderConfig.defaults().withListen("localhost:8888").validate().host()).isEqualTo("localhost");
-        assertThat(ExtenderConfig.defaults().withListen("::1:8888").validate().port())
+        assertThat(ExtenderConfig.builder().withListen("localhost:8888").build().host()).isEqualTo("localhost");
+        assertThat(ExtenderConfig.builder().withListen("::1:8888").build().port())
                 .isEqualTo(8888);
-        ExtenderConfig remote = ExtenderConfig.defaults().with(Map.of("listen", "0.0.0.0:8888", "allowRemoteCallers", true));
-        assertThat(remote.validate().host()).isEqualTo("0.0.0.0");
+        ExtenderConfig remote = ExtenderConfig.builder().withListen("0.0.0.0:8888").withAllowRemoteCallers(true).build();
+        assertThat(remote.host()).isEqualTo("0.0.0.0");
     }
 
     @Test
     void theMetricsAddressIsOptionalAndChecked() {
-        assertThat(ExtenderConfig.defaults().validate().metricsAddress()).isEmpty();
-        assertThat(ExtenderConfig.defaults().with(Map.of("metricsListen", "0.0.0.0:9402")).validate().metricsAddress())
+        assertThat(ExtenderConfig.defaults().metricsAddress()).isEmpty();
+        assertThat(ExtenderConfig.builder().withMetricsListen("0.0.0.0:9402").build().metricsAddress())
                 .contains(new Address("0.0.0.0", 9402));
-        assertThatThrownBy(() -> ExtenderConfig.defaults().with(Map.of("metricsListen", "9402")).validate())
-                .hasMessage("metricsListen must be host:port, e.g. 127.0.0.1:8888, was \"9402\"");
+        assertThatThrownBy(() -> ExtenderConfig.builder().withMetricsListen("9402").build())
+                .hasMessage("metricsListen (--metrics-listen) must be host:port, e.g. 127.0.0.1:8888, was \"9402\"");
     }
 
     @Test
     void flagsOverrideTheFileAndAreCheckedLikeIt() throws IOException {
-        Path file = Files.writeString(dir.resolve("c.yaml"), "policy: binpack\ntopologyWeight: 5\n");
-        ExtenderConfig c = ExtenderConfig.load(file).with(Map.of("policy", "spread", "policyWeight", 3.0)).validate();
-        assertThat(c.policy()).isEqualTo("spread");
+        Path file = Files.writeString(dir.resolve("c.yaml"), "policy: binpack\ntopologyWeight: 5\nmemoryBlockMib: 0\n");
+        // the file alone is refused; the flag mends it before anything is checked
+        ExtenderConfig c = ExtenderConfig.builder().withFile(file).withPolicy(PolicyName.SPREAD).withPolicyWeight(3.0)
+                .withMemoryBlockMib(16).build();
+        assertThat(c.policy()).isEqualTo(PolicyName.SPREAD);
         assertThat(c.weights()).isEqualTo(new io.elasticgpu.scheduler.decision.Decisions.Weights(3, 5));
-        assertThatThrownBy(() -> c.with(Map.of("memoryBlockMib", "lots")))
-                .hasMessageStartingWith("flags: ").hasMessageContaining("lots");
+        assertThatThrownBy(() -> c.toBuilder().withMemoryBlockMib(-1).build())
+                .hasMessageStartingWith("memoryBlockMib (--memory-block-mib) must be >= 1, was -1");
+        assertThatThrownBy(() -> ExtenderConfig.load(file)).hasMessageStartingWith("memoryBlockMib (--memory-block-mib)");
     }
 }

@@ -60,7 +60,7 @@ class ExtenderFuzzTest {
         Requeue requeue = new Requeue(API, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, CLOCK::get));
-        server = ExtenderServer.start(ExtenderConfig.defaults().withListen("127.0.0.1:0"), verbs, metrics, () -> true);
+        server = ExtenderServer.start(ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true);
         base = URI.create("http://127.0.0.1:" + server.port() + "/");
         before = state();
     }

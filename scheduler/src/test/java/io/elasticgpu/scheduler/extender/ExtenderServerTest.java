@@ -49,7 +49,7 @@ class ExtenderServerTest {
 
     @BeforeEach
     void start() {
-        server = start(ExtenderConfig.defaults().withListen("127.0.0.1:0"));
+        server = start(ExtenderConfig.builder().withListen("127.0.0.1:0").build());
     }
 
     private ExtenderServer start(ExtenderConfig config) {
@@ -195,7 +195,7 @@ class ExtenderServerTest {
     @Test
     void theMetricsAddressServesMetricsAndProbesAndNoVerb() throws Exception {
         server.close();
-        server = start(ExtenderConfig.defaults().with(Map.of("listen", "127.0.0.1:0", "metricsListen", "127.0.0.1:0")));
+        server = start(ExtenderConfig.builder().withListen("127.0.0.1:0").withMetricsListen("127.0.0.1:0").build());
         int port = server.metricsPort().orElseThrow();
         assertThat(port).isNotEqualTo(server.port());
         String base = "http://127.0.0.1:" + port;
