@@ -7,7 +7,6 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.node.agent.AgentConfig;
-import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.agent.NodeAgent;
 import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.allocation.NodePod;
@@ -19,7 +18,6 @@ import io.elasticgpu.node.deviceplugin.api.DevicePluginGrpc;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
-import io.elasticgpu.node.health.HealthPolicy;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 
@@ -68,8 +66,8 @@ final class NodeAgentBenchmark {
     }
 
     static AgentConfig config(Path dir, Path podResources) {
-        return new AgentConfig("bench-node", dir, podResources, AgentConfig.Mode.SLICES, 4, BLOCK_MIB, 1024, false,
-                IsolationConfig.NONE, HealthPolicy.DEFAULT);
+        return AgentConfig.builder("bench-node").withPluginDir(dir).withPodResourcesSocket(podResources)
+                .withMemoryBlockMib(BLOCK_MIB).withCompatibility(false).build();
     }
 
     static void run(int allocations) throws Exception {

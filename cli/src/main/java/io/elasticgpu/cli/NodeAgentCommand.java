@@ -133,13 +133,10 @@ final class NodeAgentCommand implements Callable<Integer> {
     String metricsListen;
 
     AgentConfig config() {
-        AgentConfig.Mode m = switch (mode) {
-            case "slices" -> AgentConfig.Mode.SLICES;
-            case "replicas" -> AgentConfig.Mode.REPLICAS;
-            default -> throw new IllegalArgumentException("--mode must be slices or replicas, was " + mode);
-        };
-        return new AgentConfig(nodeName == null ? "" : nodeName, pluginDir, podResources, m, replicas, memoryBlockMib, aliyunUnitMib,
-                !noCompatibility, isolationConfig(), new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod), usageInterval);
+        return AgentConfig.builder(nodeName == null ? "" : nodeName).withPluginDir(pluginDir).withPodResourcesSocket(podResources)
+                .withMode(AgentConfig.Mode.parse(mode)).withReplicas(replicas).withMemoryBlockMib(memoryBlockMib)
+                .withAliyunUnitMib(aliyunUnitMib).withCompatibility(!noCompatibility).withIsolation(isolationConfig())
+                .withHealth(new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod)).withUsageEvery(usageInterval).build();
     }
 
     IsolationConfig isolationConfig() {

@@ -1,7 +1,6 @@
 package io.elasticgpu.e2e.dra;
 
 import io.elasticgpu.node.agent.AgentConfig;
-import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.health.HealthPolicy;
 
 import java.nio.file.Path;
@@ -15,7 +14,7 @@ final class DraAgents {
 
     /** The agent of {@code node} in DRA mode; {@code dir} holds the device-plugin paths it leaves unused. */
     static AgentConfig config(String node, Path dir) {
-        return new AgentConfig(node, dir.resolve("unused"), dir.resolve("unused.sock"), AgentConfig.Mode.SLICES, 4, 256, 1024,
-                true, IsolationConfig.NONE, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+        return AgentConfig.builder(node).withPluginDir(dir.resolve("unused")).withPodResourcesSocket(dir.resolve("unused.sock"))
+                .withMemoryBlockMib(256).withHealth(new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5))).build();
     }
 }

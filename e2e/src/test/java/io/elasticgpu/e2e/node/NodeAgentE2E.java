@@ -12,7 +12,6 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
-import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.agent.KubernetesCluster;
 import io.elasticgpu.node.agent.NodeAgent;
 import io.elasticgpu.node.discovery.Gpu;
@@ -74,8 +73,9 @@ class NodeAgentE2E {
         Hardware hw = twoCards();
         SimulatedBackend gpus = SimulatedBackend.of(hw);
         try (KubeletDriver kubelet = KubeletDriver.start(driver)) {
-            AgentConfig config = new AgentConfig(node, kubelet.pluginDir(), kubelet.podResourcesSocket(), AgentConfig.Mode.SLICES, 4,
-                    64, 1024, true, IsolationConfig.NONE, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)));
+            AgentConfig config = AgentConfig.builder(node).withPluginDir(kubelet.pluginDir())
+                    .withPodResourcesSocket(kubelet.podResourcesSocket()).withMemoryBlockMib(64)
+                    .withHealth(new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5))).build();
             try (KubernetesCluster api = new KubernetesCluster(cluster.client(), config);
                  NodeAgent agent = NodeAgent.start(config, gpus, api, InstantSource.system())) {
                 await().atMost(WAIT).until(agent::registered);

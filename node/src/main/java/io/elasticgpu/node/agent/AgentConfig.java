@@ -15,7 +15,8 @@ import java.util.List;
 import static java.util.Objects.requireNonNull;
 
 /**
- * How the node agent runs. Immutable; validated on construction with messages that name the setting.
+ * How the node agent runs, made with {@link #builder}: the node's name, then any setting that is not its default.
+ * Immutable; checked on construction, and a message names the flag, shows the value and says the fix.
  *
  * @param nodeName           this node's name in the cluster
  * @param pluginDir          kubelet's device-plugins directory (kubelet.sock and our sockets)
@@ -33,24 +34,34 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
                           long memoryBlockMib, long aliyunUnitMib, boolean compatibility, IsolationConfig isolation,
                           HealthPolicy health, Duration usageEvery) {
 
-    /** Measuring usage every {@link #DEFAULT_USAGE_EVERY}. */
-    public AgentConfig(String nodeName, Path pluginDir, Path podResourcesSocket, Mode mode, int replicas,
-                       long memoryBlockMib, long aliyunUnitMib, boolean compatibility, IsolationConfig isolation,
-                       HealthPolicy health) {
-        this(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib, compatibility,
-                isolation, health, DEFAULT_USAGE_EVERY);
-    }
-
     public static final Duration DEFAULT_USAGE_EVERY = Duration.ofSeconds(10);
-
-    /** How cards are shared. */
-    public enum Mode {
-        SLICES, REPLICAS
-    }
-
     public static final Path DEFAULT_PLUGIN_DIR = Path.of("/var/lib/kubelet/device-plugins");
     public static final Path DEFAULT_POD_RESOURCES = Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
 
+    /** How cards are shared ({@code --mode}). */
+    public enum Mode {
+        /** Memory and compute slices, placed by the extender. */
+        SLICES,
+        /** Each card as a number of virtual devices (seed 000), no extender. */
+        REPLICAS;
+
+        /**
+         * {@code slices} or {@code replicas}, as {@code --mode} is written.
+         *
+         * @throws IllegalArgumentException naming the flag and the value for anything else
+         */
+        public static Mode parse(String flag) {
+            return switch (flag) {
+                case "slices" -> SLICES;
+                case "replicas" -> REPLICAS;
+                default -> throw new IllegalArgumentException("--mode must be slices or replicas, was " + flag);
+            };
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix
+     */
     public AgentConfig {
         requireNonNull(nodeName, "nodeName");
         if (nodeName.isBlank()) {
@@ -63,40 +74,31 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         requireNonNull(health, "health");
         requireNonNull(usageEvery, "usageEvery");
         if (usageEvery.isNegative() || (!usageEvery.isZero() && usageEvery.toMillis() < 100)) {
-            throw new IllegalArgumentException("node agent: --usage-interval must be 0 (off) or at least 100 ms, was " + usageEvery);
+            throw new IllegalArgumentException("node agent: --usage-interval must be 0 (off) or at least 100 ms, was "
+                    + usageEvery + "; e.g. PT10S, or PT0S to measure nothing");
         }
         if (replicas < 1 || replicas > 1000) {
-            throw new IllegalArgumentException("node agent: replicas must be 1..1000, was " + replicas);
+            throw new IllegalArgumentException("node agent: --replicas must be 1..1000, was " + replicas
+                    + "; e.g. 4 virtual devices per card");
         }
-        if (memoryBlockMib < 1 || aliyunUnitMib < 1) {
-            throw new IllegalArgumentException("node agent: memory block and Aliyun unit must be >= 1 MiB, were %d and %d"
-                    .formatted(memoryBlockMib, aliyunUnitMib));
+        if (memoryBlockMib < 1) {
+            throw new IllegalArgumentException("node agent: --memory-block-mib must be >= 1, was " + memoryBlockMib
+                    + "; give the extender's memoryBlockMib (default 1)");
+        }
+        if (aliyunUnitMib < 1) {
+            throw new IllegalArgumentException("node agent: --aliyun-unit-mib must be >= 1, was " + aliyunUnitMib
+                    + "; give the extender's aliyunUnitMib (default 1024, Aliyun's GiB)");
         }
     }
 
-    public static AgentConfig defaults(String nodeName) {
-        return new AgentConfig(nodeName, DEFAULT_PLUGIN_DIR, DEFAULT_POD_RESOURCES, Mode.SLICES, 4, 1, 1024, true,
-                IsolationConfig.NONE, HealthPolicy.DEFAULT);
+    /** The agent of node {@code nodeName}, every other setting at its default until changed. */
+    public static Builder builder(String nodeName) {
+        return new Builder(nodeName);
     }
 
-    public AgentConfig withPluginDir(Path dir, Path podResources) {
-        return new AgentConfig(nodeName, dir, podResources, mode, replicas, memoryBlockMib, aliyunUnitMib, compatibility,
-                isolation, health, usageEvery);
-    }
-
-    public AgentConfig withMode(Mode newMode, int newReplicas) {
-        return new AgentConfig(nodeName, pluginDir, podResourcesSocket, newMode, newReplicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, isolation, health, usageEvery);
-    }
-
-    public AgentConfig withHealth(HealthPolicy policy) {
-        return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, isolation, policy, usageEvery);
-    }
-
-    public AgentConfig withIsolation(IsolationConfig newIsolation) {
-        return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
-                compatibility, newIsolation, health, usageEvery);
+    /** A builder holding this configuration, to change some settings of it. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     public PodGpuRequests.Units units() {
@@ -127,5 +129,99 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
             out.add(new AdvertisedResource(ResourceNames.VOLCANO_GPU_NUMBER, Kind.WHOLE, 0));
         }
         return out;
+    }
+
+    /** Every setting but the node's name at its default until changed; {@link #build} checks them. Not thread-safe. */
+    public static final class Builder {
+        private final String nodeName;
+        private Path pluginDir = DEFAULT_PLUGIN_DIR;
+        private Path podResourcesSocket = DEFAULT_POD_RESOURCES;
+        private Mode mode = Mode.SLICES;
+        private int replicas = 4;
+        private long memoryBlockMib = PodGpuRequests.Units.DEFAULT.memoryBlockMib();
+        private long aliyunUnitMib = PodGpuRequests.Units.DEFAULT.aliyunUnitMib();
+        private boolean compatibility = true;
+        private IsolationConfig isolation = IsolationConfig.NONE;
+        private HealthPolicy health = HealthPolicy.DEFAULT;
+        private Duration usageEvery = DEFAULT_USAGE_EVERY;
+
+        private Builder(String nodeName) {
+            this.nodeName = nodeName;
+        }
+
+        private Builder(AgentConfig c) {
+            this(c.nodeName);
+            pluginDir = c.pluginDir;
+            podResourcesSocket = c.podResourcesSocket;
+            mode = c.mode;
+            replicas = c.replicas;
+            memoryBlockMib = c.memoryBlockMib;
+            aliyunUnitMib = c.aliyunUnitMib;
+            compatibility = c.compatibility;
+            isolation = c.isolation;
+            health = c.health;
+            usageEvery = c.usageEvery;
+        }
+
+        /** kubelet's device-plugins directory ({@code --device-plugin-dir}). */
+        public Builder withPluginDir(Path dir) {
+            pluginDir = dir;
+            return this;
+        }
+
+        /** kubelet's pod-resources socket ({@code --pod-resources-socket}). */
+        public Builder withPodResourcesSocket(Path socket) {
+            podResourcesSocket = socket;
+            return this;
+        }
+
+        public Builder withMode(Mode sharing) {
+            mode = sharing;
+            return this;
+        }
+
+        /** Virtual devices per card in {@link Mode#REPLICAS} ({@code --replicas}). */
+        public Builder withReplicas(int perCard) {
+            replicas = perCard;
+            return this;
+        }
+
+        public Builder withMemoryBlockMib(long mib) {
+            memoryBlockMib = mib;
+            return this;
+        }
+
+        public Builder withAliyunUnitMib(long mib) {
+            aliyunUnitMib = mib;
+            return this;
+        }
+
+        /** Whether to advertise NVIDIA's, Aliyun's and Volcano's resource names too ({@code --no-compatibility}: false). */
+        public Builder withCompatibility(boolean advertise) {
+            compatibility = advertise;
+            return this;
+        }
+
+        public Builder withIsolation(IsolationConfig holding) {
+            isolation = holding;
+            return this;
+        }
+
+        public Builder withHealth(HealthPolicy policy) {
+            health = policy;
+            return this;
+        }
+
+        /** How often what processes use is measured ({@code --usage-interval}); zero: never. */
+        public Builder withUsageEvery(Duration every) {
+            usageEvery = every;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
+        public AgentConfig build() {
+            return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
+                    compatibility, isolation, health, usageEvery);
+        }
     }
 }

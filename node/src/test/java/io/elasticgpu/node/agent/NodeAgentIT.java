@@ -71,8 +71,10 @@ class NodeAgentIT {
 
     private void start(Hardware hw, AgentConfig.Mode mode, IsolationConfig isolation, InstantSource clock) {
         kubelet = KubeletDriver.start(binary);
-        AgentConfig config = new AgentConfig(GpuPods.NODE, kubelet.pluginDir(), kubelet.podResourcesSocket(), mode, 4, 64, 1024,
-                false, isolation, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMillis(300)));
+        AgentConfig config = AgentConfig.builder(GpuPods.NODE).withPluginDir(kubelet.pluginDir())
+                .withPodResourcesSocket(kubelet.podResourcesSocket()).withMode(mode).withMemoryBlockMib(64)
+                .withCompatibility(false).withIsolation(isolation)
+                .withHealth(new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMillis(300))).build();
         gpus = SimulatedBackend.of(hw);
         cluster = new TestCluster(config);
         agent = NodeAgent.start(config, gpus, cluster, clock);
@@ -174,8 +176,9 @@ class NodeAgentIT {
 
         agent.close(); // the agent goes (a crash, an upgrade); the daemon serves on
         TestCluster same = cluster;
-        agent = NodeAgent.start(new AgentConfig(GpuPods.NODE, kubelet.pluginDir(), kubelet.podResourcesSocket(),
-                AgentConfig.Mode.SLICES, 4, 64, 1024, false, mps, HealthPolicy.DEFAULT), gpus, same, clock);
+        agent = NodeAgent.start(AgentConfig.builder(GpuPods.NODE).withPluginDir(kubelet.pluginDir())
+                .withPodResourcesSocket(kubelet.podResourcesSocket()).withMemoryBlockMib(64).withCompatibility(false)
+                .withIsolation(mps).build(), gpus, same, clock);
         var isolation = agent.isolation().orElseThrow();
         isolation.round();
         clock.advance(MpsIsolation.GRACE.plusSeconds(1));
@@ -358,8 +361,9 @@ class NodeAgentIT {
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "kubelet");
         Files.createDirectories(KubeletDriver.pluginDirIn(work));
         Hardware hw = cards(2, 16_384, Topology.uniform(2, Link.UNKNOWN));
-        AgentConfig config = new AgentConfig(GpuPods.NODE, KubeletDriver.pluginDirIn(work), KubeletDriver.podResourcesSocketIn(work),
-                AgentConfig.Mode.SLICES, 4, 64, 1024, false, IsolationConfig.NONE, HealthPolicy.DEFAULT);
+        AgentConfig config = AgentConfig.builder(GpuPods.NODE).withPluginDir(KubeletDriver.pluginDirIn(work))
+                .withPodResourcesSocket(KubeletDriver.podResourcesSocketIn(work)).withMemoryBlockMib(64)
+                .withCompatibility(false).build();
         gpus = SimulatedBackend.of(hw);
         cluster = new TestCluster(config);
         agent = NodeAgent.start(config, gpus, cluster, InstantSource.system()); // no kubelet.sock yet: retries, backing off
