@@ -191,11 +191,11 @@ final class ControllerCommand implements Callable<Integer> {
     private WebhookConfig webhookConfig() {
         InetSocketAddress listen = address("--webhook-listen", webhookListen);
         if (webhookUrl == null) {
-            return WebhookConfig.forService(listen, webhookService, leaseNamespace).withShares(shares());
+            return WebhookConfig.forService(listen, webhookService, leaseNamespace).withShares(shares()).build();
         }
         InetSocketAddress url = address("--webhook-url", webhookUrl);
         return WebhookConfig.forUrl(listen, url.getHostString()).withUrl(url.getHostString(), url.getPort())
-                .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME).withShares(shares());
+                .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME).withShares(shares()).build();
     }
 
     /** What the webhook checks of pods asking GPU slices: the node agents' isolation and units. */

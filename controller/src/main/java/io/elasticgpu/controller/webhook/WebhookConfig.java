@@ -8,7 +8,9 @@ import java.util.Objects;
 
 /**
  * How to run the admission webhook: where to listen, how the kube-apiserver reaches it, and how long its serving
- * certificates live. Required parts in the factories, optional ones as {@code withX}.
+ * certificates live. Made with a builder: the required parts in its factories ({@link #forService}, {@link #forUrl}),
+ * optional ones as {@code withX}. Immutable; checked on construction, and a message names the flag, shows the value
+ * and says the fix.
  *
  * @param listen              the address the HTTPS server binds (port 0: any free port)
  * @param target              how the apiserver calls the webhook (written into the MutatingWebhookConfiguration)
@@ -61,7 +63,7 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
             public Url {
                 Objects.requireNonNull(host, "host");
                 if (port < 0 || port > 65535) {
-                    throw new IllegalArgumentException("port must be 0..65535, was " + port);
+                    throw new IllegalArgumentException("webhook: the port of --webhook-url must be 0..65535, was " + port);
                 }
             }
 
@@ -72,71 +74,133 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
         }
     }
 
+    /**
+     * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix
+     */
     public WebhookConfig {
         Objects.requireNonNull(listen, "listen");
         Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(certificateLifetime, "certificateLifetime");
+        Objects.requireNonNull(rotationCheck, "rotationCheck");
         Objects.requireNonNull(configurationName, "configurationName");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(caSecret, "caSecret");
         Objects.requireNonNull(shares, "shares");
+        switch (target) {
+            case Target.Service s -> {
+                name("--webhook-service", "a Service name", s.name(), LABEL, "elastic-gpu-webhook");
+                name("--namespace-for-lease", "a namespace name", s.namespace(), LABEL, "elastic-gpu-system");
+            }
+            case Target.Url u -> {
+                if (u.host().isBlank()) {
+                    throw new IllegalArgumentException("webhook: --webhook-url must name the host the apiserver calls,"
+                            + " was \"%s\"; e.g. 10.0.0.5:9443".formatted(u.host()));
+                }
+            }
+        }
+        name("the CA's Secret namespace (--namespace-for-lease)", "a namespace name", caSecret.namespace(), LABEL,
+                "elastic-gpu-system");
+        name("the CA's Secret", "a Secret name", caSecret.name(), SUBDOMAIN, CA_SECRET_NAME);
+        name("configurationName", "a MutatingWebhookConfiguration name", configurationName, SUBDOMAIN, CONFIGURATION_NAME);
         if (certificateLifetime.compareTo(Duration.ofMinutes(3)) < 0) {
-            throw new IllegalArgumentException("certificateLifetime must be at least 3 minutes, was " + certificateLifetime);
+            throw new IllegalArgumentException("webhook: certificateLifetime must be at least 3 minutes, was "
+                    + certificateLifetime + "; a certificate is renewed when a third of it remains, e.g. PT24H");
         }
         if (rotationCheck.isNegative() || rotationCheck.isZero()) {
-            throw new IllegalArgumentException("rotationCheck must be positive, was " + rotationCheck);
+            throw new IllegalArgumentException("webhook: rotationCheck must be positive, was " + rotationCheck + "; e.g. PT1M");
         }
     }
 
-    /** Behind Service {@code name} in {@code namespace}, port 443; certificates for 24 hours. */
-    public static WebhookConfig forService(InetSocketAddress listen, String name, String namespace) {
-        return new WebhookConfig(listen, new Target.Service(name, namespace, 443), Duration.ofHours(24),
-                Duration.ofMinutes(1), CONFIGURATION_NAME, InstantSource.system(), new SecretRef(namespace, CA_SECRET_NAME),
-                ShareAdmission.NONE);
+    /** A DNS-1123 label: Service and namespace names. */
+    private static final String LABEL = "[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?";
+    /** A DNS-1123 subdomain: most other object names. */
+    private static final String SUBDOMAIN = LABEL + "(\\." + LABEL + ")*";
+
+    private static void name(String setting, String what, String value, String pattern, String example) {
+        if (!value.matches(pattern) || value.length() > 253) {
+            throw new IllegalArgumentException("webhook: %s must be %s (lower-case letters, digits and '-'), was \"%s\"; e.g. %s"
+                    .formatted(setting, what, value, example));
+        }
+    }
+
+    /**
+     * Behind Service {@code name} in {@code namespace} ({@code --webhook-service}, {@code --namespace-for-lease}),
+     * port 443; certificates for 24 hours, from a CA kept in Secret {@value #CA_SECRET_NAME} of {@code namespace}.
+     */
+    public static Builder forService(InetSocketAddress listen, String name, String namespace) {
+        return new Builder(listen, new Target.Service(name, namespace, 443), new SecretRef(namespace, CA_SECRET_NAME));
     }
 
     /**
      * Called directly at {@code https://<host>:<listen port>/mutate-pods}; certificates for 24 hours; the CA kept in
      * Secret {@value #CA_SECRET_NAME} of namespace {@code default}.
      */
-    public static WebhookConfig forUrl(InetSocketAddress listen, String host) {
-        return new WebhookConfig(listen, new Target.Url(host), Duration.ofHours(24), Duration.ofMinutes(1),
-                CONFIGURATION_NAME, InstantSource.system(), new SecretRef("default", CA_SECRET_NAME), ShareAdmission.NONE);
+    public static Builder forUrl(InetSocketAddress listen, String host) {
+        return new Builder(listen, new Target.Url(host), new SecretRef("default", CA_SECRET_NAME));
     }
 
-    /** Registered at {@code https://<host>:<port>}, e.g. a balancer in front of several replicas. */
-    public WebhookConfig withUrl(String host, int port) {
-        return new WebhookConfig(listen, new Target.Url(host, port), certificateLifetime, rotationCheck, configurationName,
-                clock, caSecret, shares);
-    }
+    /** The required parts given to {@link #forService} or {@link #forUrl}, the rest at their defaults until changed. */
+    public static final class Builder {
+        private final InetSocketAddress listen;
+        private Target target;
+        private SecretRef caSecret;
+        private Duration certificateLifetime = Duration.ofHours(24);
+        private Duration rotationCheck = Duration.ofMinutes(1);
+        private String configurationName = CONFIGURATION_NAME;
+        private InstantSource clock = InstantSource.system();
+        private ShareAdmission shares = ShareAdmission.NONE;
 
-    public WebhookConfig withCaSecret(String namespace, String name) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, clock,
-                new SecretRef(namespace, name), shares);
-    }
+        private Builder(InetSocketAddress listen, Target target, SecretRef caSecret) {
+            this.listen = listen;
+            this.target = target;
+            this.caSecret = caSecret;
+        }
 
-    public WebhookConfig withCertificateLifetime(Duration lifetime) {
-        return new WebhookConfig(listen, target, lifetime, rotationCheck, configurationName, clock, caSecret, shares);
-    }
+        /** Registered at {@code https://<host>:<port>} ({@code --webhook-url}), e.g. a balancer in front of several replicas. */
+        public Builder withUrl(String host, int port) {
+            target = new Target.Url(host, port);
+            return this;
+        }
 
-    public WebhookConfig withRotationCheck(Duration every) {
-        return new WebhookConfig(listen, target, certificateLifetime, every, configurationName, clock, caSecret, shares);
-    }
+        public Builder withCaSecret(String namespace, String name) {
+            caSecret = new SecretRef(namespace, name);
+            return this;
+        }
 
-    public WebhookConfig withConfigurationName(String name) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, name, clock, caSecret, shares);
-    }
+        public Builder withCertificateLifetime(Duration lifetime) {
+            certificateLifetime = lifetime;
+            return this;
+        }
 
-    public WebhookConfig withClock(InstantSource source) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, source, caSecret, shares);
-    }
+        public Builder withRotationCheck(Duration every) {
+            rotationCheck = every;
+            return this;
+        }
 
-    /**
-     * Pods asking GPU slices checked against the node agents' isolation ({@code --isolation}) and units
-     * ({@code --memory-block-mib}, {@code --aliyun-unit-mib}); {@link ShareAdmission#NONE} by default.
-     */
-    public WebhookConfig withShares(ShareAdmission admission) {
-        return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, clock, caSecret,
-                admission);
+        public Builder withConfigurationName(String name) {
+            configurationName = name;
+            return this;
+        }
+
+        public Builder withClock(InstantSource source) {
+            clock = source;
+            return this;
+        }
+
+        /**
+         * Pods asking GPU slices checked against the node agents' isolation ({@code --isolation}) and units
+         * ({@code --memory-block-mib}, {@code --aliyun-unit-mib}); {@link ShareAdmission#NONE} by default.
+         */
+        public Builder withShares(ShareAdmission admission) {
+            shares = admission;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
+        public WebhookConfig build() {
+            return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, clock, caSecret,
+                    shares);
+        }
     }
 
     /** The names the serving certificate carries. */

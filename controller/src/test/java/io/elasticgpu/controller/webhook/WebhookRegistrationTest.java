@@ -23,7 +23,7 @@ class WebhookRegistrationTest {
     @Test
     void behindAServiceItIsCalledThroughTheServiceWithTheCaBundle() {
         MutatingWebhookConfiguration configuration = WebhookRegistration.configuration(
-                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system"), 8443, CA);
+                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system").build(), 8443, CA);
 
         assertThat(configuration.getMetadata().getName()).isEqualTo("elastic-gpu");
         MutatingWebhook webhook = configuration.getWebhooks().getFirst();
@@ -49,18 +49,18 @@ class WebhookRegistrationTest {
 
     @Test
     void calledDirectlyItsUrlHasTheHostAndThePortListenedOn() {
-        WebhookConfig config = WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1");
+        WebhookConfig config = WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").build();
 
         assertThat(WebhookRegistration.configuration(config, 40123, CA).getWebhooks().getFirst().getClientConfig()
                 .getUrl()).isEqualTo("https://127.0.0.1:40123/mutate-pods");
         assertThat(config.certificateNames()).containsExactly("127.0.0.1");
-        assertThat(WebhookRegistration.configuration(WebhookConfig.forUrl(new InetSocketAddress(0), "::1"), 8443, CA)
+        assertThat(WebhookRegistration.configuration(WebhookConfig.forUrl(new InetSocketAddress(0), "::1").build(), 8443, CA)
                 .getWebhooks().getFirst().getClientConfig().getUrl()).isEqualTo("https://[::1]:8443/mutate-pods");
     }
 
     @Test
     void behindAServiceTheCertificateNamesTheServiceDnsNames() {
-        assertThat(WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system")
+        assertThat(WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system").build()
                 .certificateNames()).isEqualTo(List.of("egpu-webhook.egpu-system.svc",
                 "egpu-webhook.egpu-system.svc.cluster.local"));
     }
@@ -68,7 +68,7 @@ class WebhookRegistrationTest {
     @Test
     void podsNamingNoClaimAreSentToTheSharesWebhookWhichIgnoresItsFailures() {
         MutatingWebhookConfiguration configuration = WebhookRegistration.configuration(
-                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system"), 8443, CA);
+                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system").build(), 8443, CA);
 
         assertThat(configuration.getWebhooks()).extracting(MutatingWebhook::getName)
                 .containsExactly("claims.elasticgpu.io", "shares.elasticgpu.io");

@@ -81,7 +81,7 @@ class ClaimLifecycleE2E {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("claims", 2, "Tesla-T4", 15_360))).getFirst();
         createClassAndClaim(client, ns, policy);
         try (AdmissionWebhook webhook = AdmissionWebhook.start(client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1)));
+                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1)).build());
              ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10))) {
             controller.start();
 

@@ -153,7 +153,7 @@ class DraElasticGpuClaimE2E {
         parts.add(DraNodeAgent.start(config, new DraConfig(dir.resolve("plugin"), dir.resolve("registry"), dir.resolve("cdi")),
                 SimulatedBackend.of(oneT4), draCluster, Instant::now, new AgentMetrics(node)));
         parts.add(AdmissionWebhook.start(client, WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
-                .withCertificateLifetime(Duration.ofHours(1))));
+                .withCertificateLifetime(Duration.ofHours(1)).build()));
         parts.add(() -> client.admissionRegistration().v1().mutatingWebhookConfigurations()
                 .withName(WebhookConfig.CONFIGURATION_NAME).delete());
         ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10));

@@ -112,7 +112,7 @@ class WebhookE2E {
 
     private static AdmissionWebhook startWebhook(KubernetesClient client) {
         return AdmissionWebhook.start(client, WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
-                .withCertificateLifetime(Duration.ofHours(1)));
+                .withCertificateLifetime(Duration.ofHours(1)).build());
     }
 
     /** Creates a pod naming {@code claim} (a new name each try) until one comes back mutated. */
@@ -143,7 +143,7 @@ class WebhookE2E {
         String ns = cluster.namespace();
         try (AdmissionWebhook webhook = AdmissionWebhook.start(client, WebhookConfig.forUrl(
                 new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1))
-                .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodGpuRequests.Units.DEFAULT)))) {
+                .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodGpuRequests.Units.DEFAULT)).build())) {
             // 10 milli / 10 / 2 processes = 0.5 %: refused, once the apiserver calls the new configuration.
             String refused = refusedOnceTheApiserverCallsTheWebhook(client, ns);
             assertThat(refused).contains("admission webhook \"shares.elasticgpu.io\" denied the request: pod %s/thin-"

@@ -80,7 +80,7 @@ public final class Demo implements AutoCloseable {
         this.controller = new ElasticGpuController(client, Duration.ofSeconds(30));
         controller.start();
         this.webhook = AdmissionWebhook.start(client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofDays(1)));
+                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofDays(1)).build());
         this.watch = ClusterWatch.start(client);
         this.dashboard = DashboardServer.start(dashboardAddress, watch, watch::synced,
                 new ControllerMetrics(watch, controller::running, controller::syncs));
