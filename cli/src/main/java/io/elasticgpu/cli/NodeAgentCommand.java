@@ -2,25 +2,19 @@ package io.elasticgpu.cli;
 
 import io.elasticgpu.node.agent.AgentConfig;
 import io.elasticgpu.node.agent.DraConfig;
-import io.elasticgpu.node.agent.DraNodeAgent;
-import io.elasticgpu.node.agent.KubernetesDraCluster;
-import io.elasticgpu.node.agent.KubernetesCluster;
-import io.elasticgpu.node.agent.NodeAgent;
+import io.elasticgpu.node.agent.NodeAgentService;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.NvmlBackend;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.isolation.IsolationConfig;
-import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.metrics.MetricsAddress;
-import io.elasticgpu.node.metrics.MetricsServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -132,9 +126,15 @@ final class NodeAgentCommand implements Callable<Integer> {
                     + "); off serves neither.")
     String metricsListen;
 
+    /** The flags as the agent's configuration; a bad value stops here, before anything starts. */
     AgentConfig config() {
-        return AgentConfig.builder(nodeName == null ? "" : nodeName).withPluginDir(pluginDir).withPodResourcesSocket(podResources)
-                .withMode(AgentConfig.Mode.parse(mode)).withReplicas(replicas).withMemoryBlockMib(memoryBlockMib)
+        Optional<MetricsAddress> metrics = MetricsAddress.parse(metricsListen);
+        AgentConfig.Mode sharing = AgentConfig.Mode.parse(mode);
+        AgentConfig.Api offered = AgentConfig.Api.parse(api);
+        return AgentConfig.builder(nodeName == null ? "" : nodeName).withApi(offered).withMetricsListen(metrics)
+                .withPluginDir(pluginDir).withPodResourcesSocket(podResources)
+                .withDra(new DraConfig(draPluginDir, registrationDir, cdiDir))
+                .withMode(sharing).withReplicas(replicas).withMemoryBlockMib(memoryBlockMib)
                 .withAliyunUnitMib(aliyunUnitMib).withCompatibility(!noCompatibility).withIsolation(isolationConfig())
                 .withHealth(new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod)).withUsageEvery(usageInterval).build();
     }
@@ -148,11 +148,7 @@ final class NodeAgentCommand implements Callable<Integer> {
 
     /** Whether to run as a DRA driver; anything but the two names stops before anything starts. */
     boolean dra() {
-        return switch (api) {
-            case "device-plugin" -> false;
-            case "dra" -> true;
-            default -> throw new IllegalArgumentException("--api must be device-plugin or dra, was " + api);
-        };
+        return AgentConfig.Api.parse(api) == AgentConfig.Api.DRA;
     }
 
     GpuBackend openBackend() {
@@ -170,45 +166,25 @@ final class NodeAgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Optional<MetricsAddress> listen = MetricsAddress.parse(metricsListen); // a typo fails before anything starts
         AgentConfig c = config();
-        boolean dra = dra();
         GpuBackend gpus = openBackend();
-        // Bound before the agent registers with kubelet, so that a taken port leaves nothing behind.
-        AgentMetrics metrics = new AgentMetrics(c.nodeName());
-        Optional<MetricsServer> server = listen.map(address -> MetricsServer.start(address, metrics));
         KubernetesClient client = KubernetesClients.create(kubeconfig);
-        // Exactly one of the two: a card offered through both APIs would be counted twice.
-        AutoCloseable cluster;
-        AutoCloseable agent;
-        if (dra) {
-            KubernetesDraCluster draCluster = new KubernetesDraCluster(client, c.nodeName(), c.units());
-            cluster = draCluster;
-            agent = DraNodeAgent.start(c, new DraConfig(draPluginDir, registrationDir, cdiDir), gpus, draCluster,
-                    InstantSource.system(), metrics);
-        } else {
-            KubernetesCluster dpCluster = new KubernetesCluster(client, c);
-            cluster = dpCluster;
-            agent = NodeAgent.start(c, gpus, dpCluster, InstantSource.system(), metrics);
+        NodeAgentService agent;
+        try {
+            agent = NodeAgentService.start(client, c, gpus);
+        } catch (RuntimeException e) {
+            gpus.close();
+            client.close();
+            throw e;
         }
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            closeQuietly(agent); // removes the plugin sockets, so kubelet stops offering our devices
-            server.ifPresent(MetricsServer::close);
-            closeQuietly(cluster);
+            agent.close(); // first the agent, which removes the plugin sockets so that kubelet stops offering our devices
             gpus.close();
             client.close();
             stop.countDown();
         }, "node-agent-shutdown"));
         stop.await();
         return 0;
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        try {
-            c.close();
-        } catch (Exception e) {
-            System.err.println("egpu node-agent: closing " + c.getClass().getSimpleName() + ": " + e.getMessage());
-        }
     }
 }

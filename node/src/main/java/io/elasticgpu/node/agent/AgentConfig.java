@@ -6,11 +6,13 @@ import io.elasticgpu.node.deviceplugin.AdvertisedResource;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource.Kind;
 import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.isolation.IsolationConfig;
+import io.elasticgpu.node.metrics.MetricsAddress;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -29,10 +31,16 @@ import static java.util.Objects.requireNonNull;
  * @param isolation          what holds each share to its limits (nothing, or an MPS daemon per share)
  * @param health             which events take a card out of service and when it comes back
  * @param usageEvery         how often what processes use on the cards is measured (NVML only); zero: never
+ * @param api                how kubelet is offered the cards ({@code --api}); {@link NodeAgentService} starts the agent
+ *                           of that API
+ * @param dra                where the DRA driver keeps its sockets and files, with {@link Api#DRA}
+ * @param metricsListen      where {@link NodeAgentService} serves {@code /metrics} and {@code /healthz}; empty for nowhere
+ *                           (the builder's default; {@code egpu node-agent}'s is {@value MetricsAddress#DEFAULT})
  */
 public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSocket, Mode mode, int replicas,
                           long memoryBlockMib, long aliyunUnitMib, boolean compatibility, IsolationConfig isolation,
-                          HealthPolicy health, Duration usageEvery) {
+                          HealthPolicy health, Duration usageEvery, Api api, DraConfig dra,
+                          Optional<MetricsAddress> metricsListen) {
 
     public static final Duration DEFAULT_USAGE_EVERY = Duration.ofSeconds(10);
     public static final Path DEFAULT_PLUGIN_DIR = Path.of("/var/lib/kubelet/device-plugins");
@@ -59,6 +67,32 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         }
     }
 
+    /** How kubelet is offered the cards: one API per node, the other is not started. */
+    public enum Api {
+        /** Extended resources through kubelet's device plugin API ({@code --api device-plugin}). */
+        DEVICE_PLUGIN,
+        /** A ResourceSlice and kubelet's DRA API ({@code --api dra}). */
+        DRA,
+        /**
+         * No kubelet to offer them to, as on the local cluster's fake nodes: the agent publishes the node's inventory
+         * and keeps its cards' health, and serves no kubelet API. Not a value of {@code --api}.
+         */
+        NONE;
+
+        /**
+         * {@code device-plugin} or {@code dra}, as {@code --api} is written.
+         *
+         * @throws IllegalArgumentException naming the flag and the value for anything else
+         */
+        public static Api parse(String flag) {
+            return switch (flag) {
+                case "device-plugin" -> DEVICE_PLUGIN;
+                case "dra" -> DRA;
+                default -> throw new IllegalArgumentException("--api must be device-plugin or dra, was " + flag);
+            };
+        }
+    }
+
     /**
      * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix
      */
@@ -73,6 +107,9 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         requireNonNull(isolation, "isolation");
         requireNonNull(health, "health");
         requireNonNull(usageEvery, "usageEvery");
+        requireNonNull(api, "api");
+        requireNonNull(dra, "dra");
+        requireNonNull(metricsListen, "metricsListen");
         if (usageEvery.isNegative() || (!usageEvery.isZero() && usageEvery.toMillis() < 100)) {
             throw new IllegalArgumentException("node agent: --usage-interval must be 0 (off) or at least 100 ms, was "
                     + usageEvery + "; e.g. PT10S, or PT0S to measure nothing");
@@ -88,6 +125,10 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         if (aliyunUnitMib < 1) {
             throw new IllegalArgumentException("node agent: --aliyun-unit-mib must be >= 1, was " + aliyunUnitMib
                     + "; give the extender's aliyunUnitMib (default 1024, Aliyun's GiB)");
+        }
+        if (isolation.mode() == IsolationConfig.Mode.MPS && mode == Mode.REPLICAS && api == Api.DEVICE_PLUGIN) {
+            throw new IllegalArgumentException("node agent: --isolation mps holds slices to their shares; it needs --mode"
+                    + " slices (replicas have no share to hold)");
         }
     }
 
@@ -144,6 +185,9 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         private IsolationConfig isolation = IsolationConfig.NONE;
         private HealthPolicy health = HealthPolicy.DEFAULT;
         private Duration usageEvery = DEFAULT_USAGE_EVERY;
+        private Api api = Api.DEVICE_PLUGIN;
+        private DraConfig dra = DraConfig.DEFAULT;
+        private Optional<MetricsAddress> metricsListen = Optional.empty();
 
         private Builder(String nodeName) {
             this.nodeName = nodeName;
@@ -161,6 +205,9 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
             isolation = c.isolation;
             health = c.health;
             usageEvery = c.usageEvery;
+            api = c.api;
+            dra = c.dra;
+            metricsListen = c.metricsListen;
         }
 
         /** kubelet's device-plugins directory ({@code --device-plugin-dir}). */
@@ -218,10 +265,28 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
             return this;
         }
 
+        /** How kubelet is offered the cards ({@code --api}). */
+        public Builder withApi(Api offered) {
+            api = offered;
+            return this;
+        }
+
+        /** Where the DRA driver keeps its sockets and files ({@code --dra-plugin-dir}, …), with {@link Api#DRA}. */
+        public Builder withDra(DraConfig paths) {
+            dra = paths;
+            return this;
+        }
+
+        /** Where to serve {@code /metrics} and {@code /healthz} ({@code --metrics-listen}); empty for nowhere. */
+        public Builder withMetricsListen(Optional<MetricsAddress> address) {
+            metricsListen = address;
+            return this;
+        }
+
         /** @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
         public AgentConfig build() {
             return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
-                    compatibility, isolation, health, usageEvery);
+                    compatibility, isolation, health, usageEvery, api, dra, metricsListen);
         }
     }
 }

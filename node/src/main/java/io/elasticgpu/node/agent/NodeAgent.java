@@ -146,10 +146,6 @@ public final class NodeAgent implements AutoCloseable {
         if (config.isolation().mode() != IsolationConfig.Mode.MPS) {
             return Optional.empty();
         }
-        if (config.mode() != AgentConfig.Mode.SLICES) {
-            throw new IllegalArgumentException("--isolation mps holds slices to their shares; it needs --mode slices (replicas"
-                    + " have no share to hold)");
-        }
         MpsIsolation.Notices notices = new IsolationNotices(metrics, cluster::warn, false,
                 () -> cluster.pods().pods().stream().map(NodeAgent::view).toList());
         MpsIsolation m = MpsIsolation.start(config.isolation(), hardware, backend, clock, notices);

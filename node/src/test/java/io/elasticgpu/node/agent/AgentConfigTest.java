@@ -35,6 +35,9 @@ class AgentConfigTest {
         assertThat(c.isolation()).isEqualTo(IsolationConfig.NONE);
         assertThat(c.health()).isEqualTo(HealthPolicy.DEFAULT);
         assertThat(c.usageEvery()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.api()).isEqualTo(AgentConfig.Api.DEVICE_PLUGIN);
+        assertThat(c.dra()).isEqualTo(DraConfig.DEFAULT);
+        assertThat(c.metricsListen()).as("no metrics server unless asked; egpu node-agent asks 0.0.0.0:9401").isEmpty();
         assertThat(c.toBuilder().build()).isEqualTo(c);
     }
 
@@ -80,5 +83,28 @@ class AgentConfigTest {
     @Test
     void anUnknownModeIsRefusedNamingTheFlagAndTheChoices() {
         assertThatThrownBy(() -> AgentConfig.Mode.parse("Slices")).hasMessage("--mode must be slices or replicas, was Slices");
+    }
+
+    @Test
+    void mpsHoldsSlicesSoADevicePluginAgentWithReplicasIsRefusedAndADraAgentIsNot() {
+        IsolationConfig mps = IsolationConfig.mps(IsolationConfig.DEFAULT_PROGRAM, IsolationConfig.DEFAULT_ROOT);
+        AgentConfig.Builder replicas = AgentConfig.builder("gpu-1").withMode(AgentConfig.Mode.REPLICAS).withIsolation(mps);
+
+        assertThatThrownBy(replicas::build).hasMessage("node agent: --isolation mps holds slices to their shares; it needs"
+                + " --mode slices (replicas have no share to hold)");
+        assertThat(replicas.withApi(AgentConfig.Api.DRA).build().isolation()).isEqualTo(mps);
+    }
+
+    @ParameterizedTest(name = "--api {0}")
+    @CsvSource({"device-plugin, DEVICE_PLUGIN", "dra, DRA"})
+    void theApiIsReadAsTheFlagWritesIt(String flag, AgentConfig.Api api) {
+        assertThat(AgentConfig.Api.parse(flag)).isEqualTo(api);
+    }
+
+    @ParameterizedTest(name = "--api {0}")
+    @CsvSource({"csi", "none", "DRA"})
+    void anyOtherApiIsRefusedNamingTheFlagAndTheChoices(String flag) {
+        // NONE, the local cluster's fake nodes without a kubelet, is not a value of --api
+        assertThatThrownBy(() -> AgentConfig.Api.parse(flag)).hasMessage("--api must be device-plugin or dra, was " + flag);
     }
 }
