@@ -1,31 +1,24 @@
 package io.elasticgpu.cli;
 
-import io.elasticgpu.controller.dashboard.ClusterWatch;
-import io.elasticgpu.controller.dashboard.ControllerMetrics;
-import io.elasticgpu.controller.dashboard.DashboardServer;
-import io.elasticgpu.controller.provisioning.ElasticGpuController;
 import io.elasticgpu.controller.provisioning.InstalledCrds;
 import io.elasticgpu.controller.provisioning.Leadership;
+import io.elasticgpu.controller.service.ControllerConfig;
+import io.elasticgpu.controller.service.ControllerService;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
-import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import picocli.CommandLine.Command;
@@ -90,10 +83,6 @@ final class ControllerCommand implements Callable<Integer> {
                     + "over plain HTTP (default: ${DEFAULT-VALUE}).")
     String httpListen;
 
-    private volatile AdmissionWebhook webhook;
-    /** The controller this replica ran last, running while it leads: read by the metrics. */
-    private final AtomicReference<ElasticGpuController> leading = new AtomicReference<>();
-
     @Spec
     CommandSpec spec;
 
@@ -111,15 +100,7 @@ final class ControllerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        // Bad values stop here, before anything connects.
-        InetSocketAddress http = address("--http-listen", httpListen);
-        if (!noWebhook) {
-            address("--webhook-listen", webhookListen);
-            if (webhookUrl != null) {
-                address("--webhook-url", webhookUrl);
-            }
-            shares();
-        }
+        ControllerConfig config = config(); // bad values stop here, before anything connects
         try (KubernetesClient client = clients.apply(kubeconfig)) {
             Optional<String> missing;
             try {
@@ -132,37 +113,32 @@ final class ControllerCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("egpu controller: " + missing.get());
                 return Egpu.UNAVAILABLE;
             }
-            return serveDashboardAndRun(client, http);
-        }
-    }
-
-    /** Every replica serves the dashboard and the metrics, the leader or not. */
-    private int serveDashboardAndRun(KubernetesClient client, InetSocketAddress http) {
-        try (ClusterWatch watch = ClusterWatch.start(client)) {
-            DashboardServer dashboard;
+            ControllerService service;
             try {
-                dashboard = DashboardServer.start(http, watch, watch::synced, new ControllerMetrics(watch, this::leads, this::syncs));
+                service = ControllerService.start(client, config);
             } catch (UncheckedIOException e) {
                 spec.commandLine().getErr().println("egpu controller: " + e.getMessage());
                 return Egpu.UNAVAILABLE;
             }
-            try (dashboard) {
-                return run(client);
-            }
+            return runUntilStopped(service); // closes the service
         }
     }
 
-    private boolean leads() {
-        ElasticGpuController controller = leading.get();
-        return controller != null && controller.running();
+    /** The flags as the controller's configuration. */
+    ControllerConfig config() {
+        ControllerConfig.Builder config = ControllerConfig.builder().withHttpListen(address("--http-listen", httpListen))
+                .withLeaseNamespace(leaseNamespace);
+        if (noLeaderElection) {
+            config.withoutLeaderElection();
+        }
+        if (!noWebhook) {
+            config.withWebhook(webhookConfig());
+        }
+        return config.build();
     }
 
-    private long syncs() {
-        ElasticGpuController controller = leading.get();
-        return controller == null ? 0 : controller.syncs();
-    }
-
-    private int run(KubernetesClient client) {
+    /** Until SIGTERM, or until this replica loses the Lease (then 1, so that a fresh replica campaigns again). */
+    private int runUntilStopped(ControllerService service) {
         CompletableFuture<Void> stopped = new CompletableFuture<>();
         CountDownLatch closed = new CountDownLatch(1);
         // On SIGTERM: stop, and keep the JVM up until the controller is closed and the lease given up.
@@ -175,17 +151,17 @@ final class ControllerCommand implements Callable<Integer> {
             }
         }, "controller-shutdown"));
         try {
-            return runUntilStopped(client, stopped);
+            CompletableFuture.anyOf(stopped, service.lost()).join();
+            if (service.lost().isDone() && !stopped.isDone()) {
+                spec.commandLine().getErr().println("egpu controller: lost the lease " + leaseNamespace + "/"
+                        + Leadership.LEASE_NAME + "; exiting so that a fresh replica campaigns again");
+                return 1;
+            }
+            return 0;
         } finally {
+            service.close();
             closed.countDown();
         }
-    }
-
-    /** What only the leader does: keep ElasticGPUs and claims in step with the pods. */
-    private ElasticGpuController leaderWork(KubernetesClient client) {
-        ElasticGpuController controller = new ElasticGpuController(client, Duration.ofMinutes(1));
-        leading.set(controller);
-        return controller;
     }
 
     private WebhookConfig webhookConfig() {
@@ -212,45 +188,5 @@ final class ControllerCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(option + " must be HOST:PORT, e.g. 0.0.0.0:8080, was " + hostPort);
         }
-    }
-
-    /**
-     * The webhook is served by every replica, leader or not: they share its CA through a Secret, so the Service may
-     * send an admission to any of them and a leader change loses none.
-     */
-    private int runUntilStopped(KubernetesClient client, CompletableFuture<Void> stopped) {
-        if (!noWebhook) {
-            webhook = AdmissionWebhook.start(client, webhookConfig());
-        }
-        try {
-            return lead(client, stopped);
-        } finally {
-            if (webhook != null) {
-                webhook.close();
-            }
-        }
-    }
-
-    private int lead(KubernetesClient client, CompletableFuture<Void> stopped) {
-        if (noLeaderElection) {
-            try (ElasticGpuController controller = leaderWork(client)) {
-                controller.start();
-                stopped.join();
-            }
-            return 0;
-        }
-        // The pid tells replicas on one host apart in the Lease (and lets a test find the leader's process).
-        String identity = Objects.requireNonNullElseGet(System.getenv("HOSTNAME"), () -> "egpu-controller")
-                + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
-        try (Leadership.Election election = Leadership.of(leaseNamespace, identity)
-                .run(client, () -> leaderWork(client))) {
-            CompletableFuture.anyOf(stopped, election.lost()).join();
-            if (election.lost().isDone() && !stopped.isDone()) {
-                spec.commandLine().getErr().println("egpu controller: lost the lease " + leaseNamespace + "/"
-                        + Leadership.LEASE_NAME + "; exiting so that a fresh replica campaigns again");
-                return 1;
-            }
-        }
-        return 0;
     }
 }
