@@ -7,13 +7,10 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.controller.dashboard.ClusterWatch;
-import io.elasticgpu.controller.dashboard.ControllerMetrics;
-import io.elasticgpu.controller.dashboard.DashboardServer;
-import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.service.ControllerConfig;
+import io.elasticgpu.controller.service.ControllerService;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.TableRenderer;
-import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
@@ -39,9 +36,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs Elastic GPU against a control plane with fake GPU nodes, in this process: the node agents' inventory publishing
- * and health watch (simulated GPUs), the extender (with kube-scheduler reconfigured to call it), the controller, the
- * admission webhook and the dashboard; then submits a sample workload (memory and compute slices, whole cards on
+ * Runs Elastic GPU against a control plane with fake GPU nodes, in this process, each component started as {@code egpu}
+ * starts it ({@link ExtenderService}, {@link ControllerService}, {@code NodeAgentService}): the node agents' inventory
+ * publishing and health watch (simulated GPUs; kwok's nodes have no kubelet to offer them to), the extender (with
+ * kube-scheduler reconfigured to call it), the controller, the admission webhook and the dashboard; then submits a sample workload (memory and compute slices, whole cards on
  * NVLink, an Aliyun-style pod, a claim) and prints the cluster view.
  */
 public final class Demo implements AutoCloseable {
@@ -53,10 +51,7 @@ public final class Demo implements AutoCloseable {
     private final ControlPlane controlPlane;
     private final KubernetesClient client;
     private final ExtenderService extender;
-    private final ElasticGpuController controller;
-    private final AdmissionWebhook webhook;
-    private final ClusterWatch watch;
-    private final DashboardServer dashboard;
+    private final ControllerService controller;
     private final ControlPlaneUse use;
     private DemoNodeAgents agents;
 
@@ -77,13 +72,11 @@ public final class Demo implements AutoCloseable {
         this.extender = ExtenderService.start(client, ExtenderConfig.builder().withListen("127.0.0.1:0").build());
         String yaml = schedulerTemplate.replace("${EXTENDER_URL}", "http://127.0.0.1:" + extender.port());
         controlPlane.restartScheduler(Files.writeString(controlPlane.workDir().resolve("scheduler-demo.yaml"), yaml));
-        this.controller = new ElasticGpuController(client, Duration.ofSeconds(30));
-        controller.start();
-        this.webhook = AdmissionWebhook.start(client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofDays(1)).build());
-        this.watch = ClusterWatch.start(client);
-        this.dashboard = DashboardServer.start(dashboardAddress, watch, watch::synced,
-                new ControllerMetrics(watch, controller::running, controller::syncs));
+        // One replica: the controller at once, the webhook called at its own address, the dashboard where asked.
+        this.controller = ControllerService.start(client, ControllerConfig.builder().withHttpListen(dashboardAddress)
+                .withoutLeaderElection().withResync(Duration.ofSeconds(30))
+                .withWebhook(WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                        .withCertificateLifetime(Duration.ofDays(1)).build()).build());
     }
 
     /**
@@ -135,7 +128,7 @@ public final class Demo implements AutoCloseable {
 
     /** The dashboard's address, e.g. {@code http://127.0.0.1:8080/ui/}. */
     public String dashboardUrl() {
-        return "http://127.0.0.1:%d/ui/".formatted(dashboard.port());
+        return "http://127.0.0.1:%d/ui/".formatted(controller.dashboardPort());
     }
 
     /** Submits the sample workload and waits until every pod is bound (or {@code timeout} passes). */
@@ -204,12 +197,9 @@ public final class Demo implements AutoCloseable {
     /** Stops the components; on a {@link ControlPlaneUse#SHARED} control plane, also puts back what the demo changed. */
     @Override
     public void close() {
-        dashboard.close();
-        watch.close();
         if (agents != null) {
             agents.close();
         }
-        webhook.close();
         controller.close();
         extender.close();
         if (use == ControlPlaneUse.SHARED) {

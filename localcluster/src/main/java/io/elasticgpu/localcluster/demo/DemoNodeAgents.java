@@ -5,26 +5,23 @@ import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.agent.NodeAgentService;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
-import io.elasticgpu.node.health.CardHealth;
-import io.elasticgpu.node.health.HealthPolicy;
-import io.elasticgpu.node.health.HealthWatch;
-import io.elasticgpu.node.inventory.InventoryPublisher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The node agent's publishing side for each fake node, as the agent runs it: the simulated GPU backend, card health
- * fed by its events, and the inventory publisher writing the node's labels and {@code elasticgpu.io/inventory}. The
- * device-plugin side needs a kubelet, which kwok's nodes do not have, so it does not run here.
+ * A node agent for each fake node, started as {@code egpu node-agent} starts it ({@link NodeAgentService}) on simulated
+ * GPUs, with {@link AgentConfig.Api#NONE}: kwok's nodes have no kubelet, so the agent publishes the node's labels and
+ * {@code elasticgpu.io/inventory} and keeps its cards' health, and offers the cards to no kubelet API.
  */
 final class DemoNodeAgents implements AutoCloseable {
 
@@ -33,7 +30,7 @@ final class DemoNodeAgents implements AutoCloseable {
     /** NVML's Xid for a card that has fallen off the bus: critical, the card is unhealthy at once. */
     static final long XID_FALLEN_OFF_THE_BUS = 79;
 
-    private record Agent(SimulatedBackend backend, HealthWatch watch) {
+    private record Agent(SimulatedBackend backend, NodeAgentService service) {
     }
 
     private final Map<String, Agent> agents = new LinkedHashMap<>();
@@ -42,12 +39,9 @@ final class DemoNodeAgents implements AutoCloseable {
     static DemoNodeAgents start(KubernetesClient client, List<GpuNodeSpec> nodes) {
         DemoNodeAgents all = new DemoNodeAgents();
         for (GpuNodeSpec spec : nodes) {
-            Hardware hw = hardware(spec);
-            SimulatedBackend backend = SimulatedBackend.of(hw);
-            CardHealth health = new CardHealth(hw.gpus().size(), HealthPolicy.DEFAULT, InstantSource.system());
-            InventoryPublisher publisher = new InventoryPublisher(client, spec.name());
-            publisher.publish(hw, health::healthy);
-            all.agents.put(spec.name(), new Agent(backend, new HealthWatch(backend, health, () -> publisher.publish(hw, health::healthy))));
+            SimulatedBackend backend = SimulatedBackend.of(hardware(spec));
+            AgentConfig config = AgentConfig.builder(spec.name()).withApi(AgentConfig.Api.NONE).build();
+            all.agents.put(spec.name(), new Agent(backend, NodeAgentService.start(client, config, backend)));
         }
         return all;
     }
@@ -82,7 +76,7 @@ final class DemoNodeAgents implements AutoCloseable {
     @Override
     public void close() {
         agents.values().forEach(a -> {
-            a.watch().close();
+            a.service().close();
             a.backend().close();
         });
     }
