@@ -7,7 +7,6 @@ import io.elasticgpu.controller.service.ControllerService;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 
@@ -22,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,9 +34,8 @@ import picocli.CommandLine.Spec;
         description = "Keep an ElasticGPU for every GPU allocation in the cluster and bind ElasticGPU claims.")
 final class ControllerCommand implements Callable<Integer> {
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE",
-            description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
-    Path kubeconfig;
+    @Mixin
+    KubeconfigOption kubeconfig;
 
     @Option(names = "--namespace-for-lease", paramLabel = "NS", defaultValue = "elastic-gpu-system",
             description = "Namespace of the Lease egpu-controller used for leader election (default: ${DEFAULT-VALUE}).")
@@ -61,27 +60,19 @@ final class ControllerCommand implements Callable<Integer> {
     @Option(names = "--no-webhook", description = "Do not serve or register the admission webhook.")
     boolean noWebhook;
 
-    @Option(names = "--isolation", paramLabel = "none|mps", defaultValue = "none",
-            description = "The node agents' --isolation. With mps the webhook refuses a pod asking a GPU slice that CUDA"
-                    + " MPS cannot divide among its elasticgpu.io/gpu-processes (e.g. 1 percent of compute among 2). With"
-                    + " either value it refuses a pod asking a slice whose elasticgpu.io/gpu-processes is not 1..48."
-                    + " Default ${DEFAULT-VALUE}.")
-    String isolation;
+    @Mixin
+    IsolationOption isolation;
 
-    @Option(names = "--memory-block-mib", paramLabel = "MIB", defaultValue = "1",
-            description = "MiB per unit of elasticgpu.io/gpu-memory, as the webhook reads a pod's ask; must equal the"
-                    + " extender's and the node agents' (default ${DEFAULT-VALUE}).")
-    long memoryBlockMib;
-
-    @Option(names = "--aliyun-unit-mib", paramLabel = "MIB", defaultValue = "1024",
-            description = "MiB in one unit of aliyun.com/gpu-mem, as the webhook reads a pod's ask; must equal the"
-                    + " extender's and the node agents' (default ${DEFAULT-VALUE}).")
-    long aliyunUnitMib;
+    @Mixin
+    UnitOptions units;
 
     @Option(names = "--http-listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:8080",
             description = "Where every replica serves the dashboard /ui/, /api/v1/cluster, /metrics and /healthz "
                     + "over plain HTTP (default: ${DEFAULT-VALUE}).")
     String httpListen;
+
+    @Mixin
+    LoggingOptions logging;
 
     @Spec
     CommandSpec spec;
@@ -100,8 +91,9 @@ final class ControllerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        logging.apply();
         ControllerConfig config = config(); // bad values stop here, before anything connects
-        try (KubernetesClient client = clients.apply(kubeconfig)) {
+        try (KubernetesClient client = clients.apply(kubeconfig.path())) {
             Optional<String> missing;
             try {
                 missing = crdCheck.apply(client);
@@ -176,9 +168,7 @@ final class ControllerCommand implements Callable<Integer> {
 
     /** What the webhook checks of pods asking GPU slices: the node agents' isolation and units. */
     ShareAdmission shares() {
-        PodGpuRequests.Units d = PodGpuRequests.Units.DEFAULT;
-        return new ShareAdmission(ShareAdmission.Isolation.of(isolation, "--isolation"),
-                new PodGpuRequests.Units(memoryBlockMib, aliyunUnitMib, d.gpu(), d.gpuMemory(), d.gpuCore(), d.gpuCount()));
+        return new ShareAdmission(isolation.forWebhook(), units.units());
     }
 
     static InetSocketAddress address(String option, String hostPort) {

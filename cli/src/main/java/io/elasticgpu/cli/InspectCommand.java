@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -41,9 +42,8 @@ final class InspectCommand implements Callable<Integer> {
         }
     }
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE",
-            description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
-    Path kubeconfig;
+    @Mixin
+    KubeconfigOption kubeconfig;
 
     @Option(names = "--node", paramLabel = "NAME", description = "Only this node.")
     String node;
@@ -73,7 +73,7 @@ final class InspectCommand implements Callable<Integer> {
     public Integer call() {
         Listing listing;
         try {
-            listing = source.list(kubeconfig);
+            listing = source.list(kubeconfig.path());
         } catch (KubernetesClientException e) {
             spec.commandLine().getErr().println("egpu inspect: cannot list nodes and pods: " + e.getMessage());
             return Egpu.UNAVAILABLE;

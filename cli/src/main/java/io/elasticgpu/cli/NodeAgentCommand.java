@@ -11,6 +11,7 @@ import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.metrics.MetricsAddress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -30,8 +31,8 @@ final class NodeAgentCommand implements Callable<Integer> {
             description = "This node's name (default: $NODE_NAME).")
     String nodeName;
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
-    Path kubeconfig;
+    @Mixin
+    KubeconfigOption kubeconfig;
 
     @Option(names = "--backend", paramLabel = "nvml|simulated", defaultValue = "nvml",
             description = "Where GPUs come from (default nvml).")
@@ -70,22 +71,14 @@ final class NodeAgentCommand implements Callable<Integer> {
     @Option(names = "--replicas", paramLabel = "N", defaultValue = "4", description = "Virtual devices per card in replicas mode (default 4).")
     int replicas;
 
-    @Option(names = "--memory-block-mib", paramLabel = "MIB", defaultValue = "1",
-            description = "MiB per device of elasticgpu.io/gpu-memory; must equal the extender's memoryBlockMib (default 1).")
-    long memoryBlockMib;
-
-    @Option(names = "--aliyun-unit-mib", paramLabel = "MIB", defaultValue = "1024",
-            description = "MiB in one unit of aliyun.com/gpu-mem (default ${DEFAULT-VALUE}, Aliyun's GiB); must equal the extender's.")
-    long aliyunUnitMib;
+    @Mixin
+    UnitOptions units;
 
     @Option(names = "--no-compatibility", description = "Do not advertise nvidia.com, aliyun.com and volcano.sh names.")
     boolean noCompatibility;
 
-    @Option(names = "--isolation", paramLabel = "none|mps", defaultValue = "none",
-            description = "What holds each slice to its share: none (the container is told its share; nothing enforces"
-                    + " it), or mps (a CUDA MPS control daemon per share, started and supervised by the agent, with the"
-                    + " share's memory and compute limits set on the daemon's side). Default none.")
-    String isolation;
+    @Mixin
+    IsolationOption isolation;
 
     @Option(names = "--mps-control", paramLabel = "FILE", defaultValue = "/usr/bin/nvidia-cuda-mps-control",
             description = "With --isolation mps: NVIDIA's nvidia-cuda-mps-control, as the launch sees it (default ${DEFAULT-VALUE}).")
@@ -121,26 +114,27 @@ final class NodeAgentCommand implements Callable<Integer> {
             description = "Xids that do not take a card out of service (default: application errors 13,31,43,45,68,109).")
     List<Long> ignoredXids;
 
-    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT|off", defaultValue = MetricsAddress.DEFAULT,
-            description = "Where to serve /metrics (Prometheus) and /healthz (default " + MetricsAddress.DEFAULT
-                    + "); off serves neither.")
-    String metricsListen;
+    @Mixin
+    MetricsListenOption metricsListen;
+
+    @Mixin
+    LoggingOptions logging;
 
     /** The flags as the agent's configuration; a bad value stops here, before anything starts. */
     AgentConfig config() {
-        Optional<MetricsAddress> metrics = MetricsAddress.parse(metricsListen);
+        Optional<MetricsAddress> metrics = MetricsAddress.parse(metricsListen.given().orElse(MetricsListenOption.NODE_AGENT_DEFAULT));
         AgentConfig.Mode sharing = AgentConfig.Mode.parse(mode);
         AgentConfig.Api offered = AgentConfig.Api.parse(api);
         return AgentConfig.builder(nodeName == null ? "" : nodeName).withApi(offered).withMetricsListen(metrics)
                 .withPluginDir(pluginDir).withPodResourcesSocket(podResources)
                 .withDra(new DraConfig(draPluginDir, registrationDir, cdiDir))
-                .withMode(sharing).withReplicas(replicas).withMemoryBlockMib(memoryBlockMib)
-                .withAliyunUnitMib(aliyunUnitMib).withCompatibility(!noCompatibility).withIsolation(isolationConfig())
+                .withMode(sharing).withReplicas(replicas).withMemoryBlockMib(units.memoryBlockMib)
+                .withAliyunUnitMib(units.aliyunUnitMib).withCompatibility(!noCompatibility).withIsolation(isolationConfig())
                 .withHealth(new HealthPolicy(new HashSet<>(ignoredXids), quietPeriod)).withUsageEvery(usageInterval).build();
     }
 
     IsolationConfig isolationConfig() {
-        if (IsolationConfig.mode(isolation) == IsolationConfig.Mode.NONE) {
+        if (isolation.forNodeAgent() == IsolationConfig.Mode.NONE) {
             return IsolationConfig.NONE;
         }
         return IsolationConfig.mps(mpsControl, mpsRoot).withHost(mpsHostNamespaces, mpsCgroupRoot);
@@ -166,9 +160,10 @@ final class NodeAgentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        logging.apply();
         AgentConfig c = config();
         GpuBackend gpus = openBackend();
-        KubernetesClient client = KubernetesClients.create(kubeconfig);
+        KubernetesClient client = kubeconfig.client();
         NodeAgentService agent;
         try {
             agent = NodeAgentService.start(client, c, gpus);

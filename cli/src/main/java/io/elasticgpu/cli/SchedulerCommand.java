@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code egpu scheduler}: the kube-scheduler extender, until SIGTERM. */
@@ -22,17 +23,15 @@ final class SchedulerCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "Extender configuration (YAML).")
     Path config;
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE",
-            description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
-    Path kubeconfig;
+    @Mixin
+    KubeconfigOption kubeconfig;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT",
             description = "Where to serve the verbs (default 127.0.0.1:8888): a loopback address beside kube-scheduler.")
     String listen;
 
-    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT",
-            description = "Also serve /metrics, /healthz and /readyz, and nothing else, here (e.g. 0.0.0.0:9402).")
-    String metricsListen;
+    @Mixin
+    MetricsListenOption metricsListen;
 
     @Option(names = "--allow-remote-callers",
             description = "Serve the verbs on a non-loopback --listen, to anyone who can reach it (not recommended).")
@@ -44,12 +43,8 @@ final class SchedulerCommand implements Callable<Integer> {
     @Option(names = "--ledger-namespace", paramLabel = "NS", description = "Namespace of the per-node ledgers (default elastic-gpu-system).")
     String ledgerNamespace;
 
-    @Option(names = "--memory-block-mib", paramLabel = "MIB", description = "MiB in one unit of the GPU-memory resource (default 1).")
-    Long memoryBlockMib;
-
-    @Option(names = "--aliyun-unit-mib", paramLabel = "MIB",
-            description = "MiB in one unit of aliyun.com/gpu-mem (default 1024, Aliyun's GiB); must equal the node agent's.")
-    Long aliyunUnitMib;
+    @Mixin
+    UnitOptions units;
 
     @Option(names = "--tls-cert", paramLabel = "PEM", description = "Serve HTTPS with this certificate chain.")
     String tlsCert;
@@ -69,6 +64,9 @@ final class SchedulerCommand implements Callable<Integer> {
                     + " (default true; --no-decide-in-filter leaves the choice to kube-scheduler's scores).")
     Boolean decideInFilter;
 
+    @Mixin
+    LoggingOptions logging;
+
     /**
      * The defaults, overridden by the file, overridden by the flags given; checked once, all together.
      *
@@ -79,9 +77,7 @@ final class SchedulerCommand implements Callable<Integer> {
         if (listen != null) {
             c.withListen(listen);
         }
-        if (metricsListen != null) {
-            c.withMetricsListen(metricsListen);
-        }
+        metricsListen.given().ifPresent(m -> c.withMetricsListen(m.equals(MetricsListenOption.OFF) ? null : m));
         if (allowRemoteCallers != null) {
             c.withAllowRemoteCallers(allowRemoteCallers);
         }
@@ -91,12 +87,8 @@ final class SchedulerCommand implements Callable<Integer> {
         if (ledgerNamespace != null) {
             c.withLedgerNamespace(ledgerNamespace);
         }
-        if (memoryBlockMib != null) {
-            c.withMemoryBlockMib(memoryBlockMib);
-        }
-        if (aliyunUnitMib != null) {
-            c.withAliyunUnitMib(aliyunUnitMib);
-        }
+        units.memoryBlockMibGiven().ifPresent(c::withMemoryBlockMib);
+        units.aliyunUnitMibGiven().ifPresent(c::withAliyunUnitMib);
         if (tlsCert != null) {
             c.withTlsCertFile(tlsCert);
         }
@@ -117,8 +109,9 @@ final class SchedulerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        logging.apply();
         ExtenderConfig c = config();
-        KubernetesClient client = KubernetesClients.create(kubeconfig);
+        KubernetesClient client = kubeconfig.client();
         ExtenderService service = ExtenderService.start(client, c);
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -53,7 +53,7 @@ class InspectCommandTest {
     void optionsReachTheCommand() {
         InspectCommand command = new InspectCommand(k -> LISTING);
         new CommandLine(command).parseArgs("--kubeconfig", "/tmp/kc", "--node", "n1", "--namespace", "ml", "-o", "yaml");
-        assertThat(command.kubeconfig).isEqualTo(Path.of("/tmp/kc"));
+        assertThat(command.kubeconfig.path()).isEqualTo(Path.of("/tmp/kc"));
         assertThat(command.node).isEqualTo("n1");
         assertThat(command.namespace).isEqualTo("ml");
         assertThat(command.format).isEqualTo(ViewFormat.YAML);
