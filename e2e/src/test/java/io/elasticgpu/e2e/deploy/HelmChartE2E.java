@@ -10,8 +10,6 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
 
-import io.elasticgpu.localcluster.components.EgpuProcess;
-
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -33,10 +31,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,9 +45,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * server-side dry-run apply, which runs the apiserver's validation and admission (RBAC escalation checks
  * included) without storing anything. None may be rejected. So are the plain manifests {@code
  * deploy/bin/render-manifests} renders from the chart into {@code deploy/manifests/}. The second scheduler's
- * KubeSchedulerConfiguration is read and validated by the real kube-scheduler. Every flag the chart passes to
- * {@code egpu} is an option of its command, and the values that grant the node agent privileges (isolation,
- * nodeAgent.usage) grant those and no more.
+ * KubeSchedulerConfiguration is read and validated by the real kube-scheduler. The values that grant the node agent
+ * privileges (isolation, nodeAgent.usage) grant those and no more. Which flag each value becomes, and that egpu has
+ * it, is {@link ChartFlags}' table, checked by {@code ChartFlagsE2E}.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class HelmChartE2E {
@@ -159,38 +155,6 @@ class HelmChartE2E {
     }
 
     /**
-     * Every flag in the arguments of every egpu container (node agents, controller, extender), in every variant, is an
-     * option its command's --help lists: a flag renamed or removed in the CLI fails here, not on a node.
-     */
-    @Test
-    void everyFlagTheChartPassesIsAnOptionOfItsCommand(TestCluster cluster) throws Exception {
-        Map<String, String> usage = new HashMap<>();
-        List<String> unknown = new ArrayList<>();
-        int flags = 0;
-        for (String variant : List.of("defaults", "all-options", "per-node")) {
-            for (HasMetadata object : rendered(cluster.client(), variant)) {
-                for (Container c : containers(object)) {
-                    List<String> args = c.getArgs() == null ? List.of() : c.getArgs();
-                    if (args.isEmpty() || !List.of("node-agent", "controller", "scheduler").contains(args.getFirst())) {
-                        continue;
-                    }
-                    String help = usage.computeIfAbsent(args.getFirst(), HelmChartE2E::help);
-                    for (String arg : args) {
-                        if (arg.startsWith("--")) {
-                            flags++;
-                            if (!Pattern.compile("(?m)(^|[\\s,\\[])" + Pattern.quote(arg) + "($|[=\\s,\\]])").matcher(help).find()) {
-                                unknown.add("%s: %s %s: %s".formatted(variant, object.getKind(), object.getMetadata().getName(), arg));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        assertThat(flags).as("flags the chart passes").isGreaterThan(30);
-        assertThat(unknown).as("flags that egpu does not have").isEmpty();
-    }
-
-    /**
      * The node agent's privileges follow the values: by default the host's PID namespace (nodeAgent.usage) and no
      * more; with usage off not even that; with isolation mps (all-options) privileged, hostPID, the MPS root and the
      * control program from the host, the MPS flags, and the controller's webhook told; and in every variant the
@@ -254,25 +218,6 @@ class HelmChartE2E {
         return objects.stream().filter(Deployment.class::isInstance).map(Deployment.class::cast)
                 .filter(d -> d.getMetadata().getName().equals("elastic-gpu-controller")).findFirst().orElseThrow()
                 .getSpec().getTemplate().getSpec().getContainers().getFirst().getArgs();
-    }
-
-    private static List<Container> containers(HasMetadata object) {
-        PodSpec spec = switch (object) {
-            case Deployment d -> d.getSpec().getTemplate().getSpec();
-            case DaemonSet d -> d.getSpec().getTemplate().getSpec();
-            default -> null;
-        };
-        return spec == null ? List.of() : spec.getContainers();
-    }
-
-    /** {@code egpu COMMAND --help}, from the jar the image is built from. */
-    private static String help(String command) {
-        try {
-            return run(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                    EgpuProcess.jar().toString(), command, "--help");
-        } catch (IOException | InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static String helm() throws IOException, InterruptedException {

@@ -1,0 +1,186 @@
+package io.elasticgpu.e2e.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elasticgpu.cli.Egpu;
+import io.elasticgpu.e2e.deploy.ChartFlags.Component;
+import io.elasticgpu.e2e.deploy.ChartFlags.Row;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * The table of chart values and {@code egpu} flags ({@link ChartFlags}) against both sides: the chart as helm renders
+ * it ({@code deploy/bin/build-helm}), and each command's picocli spec. Every row's flag is rendered, with its argument,
+ * in its component's arguments when its value is set; every flag the chart renders in its variants (the defaults,
+ * {@code deploy/helm/all-options.yaml}, {@code deploy/helm/per-node.yaml}) is a row; and every row's flag is an option
+ * of its command, a switch where the chart passes no argument. A value or flag renamed on one side fails here, not on
+ * a node.
+ */
+class ChartFlagsE2E {
+
+    private static final Path CHART = RenderedChart.DEPLOY.resolve("helm/elastic-gpu");
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** The chart's variants check-chart renders, by values file (none: the defaults). */
+    private static final Map<String, List<String>> VARIANTS = variants();
+
+    private static String helm;
+    private static String kubeVersion;
+
+    @BeforeAll
+    static void helm() throws Exception {
+        RenderedChart.script("build-helm");
+        helm = run(RenderedChart.DEPLOY.resolve("bin/build-helm").toString(), "--print-path").strip();
+        kubeVersion = Files.readAllLines(RenderedChart.DEPLOY.resolveSibling("e2e").resolve("versions.env")).stream()
+                .filter(l -> l.startsWith("KUBERNETES_VERSION=")).map(l -> l.substring("KUBERNETES_VERSION=".length()))
+                .findFirst().orElseThrow();
+    }
+
+    static Stream<Row> rows() {
+        return ChartFlags.ROWS.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void theRowsValueIsRenderedAsItsFlagInItsComponentsArguments(Row row) throws Exception {
+        List<String> options = new ArrayList<>(List.of("--namespace",
+                row.value().equals(ChartFlags.RELEASE_NAMESPACE) ? row.example() : "elastic-gpu-system"));
+        row.with().forEach((value, setting) -> options.addAll(List.of("--set", value + "=" + setting)));
+        if (!row.value().equals(ChartFlags.RELEASE_NAMESPACE) && !row.value().equals(ChartFlags.FIXED)) {
+            options.addAll(List.of("--set", row.value() + "=" + row.example()));
+        }
+
+        List<List<String>> args = arguments(render(options)).getOrDefault(row.component(), List.of());
+
+        assertThat(args).as("%s containers rendered with %s", row.component().command, options).isNotEmpty();
+        for (List<String> a : args) {
+            if (row.isSwitch()) {
+                assertThat(a).as("the arguments of %s", row.component().command).contains(row.flag());
+            } else {
+                assertThat(a).as("the arguments of %s", row.component().command).containsSubsequence(row.flag(), row.argument());
+                assertThat(a.get(a.indexOf(row.flag()) + 1)).as("%s's argument", row.flag()).isEqualTo(row.argument());
+            }
+        }
+    }
+
+    /**
+     * Every flag in the arguments of every egpu container (node agents, controller, extender), in every variant, is a
+     * row of the table for that component: the table is the whole mapping.
+     */
+    @Test
+    void everyFlagTheChartRendersIsARowOfTheTable() throws Exception {
+        List<String> missing = new ArrayList<>();
+        int flags = 0;
+        for (var variant : VARIANTS.entrySet()) {
+            List<String> options = new ArrayList<>(List.of("--namespace", "elastic-gpu-system"));
+            variant.getValue().forEach(file -> options.addAll(List.of("--values", file)));
+            for (var component : arguments(render(options)).entrySet()) {
+                for (List<String> args : component.getValue()) {
+                    for (String arg : args) {
+                        if (!arg.startsWith("--")) {
+                            continue;
+                        }
+                        flags++;
+                        if (ChartFlags.ROWS.stream().noneMatch(r -> r.component() == component.getKey() && r.flag().equals(arg))) {
+                            missing.add("%s: %s %s".formatted(variant.getKey(), component.getKey().command, arg));
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(flags).as("flags the chart renders").isGreaterThan(30);
+        assertThat(missing).as("flags the chart renders that ChartFlags lacks").isEmpty();
+    }
+
+    /**
+     * Every row's flag is an option of its command's picocli spec (a flag renamed or removed in the CLI fails here):
+     * one that takes an argument where the chart passes one, a switch where it passes none.
+     */
+    @Test
+    void everyFlagOfTheTableIsAnOptionOfItsCommand() {
+        Map<String, CommandLine> commands = new CommandLine(new Egpu()).getSubcommands();
+        List<String> unknown = new ArrayList<>();
+        for (Row row : ChartFlags.ROWS) {
+            CommandSpec spec = commands.get(row.component().command).getCommandSpec();
+            OptionSpec option = spec.findOption(row.flag());
+            if (option == null) {
+                unknown.add(row + ": egpu " + row.component().command + " has no " + row.flag());
+            } else if (row.isSwitch() != (option.arity().max() == 0)) {
+                unknown.add(row + ": egpu " + row.component().command + " " + row.flag() + " takes "
+                        + (row.isSwitch() ? "an argument" : "none"));
+            }
+        }
+        assertThat(unknown).as("rows whose flag egpu does not have as the chart passes it").isEmpty();
+        assertThat(ChartFlags.ROWS).extracting(Row::component).contains(Component.values());
+    }
+
+    /** {@code helm template} of the chart with {@code options}. */
+    private static String render(List<String> options) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(helm, "template", "elastic-gpu", CHART.toString(), "--kube-version",
+                kubeVersion));
+        command.addAll(options);
+        return run(command.toArray(String[]::new));
+    }
+
+    /** The arguments of every container running egpu, by component (a component may run in several workloads). */
+    private static Map<Component, List<List<String>>> arguments(String rendered) throws IOException {
+        Map<Component, List<List<String>>> out = new LinkedHashMap<>();
+        try (var parser = YAML.getFactory().createParser(rendered)) {
+            for (JsonNode object : YAML.readValues(parser, JsonNode.class).readAll()) {
+                if (object == null) {
+                    continue; // an empty document between two ---
+                }
+                for (JsonNode container : object.path("spec").path("template").path("spec").path("containers")) {
+                    List<String> args = new ArrayList<>();
+                    container.path("args").forEach(a -> args.add(a.asText()));
+                    if (args.isEmpty()) {
+                        continue;
+                    }
+                    for (Component c : Component.values()) {
+                        if (c.command.equals(args.getFirst())) {
+                            out.computeIfAbsent(c, k -> new ArrayList<>()).add(args);
+                        }
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, List<String>> variants() {
+        Map<String, List<String>> variants = new LinkedHashMap<>();
+        variants.put("defaults", List.of());
+        variants.put("all-options", List.of(RenderedChart.DEPLOY.resolve("helm/all-options.yaml").toString()));
+        variants.put("per-node", List.of(RenderedChart.DEPLOY.resolve("helm/per-node.yaml").toString()));
+        return variants;
+    }
+
+    private static String run(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("%s finished", String.join(" ", command)).isTrue();
+        assertThat(process.exitValue()).as("%s: %s", String.join(" ", command), out).isZero();
+        return out;
+    }
+}
