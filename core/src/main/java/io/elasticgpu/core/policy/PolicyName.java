@@ -54,7 +54,7 @@ public enum PolicyName {
     }
 
     /** The policy named {@code text}, exactly as written (no other case, no blanks); empty for any other text. */
-    public static Optional<PolicyName> find(String text) {
+    private static Optional<PolicyName> find(String text) {
         return Arrays.stream(values()).filter(p -> p.text.equals(text)).findFirst();
     }
 
