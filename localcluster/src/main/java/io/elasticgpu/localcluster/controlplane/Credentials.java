@@ -60,6 +60,9 @@ public final class Credentials {
         // The front proxy's identity: lets the apiserver trust aggregated-API requests and lets the scheduler and
         // the controller manager read their request-header configuration, as in a kubeadm cluster.
         c.write("front-proxy-client", ca.issue("front-proxy-client", null, List.of(Usage.CLIENT), List.of(), VALIDITY));
+        // The apiserver's identity towards kubelets (logs, exec), which a real node's kubelet authenticates.
+        c.write("apiserver-kubelet-client", ca.issue("kube-apiserver-kubelet-client", "system:masters", List.of(Usage.CLIENT),
+                List.of(), VALIDITY));
         c.writeServiceAccountKeys();
         return c;
     }

@@ -4,13 +4,13 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 
 /** Waiting for a condition with a deadline: the one place the harness sleeps. */
-final class Poll {
+public final class Poll {
 
     private Poll() {
     }
 
     /** Checks every {@code interval} until {@code condition} is true; false if {@code timeout} passes first. */
-    static boolean until(Callable<Boolean> condition, Duration timeout, Duration interval) {
+    public static boolean until(Callable<Boolean> condition, Duration timeout, Duration interval) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             try {
@@ -32,7 +32,7 @@ final class Poll {
         }
     }
 
-    static void sleep(Duration d) {
+    public static void sleep(Duration d) {
         try {
             Thread.sleep(d);
         } catch (InterruptedException e) {

@@ -11,6 +11,13 @@ import java.util.Map;
 public record Versions(String kubernetes, String etcd, String kwok) {
 
     public static Versions read(Path file) {
+        Map<String, String> values = entries(file);
+        return new Versions(require(values, "KUBERNETES_VERSION", file), require(values, "ETCD_VERSION", file),
+                require(values, "KWOK_VERSION", file));
+    }
+
+    /** Every {@code KEY=value} line of {@code file} (comments and blank lines skipped), for the other programs it pins. */
+    public static Map<String, String> entries(Path file) {
         Map<String, String> values = new HashMap<>();
         try {
             for (String line : Files.readAllLines(file)) {
@@ -22,8 +29,7 @@ public record Versions(String kubernetes, String etcd, String kwok) {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
-        return new Versions(require(values, "KUBERNETES_VERSION", file), require(values, "ETCD_VERSION", file),
-                require(values, "KWOK_VERSION", file));
+        return values;
     }
 
     private static String require(Map<String, String> values, String key, Path file) {

@@ -1,0 +1,71 @@
+package io.elasticgpu.e2e.realnode;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a container on the real node printed about itself ({@link #SCRIPT}): its environment, its mounts
+ * ({@code /proc/self/mountinfo}) and the device nodes in its {@code /dev}, read back from the pod's log.
+ *
+ * @param env     the environment, by name
+ * @param mounts  one per line of {@code /proc/self/mountinfo}
+ * @param devices the names in {@code /dev}
+ */
+record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String> devices) {
+
+    /** A shell script for the container: the report, then {@code after} (e.g. {@code sleep 3600}). */
+    static String script(String after) {
+        return "echo '== env'; env; echo '== mounts'; cat /proc/self/mountinfo; echo '== devices'; ls /dev;"
+                + " echo '== end'; " + after;
+    }
+
+    /** One mount: where it is in the container, what of its source file system it shows, and that file system. */
+    record Mount(String root, String mountPoint, String fsType, String source) {
+    }
+
+    /** The report in {@code log}; empty until the log holds all of it. */
+    static Optional<ContainerReport> parse(String log) {
+        if (log == null || !log.contains("== end")) {
+            return Optional.empty();
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        List<Mount> mounts = new ArrayList<>();
+        List<String> devices = new ArrayList<>();
+        String section = "";
+        for (String line : log.lines().toList()) {
+            if (line.startsWith("== ")) {
+                section = line.substring(3);
+                if (section.equals("end")) {
+                    break;
+                }
+                continue;
+            }
+            switch (section) {
+                case "env" -> {
+                    int eq = line.indexOf('=');
+                    if (eq > 0) {
+                        env.put(line.substring(0, eq), line.substring(eq + 1));
+                    }
+                }
+                case "mounts" -> {
+                    // id parent major:minor root mount-point options [optional fields] - fstype source super-options
+                    String[] f = line.split(" ");
+                    int dash = List.of(f).indexOf("-");
+                    mounts.add(new Mount(f[3], f[4], f[dash + 1], f[dash + 2]));
+                }
+                case "devices" -> devices.addAll(List.of(line.strip().split("\\s+")));
+                default -> {
+                }
+            }
+        }
+        return Optional.of(new ContainerReport(env, mounts, devices));
+    }
+
+    /** The mount at {@code mountPoint} in the container. */
+    Optional<Mount> mountAt(String mountPoint) {
+        return mounts.stream().filter(m -> m.mountPoint().equals(mountPoint)).findFirst();
+    }
+}
