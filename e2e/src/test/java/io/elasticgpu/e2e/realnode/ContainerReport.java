@@ -13,12 +13,17 @@ import java.util.Optional;
  * @param env     the environment, by name
  * @param mounts  one per line of {@code /proc/self/mountinfo}
  * @param devices the names in {@code /dev}
+ * @param files   what is in the MPS pipe directory and {@code /dev/shm}, by directory (those that exist)
  */
-record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String> devices) {
+record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String> devices, Map<String, List<String>> files) {
+
+    /** The directories whose files the report lists. */
+    static final List<String> LISTED = List.of("/tmp/nvidia-mps", "/dev/shm");
 
     /** A shell script for the container: the report, then {@code after} (e.g. {@code sleep 3600}). */
     static String script(String after) {
         return "echo '== env'; env; echo '== mounts'; cat /proc/self/mountinfo; echo '== devices'; ls /dev;"
+                + " echo '== files'; for d in " + String.join(" ", LISTED) + "; do [ -d $d ] && echo \"$d:\" && ls -1a $d; done;"
                 + " echo '== end'; " + after;
     }
 
@@ -34,7 +39,9 @@ record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String>
         Map<String, String> env = new LinkedHashMap<>();
         List<Mount> mounts = new ArrayList<>();
         List<String> devices = new ArrayList<>();
+        Map<String, List<String>> files = new LinkedHashMap<>();
         String section = "";
+        String dir = "";
         for (String line : log.lines().toList()) {
             if (line.startsWith("== ")) {
                 section = line.substring(3);
@@ -57,11 +64,19 @@ record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String>
                     mounts.add(new Mount(f[3], f[4], f[dash + 1], f[dash + 2]));
                 }
                 case "devices" -> devices.addAll(List.of(line.strip().split("\\s+")));
+                case "files" -> {
+                    if (line.endsWith(":") && LISTED.contains(line.substring(0, line.length() - 1))) {
+                        dir = line.substring(0, line.length() - 1);
+                        files.put(dir, new ArrayList<>());
+                    } else if (!line.equals(".") && !line.equals("..") && !line.isBlank()) {
+                        files.get(dir).add(line);
+                    }
+                }
                 default -> {
                 }
             }
         }
-        return Optional.of(new ContainerReport(env, mounts, devices));
+        return Optional.of(new ContainerReport(env, mounts, devices, files));
     }
 
     /** The mount at {@code mountPoint} in the container. */

@@ -65,6 +65,8 @@ public final class RealNode implements AutoCloseable {
     private final Options options;
     private final FileChannel lockFile;
     private final FileLock lock;
+    /** Whether {@code /var/lib/kubelet} was there before this node: if not, it goes with the node. */
+    private final boolean kubeletDirWasThere = Files.exists(NodeLayout.DEVICE_PLUGINS.getParent());
     private final CardDeviceNodes deviceNodes = new CardDeviceNodes();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Thread shutdownHook = new Thread(this::stopAll, "real-node-shutdown");
@@ -282,6 +284,16 @@ public final class RealNode implements AutoCloseable {
         }
         left.addAll(undoHostState());
         left.addAll(deviceNodes.remove());
+        try {
+            if (kubeletDirWasThere) {
+                Files.deleteIfExists(NodeLayout.DEVICE_PLUGINS.resolve("kubelet.sock"));
+                Files.deleteIfExists(NodeLayout.DEVICE_PLUGINS.resolve("kubelet_internal_checkpoint"));
+            } else {
+                HostCleanup.deleteTree(NodeLayout.DEVICE_PLUGINS.getParent());
+            }
+        } catch (IOException | UncheckedIOException e) {
+            left.add("kubelet's device-plugin directory: " + e.getMessage());
+        }
         if (controlPlane.apiserverReady()) {
             try (KubernetesClient client = controlPlane.newClient()) {
                 client.nodes().withName(name()).delete();
