@@ -1,0 +1,139 @@
+package io.elasticgpu.e2e.realnode;
+
+import static io.elasticgpu.e2e.realnode.GpuWorkloads.expectedEnvironment;
+import static io.elasticgpu.e2e.realnode.GpuWorkloads.gpuVariables;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.bench.cluster.ChartConfig;
+import io.elasticgpu.e2e.junit.ControlPlaneExtension;
+import io.elasticgpu.e2e.junit.RealNodeExtension;
+import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.localcluster.controlplane.Binaries;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.realnode.RealNode;
+import io.elasticgpu.localcluster.realnode.RealNodeAgent;
+import io.elasticgpu.node.dra.CdiSpecs;
+import io.elasticgpu.node.dra.Checkpoint;
+import io.elasticgpu.node.dra.PreparedClaim;
+import io.elasticgpu.node.resourceslice.SlicePublisher;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The DRA path up to a running container: the agent in DRA mode ({@code --api dra}, simulated cards, their device
+ * nodes made on the host as a driver would) publishes the node's ResourceSlice, kube-scheduler's allocator picks a
+ * card for a claim, kubelet asks the agent to prepare it, and containerd 2.x injects the CDI device the agent wrote
+ * (environment and device nodes) into every container that uses the claim.
+ */
+@ExtendWith({ControlPlaneExtension.class, RealNodeExtension.class})
+class RealNodeDraE2E {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static GpuWorkloads gpus;
+
+    @BeforeAll
+    static void startElasticGpu(ControlPlane controlPlane, RealNode node) {
+        try (KubernetesClient client = controlPlane.newClient()) {
+            ChartConfig.deviceClasses(Binaries.E2E_DIR.toAbsolutePath().getParent())
+                    .forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+            node.ensureCardDeviceNodes(GpuWorkloads.CARDS);
+            gpus = GpuWorkloads.start(controlPlane, node, RealNodeAgent.Api.DRA, List.of());
+            await().atMost(RealNodePods.WAIT).until(() -> client.resources(ResourceSlice.class)
+                    .withName(SlicePublisher.sliceName(node.name())).get(), s -> s != null
+                    && s.getSpec().getDevices().size() == GpuWorkloads.CARDS);
+        }
+    }
+
+    @AfterAll
+    static void stopElasticGpu() {
+        if (gpus != null) {
+            gpus.close();
+        }
+    }
+
+    @Test
+    void aClaimSharedByTwoContainersGivesBothTheCardAndShareTheAgentPrepared(TestCluster cluster, RealNode node) throws IOException {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        client.resources(ResourceClaim.class).inNamespace(ns).resource(new ResourceClaimBuilder().withNewMetadata()
+                .withName("shared").endMetadata().withNewSpec().withNewDevices().addNewRequest().withName("gpu")
+                .withNewExactly().withDeviceClassName(DraNames.DRIVER).withNewCapacity()
+                .addToRequests(DraNames.MEMORY, new Quantity("4Gi")).addToRequests(DraNames.CORES, new Quantity("30"))
+                .endCapacity().endExactly().endRequest().endDevices().endSpec().build()).create();
+        RealNodePods pods = new RealNodePods(client, ns, node);
+        var pod = pods.pod("pair").editSpec().addNewResourceClaim().withName("gpu").withResourceClaimName("shared")
+                .endResourceClaim();
+        for (String container : List.of("a", "b")) {
+            pod.addNewContainer().withName(container).withImage(node.busyboxImage()).withImagePullPolicy("Never")
+                    .withCommand("sh", "-c", ContainerReport.script("sleep 3600")).withNewResources().addNewClaim()
+                    .withName("gpu").endClaim().endResources().endContainer();
+        }
+        pods.create(pod.endSpec().build());
+        ContainerReport a = pods.report("pair", "a");
+        ContainerReport b = pods.report("pair", "b");
+
+        // What the allocator chose and the claim consumed.
+        ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(ns).withName("shared").get();
+        DeviceRequestAllocationResult result = claim.getStatus().getAllocation().getDevices().getResults().getFirst();
+        assertThat(result.getDriver()).isEqualTo(DraNames.DRIVER);
+        assertThat(result.getPool()).isEqualTo(node.name());
+        int card = Integer.parseInt(result.getDevice().substring("gpu-".length()));
+        assertThat(result.getConsumedCapacity()).containsEntry(DraNames.MEMORY, new Quantity("4Gi"));
+        String uuid = NodeInventory.fromJson(client.nodes().withName(node.name()).get().getMetadata().getAnnotations()
+                .get(Annotations.INVENTORY)).cards().get(card).uuid();
+        // 4 GiB = 4096 MiB and 30 % = 300 milli of card `card`
+        Map<String, String> expected = expectedEnvironment(List.of(new Share(card, uuid, 300, 4096)), true, true);
+
+        // What the agent prepared: its checkpoint and the CDI device it wrote for the claim's request.
+        PreparedClaim prepared = Checkpoint.open(node.layout().pluginDir(RealNodeAgent.DRA_DRIVER).resolve("checkpoint.json"))
+                .get(claim.getMetadata().getUid()).orElseThrow();
+        Map<String, String> cdiEnv = cdiEnvironment(prepared.cdiSpec(), CdiSpecs.deviceName(claim.getMetadata().getUid(), "gpu"));
+        assertThat(cdiEnv).containsAllEntriesOf(expected);
+
+        for (ContainerReport report : List.of(a, b)) {
+            assertThat(gpuVariables(report)).isEqualTo(new java.util.TreeMap<>(cdiEnv)).containsAllEntriesOf(expected);
+            assertThat(report.devices()).as("device nodes the CDI spec names").contains("nvidia" + card, "nvidiactl");
+        }
+    }
+
+    /** The environment of CDI device {@code name} in {@code spec}, its spec-wide edits first. */
+    private static Map<String, String> cdiEnvironment(String spec, String name) throws IOException {
+        JsonNode root = JSON.readTree(spec);
+        Map<String, String> env = new LinkedHashMap<>();
+        List<JsonNode> edits = new java.util.ArrayList<>(List.of(root.path("containerEdits")));
+        root.path("devices").forEach(d -> {
+            if (d.path("name").asText().equals(name)) {
+                edits.add(d.path("containerEdits"));
+            }
+        });
+        assertThat(edits).as("CDI device %s in the agent's spec", name).hasSize(2);
+        edits.forEach(e -> e.path("env").forEach(v -> {
+            String kv = v.asText();
+            env.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+        }));
+        return env;
+    }
+}
