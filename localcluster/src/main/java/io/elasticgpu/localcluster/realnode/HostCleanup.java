@@ -39,7 +39,7 @@ final class HostCleanup {
         return shims.stream().map(ProcessHandle::pid).toList();
     }
 
-    /** Unmounts everything mounted under {@code dir}, deepest first, lazily (a busy mount goes once unused). */
+    /** Unmounts everything mounted under {@code dir}, inner mounts first, lazily (a busy mount goes once unused). */
     static List<String> unmountUnder(Path dir) {
         List<String> failed = new ArrayList<>();
         for (String mountPoint : mountsUnder(dir)) {
@@ -51,16 +51,21 @@ final class HostCleanup {
         return failed;
     }
 
-    /** Mount points at or under {@code dir}, deepest first (from {@code /proc/self/mountinfo}). */
+    /** Mount points at or under {@code dir}, longest path first (so inner mounts first), from {@code /proc/self/mountinfo}. */
     static List<String> mountsUnder(Path dir) {
-        String prefix = dir.toString();
         try {
-            return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().map(l -> unescape(l.split(" ")[4]))
-                    .filter(m -> m.equals(prefix) || m.startsWith(prefix + "/")).distinct()
-                    .sorted(Comparator.comparingInt(String::length).reversed()).toList();
+            return mountsUnder(dir, Files.readAllLines(Path.of("/proc/self/mountinfo")));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read /proc/self/mountinfo", e);
         }
+    }
+
+    /** The mount points at or under {@code dir} among {@code mountinfo}'s lines, longest path first. */
+    static List<String> mountsUnder(Path dir, List<String> mountinfo) {
+        String prefix = dir.toString();
+        return mountinfo.stream().map(l -> unescape(l.split(" ")[4]))
+                .filter(m -> m.equals(prefix) || m.startsWith(prefix + "/")).distinct()
+                .sorted(Comparator.comparingInt(String::length).reversed()).toList();
     }
 
     /** Deletes the network link {@code name} if it exists (the pods' bridge; veth pairs go with their netns). */
