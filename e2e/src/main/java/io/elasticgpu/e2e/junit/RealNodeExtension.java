@@ -37,20 +37,27 @@ public final class RealNodeExtension implements ParameterResolver {
     public static RealNode shared(ExtensionContext context) {
         ControlPlane controlPlane = ControlPlaneExtension.shared(context);
         Object node = context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent("real-node", k -> start(controlPlane));
-        if (node instanceof String reason) {
-            if (Boolean.getBoolean("egpu.real-node.required")) {
-                throw new IllegalStateException(reason + " (-Degpu.real-node.required=true)");
-            }
-            return Assumptions.abort(reason);
-        }
-        return (RealNode) node;
+        return switch (node) {
+            case RealNode started -> started;
+            case String reason when Boolean.getBoolean("egpu.real-node.required") ->
+                    throw new IllegalStateException(reason + " (-Degpu.real-node.required=true)");
+            case String reason -> Assumptions.abort(reason);
+            // a start that failed fails every test that asks again, at once, rather than trying for minutes each time
+            case RuntimeException failed -> throw new IllegalStateException("the real node did not start: " + failed.getMessage(), failed);
+            default -> throw new IllegalStateException("unexpected " + node);
+        };
     }
 
+    /** The node, the sentence saying why this machine cannot run one, or the exception its start ended with. */
     private static Object start(ControlPlane controlPlane) {
         NodePrograms programs = NodePrograms.locate(Path.of(System.getProperty("egpu.e2e.dir", ".")));
         if (HostCheck.check(programs) instanceof HostCheck.Verdict.CannotRun(String reason)) {
             return reason;
         }
-        return RealNode.start(controlPlane, RealNode.Options.of(controlPlane, programs));
+        try {
+            return RealNode.start(controlPlane, RealNode.Options.of(controlPlane, programs));
+        } catch (RuntimeException e) {
+            return e;
+        }
     }
 }
