@@ -131,7 +131,7 @@ class RealNodeDevicePluginE2E {
         ElasticGpuCrds.apply(cluster.controlPlane());
         RealNodePods pods = new RealNodePods(client, ns, node);
         try (AdmissionWebhook webhook = AdmissionWebhook.start(client, WebhookConfig.forUrl(
-                new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1)))) {
+                new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1)).build())) {
             client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, null)).create();
             // 128 blocks × 16 MiB = 2048 MiB, memory only
             client.resource(ElasticGPUClaim.of(ns, "notebook", ns, Map.of(ResourceNames.GPU_MEMORY, new Quantity("128"))))
