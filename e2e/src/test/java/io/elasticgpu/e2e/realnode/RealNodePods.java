@@ -81,7 +81,15 @@ final class RealNodePods {
             return Optional.empty();
         }
         var logs = client.pods().inNamespace(namespace).withName(pod).inContainer(container);
-        return ContainerReport.parse(previous ? logs.terminated().getLog() : logs.getLog());
+        try {
+            return ContainerReport.parse(previous ? logs.terminated().getLog() : logs.getLog());
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            if (previous || e.getCode() < 404 || e.getCode() == 403) {
+                throw e;
+            }
+            // The API server reads a log from kubelet: while kubelet restarts it answers 404 or 5xx; look again.
+            return Optional.empty();
+        }
     }
 
     private static boolean started(Pod p, String container) {
