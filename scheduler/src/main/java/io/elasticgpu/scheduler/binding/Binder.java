@@ -10,6 +10,7 @@ import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.Assignment;
 import io.elasticgpu.scheduler.decision.PodAsk;
@@ -356,7 +357,7 @@ public final class Binder {
      */
     private Optional<Allocation> choose(Node node, Map<String, String> entries, String uid, PodAsk ask) {
         NodeState state = reserved(node, entries);
-        Optional<Allocation> held = cache.held(uid).map(ClusterCache.Hold::allocation)
+        Optional<Allocation> held = cache.held(uid).map(Hold::allocation)
                 .filter(a -> a.node().equals(node.name()) && fits(state, node, a));
         if (held.isPresent()) {
             return held;

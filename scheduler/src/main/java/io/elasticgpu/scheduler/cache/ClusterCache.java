@@ -109,23 +109,6 @@ public final class ClusterCache {
         }
     }
 
-    /**
-     * A pod that asks no GPU by resource name: its scheduler, its node (null while pending), what it asks, and the
-     * ResourceClaims it uses, as namespace/name (those of ours make it a GPU pod of the DRA path).
-     */
-    public record HostPod(String scheduler, String node, long cpuMilli, long memoryMib, List<String> claims) {
-        public HostPod {
-            claims = List.copyOf(claims);
-        }
-    }
-
-    /**
-     * A filter's decision for one pod: the cards chosen (null for a pod without GPUs, which kube-scheduler binds
-     * itself), counted until a bind confirms them, the pod is seen bound, or the hold lapses.
-     */
-    public record Hold(Allocation allocation, long expiresAtNanos) {
-    }
-
     /** The largest card and the node with most cards, among healthy cards: what any pod can hope for at most. */
     public record Limits(long maxCardMemoryMib, int maxCardsPerNode) {
     }

@@ -4,6 +4,7 @@ import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.HostPod;
 import io.elasticgpu.scheduler.cache.PodResources;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -29,7 +30,7 @@ public final class HostWorkload {
     public static List<Request> of(ClusterCache cache, PodGpuRequests.Units units) {
         List<Request> out = new ArrayList<>();
         Set<String> named = new HashSet<>();
-        for (ClusterCache.HostPod pod : cache.hostWorkload()) {
+        for (HostPod pod : cache.hostWorkload()) {
             named.addAll(pod.claims());
             List<ResourceClaim> claims = pod.claims().stream().flatMap(key -> cache.claim(key).stream()).toList();
             List<Request> withCards = PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);

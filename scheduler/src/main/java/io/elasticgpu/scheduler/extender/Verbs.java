@@ -7,6 +7,7 @@ import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.PodAsk;
 import io.elasticgpu.scheduler.requeue.Requeue;
@@ -186,7 +187,7 @@ final class Verbs implements AutoCloseable {
         }
         Allocation allocation = decided.get().assigned().allocation(node.get(), ask);
         cache.hold(uid, Contribution.of(node.get().name(), ask.totals(), allocation),
-                new ClusterCache.Hold(allocation, deciding.expiry()));
+                new Hold(allocation, deciding.expiry()));
         return List.of(node.get().name());
     }
 
@@ -207,7 +208,7 @@ final class Verbs implements AutoCloseable {
             if (decided.isPresent()) {
                 String node = decided.get().node();
                 cache.hold(uid, Contribution.of(node, ask.totals(), null),
-                        new ClusterCache.Hold(null, deciding.expiry()));
+                        new Hold(null, deciding.expiry()));
                 passed = List.of(node);
             }
         }

@@ -11,6 +11,7 @@ import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
@@ -206,7 +207,7 @@ class BinderTest {
         api.addPod(p);
         ClusterCache cache = cache();
         Allocation held = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
-        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new ClusterCache.Hold(held, 0));
+        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
 
         assertThat(bind(binder(cache), p, "n1")).as("binpack alone would take card 0")
                 .isEqualTo(new Binder.Outcome.Bound(held));
@@ -223,7 +224,7 @@ class BinderTest {
         Binder binder = binder(cache);
         assertThat(bind(binder, other, "n1")).isInstanceOf(Binder.Outcome.Bound.class); // takes card 0
         Allocation held = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "GPU-n1-0", 0, 8192))));
-        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new ClusterCache.Hold(held, 0));
+        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
 
         assertThat(bind(binder, p, "n1")).isInstanceOfSatisfying(Binder.Outcome.Bound.class,
                 bound -> assertThat(bound.allocation().cards()).containsExactly(1));

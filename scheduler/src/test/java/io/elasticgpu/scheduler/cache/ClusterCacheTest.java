@@ -181,7 +181,7 @@ class ClusterCacheTest {
     void aHoldCountsUntilItLapsesIsReleasedOrTheBoundPodIsSeen() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
         Contribution c = Contribution.of("n1", new PodResources.Totals(2000, 0), onCard1);
-        cache.hold("uid-a", c, new ClusterCache.Hold(onCard1, 100));
+        cache.hold("uid-a", c, new Hold(onCard1, 100));
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
         cache.expireHolds(100);
         assertThat(n1().usedMemory(1)).as("not lapsed at its deadline").isEqualTo(8192);
@@ -189,11 +189,11 @@ class ClusterCacheTest {
         assertThat(n1().usedMemory(1)).isZero();
         assertThat(cache.held("uid-a")).isEmpty();
 
-        cache.hold("uid-a", c, new ClusterCache.Hold(onCard1, 100));
+        cache.hold("uid-a", c, new Hold(onCard1, 100));
         cache.release("uid-a");
         assertThat(n1().usedMemory(1)).isZero();
 
-        cache.hold("uid-a", c, new ClusterCache.Hold(onCard1, 100));
+        cache.hold("uid-a", c, new Hold(onCard1, 100));
         cache.upsertPod(bound(slice, "n1", onCard1));
         cache.expireHolds(1_000);
         assertThat(n1().usedMemory(1)).as("bound: counted as observed, whatever the hold").isEqualTo(8192);
