@@ -75,7 +75,7 @@ final class ExtenderBenchmark {
             nodes.add(n);
             api.addNode(n);
         }
-        ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+        ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
         api.feed(cache);
         ExtenderConfig config = ExtenderConfig.builder().withListen("127.0.0.1:0").build();
         List<String> missed = new ArrayList<>();

@@ -12,6 +12,7 @@ import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Contribution;
 import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodResources;
+import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.Assignment;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
@@ -66,8 +67,8 @@ public final class Binder {
         }
     }
 
-    /** A bind waiting for its pod's reservation in a node's ledger. */
-    private record Pending(Pod pod, PodAsk ask) {
+    /** A bind waiting for its pod's reservation in a node's ledger, with the filter's hold for the pod when it bound. */
+    private record Pending(Pod pod, PodAsk ask, Optional<Hold> held) {
         String namespace() {
             return pod.getMetadata().getNamespace();
         }
@@ -121,7 +122,8 @@ public final class Binder {
             LOG.warn("pod={}/{} refused on node={}: already bound to node={}", namespace, name, nodeName, bound.get());
             return new Outcome.Failed("pod is already bound to node " + bound.get());
         }
-        Optional<Node> node = cache.node(nodeName);
+        Snapshot snapshot = cache.snapshot();
+        Optional<Node> node = snapshot.node(nodeName);
         if (node.isEmpty()) {
             return new Outcome.Failed("node %s publishes no Elastic GPU inventory".formatted(nodeName));
         }
@@ -129,7 +131,7 @@ public final class Binder {
             return bindAsClaimed(namespace, name, uid, nodeName);
         }
         try {
-            return reserveAndBind(pod, ask, node.get());
+            return reserveAndBind(new Pending(pod, ask, snapshot.held(uid)), node.get());
         } catch (ClusterApi.ApiException e) {
             // The API server unreachable or refusing (a restart, a shutdown): a bind that cannot be made now, which
             // kube-scheduler retries, not a bug. A reservation already written is dropped by the ledger's tidying.
@@ -138,15 +140,14 @@ public final class Binder {
         }
     }
 
-    private Outcome reserveAndBind(Pod pod, PodAsk ask, Node node) {
-        String namespace = pod.getMetadata().getNamespace();
-        String name = pod.getMetadata().getName();
-        String uid = pod.getMetadata().getUid();
-        cache.sent(pod);
-        Outcome reserved = turns.join(node.name(), new Pending(pod, ask), batch -> reserve(node, batch));
+    private Outcome reserveAndBind(Pending pending, Node node) {
+        String namespace = pending.namespace();
+        String name = pending.name();
+        cache.sent(pending.pod());
+        Outcome reserved = turns.join(node.name(), pending, batch -> reserve(node, batch));
         switch (reserved) {
             case Outcome.Bound(Allocation allocation) -> {
-                return annotateAndBind(namespace, name, uid, ask, node, allocation);
+                return annotateAndBind(namespace, name, pending.uid(), pending.ask(), node, allocation);
             }
             case Outcome.Held held -> LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, node.name(), held.message());
             case Outcome.Failed failed -> LOG.warn("pod={}/{} refused: {}", namespace, name, failed.message());
@@ -193,7 +194,7 @@ public final class Binder {
         if (mine != null) {
             return new Outcome.Bound(LedgerEntry.fromJson(mine).allocation()); // an earlier attempt reserved it already
         }
-        Optional<Allocation> fit = choose(node, entries, pod.uid(), pod.ask());
+        Optional<Allocation> fit = choose(node, entries, pod);
         if (fit.isEmpty()) {
             return new Outcome.Failed(refusal(node, entries, pod.ask()));
         }
@@ -355,17 +356,17 @@ public final class Binder {
      * The cards the filter held for the pod on this node when they are still free in the ledger (so the bind keeps
      * the decision the next pods were decided against), else the policy's choice on what the ledger leaves free.
      */
-    private Optional<Allocation> choose(Node node, Map<String, String> entries, String uid, PodAsk ask) {
+    private Optional<Allocation> choose(Node node, Map<String, String> entries, Pending pod) {
         NodeState state = reserved(node, entries);
-        Optional<Allocation> held = cache.held(uid).map(Hold::allocation)
+        Optional<Allocation> held = pod.held().map(Hold::allocation)
                 .filter(a -> a.node().equals(node.name()) && fits(state, node, a));
         if (held.isPresent()) {
             return held;
         }
-        if (!(Assignment.of(ask.gpuOnly(), state, policy.get()) instanceof Assignment.Assigned assigned)) {
+        if (!(Assignment.of(pod.ask().gpuOnly(), state, policy.get()) instanceof Assignment.Assigned assigned)) {
             return Optional.empty();
         }
-        return Optional.of(assigned.allocation(node, ask));
+        return Optional.of(assigned.allocation(node, pod.ask()));
     }
 
     private static boolean fits(NodeState state, Node node, Allocation allocation) {

@@ -3,7 +3,6 @@ package io.elasticgpu.scheduler.cache;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * What this replica counts for pods before the cluster shows it: a bind's cards from the moment it is assumed, and a
@@ -22,6 +21,8 @@ final class Assumptions {
      * {@link #assumed}, so the next pods are decided against it from the moment it is made.
      */
     private final Map<String, Hold> holds = new HashMap<>();
+    /** An immutable copy of {@link #holds}, made when asked for after a change; null until then. */
+    private Map<String, Hold> copy = Map.of();
 
     /** What is assumed for pod {@code uid}, or null when it counts as the informer shows it. */
     Contribution assumed(String uid) {
@@ -30,23 +31,28 @@ final class Assumptions {
 
     /** Counts {@code contribution} for pod {@code uid} until the pod is seen with its allocation or forgotten. */
     void assume(String uid, Contribution contribution) {
-        holds.remove(uid);
+        unhold(uid);
         assumed.put(uid, contribution);
     }
 
     /** Counts {@code contribution} for pod {@code uid} as a filter decided it, until {@link Hold#expiresAtNanos}. */
     void hold(String uid, Contribution contribution, Hold hold) {
         holds.put(uid, hold);
+        copy = null;
         assumed.put(uid, contribution);
     }
 
-    Optional<Hold> held(String uid) {
-        return Optional.ofNullable(holds.get(uid));
+    /** Every hold by pod uid: immutable. */
+    Map<String, Hold> holds() {
+        if (copy == null) {
+            copy = Map.copyOf(holds);
+        }
+        return copy;
     }
 
     /** Drops pod {@code uid}'s hold; true when it had one (what it counts changed). */
     boolean release(String uid) {
-        if (holds.remove(uid) == null) {
+        if (unhold(uid) == null) {
             return false;
         }
         assumed.remove(uid);
@@ -61,7 +67,7 @@ final class Assumptions {
 
     /** Drops what {@link #assume} or {@link #hold} counted; true when something was assumed (what it counts changed). */
     boolean forget(String uid) {
-        holds.remove(uid);
+        unhold(uid);
         return assumed.remove(uid) != null;
     }
 
@@ -74,7 +80,7 @@ final class Assumptions {
         Hold hold = holds.get(uid);
         if (bound.allocation() != null || hold != null && (hold.allocation() == null || !bound.asksGpu())) {
             assumed.remove(uid);
-            holds.remove(uid);
+            unhold(uid);
         }
     }
 
@@ -89,5 +95,13 @@ final class Assumptions {
         }
         assumed.put(uid, held.hostOnly());
         return true;
+    }
+
+    private Hold unhold(String uid) {
+        Hold removed = holds.remove(uid);
+        if (removed != null) {
+            copy = null;
+        }
+        return removed;
     }
 }

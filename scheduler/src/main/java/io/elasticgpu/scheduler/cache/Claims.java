@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReferenc
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -27,6 +26,8 @@ final class Claims {
     private final Map<String, ResourceClaim> byKey = new HashMap<>();
     /** What each allocated claim of ours holds on its node, by {@link #id}. */
     private final Map<String, Contribution> observed = new HashMap<>();
+    /** An immutable copy of {@link #byKey}, made when asked for after a change; null until then. */
+    private Map<String, ResourceClaim> copy = Map.of();
 
     /** @param memoryBlockMib the node agents' memory block: a claim consuming all a card offers is the card alone */
     Claims(long memoryBlockMib) {
@@ -46,7 +47,8 @@ final class Claims {
      *         empty for a claim not allocated
      */
     List<String> seen(ResourceClaim claim, Function<String, Node> nodes) {
-        byKey.put(ClusterCache.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()), claim);
+        byKey.put(HostPod.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()), claim);
+        copy = null;
         List<DraShares.DraShare> shares = DraShares.of(claim);
         if (shares.isEmpty()) {
             observed.remove(id(claim));
@@ -60,8 +62,9 @@ final class Claims {
     /** Forgets {@code claim}; a claim of the same name made since (another uid) stays. */
     void deleted(ResourceClaim claim) {
         String uid = claim.getMetadata().getUid();
-        byKey.computeIfPresent(ClusterCache.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
+        byKey.computeIfPresent(HostPod.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
                 (k, known) -> uid.equals(known.getMetadata().getUid()) ? null : known);
+        copy = null;
         observed.remove(id(claim));
     }
 
@@ -70,13 +73,12 @@ final class Claims {
         return observed.get(id);
     }
 
-    /** A claim as last seen, by namespace/name. */
-    Optional<ResourceClaim> claim(String key) {
-        return Optional.ofNullable(byKey.get(key));
-    }
-
-    List<ResourceClaim> all() {
-        return List.copyOf(byKey.values());
+    /** Every claim as last seen, by namespace/name: immutable. */
+    Map<String, ResourceClaim> byKey() {
+        if (copy == null) {
+            copy = Map.copyOf(byKey);
+        }
+        return copy;
     }
 
     int count() {

@@ -10,4 +10,9 @@ public record HostPod(String scheduler, String node, long cpuMilli, long memoryM
     public HostPod {
         claims = List.copyOf(claims);
     }
+
+    /** How the cache names a pod or a claim, and {@link #claims} a claim: namespace/name. */
+    public static String key(String namespace, String name) {
+        return namespace + "/" + name;
+    }
 }

@@ -33,7 +33,7 @@ final class Nodes {
     private final Map<String, Node> nodes = new HashMap<>();
     /** What {@link NodeConversion} read of each node last time: most node updates are kubelet's heartbeats. */
     private final Map<String, List<Object>> inputs = new HashMap<>();
-    private final Map<String, ClusterCache.Entry> states = new HashMap<>();
+    private final Map<String, Snapshot.Entry> states = new HashMap<>();
     /** What each id counts now, and the ids counted (or waiting to be) on each node. */
     private final Map<String, Contribution> applied = new HashMap<>();
     private final Map<String, Set<String>> idsByNode = new HashMap<>();
@@ -41,9 +41,9 @@ final class Nodes {
     private final Map<String, Set<String>> waiting = new HashMap<>();
     private final Function<String, Contribution> counts;
     private final Consumer<String> freed;
-    private ClusterCache.Limits limits = new ClusterCache.Limits(0, 0);
+    private Snapshot.Limits limits = new Snapshot.Limits(0, 0);
     /** An immutable copy of {@link #states}, made when asked for after a change; null until then. */
-    private Map<String, ClusterCache.Entry> entries = Map.of();
+    private Map<String, Snapshot.Entry> entries = Map.of();
 
     /**
      * @param counts what an id should count now (null: nothing)
@@ -100,14 +100,14 @@ final class Nodes {
     }
 
     /** Every node's entry at this moment, immutable. */
-    Map<String, ClusterCache.Entry> entries() {
+    Map<String, Snapshot.Entry> entries() {
         if (entries == null) {
             entries = Map.copyOf(states);
         }
         return entries;
     }
 
-    ClusterCache.Limits limits() {
+    Snapshot.Limits limits() {
         return limits;
     }
 
@@ -141,12 +141,12 @@ final class Nodes {
     }
 
     private NodeState state(String name) {
-        ClusterCache.Entry e = states.get(name);
+        Snapshot.Entry e = states.get(name);
         return e == null ? null : e.state();
     }
 
     private void put(String name, NodeState state) {
-        states.put(name, new ClusterCache.Entry(state));
+        states.put(name, new Snapshot.Entry(state));
         entries = null;
     }
 
@@ -210,6 +210,6 @@ final class Nodes {
             }
             cards = Math.max(cards, healthy);
         }
-        limits = new ClusterCache.Limits(memory, cards);
+        limits = new Snapshot.Limits(memory, cards);
     }
 }

@@ -34,7 +34,7 @@ final class Pods {
     /** Pods remembered as gone at most: past it the set starts over, and an unknown pod is asked about at the API. */
     static final int GONE_REMEMBERED = 100_000;
 
-    /** What the informer shows of a bound pod: its allocation of ours there (null when none is readable), and whether it asks GPUs. */
+    /** A bound pod as the informer shows it: its allocation there (null when none is readable); whether it asks GPUs. */
     record Bound(Allocation allocation, boolean asksGpu) {
     }
 
@@ -65,7 +65,7 @@ final class Pods {
      */
     Optional<Bound> seen(Pod pod, boolean assumed, Predicate<String> draNode) {
         String uid = pod.getMetadata().getUid();
-        String key = ClusterCache.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+        String key = HostPod.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
         gone.remove(uid);
         live.add(uid);
         uidByName.put(key, uid);
@@ -76,7 +76,7 @@ final class Pods {
         } else {
             PodResources.Totals t = PodResources.of(pod);
             List<String> claimKeys = DraAsks.claims(pod).stream().filter(c -> c.claimName() != null)
-                    .map(c -> ClusterCache.key(pod.getMetadata().getNamespace(), c.claimName())).toList();
+                    .map(c -> HostPod.key(pod.getMetadata().getNamespace(), c.claimName())).toList();
             hostPods.put(uid, new HostPod(pod.getSpec() == null ? null : pod.getSpec().getSchedulerName(),
                     node == null || node.isEmpty() ? null : node, t.cpuMilli(), t.memoryMib(), claimKeys));
         }
@@ -123,7 +123,7 @@ final class Pods {
     }
 
     Optional<Pod> gpuPod(String namespace, String name) {
-        String uid = uidByName.get(ClusterCache.key(namespace, name));
+        String uid = uidByName.get(HostPod.key(namespace, name));
         return Optional.ofNullable(uid == null ? null : gpuPods.get(uid));
     }
 
@@ -140,7 +140,7 @@ final class Pods {
     }
 
     List<Pod> gpuPods() {
-        return new ArrayList<>(gpuPods.values());
+        return List.copyOf(gpuPods.values());
     }
 
     /**
@@ -192,7 +192,7 @@ final class Pods {
             Allocation a = Allocation.fromJson(json);
             return a.node().equals(node) ? a : null;
         } catch (IllegalArgumentException e) {
-            LOG.warn("pod={} has an unreadable allocation: {}", ClusterCache.key(pod.getMetadata().getNamespace(),
+            LOG.warn("pod={} has an unreadable allocation: {}", HostPod.key(pod.getMetadata().getNamespace(),
                     pod.getMetadata().getName()), e.getMessage());
             return null;
         }

@@ -6,7 +6,7 @@ import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
-import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.Snapshot;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -65,7 +65,7 @@ public final class Decisions {
     private record Verdict(double score, int weakestLink) {
     }
 
-    /** What one policy thought of one node state, per ask; kept in the state's {@link ClusterCache.Entry}. */
+    /** What one policy thought of one node state, per ask; kept in the state's {@link Snapshot.Entry}. */
     private record Scored(Policy policy, Map<Asked, Optional<Verdict>> byAsk) {
     }
 
@@ -95,7 +95,7 @@ public final class Decisions {
      * An error when no node of the cluster could ever give the pod what it asks (more memory on one card than any
      * card has, more cards than any node has); empty otherwise.
      */
-    public static Optional<String> impossible(PodAsk ask, ClusterCache.Limits limits) {
+    public static Optional<String> impossible(PodAsk ask, Snapshot.Limits limits) {
         if (limits.maxCardsPerNode() == 0) {
             return Optional.of("no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on"
                     + " the GPU nodes");
@@ -171,7 +171,7 @@ public final class Decisions {
      *
      * @param fit nodes the pod fits, as {@link #filter} found them
      */
-    public Optional<Decided> decide(PodAsk ask, List<String> fit, Function<String, ClusterCache.Entry> entries) {
+    public Optional<Decided> decide(PodAsk ask, List<String> fit, Function<String, Snapshot.Entry> entries) {
         int[] scores = prioritize(ask, fit, entries);
         String best = null;
         for (int i = 0; i < scores.length; i++) {
@@ -179,7 +179,7 @@ public final class Decisions {
                 best = fit.get(i);
             }
         }
-        ClusterCache.Entry e = best == null ? null : entries.apply(best);
+        Snapshot.Entry e = best == null ? null : entries.apply(best);
         if (e != null && Assignment.of(ask.requests(), e.state(), policy.get()) instanceof Assignment.Assigned a) {
             return Optional.of(new Decided(best, a));
         }
@@ -192,7 +192,7 @@ public final class Decisions {
      * {@value #MAX_SCORE}, the others a share of it by their place between the worst and the best blend, capped below
      * it so that only the best win outright; nodes that do not fit get 0.
      */
-    public int[] prioritize(PodAsk ask, List<String> names, Function<String, ClusterCache.Entry> entries) {
+    public int[] prioritize(PodAsk ask, List<String> names, Function<String, Snapshot.Entry> entries) {
         Policy current = policy.get();
         Asked asked = canonical(ask.requests());
         int n = names.size();
@@ -201,7 +201,7 @@ public final class Decisions {
         double[] raw = new double[n];
         double[] links = new double[n];
         for (int i = 0; i < n; i++) {
-            ClusterCache.Entry e = entries.apply(names.get(i));
+            Snapshot.Entry e = entries.apply(names.get(i));
             Optional<Verdict> verdict = e == null ? Optional.empty() : verdict(e, asked, current);
             if (verdict.isPresent()) {
                 raw[count] = verdict.get().score();
@@ -249,7 +249,7 @@ public final class Decisions {
     }
 
     /** The policy's verdict on the first container's placement, when the whole pod fits. */
-    private Optional<Verdict> verdict(ClusterCache.Entry e, Asked asked, Policy current) {
+    private Optional<Verdict> verdict(Snapshot.Entry e, Asked asked, Policy current) {
         if (!current.cacheable()) {
             return compute(e.state(), asked.requests, current);
         }

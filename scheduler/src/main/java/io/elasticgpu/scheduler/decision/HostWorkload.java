@@ -6,12 +6,14 @@ import io.elasticgpu.core.model.Request;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.HostPod;
 import io.elasticgpu.scheduler.cache.PodResources;
+import io.elasticgpu.scheduler.cache.Workload;
 
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -28,11 +30,12 @@ public final class HostWorkload {
     }
 
     public static List<Request> of(ClusterCache cache, PodGpuRequests.Units units) {
+        Workload workload = cache.workload();
         List<Request> out = new ArrayList<>();
         Set<String> named = new HashSet<>();
-        for (HostPod pod : cache.hostWorkload()) {
+        for (HostPod pod : workload.hostPods()) {
             named.addAll(pod.claims());
-            List<ResourceClaim> claims = pod.claims().stream().flatMap(key -> cache.claim(key).stream()).toList();
+            List<ResourceClaim> claims = pod.claims().stream().map(workload.claims()::get).filter(Objects::nonNull).toList();
             List<Request> withCards = PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);
             if (!withCards.isEmpty()) {
                 out.addAll(withCards);
@@ -40,9 +43,9 @@ public final class HostWorkload {
                 out.add(Request.cpuOnly(pod.cpuMilli(), pod.memoryMib())); // pending with other drivers' claims: not ours
             }
         }
-        for (ResourceClaim claim : cache.claims()) {
-            if (!named.contains(ClusterCache.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()))
-                    && !DraAsks.madeForExtendedResource(claim)) {
+        for (var e : workload.claims().entrySet()) {
+            ResourceClaim claim = e.getValue();
+            if (!named.contains(e.getKey()) && !DraAsks.madeForExtendedResource(claim)) {
                 out.addAll(PodAsk.workload(List.of(claim), new PodResources.Totals(0, 0), units));
             }
         }

@@ -57,7 +57,7 @@ final class ExtenderMetrics {
                     long healthy = 0;
                     long unhealthy = 0;
                     long used = 0;
-                    for (NodeState s : cache.states().values()) {
+                    for (NodeState s : cache.snapshot().states().values()) {
                         for (int i = 0; i < s.cardCount(); i++) {
                             if (s.card(i).healthy()) {
                                 healthy++;
@@ -75,10 +75,10 @@ final class ExtenderMetrics {
                 })
                 .register(registry);
         GaugeWithCallback.builder().name("egpu_pods_unaccounted").help("Bound GPU pods without an allocation annotation")
-                .callback(cb -> cb.call(cache.unaccounted())).register(registry);
+                .callback(cb -> cb.call(cache.snapshot().unaccounted())).register(registry);
         GaugeWithCallback.builder().name("egpu_pods_waiting_to_be_counted")
                 .help("Pods seen on cards whose previous holder's deletion this replica has not seen yet")
-                .callback(cb -> cb.call(cache.waitingToBeCounted())).register(registry);
+                .callback(cb -> cb.call(cache.snapshot().waitingToBeCounted())).register(registry);
     }
 
     private interface CardVisitor {
@@ -86,7 +86,7 @@ final class ExtenderMetrics {
     }
 
     private static void each(ClusterCache cache, CardVisitor visitor) {
-        for (Map.Entry<String, NodeState> e : cache.states().entrySet()) {
+        for (Map.Entry<String, NodeState> e : cache.snapshot().states().entrySet()) {
             for (int i = 0; i < e.getValue().cardCount(); i++) {
                 visitor.visit(e.getKey(), e.getValue(), i);
             }

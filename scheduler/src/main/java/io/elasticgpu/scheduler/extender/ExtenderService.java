@@ -89,8 +89,8 @@ public final class ExtenderService implements AutoCloseable {
      */
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         PodGpuRequests.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(config.policy(), cache::gpuPods, () -> HostWorkload.of(cache, units), cache::workloadPodCount, units, InstantSource.system(),
-                Duration.ofSeconds(config.workloadRefreshSeconds()));
+        PolicyProvider policy = new PolicyProvider(config.policy(), () -> cache.workload().gpuPods(), () -> HostWorkload.of(cache, units),
+                () -> cache.snapshot().workloadPodCount(), units, InstantSource.system(), Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));
         ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);

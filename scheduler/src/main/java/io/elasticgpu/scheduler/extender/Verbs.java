@@ -8,6 +8,7 @@ import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Contribution;
 import io.elasticgpu.scheduler.cache.Hold;
+import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.PodAsk;
 import io.elasticgpu.scheduler.requeue.Requeue;
@@ -83,23 +84,24 @@ final class Verbs implements AutoCloseable {
             return answer(args, names, Map.of(), Map.of());
         }
         release(args.pod());
+        Snapshot snapshot = cache.snapshot();
         PodAsk ask;
         try {
-            ask = PodAsk.of(args.pod(), units, cache::claim);
+            ask = PodAsk.of(args.pod(), units, snapshot::claim);
         } catch (InvalidGpuRequestException e) {
             return Wire.ExtenderFilterResult.error(e.getMessage());
         }
         if (ask.viaClaims()) {
-            return claimed(args, ask, names);
+            return claimed(args, ask, names, snapshot);
         }
         if (!ask.asksGpu()) {
-            return deciding.decide() ? hostOnly(args, ask.hostOnly(), names) : passAll(args, names);
+            return deciding.decide() ? hostOnly(args, ask.hostOnly(), names, snapshot) : passAll(args, names);
         }
-        Optional<String> impossible = Decisions.impossible(ask, cache.limits());
+        Optional<String> impossible = Decisions.impossible(ask, snapshot.limits());
         if (impossible.isPresent()) {
             return Wire.ExtenderFilterResult.error(impossible.get());
         }
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, cache::state));
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
         filtered.reasons().forEach(metrics::failed);
         if (!filtered.failed().isEmpty() || !filtered.unresolvable().isEmpty()) {
             requeue.rejected();
@@ -107,7 +109,7 @@ final class Verbs implements AutoCloseable {
         if (!deciding.decide()) {
             return answer(args, filtered.fit(), filtered.failed(), filtered.unresolvable());
         }
-        List<String> passed = decide(args.pod(), ask, filtered.fit());
+        List<String> passed = decide(args.pod(), ask, filtered.fit(), snapshot);
         return passed.size() == 1 ? answer(args, passed, Map.of(), Map.of())
                 : answer(args, passed, filtered.failed(), filtered.unresolvable());
     }
@@ -142,7 +144,7 @@ final class Verbs implements AutoCloseable {
             names.forEach(n -> out.add(new Wire.HostPriority(n, 0)));
             return out;
         }
-        int[] scores = decisions.prioritize(ask, names, cache::entry);
+        int[] scores = decisions.prioritize(ask, names, cache.snapshot()::entry);
         for (int i = 0; i < scores.length; i++) {
             out.add(new Wire.HostPriority(names.get(i), scores[i]));
         }
@@ -175,13 +177,13 @@ final class Verbs implements AutoCloseable {
     }
 
     /** The best node alone, its cards held for the pod; all of {@code fit} when the decision cannot be made. */
-    private List<String> decide(Pod pod, PodAsk ask, List<String> fit) {
+    private List<String> decide(Pod pod, PodAsk ask, List<String> fit, Snapshot snapshot) {
         String uid = pod.getMetadata().getUid();
         if (fit.isEmpty() || uid == null) {
             return fit;
         }
-        Optional<Decisions.Decided> decided = decisions.decide(ask, fit, cache::entry);
-        Optional<io.elasticgpu.core.model.Node> node = decided.flatMap(d -> cache.node(d.node()));
+        Optional<Decisions.Decided> decided = decisions.decide(ask, fit, snapshot::entry);
+        Optional<io.elasticgpu.core.model.Node> node = decided.flatMap(d -> snapshot.node(d.node()));
         if (node.isEmpty()) {
             return fit;
         }
@@ -197,14 +199,14 @@ final class Verbs implements AutoCloseable {
      * so that it leaves their CPU and memory where GPU pods will need them (kube-scheduler's own scores would spread
      * it over the emptiest), and the choice is held until kube-scheduler's own bind is seen.
      */
-    private Wire.ExtenderFilterResult hostOnly(Wire.ExtenderArgs args, PodAsk ask, List<String> names) {
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, cache::state));
+    private Wire.ExtenderFilterResult hostOnly(Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
         String uid = args.pod().getMetadata().getUid();
         List<String> passed = List.copyOf(filtered.unresolvable().keySet());
         if (passed.isEmpty()) {
             passed = filtered.fit();
             Optional<Decisions.Decided> decided = uid == null || passed.isEmpty() ? Optional.empty()
-                    : decisions.decide(ask, passed, cache::entry);
+                    : decisions.decide(ask, passed, snapshot::entry);
             if (decided.isPresent()) {
                 String node = decided.get().node();
                 cache.hold(uid, Contribution.of(node, ask.totals(), null),
@@ -222,13 +224,13 @@ final class Verbs implements AutoCloseable {
      * there until the claims are seen allocated. Where our view finds no node the allocator's view is the one that
      * counts: every candidate passes.
      */
-    private Wire.ExtenderFilterResult claimed(Wire.ExtenderArgs args, PodAsk ask, List<String> names) {
+    private Wire.ExtenderFilterResult claimed(Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
         if (!deciding.decide()) {
             return passAll(args, names);
         }
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, cache::state));
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
         filtered.reasons().forEach(metrics::failed);
-        List<String> passed = decide(args.pod(), ask, filtered.fit());
+        List<String> passed = decide(args.pod(), ask, filtered.fit(), snapshot);
         return passed.size() == 1 ? answer(args, passed, Map.of(), Map.of()) : passAll(args, names);
     }
 
@@ -244,7 +246,7 @@ final class Verbs implements AutoCloseable {
             return false;
         }
         long now = deciding.nanos().getAsLong();
-        return cache.held(uid).filter(h -> h.allocation() != null && h.allocation().node().equals(names.getFirst())
+        return cache.snapshot().held(uid).filter(h -> h.allocation() != null && h.allocation().node().equals(names.getFirst())
                 && h.expiresAtNanos() - now > 0).isPresent();
     }
 
@@ -293,8 +295,8 @@ final class Verbs implements AutoCloseable {
      * The filter's answer with the nodes where a bound GPU pod's cards are unknown moved from fit to failed: which
      * cards it uses, nobody can tell, so none of them is handed out until its allocation is readable or it is gone.
      */
-    private Decisions.Filtered withoutUnknownHolders(Decisions.Filtered f) {
-        List<String> fit = f.fit().stream().filter(n -> cache.unknownHolder(n).isEmpty()).toList();
+    private static Decisions.Filtered withoutUnknownHolders(Decisions.Filtered f, Snapshot snapshot) {
+        List<String> fit = f.fit().stream().filter(n -> snapshot.unknownHolder(n).isEmpty()).toList();
         if (fit.size() == f.fit().size()) {
             return f;
         }

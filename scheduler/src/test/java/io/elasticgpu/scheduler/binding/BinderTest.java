@@ -32,7 +32,7 @@ class BinderTest {
     private final AtomicLong now = new AtomicLong(Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
 
     private ClusterCache cache() {
-        ClusterCache c = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+        ClusterCache c = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
         api.feed(c);
         return c;
     }
@@ -70,7 +70,7 @@ class BinderTest {
                 .containsEntry(Annotations.PHASE, "assumed")
                 .containsEntry(Annotations.ASSUME_TIME, Long.toString(now.get() * 1_000_000L));
         assertThat(api.ledger("n1")).containsOnlyKeys("uid-a");
-        assertThat(cache.state("n1").usedMemory(0)).as("assumed at once").isEqualTo(8192);
+        assertThat(cache.snapshot().state("n1").usedMemory(0)).as("assumed at once").isEqualTo(8192);
         assertThat(api.calls()).as("read the ledger, write it, bind with the annotations").isEqualTo(3);
     }
 
@@ -99,8 +99,8 @@ class BinderTest {
         assertThat(stored("a").getMetadata().getAnnotations()).as("no allocation of ours").doesNotContainKey(Annotations.ALLOCATION);
         assertThat(api.ledger("d1")).isEmpty();
         api.feed(cache);
-        assertThat(cache.unknownHolder("d1")).as("its cards are its claim's, not unknown").isEmpty();
-        assertThat(cache.state("d1").usedMemory(0) + cache.state("d1").usedMemory(1)).isZero();
+        assertThat(cache.snapshot().unknownHolder("d1")).as("its cards are its claim's, not unknown").isEmpty();
+        assertThat(cache.snapshot().state("d1").usedMemory(0) + cache.snapshot().state("d1").usedMemory(1)).isZero();
     }
 
     @Test
@@ -211,7 +211,7 @@ class BinderTest {
 
         assertThat(bind(binder(cache), p, "n1")).as("binpack alone would take card 0")
                 .isEqualTo(new Binder.Outcome.Bound(held));
-        assertThat(cache.held("uid-a")).as("the bind's assumption replaces the hold").isEmpty();
+        assertThat(cache.snapshot().held("uid-a")).as("the bind's assumption replaces the hold").isEmpty();
     }
 
     @Test
@@ -258,7 +258,7 @@ class BinderTest {
                 "binding to node n1 failed: bindings are refused"));
         assertThat(stored("a").getMetadata().getAnnotations()).isEmpty();
         assertThat(api.ledger("n1")).isEmpty();
-        assertThat(cache.state("n1").usedMilli(0)).isZero();
+        assertThat(cache.snapshot().state("n1").usedMilli(0)).isZero();
     }
 
     @Test

@@ -106,7 +106,7 @@ class BindingPropertiesTest {
 
     private static void restart(int r, InMemoryClusterApi api, Map<Integer, ClusterCache> caches, Map<Integer, Binder> binders,
                                 io.elasticgpu.core.policy.Policy policy, AtomicLong now) {
-        ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+        ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
         api.feed(cache);
         caches.put(r, cache);
         binders.put(r, new Binder(api, cache, () -> policy, PodGpuRequests.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60)));

@@ -22,12 +22,12 @@ import org.junit.jupiter.api.Test;
 
 class ClusterCacheTest {
 
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
     private final Pod slice = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
     private final Allocation onCard1 = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
 
     private NodeState n1() {
-        return cache.state("n1");
+        return cache.snapshot().state("n1");
     }
 
     @Test
@@ -47,7 +47,7 @@ class ClusterCacheTest {
         var pending = claim("ns", "c", "uid-c", "4Gi");
         cache.upsertClaim(pending);
         assertThat(n1().usedMemory(0)).as("not allocated yet: holds nothing").isZero();
-        assertThat(cache.claim("ns", "c")).contains(pending);
+        assertThat(cache.snapshot().claim("ns", "c")).contains(pending);
 
         cache.upsertClaim(allocated(pending, "n1", 1, 4096, "uid-p"));
         assertThat(n1().usedMemory(1)).as("one ledger per card: the pod's 8192 and the claim's 4096").isEqualTo(12_288);
@@ -55,7 +55,7 @@ class ClusterCacheTest {
 
         cache.deleteClaim(pending);
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
-        assertThat(cache.claim("ns", "c")).isEmpty();
+        assertThat(cache.snapshot().claim("ns", "c")).isEmpty();
     }
 
     @Test
@@ -65,8 +65,8 @@ class ClusterCacheTest {
         // what a claim asking no memory consumes: the card's memory rounded down to the block (16000 of 16384)
         blocks.upsertClaim(allocated(claim("ns", "c", "uid-c", "16000Mi"), "n1", 0, 16_000, "uid-p"));
         blocks.upsertClaim(allocated(claim("ns", "d", "uid-d", "8000Mi"), "n1", 1, 8_000, "uid-q"));
-        assertThat(blocks.state("n1").usedMilli(0)).as("the card alone").isEqualTo(1000);
-        assertThat(blocks.state("n1").usedMilli(1)).as("a memory slice: no compute limit").isZero();
+        assertThat(blocks.snapshot().state("n1").usedMilli(0)).as("the card alone").isEqualTo(1000);
+        assertThat(blocks.snapshot().state("n1").usedMilli(1)).as("a memory slice: no compute limit").isZero();
     }
 
     @Test
@@ -75,20 +75,20 @@ class ClusterCacheTest {
         Pod garbled = new PodBuilder(bound(slice, "n1", onCard1)).editMetadata()
                 .addToAnnotations("elasticgpu.io/allocation", "{not json").endMetadata().build();
         cache.upsertPod(garbled);
-        assertThat(cache.unknownHolder("n1")).contains("ns/a");
-        assertThat(cache.unknownHolder("n2")).isEmpty();
+        assertThat(cache.snapshot().unknownHolder("n1")).contains("ns/a");
+        assertThat(cache.snapshot().unknownHolder("n2")).isEmpty();
         cache.upsertPod(garbled);
-        assertThat(cache.unaccounted()).as("counted once per pod, not per update").isEqualTo(1);
+        assertThat(cache.snapshot().unaccounted()).as("counted once per pod, not per update").isEqualTo(1);
 
         cache.upsertPod(bound(slice, "n1", onCard1));
-        assertThat(cache.unknownHolder("n1")).as("its allocation readable again").isEmpty();
+        assertThat(cache.snapshot().unknownHolder("n1")).as("its allocation readable again").isEmpty();
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
 
         Allocation elsewhere = new Allocation("n2", onCard1.containers());
         cache.upsertPod(bound(slice, "n1", elsewhere));
-        assertThat(cache.unknownHolder("n1")).as("an allocation naming another node").contains("ns/a");
+        assertThat(cache.snapshot().unknownHolder("n1")).as("an allocation naming another node").contains("ns/a");
         cache.deletePod(slice);
-        assertThat(cache.unknownHolder("n1")).as("the pod gone").isEmpty();
+        assertThat(cache.snapshot().unknownHolder("n1")).as("the pod gone").isEmpty();
     }
 
     @Test
@@ -97,7 +97,7 @@ class ClusterCacheTest {
         cache.upsertPod(bound(slice, "n1", onCard1));
         cache.upsertNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("n1", 2, 16_384, 0)).editMetadata()
                 .addToAnnotations("elasticgpu.io/inventory", "{\"cards\": [{\"index\": \"one\"}]}").endMetadata().build());
-        assertThat(cache.state("n1")).as("no card is offered from an inventory nobody can read").isNull();
+        assertThat(cache.snapshot().state("n1")).as("no card is offered from an inventory nobody can read").isNull();
 
         cache.upsertNode(node("n1", 2, 16_384, 0));
         assertThat(n1().usedMemory(1)).as("its pod still counted once the inventory is readable").isEqualTo(8192);
@@ -118,7 +118,7 @@ class ClusterCacheTest {
         cache.upsertNode(node("n1", 2, 40_960, 0));
         assertThat(n1().node().cards().getFirst().memoryMib()).isEqualTo(40_960);
         assertThat(n1().usedMemory(1)).as("the bound pod counted again on the rebuilt node").isEqualTo(8192);
-        assertThat(cache.limits().maxCardMemoryMib()).isEqualTo(40_960);
+        assertThat(cache.snapshot().limits().maxCardMemoryMib()).isEqualTo(40_960);
     }
 
     @Test
@@ -187,7 +187,7 @@ class ClusterCacheTest {
         assertThat(n1().usedMemory(1)).as("not lapsed at its deadline").isEqualTo(8192);
         cache.expireHolds(101);
         assertThat(n1().usedMemory(1)).isZero();
-        assertThat(cache.held("uid-a")).isEmpty();
+        assertThat(cache.snapshot().held("uid-a")).isEmpty();
 
         cache.hold("uid-a", c, new Hold(onCard1, 100));
         cache.release("uid-a");
@@ -197,7 +197,7 @@ class ClusterCacheTest {
         cache.upsertPod(bound(slice, "n1", onCard1));
         cache.expireHolds(1_000);
         assertThat(n1().usedMemory(1)).as("bound: counted as observed, whatever the hold").isEqualTo(8192);
-        assertThat(cache.held("uid-a")).isEmpty();
+        assertThat(cache.snapshot().held("uid-a")).isEmpty();
     }
 
     @Test
@@ -211,15 +211,15 @@ class ClusterCacheTest {
         Pod pendingElsewhere = pod("ns", "w4", "uid-w4", container("main", Map.of("cpu", "4")));
         List.of(onGpuNode, onCpuNode, pendingHere, pendingElsewhere).forEach(cache::upsertPod);
 
-        assertThat(cache.hostWorkload()).extracting(r -> r.cpuMilli()).containsExactlyInAnyOrder(1000L, 3000L);
+        assertThat(cache.workload().hostPods()).extracting(r -> r.cpuMilli()).containsExactlyInAnyOrder(1000L, 3000L);
         cache.deletePod(onGpuNode);
-        assertThat(cache.hostWorkload()).extracting(r -> r.cpuMilli()).containsExactly(3000L);
+        assertThat(cache.workload().hostPods()).extracting(r -> r.cpuMilli()).containsExactly(3000L);
     }
 
     @Test
     void podsBoundBeforeTheirNodeHasAnInventoryCountOnceItHasOne() {
         cache.upsertPod(bound(slice, "n1", onCard1));
-        assertThat(cache.state("n1")).isNull();
+        assertThat(cache.snapshot().state("n1")).isNull();
         cache.upsertNode(node("n1", 2, 16_384, 0));
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
         cache.upsertNode(node("n1", 2, 16_384, 0));
@@ -230,7 +230,7 @@ class ClusterCacheTest {
     void aGpuPodBoundWithoutAllocationIsCountedAsUnaccounted() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
         cache.upsertPod(bound(slice, "n1", null));
-        assertThat(cache.unaccounted()).isEqualTo(1);
+        assertThat(cache.snapshot().unaccounted()).isEqualTo(1);
         assertThat(n1().usedMemory(1)).isZero();
     }
 
@@ -244,10 +244,10 @@ class ClusterCacheTest {
         cache.upsertPod(old);
         // another replica saw old deleted and gave its card to new; this cache sees new first
         cache.upsertPod(reuse);
-        assertThat(cache.waitingToBeCounted()).isEqualTo(1);
+        assertThat(cache.snapshot().waitingToBeCounted()).isEqualTo(1);
         assertThat(n1().usedMemory(0)).isEqualTo(12_000);
         cache.deletePod(old);
-        assertThat(cache.waitingToBeCounted()).isZero();
+        assertThat(cache.snapshot().waitingToBeCounted()).isZero();
         assertThat(n1().usedMemory(0)).isEqualTo(10_000);
     }
 
@@ -255,8 +255,8 @@ class ClusterCacheTest {
     void limitsFollowTheHealthyCards() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
         cache.upsertNode(node("n2", 8, 81_920, 4));
-        assertThat(cache.limits()).isEqualTo(new ClusterCache.Limits(81_920, 8));
+        assertThat(cache.snapshot().limits()).isEqualTo(new Snapshot.Limits(81_920, 8));
         cache.deleteNode("n2");
-        assertThat(cache.limits()).isEqualTo(new ClusterCache.Limits(16_384, 2));
+        assertThat(cache.snapshot().limits()).isEqualTo(new Snapshot.Limits(16_384, 2));
     }
 }

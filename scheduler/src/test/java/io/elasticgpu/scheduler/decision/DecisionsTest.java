@@ -11,6 +11,7 @@ import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.K8s;
 import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.Snapshot;
 
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 class DecisionsTest {
 
-    private final ClusterCache cache = new ClusterCache(p -> true);
+    private final ClusterCache cache = new ClusterCache(p -> true, 1);
     private final Decisions decisions = new Decisions(BinpackPolicy::new);
 
     private PodAsk ask(Map<String, String> limits) {
@@ -27,7 +28,7 @@ class DecisionsTest {
     }
 
     private Map<String, Integer> prioritize(Decisions d, PodAsk ask, List<String> names) {
-        int[] scores = d.prioritize(ask, names, cache::entry);
+        int[] scores = d.prioritize(ask, names, cache.snapshot()::entry);
         Map<String, Integer> byName = new java.util.LinkedHashMap<>();
         for (int i = 0; i < scores.length; i++) {
             byName.put(names.get(i), scores[i]);
@@ -47,7 +48,7 @@ class DecisionsTest {
         hold("n1", "x", 0, 12_000);
         hold("n1", "y", 1, 10_240);
         List<String> names = List.of("n1", "n2", "cpu-node");
-        Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache::state);
+        Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache.snapshot()::state);
         assertThat(f.fit()).containsExactly("n2");
         assertThat(f.failed()).containsExactly(Map.entry("n1",
                 "Elastic GPU: no card (or set of cards) has the GPU share the pod asks free"));
@@ -59,12 +60,12 @@ class DecisionsTest {
     @Test
     void asksNoNodeCouldEverMeetAreErrors() {
         cache.upsertNode(node("n1", 8, 81_920, 4));
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu-memory", "100000")), cache.limits())).contains(
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu-memory", "100000")), cache.snapshot().limits())).contains(
                 "container main asks 100000 MiB of GPU memory on one card; the largest card in the cluster has 81920 MiB");
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "9")), cache.limits())).contains(
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "9")), cache.snapshot().limits())).contains(
                 "container main asks 9 cards on one node; the node with most healthy cards has 8");
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "8")), cache.limits())).isEmpty();
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "1")), new ClusterCache.Limits(0, 0))).contains(
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "8")), cache.snapshot().limits())).isEmpty();
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "1")), new Snapshot.Limits(0, 0))).contains(
                 "no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on the GPU nodes");
     }
 
@@ -109,7 +110,7 @@ class DecisionsTest {
         var p = pod("ns", "p", "u", container("a", Map.of("elasticgpu.io/gpu-memory", "10000")),
                 container("b", Map.of("elasticgpu.io/gpu-memory", "10000")));
         PodAsk ask = PodAsk.of(p, PodGpuRequests.Units.DEFAULT);
-        Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache::state);
+        Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache.snapshot()::state);
         assertThat(f.failed().get("n1")).isEqualTo(Decisions.category(Reason.INSUFFICIENT_GPU));
     }
 
@@ -120,7 +121,7 @@ class DecisionsTest {
         hold("n1", "x", 0, 10_000);
         hold("n2", "y", 0, 12_000);
         Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"),
-                cache::state);
+                cache.snapshot()::state);
         assertThat(f.failed().values()).hasSize(2).containsOnly(Decisions.category(Reason.INSUFFICIENT_GPU));
     }
 
@@ -132,13 +133,13 @@ class DecisionsTest {
         hold("c", "x", 0, 8_000);
         hold("d", "y", 0, 8_000);
         var decided = decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "c", "b"),
-                cache::entry);
+                cache.snapshot()::entry);
         assertThat(decided).hasValueSatisfying(d -> {
             assertThat(d.node()).as("binpack: the fuller nodes c and d tie; c is first by name").isEqualTo("c");
             assertThat(d.assigned().placements().getFirst().shares().getFirst().memoryMib()).isEqualTo(4000);
         });
         hold("c", "z", 0, 8_000);
-        assertThat(decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "b"), cache::entry))
+        assertThat(decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "b"), cache.snapshot()::entry))
                 .hasValueSatisfying(d -> assertThat(d.node()).isEqualTo("d"));
     }
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 class HostWorkloadTest {
 
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
 
     @Test
     void aDraPodIsOnePodOfItsCpuAndMemoryWithItsClaimsCardsAllocatedOrNot() {
@@ -64,7 +64,7 @@ class HostWorkloadTest {
                 .addToAnnotations(DraAsks.EXTENDED_RESOURCE_CLAIM, "true").endMetadata().build(), "n1", 0, 16_384, "uid-g"));
         cache.upsertClaim(claim("ns", "alone", "uid-ca", "4Gi"));
 
-        assertThat(cache.gpuPods()).extracting(p -> p.getMetadata().getName()).containsExactly("whole");
+        assertThat(cache.workload().gpuPods()).extracting(p -> p.getMetadata().getName()).containsExactly("whole");
         assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactly(new Request(0, 0, 1, 0, 4096, List.of(), 0));
     }
 }

@@ -47,7 +47,7 @@ class DecidingFilterTest {
     private static final Duration HOLD = Duration.ofSeconds(30);
 
     private final InMemoryClusterApi api = new InMemoryClusterApi();
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
     private final AtomicLong clock = new AtomicLong();
     private final HttpClient http = HttpClient.newHttpClient();
     private final Pod first = pod("ns", "first", "uid-1", container("main", Map.of("elasticgpu.io/gpu-memory", "10000")));
@@ -131,7 +131,7 @@ class DecidingFilterTest {
     void aPodDecidedAgainLetsGoOfItsOwnHoldFirst() throws Exception {
         assertThat(filter(first)).containsExactly("a");
         assertThat(filter(first)).containsExactly("a");
-        assertThat(cache.state("b").usedMemory(0)).isZero();
+        assertThat(cache.snapshot().state("b").usedMemory(0)).isZero();
     }
 
     @Test
@@ -141,7 +141,7 @@ class DecidingFilterTest {
         assertThat(filter(first)).containsExactly("a");
         assertThat(filter(first, List.of("a"))).as("the second stanza, sent the node the first passed").containsExactly("a");
         assertThat(freed).as("nothing was let go, so no turned-away pod is told to retry").isEmpty();
-        assertThat(cache.held("uid-1")).hasValueSatisfying(h -> assertThat(h.allocation().node()).isEqualTo("a"));
+        assertThat(cache.snapshot().held("uid-1")).hasValueSatisfying(h -> assertThat(h.allocation().node()).isEqualTo("a"));
         assertThat(filter(second)).as("a's card is still held for the first pod").containsExactly("b");
     }
 
@@ -155,8 +155,8 @@ class DecidingFilterTest {
     void aPodWithoutGpusAmongGpuNodesOnlyGoesWhereThePolicySaysAndIsHeldThere() throws Exception {
         Pod web = pod("ns", "web", "uid-w", container("main", Map.of("cpu", "2")));
         assertThat(filter(web)).containsExactly("a");
-        assertThat(cache.state("a").freeCpu()).as("held at once").isEqualTo(cache.state("b").freeCpu() - 2000);
-        assertThat(cache.held("uid-w")).hasValueSatisfying(h -> assertThat(h.allocation()).isNull());
+        assertThat(cache.snapshot().state("a").freeCpu()).as("held at once").isEqualTo(cache.snapshot().state("b").freeCpu() - 2000);
+        assertThat(cache.snapshot().held("uid-w")).hasValueSatisfying(h -> assertThat(h.allocation()).isNull());
     }
 
     @Test
@@ -191,23 +191,23 @@ class DecidingFilterTest {
         Pod pod = draPod("ns", "dra", "uid-d", "asked");
 
         assertThat(filter(pod)).as("binpack: beside the claim b's card already holds").containsExactly("b");
-        assertThat(cache.state("b").usedMemory(0)).as("held at once").isEqualTo(4096 + 4000);
+        assertThat(cache.snapshot().state("b").usedMemory(0)).as("held at once").isEqualTo(4096 + 4000);
 
         cache.upsertClaim(allocated(asked, "b", 0, 4000, "uid-d"));
-        assertThat(cache.state("b").usedMemory(0)).as("the claim holds the card now, the hold only the pod").isEqualTo(8096);
-        assertThat(cache.state("b").freeCpu()).as("the pod's CPU still held").isEqualTo(cache.state("a").freeCpu() - 1000);
+        assertThat(cache.snapshot().state("b").usedMemory(0)).as("the claim holds the card now, the hold only the pod").isEqualTo(8096);
+        assertThat(cache.snapshot().state("b").freeCpu()).as("the pod's CPU still held").isEqualTo(cache.snapshot().state("a").freeCpu() - 1000);
 
         cache.upsertPod(bound(pod, "b", null));
-        assertThat(cache.held("uid-d")).as("kube-scheduler bound it: the hold ends").isEmpty();
-        assertThat(cache.state("b").usedMemory(0)).isEqualTo(8096);
-        assertThat(cache.state("b").pods()).isEqualTo(1);
+        assertThat(cache.snapshot().held("uid-d")).as("kube-scheduler bound it: the hold ends").isEmpty();
+        assertThat(cache.snapshot().state("b").usedMemory(0)).isEqualTo(8096);
+        assertThat(cache.snapshot().state("b").pods()).isEqualTo(1);
     }
 
     @Test
     void aDraPodOurViewFindsNoRoomForIsLeftToTheAllocatorOnEveryCandidate() throws Exception {
         cache.upsertClaim(claim("ns", "big", "uid-big", "20Gi"));
         assertThat(filter(draPod("ns", "dra", "uid-d", "big"))).containsExactly("b", "a");
-        assertThat(cache.held("uid-d")).isEmpty();
+        assertThat(cache.snapshot().held("uid-d")).isEmpty();
     }
 
     private JsonNode filterJson(Pod pod, List<String> nodes) throws Exception {

@@ -40,7 +40,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 class ExtenderFuzzTest {
 
     private static final InMemoryClusterApi API = new InMemoryClusterApi();
-    private static final ClusterCache CACHE = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private static final ClusterCache CACHE = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
     private static final Pod SLICE = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "2000")));
     private static ExtenderServer server;
     private static URI base;
@@ -76,7 +76,7 @@ class ExtenderFuzzTest {
      */
     private static String state() {
         CACHE.expireHolds(CLOCK.addAndGet(HOLD.toNanos() + 1));
-        return API.pods() + "|" + API.ledger("small") + API.ledger("big") + "|" + CACHE.states();
+        return API.pods() + "|" + API.ledger("small") + API.ledger("big") + "|" + CACHE.snapshot().states();
     }
 
     @Provide

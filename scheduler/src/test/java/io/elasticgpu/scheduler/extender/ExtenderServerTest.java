@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class ExtenderServerTest {
 
     private final InMemoryClusterApi api = new InMemoryClusterApi();
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
     private final AtomicBoolean synced = new AtomicBoolean(true);
     private final HttpClient http = HttpClient.newHttpClient();
     private final Pod slice = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "20000")));
@@ -145,7 +145,7 @@ class ExtenderServerTest {
     void aBindBeforeTheInformerShowsThePodUsesThePodItsFilterCallSent() throws Exception {
         Pod early = pod("ns", "early", "uid-early", container("main", Map.of("elasticgpu.io/gpu-memory", "20000")));
         api.addPod(early); // in the API server, not yet in the informer's cache
-        assertThat(cache.pod("ns", "early")).isEmpty();
+        assertThat(cache.pod("ns", "early", "uid-early")).isEmpty();
         post("filter", Map.of("Pod", early, "NodeNames", List.of("big")));
         JsonNode json = ExtenderServer.JSON.readTree(post("bind", Map.of("PodName", "early", "PodNamespace", "ns",
                 "PodUID", "uid-early", "Node", "big")).body());

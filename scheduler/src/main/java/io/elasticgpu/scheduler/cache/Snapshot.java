@@ -1,0 +1,119 @@
+package io.elasticgpu.scheduler.cache;
+
+import io.elasticgpu.core.model.Node;
+import io.elasticgpu.core.snapshot.NodeState;
+
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The cluster as one filter, prioritize or bind sees it, taken from {@link ClusterCache#snapshot} and never changed
+ * after: each node with cards as core's immutable {@link NodeState}, the limits, the nodes where a pod holds cards
+ * nobody can name, the ResourceClaims and the filters' holds, each as of that moment. The node states are shared with
+ * the cache and the snapshots before and after, so taking one copies references only, and only when something changed.
+ * Thread-safe: immutable.
+ */
+public final class Snapshot {
+
+    /**
+     * A node's state and a slot for what readers derive from exactly this state (the decisions keep their policy
+     * scores there): a new state comes with an empty slot, so derived values never outlive what they came from.
+     */
+    public record Entry(NodeState state, AtomicReference<Object> derived) {
+        Entry(NodeState state) {
+            this(state, new AtomicReference<>());
+        }
+    }
+
+    /** The largest card and the node with most cards, among healthy cards: what any pod can hope for at most. */
+    public record Limits(long maxCardMemoryMib, int maxCardsPerNode) {
+    }
+
+    /** What {@link #workloadPodCount}, {@link #unaccounted} and {@link #waitingToBeCounted} say. */
+    record Counts(int workloadPods, int unaccounted, int waiting) {
+    }
+
+    private final Map<String, Entry> entries;
+    private final Limits limits;
+    private final Map<String, String> unknownHolders;
+    private final Map<String, ResourceClaim> claims;
+    private final Map<String, Hold> holds;
+    private final Counts counts;
+
+    /** Every map immutable, and never changed by whoever made it. */
+    Snapshot(Map<String, Entry> entries, Limits limits, Map<String, String> unknownHolders, Map<String, ResourceClaim> claims,
+             Map<String, Hold> holds, Counts counts) {
+        this.entries = entries;
+        this.limits = limits;
+        this.unknownHolders = unknownHolders;
+        this.claims = claims;
+        this.holds = holds;
+        this.counts = counts;
+    }
+
+    /** A node's state, or null when it has no cards. */
+    public NodeState state(String node) {
+        Entry e = entries.get(node);
+        return e == null ? null : e.state();
+    }
+
+    /** A node's state with its slot for derived values, or null when it has no cards. */
+    public Entry entry(String node) {
+        return entries.get(node);
+    }
+
+    /** A node's cards, as its agent's inventory describes them. */
+    public Optional<Node> node(String name) {
+        return Optional.ofNullable(state(name)).map(NodeState::node);
+    }
+
+    /** Every node with cards and its state, by name. */
+    public SortedMap<String, NodeState> states() {
+        SortedMap<String, NodeState> out = new TreeMap<>();
+        entries.forEach((name, e) -> out.put(name, e.state()));
+        return Collections.unmodifiableSortedMap(out);
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
+    /**
+     * A pod bound to {@code node} that asks GPUs but whose cards are unknown (its allocation is missing, unreadable or
+     * names another node), as namespace/name; empty when every holder there is known.
+     */
+    public Optional<String> unknownHolder(String node) {
+        return Optional.ofNullable(unknownHolders.get(node));
+    }
+
+    /** A ResourceClaim as last seen. */
+    public Optional<ResourceClaim> claim(String namespace, String name) {
+        return Optional.ofNullable(claims.get(HostPod.key(namespace, name)));
+    }
+
+    /** The filter's decision held for pod {@code uid}, if any. */
+    public Optional<Hold> held(String uid) {
+        return Optional.ofNullable(holds.get(uid));
+    }
+
+    /** How many pods and claims the workload estimate is made from at most: GPU pods, pods without GPUs, claims. */
+    public int workloadPodCount() {
+        return counts.workloadPods();
+    }
+
+    /** Bound GPU pods seen without an allocation annotation since start. */
+    public int unaccounted() {
+        return counts.unaccounted();
+    }
+
+    /** Pods whose recorded cards wait for a deletion the cache has not seen yet. */
+    public int waitingToBeCounted() {
+        return counts.waiting();
+    }
+}
