@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * replica reuse a card before it saw the deletion that freed it). Pods bound before their node has an inventory count
  * once it has one.
  *
- * <p>Not thread-safe: only {@link ClusterCache} touches it, under its lock. {@link #entries} is an immutable copy.
+ * <p>Not thread-safe: only {@link ClusterCache} touches it, under its lock. What {@link #entries} returns is immutable.
  */
 final class Nodes {
 
@@ -33,7 +33,8 @@ final class Nodes {
     private final Map<String, Node> nodes = new HashMap<>();
     /** What {@link NodeConversion} read of each node last time: most node updates are kubelet's heartbeats. */
     private final Map<String, List<Object>> inputs = new HashMap<>();
-    private final Map<String, Snapshot.Entry> states = new HashMap<>();
+    /** Each node's state: immutable, replaced at each change (cheaply: see {@link NodeEntries}). */
+    private NodeEntries states = NodeEntries.EMPTY;
     /** What each id counts now, and the ids counted (or waiting to be) on each node. */
     private final Map<String, Contribution> applied = new HashMap<>();
     private final Map<String, Set<String>> idsByNode = new HashMap<>();
@@ -42,8 +43,6 @@ final class Nodes {
     private final Function<String, Contribution> counts;
     private final Consumer<String> freed;
     private Snapshot.Limits limits = new Snapshot.Limits(0, 0);
-    /** An immutable copy of {@link #states}, made when asked for after a change; null until then. */
-    private Map<String, Snapshot.Entry> entries = Map.of();
 
     /**
      * @param counts what an id should count now (null: nothing)
@@ -100,11 +99,8 @@ final class Nodes {
     }
 
     /** Every node's entry at this moment, immutable. */
-    Map<String, Snapshot.Entry> entries() {
-        if (entries == null) {
-            entries = Map.copyOf(states);
-        }
-        return entries;
+    NodeEntries entries() {
+        return states;
     }
 
     Snapshot.Limits limits() {
@@ -146,14 +142,11 @@ final class Nodes {
     }
 
     private void put(String name, NodeState state) {
-        states.put(name, new Snapshot.Entry(state));
-        entries = null;
+        states = states.with(name, new Snapshot.Entry(state));
     }
 
     private void remove(String name) {
-        if (states.remove(name) != null) {
-            entries = null;
-        }
+        states = states.without(name);
     }
 
     private void apply(String id, Contribution c) {

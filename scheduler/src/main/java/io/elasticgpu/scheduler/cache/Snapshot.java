@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The cluster as one filter, prioritize or bind sees it, taken from {@link ClusterCache#snapshot} and never changed
  * after: each node with cards as core's immutable {@link NodeState}, the limits, the nodes where a pod holds cards
  * nobody can name, the ResourceClaims and the filters' holds, each as of that moment. The node states are shared with
- * the cache and the snapshots before and after, so taking one copies references only, and only when something changed.
+ * the cache and the snapshots before and after: taking one copies nothing (see {@link NodeEntries}).
  * Thread-safe: immutable.
  */
 public final class Snapshot {
@@ -39,7 +39,7 @@ public final class Snapshot {
     record Counts(int workloadPods, int unaccounted, int waiting) {
     }
 
-    private final Map<String, Entry> entries;
+    private final NodeEntries entries;
     private final Limits limits;
     private final Map<String, String> unknownHolders;
     private final Map<String, ResourceClaim> claims;
@@ -47,7 +47,7 @@ public final class Snapshot {
     private final Counts counts;
 
     /** Every map immutable, and never changed by whoever made it. */
-    Snapshot(Map<String, Entry> entries, Limits limits, Map<String, String> unknownHolders, Map<String, ResourceClaim> claims,
+    Snapshot(NodeEntries entries, Limits limits, Map<String, String> unknownHolders, Map<String, ResourceClaim> claims,
              Map<String, Hold> holds, Counts counts) {
         this.entries = entries;
         this.limits = limits;
