@@ -1,6 +1,8 @@
 /**
- * The extender's view of the cluster, fed by informers: every node with its cards (from the node agent's
- * inventory) and what every pod holds there (from allocation annotations), plus this replica's binds in flight.
- * Rebuilt from the API alone after a restart; it must never call the API itself or make placement decisions.
+ * The extender's view of the cluster, rebuilt from the API alone: nodes with their cards, what each pod and each DRA
+ * claim holds on them, and this replica's assumptions (binds in flight, filter holds), kept behind
+ * {@link io.elasticgpu.scheduler.cache.ClusterCache}'s one lock and read as immutable snapshots of core's node states.
+ * It must never import the fabric8 client, core's {@code policy} or {@code placement}, or the scheduler's other
+ * packages: it neither calls the API server nor decides where a pod goes.
  */
 package io.elasticgpu.scheduler.cache;
