@@ -7,20 +7,16 @@ import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodGpuRequests;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policy;
-import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Contribution;
 import io.elasticgpu.scheduler.cache.Hold;
-import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.cache.Snapshot;
-import io.elasticgpu.scheduler.decision.Assignment;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -84,7 +80,7 @@ public final class Binder {
 
     private final ClusterApi api;
     private final ClusterCache cache;
-    private final Supplier<Policy> policy;
+    private final LedgerChoice choice;
     private final long aliyunUnitMib;
     private final LookalikeGate lookalikes;
     private final InstantSource clock;
@@ -104,7 +100,7 @@ public final class Binder {
                   Duration staleReservation) {
         this.api = requireNonNull(api, "api");
         this.cache = requireNonNull(cache, "cache");
-        this.policy = requireNonNull(policy, "policy");
+        this.choice = new LedgerChoice(requireNonNull(policy, "policy"));
         this.aliyunUnitMib = units.aliyunUnitMib();
         this.lookalikes = new LookalikeGate(cache::pod, units);
         this.clock = requireNonNull(clock, "clock");
@@ -194,9 +190,9 @@ public final class Binder {
         if (mine != null) {
             return new Outcome.Bound(LedgerEntry.fromJson(mine).allocation()); // an earlier attempt reserved it already
         }
-        Optional<Allocation> fit = choose(node, entries, pod);
+        Optional<Allocation> fit = choice.choose(node, entries, pod.held(), pod.ask());
         if (fit.isEmpty()) {
-            return new Outcome.Failed(refusal(node, entries, pod.ask()));
+            return new Outcome.Failed(choice.refusal(node, entries, pod.ask()));
         }
         Optional<String> wait = lookalikes.wait(node, entries, pod.pod(), fit.get(), clock.millis());
         if (wait.isPresent()) {
@@ -350,57 +346,5 @@ public final class Binder {
             return false;
         }
         return view.node() != null ? view.node().equals(node) : fresh;
-    }
-
-    /**
-     * The cards the filter held for the pod on this node when they are still free in the ledger (so the bind keeps
-     * the decision the next pods were decided against), else the policy's choice on what the ledger leaves free.
-     */
-    private Optional<Allocation> choose(Node node, Map<String, String> entries, Pending pod) {
-        NodeState state = reserved(node, entries);
-        Optional<Allocation> held = pod.held().map(Hold::allocation)
-                .filter(a -> a.node().equals(node.name()) && fits(state, node, a));
-        if (held.isPresent()) {
-            return held;
-        }
-        if (!(Assignment.of(pod.ask().gpuOnly(), state, policy.get()) instanceof Assignment.Assigned assigned)) {
-            return Optional.empty();
-        }
-        return Optional.of(assigned.allocation(node, pod.ask()));
-    }
-
-    private static boolean fits(NodeState state, Node node, Allocation allocation) {
-        try {
-            state.with(Contribution.of(node.name(), new PodResources.Totals(0, 0), allocation).placements());
-            return true;
-        } catch (IllegalStateException e) {
-            return false;
-        }
-    }
-
-    private String refusal(Node node, Map<String, String> entries, PodAsk ask) {
-        if (Assignment.of(ask.gpuOnly(), reserved(node, entries), policy.get()) instanceof Assignment.Refused r) {
-            return "node %s no longer fits the pod: %s".formatted(node.name(), r.detail());
-        }
-        return "node %s no longer fits the pod".formatted(node.name());
-    }
-
-    /** The node's cards with every reservation of the ledger applied: GPU shares only. */
-    private static NodeState reserved(Node node, Map<String, String> entries) {
-        NodeState state = NodeState.empty(node);
-        Map<String, Contribution> contributions = new HashMap<>();
-        for (var e : entries.entrySet()) {
-            Allocation a = LedgerEntry.fromJson(e.getValue()).allocation();
-            contributions.put(e.getKey(), Contribution.of(node.name(), new PodResources.Totals(0, 0), a));
-        }
-        for (var c : contributions.entrySet()) {
-            try {
-                state = state.with(c.getValue().placements());
-            } catch (IllegalStateException e) {
-                LOG.warn("node={}: reservation of uid={} no longer fits its cards ({}); it is not counted", node.name(),
-                        c.getKey(), e.getMessage());
-            }
-        }
-        return state;
     }
 }

@@ -1,0 +1,87 @@
+package io.elasticgpu.scheduler.binding;
+
+import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.core.model.Node;
+import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.Hold;
+import io.elasticgpu.scheduler.cache.PodResources;
+import io.elasticgpu.scheduler.decision.Assignment;
+import io.elasticgpu.scheduler.decision.PodAsk;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A pod's cards on one node, chosen on what the node's ledger leaves free (its reservations, GPU shares only), and
+ * why there are none. Thread-safe: no state of its own.
+ */
+final class LedgerChoice {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LedgerChoice.class);
+
+    private final Supplier<Policy> policy;
+
+    LedgerChoice(Supplier<Policy> policy) {
+        this.policy = policy;
+    }
+
+    /**
+     * The cards the filter held for the pod on this node when they are still free in the ledger (so the bind keeps
+     * the decision the next pods were decided against), else the policy's choice on what the ledger leaves free.
+     */
+    Optional<Allocation> choose(Node node, Map<String, String> entries, Optional<Hold> held, PodAsk ask) {
+        NodeState state = reserved(node, entries);
+        Optional<Allocation> kept = held.map(Hold::allocation)
+                .filter(a -> a.node().equals(node.name()) && fits(state, node, a));
+        if (kept.isPresent()) {
+            return kept;
+        }
+        if (!(Assignment.of(ask.gpuOnly(), state, policy.get()) instanceof Assignment.Assigned assigned)) {
+            return Optional.empty();
+        }
+        return Optional.of(assigned.allocation(node, ask));
+    }
+
+    private static boolean fits(NodeState state, Node node, Allocation allocation) {
+        try {
+            state.with(Contribution.of(node.name(), new PodResources.Totals(0, 0), allocation).placements());
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
+    /** Why {@link #choose} found no cards. */
+    String refusal(Node node, Map<String, String> entries, PodAsk ask) {
+        if (Assignment.of(ask.gpuOnly(), reserved(node, entries), policy.get()) instanceof Assignment.Refused r) {
+            return "node %s no longer fits the pod: %s".formatted(node.name(), r.detail());
+        }
+        return "node %s no longer fits the pod".formatted(node.name());
+    }
+
+    /** The node's cards with every reservation of the ledger applied: GPU shares only. */
+    private static NodeState reserved(Node node, Map<String, String> entries) {
+        NodeState state = NodeState.empty(node);
+        Map<String, Contribution> contributions = new HashMap<>();
+        for (var e : entries.entrySet()) {
+            Allocation a = LedgerEntry.fromJson(e.getValue()).allocation();
+            contributions.put(e.getKey(), Contribution.of(node.name(), new PodResources.Totals(0, 0), a));
+        }
+        for (var c : contributions.entrySet()) {
+            try {
+                state = state.with(c.getValue().placements());
+            } catch (IllegalStateException e) {
+                LOG.warn("node={}: reservation of uid={} no longer fits its cards ({}); it is not counted", node.name(),
+                        c.getKey(), e.getMessage());
+            }
+        }
+        return state;
+    }
+}
