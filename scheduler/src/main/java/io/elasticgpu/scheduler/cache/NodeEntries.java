@@ -1,35 +1,32 @@
 package io.elasticgpu.scheduler.cache;
 
-import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.function.BiConsumer;
 
 /**
  * Each node's {@link Snapshot.Entry} by node name, immutable. A change returns a new table that shares all but one of
  * its {@value #BUCKETS} buckets with this one: the cache changes a node by copying a {@value #BUCKETS}th of the nodes,
- * and hands a snapshot out without copying any (at 5,000 nodes, a whole copy per filter call would cost a tenth of
- * its time). Thread-safe: immutable.
+ * and hands a snapshot out without copying any (at 5,000 nodes a whole copy took 0.15-0.3 ms on the loaded 2-core
+ * development machine, against a filter call's 2-3 ms). Thread-safe: immutable.
  */
 final class NodeEntries {
 
     static final int BUCKETS = 64;
-    static final NodeEntries EMPTY = new NodeEntries(Collections.nCopies(BUCKETS, Map.of()), 0);
+    static final NodeEntries EMPTY = new NodeEntries(empty(), 0);
 
     /** Never changed once made. */
-    private final List<Map<String, Snapshot.Entry>> buckets;
+    private final HashMap<String, Snapshot.Entry>[] buckets;
     private final int size;
 
-    private NodeEntries(List<Map<String, Snapshot.Entry>> buckets, int size) {
+    private NodeEntries(HashMap<String, Snapshot.Entry>[] buckets, int size) {
         this.buckets = buckets;
         this.size = size;
     }
 
     /** A node's entry, or null when it has none. */
     Snapshot.Entry get(String node) {
-        return buckets.get(bucket(node)).get(node);
+        return buckets[bucket(node)].get(node);
     }
 
     int size() {
@@ -39,7 +36,7 @@ final class NodeEntries {
     /** This table with {@code node}'s entry set to {@code entry}. */
     NodeEntries with(String node, Snapshot.Entry entry) {
         int i = bucket(node);
-        Map<String, Snapshot.Entry> changed = new HashMap<>(buckets.get(i));
+        HashMap<String, Snapshot.Entry> changed = new HashMap<>(buckets[i]);
         boolean added = changed.put(node, entry) == null;
         return new NodeEntries(replaced(i, changed), added ? size + 1 : size);
     }
@@ -47,27 +44,39 @@ final class NodeEntries {
     /** This table without {@code node}'s entry; this one when it has none. */
     NodeEntries without(String node) {
         int i = bucket(node);
-        if (!buckets.get(i).containsKey(node)) {
+        if (!buckets[i].containsKey(node)) {
             return this;
         }
-        Map<String, Snapshot.Entry> changed = new HashMap<>(buckets.get(i));
+        HashMap<String, Snapshot.Entry> changed = new HashMap<>(buckets[i]);
         changed.remove(node);
         return new NodeEntries(replaced(i, changed), size - 1);
     }
 
     /** Every node's entry, in no particular order. */
     void forEach(BiConsumer<String, Snapshot.Entry> action) {
-        buckets.forEach(b -> b.forEach(action));
+        for (HashMap<String, Snapshot.Entry> b : buckets) {
+            b.forEach(action);
+        }
     }
 
-    private List<Map<String, Snapshot.Entry>> replaced(int i, Map<String, Snapshot.Entry> bucket) {
-        List<Map<String, Snapshot.Entry>> out = new ArrayList<>(buckets);
-        out.set(i, bucket);
+    private HashMap<String, Snapshot.Entry>[] replaced(int i, HashMap<String, Snapshot.Entry> bucket) {
+        HashMap<String, Snapshot.Entry>[] out = buckets.clone();
+        out[i] = bucket;
         return out;
     }
 
+    @SuppressWarnings("unchecked")
+    private static HashMap<String, Snapshot.Entry>[] empty() {
+        HashMap<String, Snapshot.Entry>[] out = new HashMap[BUCKETS];
+        Arrays.setAll(out, i -> new HashMap<>());
+        return out;
+    }
+
+    /**
+     * The top bits of a multiplicative hash: a bucket's own HashMap indexes by the low bits of the name's hash, so
+     * choosing buckets by those too would put each bucket's names in a few of its slots.
+     */
     private static int bucket(String node) {
-        int h = node.hashCode();
-        return (h ^ (h >>> 16)) & (BUCKETS - 1);
+        return (node.hashCode() * 0x9E3779B9) >>> (Integer.SIZE - Integer.numberOfTrailingZeros(BUCKETS));
     }
 }
