@@ -4,7 +4,7 @@ import static io.elasticgpu.scheduler.K8s.container;
 import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.bench.Loopback.Latency;
 import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
 import io.elasticgpu.scheduler.cache.ClusterCache;
@@ -75,7 +75,7 @@ final class ExtenderBenchmark {
             nodes.add(n);
             api.addNode(n);
         }
-        ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+        ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
         api.feed(cache);
         ExtenderConfig config = ExtenderConfig.builder().withListen("127.0.0.1:0").build();
         List<String> missed = new ArrayList<>();

@@ -1,7 +1,7 @@
 package io.elasticgpu.bench;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Link;
@@ -140,7 +140,7 @@ final class NodeAgentBenchmark {
     private static NodePod pod(String name, int serial, Hardware hw) {
         int card = serial % CARDS;
         Share share = new Share(card, hw.gpus().get(card).uuid(), 0, 4096);
-        return new NodePod("uid-" + name, "bench", name, serial, Optional.of(new Allocation("bench-node", Map.of("main", List.of(share)))),
+        return new NodePod("uid-" + name, "bench", name, serial, Optional.of(new PodGrant("bench-node", Map.of("main", List.of(share)))),
                 false, List.of(new NodePod.Container("main", Map.of(MEM, 4096 / BLOCK_MIB), Family.ELASTIC_GPU, false)));
     }
 

@@ -1,6 +1,6 @@
 package io.elasticgpu.bench;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
@@ -82,7 +82,7 @@ final class SpeedBenchmark {
         }
 
         @Override
-        public Choice choose(Request request, NodeState node) {
+        public Choice choose(Ask request, NodeState node) {
             return policy.choose(request, node);
         }
 

@@ -1,6 +1,6 @@
 package io.elasticgpu.cli;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 
 import java.util.OptionalLong;
 
@@ -29,9 +29,9 @@ final class UnitOptions {
     CommandSpec command;
 
     /** Both units, with the default resource names. */
-    PodGpuRequests.Units units() {
-        PodGpuRequests.Units d = PodGpuRequests.Units.DEFAULT;
-        return new PodGpuRequests.Units(memoryBlockMib, aliyunUnitMib, d.gpu(), d.gpuMemory(), d.gpuCore(), d.gpuCount());
+    PodAsks.Units units() {
+        PodAsks.Units d = PodAsks.Units.DEFAULT;
+        return new PodAsks.Units(memoryBlockMib, aliyunUnitMib, d.gpu(), d.gpuMemory(), d.gpuCore(), d.gpuCount());
     }
 
     /** {@code --memory-block-mib} if it was given, for a command whose configuration file it overrides. */

@@ -2,7 +2,7 @@ package io.elasticgpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.controller.view.ViewFormat;
@@ -30,8 +30,8 @@ class InspectCommandTest {
                     new NodeInventory(List.of(new NodeInventory.Card(0, "GPU-0", "Tesla T4", 15360, true, 0)),
                             List.of()).toJson()).endMetadata().build()),
             List.of(new PodBuilder().withNewMetadata().withNamespace("ml").withName("infer")
-                    .addToAnnotations(Annotations.ALLOCATION, new Allocation("n1", Map.of("main",
-                            List.of(new Allocation.Share(0, "GPU-0", 500, 4096)))).toJson())
+                    .addToAnnotations(Annotations.ALLOCATION, new PodGrant("n1", Map.of("main",
+                            List.of(new PodGrant.Share(0, "GPU-0", 500, 4096)))).toJson())
                     .addToAnnotations(Annotations.PHASE, "allocated").endMetadata()
                     .withNewSpec().withNodeName("n1").endSpec().build()));
 

@@ -3,8 +3,8 @@ package io.elasticgpu.core;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.ArrayList;
@@ -33,9 +33,9 @@ public final class Fixtures {
         NodeState state = NodeState.empty(node);
         for (int i = 0; i < usedMilli.length; i++) {
             if (usedMilli[i] > 0) {
-                Request r = Request.computeSlice(0, 0, usedMilli[i]);
+                Ask r = Ask.computeSlice(0, 0, usedMilli[i]);
                 long memory = r.wholeCards() ? node.cards().get(i).memoryMib() : 0;
-                state = state.with(new Placement(node.name(), r, List.of(new CardShare(i, usedMilli[i], memory))));
+                state = state.with(new Grant(node.name(), r, List.of(new CardShare(i, usedMilli[i], memory))));
             }
         }
         return state;

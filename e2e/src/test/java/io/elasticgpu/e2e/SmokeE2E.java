@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -85,7 +85,7 @@ class SmokeE2E {
         var crds = cluster.client().apiextensions().v1().customResourceDefinitions();
         crds.resource(crd).create();
         try {
-            crds.withName(crd.getMetadata().getName()).waitUntilCondition(ElasticGpuCrds::established, 30, TimeUnit.SECONDS);
+            crds.withName(crd.getMetadata().getName()).waitUntilCondition(ElasticGPUCrds::established, 30, TimeUnit.SECONDS);
             var widgets = cluster.client().genericKubernetesResources(group + "/v1", "Widget").inNamespace(cluster.namespace());
 
             // The CRD's discovery can lag its Established condition by a moment.

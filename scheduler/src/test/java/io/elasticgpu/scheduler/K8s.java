@@ -1,6 +1,6 @@
 package io.elasticgpu.scheduler;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
@@ -59,7 +59,7 @@ public final class K8s {
     }
 
     /** The same pod bound to {@code node} with {@code allocation} annotated (null: none). */
-    public static Pod bound(Pod pod, String node, Allocation allocation) {
+    public static Pod bound(Pod pod, String node, PodGrant allocation) {
         PodBuilder b = new PodBuilder(pod).editSpec().withNodeName(node).endSpec();
         if (allocation != null) {
             b.editMetadata().addToAnnotations(Annotations.ALLOCATION, allocation.toJson()).endMetadata();

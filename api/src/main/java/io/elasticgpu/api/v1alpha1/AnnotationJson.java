@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.function.Predicate;
 
 /**
- * The JSON of our annotations (an {@link Allocation}, a {@link NodeInventory}): unknown fields are ignored, so that
+ * The JSON of our annotations (a {@link PodGrant}, a {@link NodeInventory}): unknown fields are ignored, so that
  * an older component reads what a newer one wrote; anything else that is wrong is an IllegalArgumentException that
  * names the annotation and says what was expected.
  */

@@ -21,7 +21,7 @@ public final class Annotations {
      */
     public static final String USAGE = "elasticgpu.io/usage";
 
-    /** On a pod: the cards each container holds and the share on each, as {@link Allocation} JSON. */
+    /** On a pod: the cards each container holds and the share on each, as {@link PodGrant} JSON. */
     public static final String ALLOCATION = "elasticgpu.io/allocation";
     /** On a pod: when the extender chose its cards, in Unix nanoseconds; the node agent matches the oldest first. */
     public static final String ASSUME_TIME = "elasticgpu.io/assume-time";

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What an ElasticGPUClaim asks, read by the rule every component reads asks with ({@link PodGpuRequests}), and the
+ * What an ElasticGPUClaim asks, read by the rule every component reads asks with ({@link PodAsks}), and the
  * ResourceClaimTemplate that asks the same through DRA (for a claim of a class with {@code api: dra}): the webhook and
  * the controller both call these.
  */
@@ -42,16 +42,16 @@ public final class ClaimAsks {
     /**
      * What container {@code container} asks when it carries {@code requests} as its limits.
      *
-     * @throws InvalidGpuRequestException when that is not a valid ask, saying why
+     * @throws InvalidAskException when that is not a valid ask, saying why
      */
     public static GpuAsk ask(String container, Map<String, String> requests) {
         Map<String, Quantity> limits = new LinkedHashMap<>();
         requests.forEach((k, v) -> limits.put(k, new Quantity(v)));
         var alone = new PodBuilder().withNewSpec().addNewContainer().withName(container).withNewResources()
                 .withLimits(limits).endResources().endContainer().endSpec().build();
-        List<GpuAsk> asks = PodGpuRequests.of(alone, PodGpuRequests.Units.DEFAULT);
+        List<GpuAsk> asks = PodAsks.of(alone, PodAsks.Units.DEFAULT);
         if (asks.isEmpty()) {
-            throw new InvalidGpuRequestException("%s asks none of %s".formatted(container, String.join(", ", NAMES)));
+            throw new InvalidAskException("%s asks none of %s".formatted(container, String.join(", ", NAMES)));
         }
         return asks.getFirst();
     }
@@ -65,7 +65,7 @@ public final class ClaimAsks {
      * The ResourceClaimTemplate {@link DraNames#claimTemplate} of the claim, in its namespace, owned by it (deleted
      * with it): one request {@code gpu} of class {@value DraNames#DRIVER} asking what the claim asks.
      *
-     * @throws InvalidGpuRequestException when the claim asks what DRA cannot give (a share without memory)
+     * @throws InvalidAskException when the claim asks what DRA cannot give (a share without memory)
      */
     public static ResourceClaimTemplate template(ElasticGPUClaim claim) {
         String name = claim.getMetadata().getName();

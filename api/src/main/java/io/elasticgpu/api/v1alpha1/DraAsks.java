@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What a pod asks of our cards through Dynamic Resource Allocation, in the same {@link GpuAsk}s as resource names
+ * What a pod asks of our cards through Dynamic Resource PodGrant, in the same {@link GpuAsk}s as resource names
  * give: the one reading of ResourceClaim <em>requests</em> (what {@link DraShares} is for their allocation results),
  * so that the extender places a DRA pod with the same engine and the same accounting as a device-plugin pod.
  *
@@ -92,7 +92,7 @@ public final class DraAsks {
      * it asks none of ours, or when it is allocated already (what it holds then counts through {@link DraShares}).
      *
      * @param memoryBlockMib the memory block the node agents publish (their request policy's step)
-     * @throws InvalidGpuRequestException when a request of ours asks {@code allocationMode: All}, which the
+     * @throws InvalidAskException when a request of ours asks {@code allocationMode: All}, which the
      *                                    extender leaves to kube-scheduler's allocator
      */
     public static List<GpuAsk> of(ResourceClaim claim, long memoryBlockMib) {
@@ -133,7 +133,7 @@ public final class DraAsks {
 
     private static GpuAsk ask(String name, Exact e, long blockMib) {
         if ("All".equals(e.mode())) {
-            throw new InvalidGpuRequestException(("%s asks allocationMode: All; how many cards that is depends on the node,"
+            throw new InvalidAskException(("%s asks allocationMode: All; how many cards that is depends on the node,"
                     + " so kube-scheduler's allocator places it alone (ask allocationMode: ExactCount with a count)").formatted(name));
         }
         int cards = e.count() == null ? 1 : (int) Math.max(1, Math.min(Integer.MAX_VALUE, e.count()));
@@ -153,19 +153,19 @@ public final class DraAsks {
      * {@link #of} reads it back as the same cards and share. Whole cards name no capacity (the card's request policy
      * then gives all of it); a slice names its memory and, when it has one, its compute in percent.
      *
-     * @throws InvalidGpuRequestException for a slice without memory: a claim naming none takes all of the card's
+     * @throws InvalidAskException for a slice without memory: a claim naming none takes all of the card's
      */
     public static DeviceRequest request(GpuAsk ask) {
         var exactly = new DeviceRequestBuilder().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER)
                 .withAllocationMode("ExactCount").withCount((long) ask.cards());
         if (!ask.whole()) {
             if (ask.memoryPercent() > 0) {
-                throw new InvalidGpuRequestException(("%s asks %d %% of a card's memory; through DRA memory is asked in"
+                throw new InvalidAskException(("%s asks %d %% of a card's memory; through DRA memory is asked in"
                         + " bytes: ask it in MiB (nvidia.com/gpumem or elasticgpu.io/gpu-memory)").formatted(ask.container(),
                         ask.memoryPercent()));
             }
             if (ask.memoryMib() == 0) {
-                throw new InvalidGpuRequestException(("%s asks compute alone (%d %% of a card); through DRA a share must"
+                throw new InvalidAskException(("%s asks compute alone (%d %% of a card); through DRA a share must"
                         + " name its memory too (elasticgpu.io/gpu-memory), or ask whole cards").formatted(ask.container(),
                         ask.milli() / 10));
             }

@@ -1,7 +1,7 @@
 package io.elasticgpu.api.v1alpha1;
 
 /**
- * Elastic GPU's names in Dynamic Resource Allocation ({@code resource.k8s.io/v1}): the driver, its capacities, its
+ * Elastic GPU's names in Dynamic Resource PodGrant ({@code resource.k8s.io/v1}): the driver, its capacities, its
  * device attributes and its taint. The node agent publishes them in ResourceSlices; users write them in
  * DeviceClasses, ResourceClaims and CEL selectors ({@code device.capacity["gpu.elasticgpu.io"].memory}).
  */

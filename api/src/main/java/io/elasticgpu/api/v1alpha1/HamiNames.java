@@ -21,12 +21,12 @@ final class HamiNames {
      * @param memoryMib  {@code nvidia.com/gpumem}
      * @param memPercent {@code nvidia.com/gpumem-percentage}
      * @param cores      {@code nvidia.com/gpucores}
-     * @throws InvalidGpuRequestException when the share is not one card's, or has no cards to be taken on
+     * @throws InvalidAskException when the share is not one card's, or has no cards to be taken on
      */
     static GpuAsk read(String name, Role role, long cards, long memoryMib, long memPercent, long cores) {
         boolean qualified = memoryMib + memPercent + cores > 0;
         if (cards == 0) {
-            throw new InvalidGpuRequestException(("container %s asks %s without %s; add %s: 1 (the number of cards that"
+            throw new InvalidAskException(("container %s asks %s without %s; add %s: 1 (the number of cards that"
                     + " each give this share; HAMi's webhook adds it, Elastic GPU leaves pods as written)")
                     .formatted(name, given(memoryMib, memPercent, cores), ResourceNames.NVIDIA_GPU, ResourceNames.NVIDIA_GPU));
         }
@@ -46,7 +46,7 @@ final class HamiNames {
 
     private static void checkPercent(String name, String resource, long value, String whole) {
         if (value > 100) {
-            throw new InvalidGpuRequestException("container %s asks %s: %d; it is percent of one card and at most 100: ask for %s: 100 %s"
+            throw new InvalidAskException("container %s asks %s: %d; it is percent of one card and at most 100: ask for %s: 100 %s"
                     .formatted(name, resource, value, resource, whole));
         }
     }

@@ -24,7 +24,7 @@ public final class KubeletAllocate {
     }
 
     /** A container's limits on the resources the node agent advertises, as device counts ({@code units.names()}). */
-    public static Map<String, Long> advertised(Container c, PodGpuRequests.Units units) {
+    public static Map<String, Long> advertised(Container c, PodAsks.Units units) {
         Map<String, Long> out = new HashMap<>();
         Map<String, Quantity> limits = c.getResources() == null || c.getResources().getLimits() == null ? Map.of()
                 : c.getResources().getLimits();
@@ -43,9 +43,9 @@ public final class KubeletAllocate {
      * every call of one names a count the other does not ask, or the same shares (then a wrong guess only swaps
      * equal shares between cards, which the agent records afterwards).
      */
-    public static Optional<String> lookalike(Pod a, Allocation planA, Pod b, Allocation planB, PodGpuRequests.Units units) {
-        for (Container ca : PodGpuRequests.containers(a)) {
-            for (Container cb : PodGpuRequests.containers(b)) {
+    public static Optional<String> lookalike(Pod a, PodGrant planA, Pod b, PodGrant planB, PodAsks.Units units) {
+        for (Container ca : PodAsks.containers(a)) {
+            for (Container cb : PodAsks.containers(b)) {
                 Optional<String> same = sameAsk(advertised(ca, units), advertised(cb, units));
                 if (same.isPresent() && !sizes(planA, ca).equals(sizes(planB, cb))) {
                     return same;
@@ -61,7 +61,7 @@ public final class KubeletAllocate {
     }
 
     /** The sizes of a container's shares, card by card, in a fixed order: what its environment carries. */
-    private static List<List<Long>> sizes(Allocation plan, Container c) {
+    private static List<List<Long>> sizes(PodGrant plan, Container c) {
         return plan.containers().getOrDefault(c.getName(), List.of()).stream()
                 .map(s -> List.of((long) s.milli(), s.memoryMib()))
                 .sorted(Comparator.<List<Long>, Long>comparing(l -> l.get(0)).thenComparing(l -> l.get(1)))

@@ -1,6 +1,6 @@
 package io.elasticgpu.api.v1alpha1;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 
 import java.util.List;
 import java.util.Map;

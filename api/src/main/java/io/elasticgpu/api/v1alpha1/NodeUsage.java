@@ -8,7 +8,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * What the processes on a node's cards use, as the node agent last measured them through NVML, published in the
- * node's {@link Annotations#USAGE} annotation beside what pods were granted ({@link Allocation}). Immutable.
+ * node's {@link Annotations#USAGE} annotation beside what pods were granted ({@link PodGrant}). Immutable.
  *
  * <pre>{@code
  * {"measured": "2026-11-27T10:00:00Z",

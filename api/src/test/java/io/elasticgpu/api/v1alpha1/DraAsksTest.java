@@ -75,7 +75,7 @@ class DraAsksTest {
     void allocationModeAllIsRefusedWithWhatToAskInstead() {
         ResourceClaim all = new ResourceClaimBuilder(claim(DraNames.DRIVER, null)).editSpec().editDevices().editFirstRequest()
                 .editExactly().withAllocationMode("All").endExactly().endRequest().endDevices().endSpec().build();
-        assertThatThrownBy(() -> DraAsks.of(all, BLOCK)).isInstanceOf(InvalidGpuRequestException.class)
+        assertThatThrownBy(() -> DraAsks.of(all, BLOCK)).isInstanceOf(InvalidAskException.class)
                 .hasMessageContaining("allocationMode: ExactCount");
     }
 

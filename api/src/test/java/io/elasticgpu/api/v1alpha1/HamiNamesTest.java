@@ -21,7 +21,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** HAMi's names read through {@link PodGpuRequests}, as every component reads them. */
+/** HAMi's names read through {@link PodAsks}, as every component reads them. */
 class HamiNamesTest {
 
     static List<GpuAsk> asks(String... limits) {
@@ -31,7 +31,7 @@ class HamiNamesTest {
         }
         Pod pod = new PodBuilder().withNewSpec().withContainers(new ContainerBuilder().withName("a").withNewResources()
                 .withLimits(q).endResources().build()).endSpec().build();
-        return PodGpuRequests.of(pod, PodGpuRequests.Units.DEFAULT);
+        return PodAsks.of(pod, PodAsks.Units.DEFAULT);
     }
 
     static Stream<Arguments> hamiAsks() {
@@ -65,7 +65,7 @@ class HamiNamesTest {
 
     @Test
     void aShareWithoutCardsSaysToAddThem() {
-        assertThatThrownBy(() -> asks("nvidia.com/gpumem", "4096")).isInstanceOf(InvalidGpuRequestException.class)
+        assertThatThrownBy(() -> asks("nvidia.com/gpumem", "4096")).isInstanceOf(InvalidAskException.class)
                 .hasMessage("container a asks nvidia.com/gpumem: 4096 without nvidia.com/gpu; add nvidia.com/gpu: 1 (the number"
                         + " of cards that each give this share; HAMi's webhook adds it, Elastic GPU leaves pods as written)");
     }
@@ -108,6 +108,6 @@ class HamiNamesTest {
     void aQualifierAloneMakesThePodOurs() {
         Pod pod = new PodBuilder().withNewSpec().withContainers(new ContainerBuilder().withName("a").withNewResources()
                 .withLimits(Map.of("nvidia.com/gpucores", new Quantity("20"))).endResources().build()).endSpec().build();
-        assertThat(PodGpuRequests.asksGpu(pod, PodGpuRequests.Units.DEFAULT)).isTrue();
+        assertThat(PodAsks.asksGpu(pod, PodAsks.Units.DEFAULT)).isTrue();
     }
 }

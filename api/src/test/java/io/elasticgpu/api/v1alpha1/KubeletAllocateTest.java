@@ -2,7 +2,7 @@ package io.elasticgpu.api.v1alpha1;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class KubeletAllocateTest {
 
-    private static final PodGpuRequests.Units UNITS = PodGpuRequests.Units.DEFAULT;
+    private static final PodAsks.Units UNITS = PodAsks.Units.DEFAULT;
 
     private static Pod pod(Map<String, String> limits) {
         Map<String, Quantity> q = new LinkedHashMap<>();
@@ -24,8 +24,8 @@ class KubeletAllocateTest {
                 .withNewResources().withLimits(q).endResources().endContainer().endSpec().build();
     }
 
-    private static Allocation plan(Share... shares) {
-        return new Allocation("n", Map.of("main", List.of(shares)));
+    private static PodGrant plan(Share... shares) {
+        return new PodGrant("n", Map.of("main", List.of(shares)));
     }
 
     private static Share share(int card, int milli, long mib) {

@@ -56,7 +56,7 @@ public final class ArenaReport {
     }
 
     /**
-     * Allocation against arrival, one line per contender, drawn by the simulator's chart so that the arena's curves
+     * PodGrant against arrival, one line per contender, drawn by the simulator's chart so that the arena's curves
      * read as the simulator's do; SVG or PNG by the file's extension.
      */
     public static void chart(Path file, List<Standing> standings) {

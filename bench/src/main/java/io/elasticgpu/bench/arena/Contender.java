@@ -8,7 +8,7 @@ import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.bench.cluster.ClusterReplay;
 import io.elasticgpu.bench.cluster.ReplayObjects;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.simulator.trace.TracePod;
@@ -184,7 +184,7 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
          * gives a pod that names no memory all of it, so one pod per card); whole cards: {@code nvidia.com/gpu: k}.
          */
         static Map<String, Quantity> hamiAsk(TracePod trace) {
-            Request r = trace.request();
+            Ask r = trace.request();
             Map<String, Quantity> ask = new HashMap<>();
             if (!r.needsCards()) {
                 return ask;
@@ -268,14 +268,14 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
 
         @Override
         public Pod pod(TracePod trace, int index, Stage stage) {
-            Request r = trace.request();
+            Ask r = trace.request();
             Map<String, Quantity> ask = r.needsCards()
                     ? Map.of(ResourceNames.NVIDIA_GPU, new Quantity(Long.toString(wholeCards(r)))) : Map.of();
             return Contender.asking(ReplayObjects.pod(trace, index, Stage.NAMESPACE, "default-scheduler"), ask);
         }
 
         /** ceil(k·f): the whole cards a pod of k shares of f takes when cards cannot be shared. */
-        static long wholeCards(Request r) {
+        static long wholeCards(Ask r) {
             return Math.ceilDiv(r.totalMilli(), io.elasticgpu.core.model.Card.WHOLE);
         }
 

@@ -62,7 +62,7 @@ public final class HamiAudit {
      * milli-cards as {@code asked} says, a whole card 1,000. Unlike HAMi's own figures this does not depend on what
      * HAMi counted for a pod.
      */
-    public static int overAsked(List<Pod> pods, java.util.function.Function<Pod, io.elasticgpu.core.model.Request> asked) {
+    public static int overAsked(List<Pod> pods, java.util.function.Function<Pod, io.elasticgpu.core.model.Ask> asked) {
         Map<String, Integer> milli = new HashMap<>();
         for (Pod pod : pods) {
             String allocated = annotation(pod);

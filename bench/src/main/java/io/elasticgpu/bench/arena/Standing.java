@@ -3,7 +3,7 @@ package io.elasticgpu.bench.arena;
 import io.elasticgpu.bench.cluster.Audit;
 import io.elasticgpu.bench.cluster.PodStream;
 import io.elasticgpu.bench.cluster.ProcessUse;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.TracePod;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
@@ -53,7 +53,7 @@ public record Standing(String name, String trace, double allocationPct, int pods
         for (int i = 0; i < bound.length; i++) {
             podsBound += bound[i] ? 1 : 0;
             if (!bound[i]) {
-                Request r = plan.get(i).request();
+                Ask r = plan.get(i).request();
                 pending.merge(r.needsCards() ? r.cards() + "x" + r.milliPerCard() : "cpu", 1, Integer::sum);
             }
         }
@@ -67,7 +67,7 @@ public record Standing(String name, String trace, double allocationPct, int pods
     }
 
     /**
-     * Allocation against arrival: walking the pods in arrival order, the GPU the bound ones asked, at each whole
+     * PodGrant against arrival: walking the pods in arrival order, the GPU the bound ones asked, at each whole
      * percent of capacity asked and after the last pod. Pods do not leave in this protocol, so a pod bound at the end
      * held its share from its turn on (or from a little later, when the contender bound it after later pods).
      */

@@ -1,14 +1,14 @@
 package io.elasticgpu.bench.cluster;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
-import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.simulator.trace.TracePod;
 
@@ -40,7 +40,7 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
     }
 
     /** The same, with what each pod holds read by {@code holds} (its annotation, or its DRA claim's allocation). */
-    static Audit of(List<Pod> pods, Map<String, Node> nodes, List<TracePod> plan, Function<Pod, Allocation> holds) {
+    static Audit of(List<Pod> pods, Map<String, Node> nodes, List<TracePod> plan, Function<Pod, PodGrant> holds) {
         Map<String, int[]> milli = new HashMap<>();
         Map<String, long[]> memory = new HashMap<>();
         Map<String, long[]> host = new HashMap<>();
@@ -61,20 +61,20 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
             h[0] += totals.cpuMilli();
             h[1] += totals.memoryMib();
             TracePod asked = plan.get(index(pod));
-            Allocation allocation = holds.apply(pod);
+            PodGrant allocation = holds.apply(pod);
             if (asked.request().needsCards() && allocation == null) {
                 unaccounted++;
             }
             if (allocation != null) {
-                for (List<Allocation.Share> shares : allocation.containers().values()) {
-                    for (Allocation.Share s : shares) {
+                for (List<PodGrant.Share> shares : allocation.containers().values()) {
+                    for (PodGrant.Share s : shares) {
                         milli.computeIfAbsent(name, k -> new int[node.cards().size()])[s.card()] += s.milli();
                         memory.computeIfAbsent(name, k -> new long[node.cards().size()])[s.card()] += s.memoryMib();
                         allocated += s.milli();
                     }
                 }
             }
-            states.put(name, with(states.get(name), Contribution.of(node.name(), totals, allocation).placements()));
+            states.put(name, with(states.get(name), PodHolding.of(node.name(), totals, allocation).placements()));
         }
         int overCards = 0;
         int overHosts = 0;
@@ -95,7 +95,7 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
         int pendingThatFit = 0;
         for (Pod pod : pods) {
             if (pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty()) {
-                Request r = plan.get(index(pod)).request();
+                Ask r = plan.get(index(pod)).request();
                 if (states.values().stream().anyMatch(s -> s.check(r) == Reason.FITS)) {
                     pendingThatFit++;
                 }
@@ -104,13 +104,13 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
         return new Audit(allocated, bound, pods.size() - bound, overCards, overHosts, unaccounted, pendingThatFit);
     }
 
-    static Allocation annotated(Pod pod) {
+    static PodGrant annotated(Pod pod) {
         String json = pod.getMetadata().getAnnotations().get(Annotations.ALLOCATION);
-        return json == null ? null : Allocation.fromJson(json);
+        return json == null ? null : PodGrant.fromJson(json);
     }
 
     /** The state with {@code placements} counted even past capacity: the audit counts over-commitment, not refuses it. */
-    private static NodeState with(NodeState state, List<Placement> placements) {
+    private static NodeState with(NodeState state, List<Grant> placements) {
         try {
             return state.with(placements);
         } catch (IllegalStateException e) {

@@ -147,7 +147,7 @@ public final class ClusterReplay {
                 Agreement.of(order, simulated.nodes(), placedOn));
     }
 
-    private static java.util.function.Function<Pod, io.elasticgpu.api.v1alpha1.Allocation> holds(KubernetesClient client,
+    private static java.util.function.Function<Pod, io.elasticgpu.api.v1alpha1.PodGrant> holds(KubernetesClient client,
             ReplayOptions options, Map<String, Node> nodes, long block) {
         return options.dra() ? DraReplay.holds(client, NAMESPACE, nodes, block) : Audit::annotated;
     }

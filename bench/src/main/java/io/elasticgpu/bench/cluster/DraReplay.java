@@ -1,10 +1,10 @@
 package io.elasticgpu.bench.cluster;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodHolding;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
@@ -117,7 +117,7 @@ public final class DraReplay {
      * "container" {@code claim}, counted by the extender's rule: a device consuming all the memory its card offers is
      * the card alone.
      */
-    static Function<Pod, Allocation> holds(KubernetesClient client, String namespace, Map<String, Node> nodes, long blockMib) {
+    static Function<Pod, PodGrant> holds(KubernetesClient client, String namespace, Map<String, Node> nodes, long blockMib) {
         Map<String, ResourceClaim> byName = new HashMap<>();
         client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()
                 .forEach(c -> byName.put(c.getMetadata().getName(), c));
@@ -128,9 +128,9 @@ public final class DraReplay {
                 return null;
             }
             String node = shares.getFirst().node();
-            var placements = Contribution.ofClaim(node, shares, nodes.get(node), blockMib).placements();
-            return new Allocation(node, Map.of("claim", placements.stream().flatMap(p -> p.shares().stream())
-                    .map(s -> new Allocation.Share(s.card(), "", s.milli(), s.memoryMib())).toList()));
+            var placements = PodHolding.ofClaim(node, shares, nodes.get(node), blockMib).placements();
+            return new PodGrant(node, Map.of("claim", placements.stream().flatMap(p -> p.shares().stream())
+                    .map(s -> new PodGrant.Share(s.card(), "", s.milli(), s.memoryMib())).toList()));
         };
     }
 }

@@ -5,7 +5,7 @@ import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.discovery.Gpu;
@@ -85,7 +85,7 @@ public final class ReplayObjects {
 
     /** The claim of a GPU pod under DRA, named as the pod. */
     static ResourceClaim claim(TracePod trace, String namespace, long blockMib) {
-        Request r = trace.request();
+        Ask r = trace.request();
         var exactly = new ResourceClaimBuilder().withNewMetadata().withName(trace.name()).withNamespace(namespace).endMetadata()
                 .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
                 .withDeviceClassName(DraNames.DRIVER).withCount((long) r.cards());
@@ -102,7 +102,7 @@ public final class ReplayObjects {
 
     /** @param dra the pod's cards come through its claim (see {@link #claim}), not resource names */
     static Pod pod(TracePod trace, int index, String namespace, String schedulerName, boolean dra) {
-        Request r = trace.request();
+        Ask r = trace.request();
         Map<String, Quantity> requests = new LinkedHashMap<>();
         requests.put("cpu", new Quantity(r.cpuMilli() + "m"));
         requests.put("memory", new Quantity(r.memoryMib() + "Mi"));

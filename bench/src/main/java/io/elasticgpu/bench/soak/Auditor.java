@@ -1,18 +1,18 @@
 package io.elasticgpu.bench.soak;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus.Phase;
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
-import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.NodeConversion;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.PodAsk;
@@ -80,7 +80,7 @@ final class Auditor {
             if (node == null || node.isEmpty() || terminal(pod)) {
                 continue;
             }
-            Allocation allocation = allocation(pod);
+            PodGrant allocation = allocation(pod);
             if (allocation == null && asksGpu(pod)) {
                 violations.add("bound GPU pod without an allocation", pod.getMetadata().getName() + " on " + node);
             }
@@ -89,7 +89,7 @@ final class Auditor {
             }
             NodeState state = states.get(node);
             if (state != null) {
-                states.put(node, with(state, Contribution.of(node, PodResources.of(pod), allocation).placements()));
+                states.put(node, with(state, PodHolding.of(node, PodResources.of(pod), allocation).placements()));
             }
         }
         held.forEach((node, cards) -> overCapacity(node, cards, nodes.get(node)));
@@ -134,21 +134,21 @@ final class Auditor {
         return "Succeeded".equals(phase) || "Failed".equals(phase);
     }
 
-    private static Allocation allocation(Pod pod) {
+    private static PodGrant allocation(Pod pod) {
         Map<String, String> annotations = pod.getMetadata().getAnnotations();
         String json = annotations == null ? null : annotations.get(Annotations.ALLOCATION);
-        return json == null ? null : Allocation.fromJson(json);
+        return json == null ? null : PodGrant.fromJson(json);
     }
 
     private static boolean asksGpu(Pod pod) {
-        return PodGpuRequests.asksGpu(pod, PodGpuRequests.Units.DEFAULT);
+        return PodAsks.asksGpu(pod, PodAsks.Units.DEFAULT);
     }
 
     /** Milli and MiB held per card of {@code node}, also when the node was deleted under its pods. */
-    private static void add(Map<String, long[][]> held, String node, Allocation allocation) {
+    private static void add(Map<String, long[][]> held, String node, PodGrant allocation) {
         long[][] cards = held.computeIfAbsent(node, k -> new long[16][2]);
-        for (List<Allocation.Share> shares : allocation.containers().values()) {
-            for (Allocation.Share s : shares) {
+        for (List<PodGrant.Share> shares : allocation.containers().values()) {
+            for (PodGrant.Share s : shares) {
                 cards[s.card()][0] += s.milli();
                 cards[s.card()][1] += s.memoryMib();
             }
@@ -188,15 +188,15 @@ final class Auditor {
     private static boolean fits(Pod pod, Map<String, NodeState> states) {
         PodAsk ask;
         try {
-            ask = PodAsk.of(pod, PodGpuRequests.Units.DEFAULT);
-        } catch (InvalidGpuRequestException e) {
+            ask = PodAsk.of(pod, PodAsks.Units.DEFAULT);
+        } catch (InvalidAskException e) {
             return false;
         }
         var requests = ask.asksGpu() ? ask.requests() : ask.hostOnly().requests();
         return requests.size() == 1 && states.values().stream().anyMatch(s -> s.check(requests.getFirst()) == Reason.FITS);
     }
 
-    private static NodeState with(NodeState state, List<io.elasticgpu.core.model.Placement> placements) {
+    private static NodeState with(NodeState state, List<io.elasticgpu.core.model.Grant> placements) {
         try {
             return state.with(placements);
         } catch (IllegalStateException over) {

@@ -1,7 +1,7 @@
 package io.elasticgpu.bench.soak;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -126,7 +126,7 @@ final class Load implements AutoCloseable {
             Pod pod = client.pods().resource(shaped.pod()).create();
             if (shaped.claim() != null) {
                 claimed.incrementAndGet();
-                if (!PodGpuRequests.asksGpu(pod, PodGpuRequests.Units.DEFAULT)) {
+                if (!PodAsks.asksGpu(pod, PodAsks.Units.DEFAULT)) {
                     violations.add("claim not written into its pod", name + " was admitted without its claim's resources");
                 }
             }

@@ -1,9 +1,9 @@
 package io.elasticgpu.bench.soak;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
-import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.node.kubelet.ContainerResult;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -22,7 +22,7 @@ import java.util.Optional;
 final class NodeAudit {
 
     /** A pod kubelet admitted and runs: what the soak planned for it and what each container was told. */
-    record Running(String uid, String name, List<Placement> placements, Allocation planned,
+    record Running(String uid, String name, List<Grant> placements, PodGrant planned,
                    Map<String, ContainerResult> told) {
     }
 
@@ -42,8 +42,8 @@ final class NodeAudit {
         long[] memory = new long[NodeRig.CARDS];
         int[] milli = new int[NodeRig.CARDS];
         for (Running r : running.values()) {
-            Optional<Allocation> recorded = recorded(api.get(r.uid()));
-            Allocation counted = recorded.orElse(r.planned());
+            Optional<PodGrant> recorded = recorded(api.get(r.uid()));
+            PodGrant counted = recorded.orElse(r.planned());
             counted.containers().values().forEach(shares -> shares.forEach(s -> {
                 memory[s.card()] += s.memoryMib();
                 milli[s.card()] += s.milli();
@@ -79,7 +79,7 @@ final class NodeAudit {
                 Arrays.toString(held)));
     }
 
-    private void compareTold(Running r, Allocation recorded) {
+    private void compareTold(Running r, PodGrant recorded) {
         r.told().forEach((container, told) -> {
             List<Share> shares = recorded.containers().getOrDefault(container, List.of());
             Map<String, String> expected = expectedEnvironment(shares);
@@ -107,10 +107,10 @@ final class NodeAudit {
     }
 
     /** The allocation the agent recorded in the pod, once it has. */
-    static Optional<Allocation> recorded(Pod pod) {
+    static Optional<PodGrant> recorded(Pod pod) {
         if (pod == null || !Annotations.allocated(pod)) {
             return Optional.empty();
         }
-        return Optional.of(Allocation.fromJson(pod.getMetadata().getAnnotations().get(Annotations.ALLOCATION)));
+        return Optional.of(PodGrant.fromJson(pod.getMetadata().getAnnotations().get(Annotations.ALLOCATION)));
     }
 }

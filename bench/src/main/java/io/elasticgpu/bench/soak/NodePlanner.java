@@ -1,16 +1,16 @@
 package io.elasticgpu.bench.soak;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyContext;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.scheduler.cache.NodeConversion;
-import io.elasticgpu.scheduler.decision.Assignment;
+import io.elasticgpu.scheduler.decision.PodFit;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -28,11 +28,11 @@ import java.util.random.RandomGenerator;
  */
 final class NodePlanner {
 
-    static final PodGpuRequests.Units UNITS = new PodGpuRequests.Units(NodeRig.BLOCK_MIB, NodeRig.ALIYUN_UNIT_MIB,
+    static final PodAsks.Units UNITS = new PodAsks.Units(NodeRig.BLOCK_MIB, NodeRig.ALIYUN_UNIT_MIB,
             ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
 
     /** A pod's cards as the extender would bind them: the annotation, and the placements the planner counts. */
-    record Plan(Allocation allocation, List<Placement> placements) {
+    record Plan(PodGrant allocation, List<Grant> placements) {
     }
 
     private final KubernetesClient client;
@@ -50,7 +50,7 @@ final class NodePlanner {
     }
 
     /** The pod's cards beside {@code held}, or empty when it does not fit now (or asks no GPU). */
-    Optional<Plan> plan(Pod pod, Collection<List<Placement>> held) {
+    Optional<Plan> plan(Pod pod, Collection<List<Grant>> held) {
         PodAsk ask = PodAsk.of(pod, UNITS);
         if (!ask.asksGpu()) {
             return Optional.empty();
@@ -58,7 +58,7 @@ final class NodePlanner {
         Node published = NodeConversion.convert(client.nodes().withName(node).get())
                 .orElseThrow(() -> new IllegalStateException("node " + node + " has no inventory the extender can read"));
         NodeState state = NodeState.empty(published).with(held.stream().flatMap(List::stream).toList());
-        return Assignment.of(ask.gpuOnly(), state, policy) instanceof Assignment.Assigned a
+        return PodFit.of(ask.gpuOnly(), state, policy) instanceof PodFit.Fits a
                 ? Optional.of(new Plan(a.allocation(published, ask), a.placements())) : Optional.empty();
     }
 }

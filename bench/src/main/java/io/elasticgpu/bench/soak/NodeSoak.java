@@ -3,7 +3,7 @@ package io.elasticgpu.bench.soak;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.bench.soak.NodeAudit.Running;
-import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.node.kubelet.Admission;
 
 import io.fabric8.kubernetes.api.model.Pod;

@@ -3,7 +3,7 @@ package io.elasticgpu.bench.soak;
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.TracePod;
 
@@ -31,11 +31,11 @@ final class PodShapes {
     private static final long MAX_CPU_MILLI = 16_000;
     private static final long MAX_MEMORY_MIB = 65_536;
 
-    private final List<Request> shapes;
+    private final List<Ask> shapes;
     private final String schedulerName;
     private final boolean claims;
 
-    private PodShapes(List<Request> shapes, String schedulerName, boolean claims) {
+    private PodShapes(List<Ask> shapes, String schedulerName, boolean claims) {
         this.shapes = shapes;
         this.schedulerName = schedulerName;
         this.claims = claims;
@@ -59,7 +59,7 @@ final class PodShapes {
     }
 
     Shaped next(String name, RandomGenerator random) {
-        Request r = shapes.get(random.nextInt(shapes.size()));
+        Ask r = shapes.get(random.nextInt(shapes.size()));
         int vocabulary = random.nextInt(claims ? 5 : 4);
         boolean claimed = vocabulary == 4 && r.needsCards() && r.cards() == 1 && !r.wholeCards();
         Map<String, Quantity> gpu = r.needsCards() && !claimed ? gpu(r, vocabulary) : Map.of();
@@ -78,7 +78,7 @@ final class PodShapes {
     }
 
     /** The ask in one of four vocabularies; a vocabulary that cannot say the shape falls back to ours. */
-    private static Map<String, Quantity> gpu(Request r, int vocabulary) {
+    private static Map<String, Quantity> gpu(Ask r, int vocabulary) {
         if (r.wholeCards()) {
             return Map.of(vocabulary % 2 == 0 ? ResourceNames.GPU : ResourceNames.NVIDIA_GPU, count(r.cards()));
         }

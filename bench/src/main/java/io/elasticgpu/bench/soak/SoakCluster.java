@@ -10,7 +10,7 @@ import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.components.TcpBalancer;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
@@ -88,7 +88,7 @@ final class SoakCluster implements AutoCloseable {
         for (String ns : List.of(NAMESPACE, SYSTEM)) {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
         }
-        ElasticGpuCrds.apply(client);
+        ElasticGPUCrds.apply(client);
         GpuNodeSpec.mixed("soak", nodeCount).forEach(s -> nodes.put(s.name(), s));
         FakeGpuNodes.create(client, List.copyOf(nodes.values()), Duration.ofMinutes(3));
         for (int i = 0; i < 2; i++) {

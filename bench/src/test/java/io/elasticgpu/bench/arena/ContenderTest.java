@@ -8,7 +8,7 @@ import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.bench.cluster.ReplayObjects;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.TracePod;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 /** Each contender is asked for exactly the share the trace asks, in its own names. */
 class ContenderTest {
 
-    private static final TracePod SHARE = new TracePod("share", Request.computeSlice(4000, 8192, 300));
-    private static final TracePod TWO_CARDS = new TracePod("two", Request.wholeCards(8000, 16384, 2));
-    private static final TracePod CPU = new TracePod("cpu", Request.cpuOnly(1000, 1024));
+    private static final TracePod SHARE = new TracePod("share", Ask.computeSlice(4000, 8192, 300));
+    private static final TracePod TWO_CARDS = new TracePod("two", Ask.wholeCards(8000, 16384, 2));
+    private static final TracePod CPU = new TracePod("cpu", Ask.cpuOnly(1000, 1024));
     private static final Node NODE = Node.of("n", 96_000, 393_216, 110,
             List.of(Card.of(0, "GPU-n-0", "T4", 15_360), Card.of(1, "GPU-n-1", "T4", 15_360)));
 
@@ -73,7 +73,7 @@ class ContenderTest {
         Contender none = Contender.of("no-sharing");
         assertThat(limits(none.pod(SHARE, 0, null))).containsOnly(Map.entry(ResourceNames.NVIDIA_GPU, new Quantity("1")));
         assertThat(limits(none.pod(TWO_CARDS, 1, null))).containsOnly(Map.entry(ResourceNames.NVIDIA_GPU, new Quantity("2")));
-        assertThat(Contender.WholeCards.wholeCards(new Request(1000, 1024, 3, 400, 0, List.of()))).as("3 x 0.4 is 1.2 cards")
+        assertThat(Contender.WholeCards.wholeCards(new Ask(1000, 1024, 3, 400, 0, List.of()))).as("3 x 0.4 is 1.2 cards")
                 .isEqualTo(2);
         assertThat(none.pod(SHARE, 0, null).getSpec().getSchedulerName()).isEqualTo("default-scheduler");
         var node = none.node("n", NODE);
@@ -93,7 +93,7 @@ class ContenderTest {
     @Test
     void noSharingCountsCardsOverANodeFromKubeSchedulersOwnRequests() {
         Contender none = Contender.of("no-sharing");
-        Pod three = onNode(none.pod(new TracePod("three", Request.wholeCards(1000, 1024, 3)), 0, null));
+        Pod three = onNode(none.pod(new TracePod("three", Ask.wholeCards(1000, 1024, 3)), 0, null));
         Pod one = onNode(none.pod(SHARE, 1, null));
         assertThat(none.audit(List.of(one), null, Map.of("n", NODE), null).overCommitted()).isZero();
         assertThat(none.audit(List.of(three, one), null, Map.of("n", NODE), null).overCommitted()).isEqualTo(2);

@@ -62,9 +62,9 @@ class HamiAuditTest {
         // HAMi's figures say nothing is used (a card registered with no memory gives whole-card pods 0 MiB and 0 %),
         // the shares asked say two whole cards on one.
         List<Pod> two = List.of(bound("w0", "GPU-a,NVIDIA,0,0:;"), bound("w1", "GPU-a,NVIDIA,0,0:;"), bound("s", "GPU-b,NVIDIA,0,30:;"));
-        java.util.Map<String, io.elasticgpu.core.model.Request> asked = java.util.Map.of(
-                "w0", io.elasticgpu.core.model.Request.wholeCards(1, 1, 1), "w1", io.elasticgpu.core.model.Request.wholeCards(1, 1, 1),
-                "s", io.elasticgpu.core.model.Request.computeSlice(1, 1, 300));
+        java.util.Map<String, io.elasticgpu.core.model.Ask> asked = java.util.Map.of(
+                "w0", io.elasticgpu.core.model.Ask.wholeCards(1, 1, 1), "w1", io.elasticgpu.core.model.Ask.wholeCards(1, 1, 1),
+                "s", io.elasticgpu.core.model.Ask.computeSlice(1, 1, 300));
         assertThat(HamiAudit.overAsked(two, p -> asked.get(p.getMetadata().getName()))).isEqualTo(1);
         assertThat(HamiAudit.overAsked(two.subList(1, 3), p -> asked.get(p.getMetadata().getName()))).isZero();
     }

@@ -2,7 +2,7 @@ package io.elasticgpu.bench.arena;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.TracePod;
 
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ class StandingTest {
     @Test
     void theCurveRisesWithTheBoundPodsAndEndsAtWhatTheyAsked() {
         // 200 pods of half a card on a 100-card cluster: 100 % asked; every third pod is left pending.
-        List<TracePod> plan = IntStream.range(0, 200).mapToObj(i -> new TracePod("p" + i, Request.computeSlice(1000, 1024, 500)))
+        List<TracePod> plan = IntStream.range(0, 200).mapToObj(i -> new TracePod("p" + i, Ask.computeSlice(1000, 1024, 500)))
                 .toList();
         boolean[] bound = new boolean[plan.size()];
         int granted = 0;
@@ -41,7 +41,7 @@ class StandingTest {
 
     @Test
     void aPlanBelowTheCutStillEndsWithItsLastPod() {
-        List<TracePod> plan = List.of(new TracePod("a", Request.wholeCards(1, 1, 8)), new TracePod("b", Request.computeSlice(1, 1, 250)));
+        List<TracePod> plan = List.of(new TracePod("a", Ask.wholeCards(1, 1, 8)), new TracePod("b", Ask.computeSlice(1, 1, 250)));
         List<Standing.Point> curve = Standing.curve(plan, new boolean[] {false, true}, 100_000);
         assertThat(curve.getLast()).isEqualTo(new Standing.Point(8.25, 0.25));
     }

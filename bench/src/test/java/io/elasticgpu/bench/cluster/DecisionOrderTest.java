@@ -65,7 +65,7 @@ class DecisionOrderTest {
     void podsComeInTheOrderTheirCyclesDecidedThemAndThoseNeverBoundLastInTheOrderTheyWereQueued() {
         List<TracePod> pods = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            pods.add(new TracePod("p" + i, io.elasticgpu.core.model.Request.wholeCards(1000, 1024, 1)));
+            pods.add(new TracePod("p" + i, io.elasticgpu.core.model.Ask.wholeCards(1000, 1024, 1)));
         }
         List<String> names = queuedInOrder(5).inDecisionOrder(pods, Map.of("p2", 7L, "p4", 9L, "p0", 12L))
                 .stream().map(TracePod::name).toList();

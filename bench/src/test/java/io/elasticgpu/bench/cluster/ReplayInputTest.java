@@ -114,7 +114,7 @@ class ReplayInputTest {
 
     @Test
     void underDraAGpuPodAsksThroughAClaimOfItsOwnAFractionAsCoresWithOneMemoryBlock() {
-        var fraction = new io.elasticgpu.simulator.trace.TracePod("p0", new io.elasticgpu.core.model.Request(1000, 1024, 2, 300, 0, java.util.List.of()));
+        var fraction = new io.elasticgpu.simulator.trace.TracePod("p0", new io.elasticgpu.core.model.Ask(1000, 1024, 2, 300, 0, java.util.List.of()));
         var claim = ReplayObjects.claim(fraction, "replay", 16);
         var exactly = claim.getSpec().getDevices().getRequests().getFirst().getExactly();
         assertThat(exactly.getDeviceClassName()).isEqualTo("gpu.elasticgpu.io");
@@ -125,7 +125,7 @@ class ReplayInputTest {
         assertThat(pod.getSpec().getResourceClaims()).singleElement().satisfies(c -> assertThat(c.getResourceClaimName()).isEqualTo("p0"));
         assertThat(pod.getSpec().getContainers().getFirst().getResources().getLimits()).as("no resource names").isNullOrEmpty();
 
-        var whole = new io.elasticgpu.simulator.trace.TracePod("p1", io.elasticgpu.core.model.Request.wholeCards(1000, 1024, 1));
+        var whole = new io.elasticgpu.simulator.trace.TracePod("p1", io.elasticgpu.core.model.Ask.wholeCards(1000, 1024, 1));
         assertThat(ReplayObjects.claim(whole, "replay", 16).getSpec().getDevices().getRequests().getFirst().getExactly()
                 .getCapacity()).as("no capacity asked: the card's all").isNull();
     }

@@ -3,7 +3,7 @@ package io.elasticgpu.controller.provisioning;
 import io.elasticgpu.api.v1alpha1.ClaimAsks;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.slf4j.Logger;
@@ -46,7 +46,7 @@ final class ClaimTemplates {
             }
             try {
                 client.resource(ClaimAsks.template(claim)).create();
-            } catch (InvalidGpuRequestException e) {
+            } catch (InvalidAskException e) {
                 LOG.warn("ElasticGPUClaim {}/{} of DRA class {}: no ResourceClaimTemplate made: {}",
                         claim.getMetadata().getNamespace(), claim.getMetadata().getName(), className, e.getMessage());
             } catch (KubernetesClientException e) {

@@ -1,13 +1,13 @@
 package io.elasticgpu.controller.provisioning;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
@@ -101,9 +101,9 @@ public final class Desired {
         if (json == null) {
             return List.of();
         }
-        Allocation allocation;
+        PodGrant allocation;
         try {
-            allocation = Allocation.fromJson(json);
+            allocation = PodGrant.fromJson(json);
         } catch (IllegalArgumentException e) {
             return List.of();
         }
@@ -119,8 +119,8 @@ public final class Desired {
         allocation.containers().forEach((container, shares) -> {
             boolean wholeCards = whole.getOrDefault(container, false);
             DesiredGpu.ClaimRef claimRef = claimRef(ns, claims.get(container), book);
-            for (Allocation.Share share : shares) {
-                gpus.add(new DesiredGpu(ElasticGpuNames.of(allocation.node(), share.card(), uid, container), uid,
+            for (PodGrant.Share share : shares) {
+                gpus.add(new DesiredGpu(ElasticGPUNames.of(allocation.node(), share.card(), uid, container), uid,
                         allocation.node(), share.card(), share.uuid(),
                         wholeCards ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
                         capacity(share, wholeCards), new DesiredGpu.PodRef(ns, pod.getMetadata().getName(), container),
@@ -196,10 +196,10 @@ public final class Desired {
             String holder = requester != null ? consumer.pod().getMetadata().getName() : pod;
             DesiredGpu.ClaimRef claimRef = requester == null ? null
                     : claimRef(ns, ClaimAnnotations.of(consumer.pod()).get(requester), book);
-            Allocation.Share asShare = new Allocation.Share(share.card(), inventory.cards().get(share.card()).uuid(),
+            PodGrant.Share asShare = new PodGrant.Share(share.card(), inventory.cards().get(share.card()).uuid(),
                     share.milli(), share.memoryMib());
             // The name carries the claim's uid; the pod-uid label is left off: a claim is not a pod.
-            gpus.add(new DesiredGpu(ElasticGpuNames.of(share.node(), share.card(), uid, container), null, share.node(),
+            gpus.add(new DesiredGpu(ElasticGPUNames.of(share.node(), share.card(), uid, container), null, share.node(),
                     share.card(), asShare.uuid(), share.wholeCard() ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
                     capacity(asShare, share.wholeCard()), holder == null ? null : new DesiredGpu.PodRef(ns, holder, container), claimRef,
                     Phase.Bound));
@@ -217,7 +217,7 @@ public final class Desired {
      * A whole card: {@code elasticgpu.io/gpu: 1}. A slice: {@code gpu-memory} in MiB and {@code gpu-core} in percent
      * (milli / 10, rounded half up: 305 milli → 31), each only when above 0 (the CRD wants whole numbers ≥ 1).
      */
-    static Map<String, String> capacity(Allocation.Share share, boolean wholeCard) {
+    static Map<String, String> capacity(PodGrant.Share share, boolean wholeCard) {
         Map<String, String> capacity = new TreeMap<>();
         if (wholeCard) {
             capacity.put(ResourceNames.GPU, "1");
@@ -245,7 +245,7 @@ public final class Desired {
     private static Map<String, Boolean> wholeByContainer(Pod pod) {
         Map<String, Boolean> whole = new HashMap<>();
         try {
-            for (GpuAsk ask : PodGpuRequests.of(pod, PodGpuRequests.Units.DEFAULT)) {
+            for (GpuAsk ask : PodAsks.of(pod, PodAsks.Units.DEFAULT)) {
                 whole.put(ask.container(), ask.whole());
             }
         } catch (RuntimeException e) {

@@ -39,13 +39,13 @@ public record Leadership(String namespace, String identity, Duration leaseDurati
     /** A running election; {@link #close()} gives the lease up and stops the controller if this replica leads. */
     public static final class Election implements AutoCloseable {
         private final CompletableFuture<Void> lost = new CompletableFuture<>();
-        private final Supplier<ElasticGpuController> controllers;
+        private final Supplier<ElasticGPUController> controllers;
         private final String identity;
-        private ElasticGpuController controller;
+        private ElasticGPUController controller;
         private CompletableFuture<?> running;
         private boolean closed;
 
-        private Election(String identity, Supplier<ElasticGpuController> controllers) {
+        private Election(String identity, Supplier<ElasticGPUController> controllers) {
             this.identity = identity;
             this.controllers = controllers;
         }
@@ -56,7 +56,7 @@ public record Leadership(String namespace, String identity, Duration leaseDurati
         }
 
         private void lead() {
-            ElasticGpuController c;
+            ElasticGPUController c;
             synchronized (this) {
                 if (closed) {
                     return;
@@ -74,7 +74,7 @@ public record Leadership(String namespace, String identity, Duration leaseDurati
         }
 
         private void stopController() {
-            ElasticGpuController c;
+            ElasticGPUController c;
             synchronized (this) {
                 c = controller;
                 controller = null;
@@ -101,7 +101,7 @@ public record Leadership(String namespace, String identity, Duration leaseDurati
     private static final Logger LOG = LoggerFactory.getLogger(Leadership.class);
 
     /** Campaigns in the background; when elected, starts a controller from {@code controllers}. */
-    public Election run(KubernetesClient client, Supplier<ElasticGpuController> controllers) {
+    public Election run(KubernetesClient client, Supplier<ElasticGPUController> controllers) {
         Election election = new Election(identity, controllers);
         LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
                 .withName(LEASE_NAME)

@@ -3,7 +3,7 @@ package io.elasticgpu.controller.service;
 import io.elasticgpu.controller.dashboard.ClusterWatch;
 import io.elasticgpu.controller.dashboard.ControllerMetrics;
 import io.elasticgpu.controller.dashboard.DashboardServer;
-import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.provisioning.ElasticGPUController;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 
@@ -34,11 +34,11 @@ public final class ControllerService implements AutoCloseable {
     private final Deque<AutoCloseable> parts;
     private final DashboardServer dashboard;
     private final Optional<AdmissionWebhook> webhook;
-    private final AtomicReference<ElasticGpuController> leading;
+    private final AtomicReference<ElasticGPUController> leading;
     private final CompletableFuture<Void> lost;
 
     private ControllerService(Deque<AutoCloseable> parts, DashboardServer dashboard, Optional<AdmissionWebhook> webhook,
-                              AtomicReference<ElasticGpuController> leading, CompletableFuture<Void> lost) {
+                              AtomicReference<ElasticGPUController> leading, CompletableFuture<Void> lost) {
         this.parts = parts;
         this.dashboard = dashboard;
         this.webhook = webhook;
@@ -54,7 +54,7 @@ public final class ControllerService implements AutoCloseable {
      */
     public static ControllerService start(KubernetesClient client, ControllerConfig config) {
         Deque<AutoCloseable> parts = new ArrayDeque<>();
-        AtomicReference<ElasticGpuController> leading = new AtomicReference<>();
+        AtomicReference<ElasticGPUController> leading = new AtomicReference<>();
         try {
             ClusterWatch watch = ClusterWatch.start(client);
             parts.push(watch);
@@ -70,7 +70,7 @@ public final class ControllerService implements AutoCloseable {
                 parts.push(election);
                 lost = election.lost();
             } else {
-                ElasticGpuController controller = controller(client, config, leading);
+                ElasticGPUController controller = controller(client, config, leading);
                 parts.push(controller);
                 controller.start();
                 lost = new CompletableFuture<>();
@@ -83,9 +83,9 @@ public final class ControllerService implements AutoCloseable {
     }
 
     /** What only the leader does: keep ElasticGPUs and claims in step with the pods. */
-    private static ElasticGpuController controller(KubernetesClient client, ControllerConfig config,
-                                                   AtomicReference<ElasticGpuController> leading) {
-        ElasticGpuController controller = new ElasticGpuController(client, config.resync());
+    private static ElasticGPUController controller(KubernetesClient client, ControllerConfig config,
+                                                   AtomicReference<ElasticGPUController> leading) {
+        ElasticGPUController controller = new ElasticGPUController(client, config.resync());
         leading.set(controller);
         return controller;
     }
@@ -96,13 +96,13 @@ public final class ControllerService implements AutoCloseable {
                 + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    private static boolean leads(AtomicReference<ElasticGpuController> leading) {
-        ElasticGpuController controller = leading.get();
+    private static boolean leads(AtomicReference<ElasticGPUController> leading) {
+        ElasticGPUController controller = leading.get();
         return controller != null && controller.running();
     }
 
-    private static long syncs(AtomicReference<ElasticGpuController> leading) {
-        ElasticGpuController controller = leading.get();
+    private static long syncs(AtomicReference<ElasticGPUController> leading) {
+        ElasticGPUController controller = leading.get();
         return controller == null ? 0 : controller.syncs();
     }
 

@@ -1,13 +1,13 @@
 package io.elasticgpu.controller.view;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -108,7 +108,7 @@ final class Census {
         String boundTo = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
         String json = annotation(pod, Annotations.ALLOCATION);
         if (json == null) {
-            if ((boundTo == null || boundTo.isEmpty()) && PodGpuRequests.asksGpu(pod, PodGpuRequests.Units.DEFAULT)) {
+            if ((boundTo == null || boundTo.isEmpty()) && PodAsks.asksGpu(pod, PodAsks.Units.DEFAULT)) {
                 podsPending++;
                 if (scope.showsNamespace(ns) && scope.node() == null) {
                     pending.add(new PendingPod(ns, name));
@@ -116,9 +116,9 @@ final class Census {
             }
             return;
         }
-        Allocation allocation;
+        PodGrant allocation;
         try {
-            allocation = Allocation.fromJson(json);
+            allocation = PodGrant.fromJson(json);
         } catch (IllegalArgumentException e) {
             podProblem(ns, name, boundTo, withoutParserLocation(e.getMessage()));
             return;
@@ -175,7 +175,7 @@ final class Census {
     }
 
     /** Why an allocation cannot be counted on its node's cards, or null when it can. */
-    private String mismatch(Allocation allocation, String boundTo) {
+    private String mismatch(PodGrant allocation, String boundTo) {
         String node = allocation.node();
         NodeInventory inventory = inventories.get(node);
         if (inventory == null) {
@@ -185,8 +185,8 @@ final class Census {
             return "allocation names node %s but the pod is bound to %s".formatted(node, boundTo);
         }
         int count = inventory.cards().size();
-        for (List<Allocation.Share> shares : allocation.containers().values()) {
-            for (Allocation.Share share : shares) {
+        for (List<PodGrant.Share> shares : allocation.containers().values()) {
+            for (PodGrant.Share share : shares) {
                 if (share.card() < 0 || share.card() >= count) {
                     return "allocation names card %d on node %s, which has cards 0..%d"
                             .formatted(share.card(), node, count - 1);

@@ -6,7 +6,7 @@ import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -134,7 +134,7 @@ public final class ClaimMutation {
             GpuAsk ask;
             try {
                 ask = ClaimAsks.ask(containerName, asked);
-            } catch (InvalidGpuRequestException e) {
+            } catch (InvalidAskException e) {
                 return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace"
                         + " %s, which asks what Elastic GPU cannot give: %s; fix the claim's spec.resources.requests"
                         + " (the CRD's validation did not run on it: was it written through an older version?)")
@@ -212,7 +212,7 @@ public final class ClaimMutation {
         try {
             DraAsks.request(ask);
             return Optional.empty();
-        } catch (InvalidGpuRequestException e) {
+        } catch (InvalidAskException e) {
             return Optional.of(e.getMessage());
         }
     }

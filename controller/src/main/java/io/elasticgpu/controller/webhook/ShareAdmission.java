@@ -1,10 +1,10 @@
 package io.elasticgpu.controller.webhook;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
@@ -17,7 +17,7 @@ import java.util.Optional;
 
 /**
  * Whether the GPU slices a pod asks can be held to their shares the way the node agents hold them: a pod asking a
- * slice (read by {@link PodGpuRequests}, the one reading of asks) is refused when its
+ * slice (read by {@link PodAsks}, the one reading of asks) is refused when its
  * {@value MpsLimits#PROCESSES_ANNOTATION} annotation is not a process count (whatever the isolation), or, with
  * {@link Isolation#MPS}, when {@link MpsLimits#of} cannot divide a container's share among that many processes. Whole
  * cards never go through MPS and are never refused here; nor is a pod whose asks cannot be read (the extender and the
@@ -26,7 +26,7 @@ import java.util.Optional;
  * @param isolation how the node agents hold slices to their shares ({@code --isolation} of the agents)
  * @param units     how quantities read ({@code --memory-block-mib}, {@code --aliyun-unit-mib}: the agents' values)
  */
-public record ShareAdmission(Isolation isolation, PodGpuRequests.Units units) {
+public record ShareAdmission(Isolation isolation, PodAsks.Units units) {
 
     /** What holds each slice to its share on the nodes: the node agent's {@code --isolation}. */
     public enum Isolation {
@@ -53,7 +53,7 @@ public record ShareAdmission(Isolation isolation, PodGpuRequests.Units units) {
     static final int MAX_CARDS = 64;
 
     /** No isolation, quantities in the default units: only the process annotation is checked. */
-    public static final ShareAdmission NONE = new ShareAdmission(Isolation.NONE, PodGpuRequests.Units.DEFAULT);
+    public static final ShareAdmission NONE = new ShareAdmission(Isolation.NONE, PodAsks.Units.DEFAULT);
 
     public ShareAdmission {
         Objects.requireNonNull(isolation, "isolation");
@@ -69,12 +69,12 @@ public record ShareAdmission(Isolation isolation, PodGpuRequests.Units units) {
     public Optional<String> refusal(String podName, Pod pod) {
         List<GpuAsk> slices = new ArrayList<>();
         try {
-            for (GpuAsk ask : PodGpuRequests.of(pod, units)) {
+            for (GpuAsk ask : PodAsks.of(pod, units)) {
                 if (!ask.whole()) {
                     slices.add(ask);
                 }
             }
-        } catch (InvalidGpuRequestException e) {
+        } catch (InvalidAskException e) {
             return Optional.empty(); // not this webhook's refusal: the extender and the node agent name the problem
         }
         if (slices.isEmpty()) {

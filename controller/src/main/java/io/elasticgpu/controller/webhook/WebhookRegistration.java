@@ -86,7 +86,7 @@ final class WebhookRegistration {
      * The pods {@value #SHARES_WEBHOOK_NAME} is called for: none naming a claim (those go to {@value #WEBHOOK_NAME},
      * which checks their shares too), and of the others those with the {@value MpsLimits#PROCESSES_ANNOTATION}
      * annotation, and with isolation by MPS those naming any GPU resource in a container's limits or requests (every
-     * name {@link io.elasticgpu.api.v1alpha1.PodGpuRequests} reads). Whether the pod asks a slice is the webhook's
+     * name {@link io.elasticgpu.api.v1alpha1.PodAsks} reads). Whether the pod asks a slice is the webhook's
      * to decide.
      */
     static String sharesExpression(ShareAdmission shares) {

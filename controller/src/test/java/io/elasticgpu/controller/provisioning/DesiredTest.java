@@ -8,7 +8,7 @@ import static io.elasticgpu.controller.provisioning.TestPods.uuid;
 import static io.elasticgpu.controller.provisioning.TestPods.withClaim;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;

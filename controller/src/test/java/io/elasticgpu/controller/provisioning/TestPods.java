@@ -1,6 +1,6 @@
 package io.elasticgpu.controller.provisioning;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
@@ -26,9 +26,9 @@ final class TestPods {
     }
 
     /** A running pod on {@code node} with one container {@code main} asking {@code limits}, holding {@code shares}. */
-    static Pod pod(String name, String uid, String node, Map<String, String> limits, List<Allocation.Share> shares) {
+    static Pod pod(String name, String uid, String node, Map<String, String> limits, List<PodGrant.Share> shares) {
         return new PodBuilder().withNewMetadata().withNamespace("ml").withName(name).withUid(uid)
-                .addToAnnotations(Annotations.ALLOCATION, new Allocation(node, Map.of("main", shares)).toJson())
+                .addToAnnotations(Annotations.ALLOCATION, new PodGrant(node, Map.of("main", shares)).toJson())
                 .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ALLOCATED).endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("main").withNewResources()
                 .withLimits(limits.entrySet().stream().collect(java.util.stream.Collectors.toMap(
@@ -39,7 +39,7 @@ final class TestPods {
 
     static Pod slicePod(String name, String uid, String node, int card, int milli, long memoryMib) {
         return pod(name, uid, node, Map.of("elasticgpu.io/gpu-memory", Long.toString(memoryMib), "elasticgpu.io/gpu-core",
-                Integer.toString(milli / 10)), List.of(new Allocation.Share(card, uuid(node, card), milli, memoryMib)));
+                Integer.toString(milli / 10)), List.of(new PodGrant.Share(card, uuid(node, card), milli, memoryMib)));
     }
 
     static Pod withClaim(Pod pod, String claim) {

@@ -1,7 +1,7 @@
 package io.elasticgpu.controller.view;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
@@ -124,7 +124,7 @@ final class ClusterFixture {
     }
 
     static Pod holder(String ns, String name, String boundTo, String phase, Map<String, List<Share>> containers) {
-        return pod(ns, name, boundTo, new Allocation(boundTo, containers).toJson(), phase);
+        return pod(ns, name, boundTo, new PodGrant(boundTo, containers).toJson(), phase);
     }
 
     static Pod withAllocationJson(String ns, String name, String boundTo, String json) {

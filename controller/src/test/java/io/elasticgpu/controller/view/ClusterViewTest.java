@@ -5,7 +5,7 @@ import static io.elasticgpu.controller.view.ClusterFixture.T4_MIB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.elasticgpu.controller.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.fabric8.kubernetes.api.model.Pod;
 
 import java.util.ArrayList;

@@ -132,9 +132,9 @@ class ClaimMutationTest {
                 .withNewResources().addToLimits(name, new io.fabric8.kubernetes.api.model.Quantity(value)).endResources()
                 .endContainer().endSpec().build();
         try {
-            io.elasticgpu.api.v1alpha1.PodGpuRequests.of(alone, io.elasticgpu.api.v1alpha1.PodGpuRequests.Units.DEFAULT);
+            io.elasticgpu.api.v1alpha1.PodAsks.of(alone, io.elasticgpu.api.v1alpha1.PodAsks.Units.DEFAULT);
             throw new AssertionError(name + "=" + value + " is a valid ask");
-        } catch (io.elasticgpu.api.v1alpha1.InvalidGpuRequestException e) {
+        } catch (io.elasticgpu.api.v1alpha1.InvalidAskException e) {
             return e.getMessage();
         }
     }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
 import io.elasticgpu.http.HttpRequest;
 import io.elasticgpu.http.HttpResponse;
@@ -96,7 +96,7 @@ class MutatePodsHandlerTest {
 
     /** The webhook of a cluster whose node agents run with --isolation mps. */
     private final MutatePodsHandler mps = new MutatePodsHandler(namespace -> TEAM_A,
-            new ShareAdmission(Isolation.MPS, PodGpuRequests.Units.DEFAULT));
+            new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT));
 
     @Test
     void aPodAskingASliceWithABadProcessCountIsRefusedWith400InsideA200Review() {
@@ -171,7 +171,7 @@ class MutatePodsHandlerTest {
             }
         };
         MutatePodsHandler handler = new MutatePodsHandler(namespace -> throughDra,
-                new ShareAdmission(Isolation.MPS, PodGpuRequests.Units.DEFAULT));
+                new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT));
 
         AdmissionResponse response = handler.respond(review("{\"elasticgpu.io/egpuc-main\": \"dra\","
                 + " \"elasticgpu.io/gpu-processes\": \"two\"}").getRequest());

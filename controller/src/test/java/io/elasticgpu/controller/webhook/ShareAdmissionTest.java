@@ -3,9 +3,9 @@ package io.elasticgpu.controller.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
 
 import io.fabric8.kubernetes.api.model.Container;
@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Which pods asking GPU slices the webhook refuses, and with what message: pod team-a/train, its asks read by
- * PodGpuRequests (gpu-memory in MiB unless said), its share per process as MpsLimits computes it (compute: milli / 10
+ * PodAsks (gpu-memory in MiB unless said), its share per process as MpsLimits computes it (compute: milli / 10
  * / processes, rounded down, at least 1 %; memory: MiB / processes, rounded down, at least 1 MiB).
  */
 class ShareAdmissionTest {
@@ -36,7 +36,7 @@ class ShareAdmissionTest {
     private static final String CORE = "elasticgpu.io/gpu-core";
     private static final String COUNT = "elasticgpu.io/gpu-count";
     private static final String GPU = "elasticgpu.io/gpu";
-    private static final ShareAdmission MPS = new ShareAdmission(Isolation.MPS, PodGpuRequests.Units.DEFAULT);
+    private static final ShareAdmission MPS = new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT);
 
     private static final String BAD_PROCESSES = "pod team-a/train: annotation elasticgpu.io/gpu-processes must be a"
             + " whole number 1..48 (how many CUDA processes share the GPU share), was \"%s\"; set it to how many CUDA"
@@ -125,7 +125,7 @@ class ShareAdmissionTest {
                         BAD_PROCESSES.formatted("49")),
                 Arguments.of("not a number", pod(Map.of(PROCESSES, "two"), container("main", MEM, "4096")),
                         BAD_PROCESSES.formatted("two")),
-                // An ask PodGpuRequests refuses (over 100 %) is the extender's and the agent's to name, as before.
+                // An ask PodAsks refuses (over 100 %) is the extender's and the agent's to name, as before.
                 Arguments.of("an unreadable ask is not refused here",
                         pod(Map.of(PROCESSES, "0"), container("main", CORE, "150")), null));
     }
@@ -147,7 +147,7 @@ class ShareAdmissionTest {
 
     @Test
     void memoryIsReadInTheAgentsUnits() {
-        ShareAdmission blocksOf16 = new ShareAdmission(Isolation.MPS, new PodGpuRequests.Units(16, 1024,
+        ShareAdmission blocksOf16 = new ShareAdmission(Isolation.MPS, new PodAsks.Units(16, 1024,
                 GPU, MEM, CORE, COUNT));
         Pod pod = pod(Map.of(PROCESSES, "16"), container("main", MEM, "1"));
 

@@ -2,7 +2,7 @@ package io.elasticgpu.controller.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpFuzz;
 
@@ -44,7 +44,7 @@ class WebhookFuzzTest {
     @BeforeContainer
     static void start() {
         server = AdmissionWebhook.serve(new InetSocketAddress("127.0.0.1", 0), null,
-                new ShareAdmission(ShareAdmission.Isolation.MPS, PodGpuRequests.Units.DEFAULT),
+                new ShareAdmission(ShareAdmission.Isolation.MPS, PodAsks.Units.DEFAULT),
                 namespace -> name -> {
                     READS.incrementAndGet();
                     return "slice".equals(name) ? Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096")))

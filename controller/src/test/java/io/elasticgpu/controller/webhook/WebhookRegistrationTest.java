@@ -2,7 +2,7 @@ package io.elasticgpu.controller.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
 
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
@@ -96,7 +96,7 @@ class WebhookRegistrationTest {
         String container = "has(c.resources) && (has(c.resources.limits) && c.resources.limits.exists(r, " + names
                 + ") || has(c.resources.requests) && c.resources.requests.exists(r, " + names + "))";
 
-        assertThat(WebhookRegistration.sharesExpression(new ShareAdmission(Isolation.MPS, PodGpuRequests.Units.DEFAULT)))
+        assertThat(WebhookRegistration.sharesExpression(new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT)))
                 .isEqualTo("!(has(object.metadata.annotations) && object.metadata.annotations.exists(k,"
                         + " k.startsWith('elasticgpu.io/egpuc-'))) && (has(object.metadata.annotations) &&"
                         + " 'elasticgpu.io/gpu-processes' in object.metadata.annotations"

@@ -2,7 +2,7 @@ package io.elasticgpu.core.placement;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.snapshot.Reason;
 
 import java.util.Map;
@@ -10,7 +10,7 @@ import java.util.Map;
 /** The outcome of one scheduling cycle: where the request goes, or why it goes nowhere. */
 public sealed interface Decision {
 
-    record Placed(Placement placement, double score) implements Decision {
+    record Placed(Grant placement, double score) implements Decision {
         public Placed {
             requireNonNull(placement, "placement");
         }

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.ClusterState;
@@ -40,7 +40,7 @@ public final class Placer {
     }
 
     /** Chooses where {@code request} goes in {@code cluster}; changes nothing. */
-    public Decision place(Request request, ClusterState cluster) {
+    public Decision place(Ask request, ClusterState cluster) {
         requireNonNull(request, "request");
         grow(cluster.size());
         int fitting = 0;
@@ -77,7 +77,7 @@ public final class Placer {
     }
 
     /** The shares {@code request} takes on {@code cards} of {@code node}: whole cards take all their memory. */
-    public static Placement placement(Request request, NodeState node, int[] cards) {
+    public static Grant placement(Ask request, NodeState node, int[] cards) {
         CardShare[] shares = new CardShare[cards.length];
         for (int i = 0; i < cards.length; i++) {
             Card card = node.card(cards[i]);
@@ -85,7 +85,7 @@ public final class Placer {
                     ? new CardShare(cards[i], card.computeMilli(), card.memoryMib())
                     : new CardShare(cards[i], request.milliPerCard(), request.memoryMibOn(card));
         }
-        return new Placement(node.name(), request, java.util.List.of(shares));
+        return new Grant(node.name(), request, java.util.List.of(shares));
     }
 
     private static Decision unschedulable(int nodes, Map<Reason, Integer> rejected) {

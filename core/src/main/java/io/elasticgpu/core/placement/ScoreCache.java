@@ -1,6 +1,6 @@
 package io.elasticgpu.core.placement;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
@@ -18,10 +18,10 @@ final class ScoreCache {
 
     /** A request with its hash computed once per cycle: hashing a record on every node lookup is the hot path. */
     static final class Key {
-        private final Request request;
+        private final Ask request;
         private final int hash;
 
-        Key(Request request) {
+        Key(Ask request) {
             this.request = request;
             this.hash = request.hashCode();
         }

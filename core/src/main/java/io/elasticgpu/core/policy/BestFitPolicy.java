@@ -1,6 +1,6 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 /**
@@ -16,7 +16,7 @@ public final class BestFitPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Request r, NodeState s) {
+    public Choice choose(Ask r, NodeState s) {
         // Operation for operation as in the paper's artifact.
         double leftover = 0;
         leftover += (double) (s.freeCpu() - r.cpuMilli()) / DotProductPolicy.MAX_CPU_MILLI * 0.5;

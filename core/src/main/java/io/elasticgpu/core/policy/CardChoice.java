@@ -1,6 +1,6 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.snapshot.NodeState;
 
@@ -21,7 +21,7 @@ public final class CardChoice {
     }
 
     /** Best fit: a one-card slice takes the card with the least room that fits; other requests {@link #linked}. */
-    public static int[] tightest(Request r, NodeState s) {
+    public static int[] tightest(Ask r, NodeState s) {
         if (!r.sharesOneCard()) {
             return linked(r, s);
         }
@@ -35,7 +35,7 @@ public final class CardChoice {
     }
 
     /** Worst fit: a one-card slice takes the card with the most room; other requests {@link #linked}. */
-    public static int[] roomiest(Request r, NodeState s) {
+    public static int[] roomiest(Ask r, NodeState s) {
         if (!r.sharesOneCard()) {
             return linked(r, s);
         }
@@ -52,7 +52,7 @@ public final class CardChoice {
      * {@code r.cards()} fitting cards with the best links between them: the highest weakest link first, then the
      * highest sum of links, then the least load, then the lowest indexes.
      */
-    public static int[] linked(Request r, NodeState s) {
+    public static int[] linked(Ask r, NodeState s) {
         int[] candidates = s.fittingCards(r);
         int k = r.cards();
         if (candidates.length < k) {
@@ -68,7 +68,7 @@ public final class CardChoice {
         return greedy(candidates, k, s);
     }
 
-    private static int[] single(int card, Request r, NodeState s) {
+    private static int[] single(int card, Ask r, NodeState s) {
         if (card < 0) {
             throw new IllegalStateException("node %s: no card fits %s".formatted(s.name(), r));
         }

@@ -1,6 +1,6 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 /**
@@ -19,7 +19,7 @@ public final class DotProductPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Request r, NodeState s) {
+    public Choice choose(Ask r, NodeState s) {
         // Operation for operation as in the paper's artifact, so that truncation lands on the same integers.
         double nodeCpu = s.freeCpu() / MAX_CPU_MILLI;
         double nodeGpu = s.freeShareTotal() / MAX_GPU_MILLI;

@@ -1,6 +1,6 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 /**
@@ -42,7 +42,7 @@ public final class FgdPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Request r, NodeState s) {
+    public Choice choose(Ask r, NodeState s) {
         int[] free = FreeShares.of(s);
         String model = s.node().model();
         double before = fragmentation.of(s.freeCpu(), s.freeMemory(), free, model);

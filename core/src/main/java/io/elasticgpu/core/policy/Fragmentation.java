@@ -2,7 +2,7 @@ package io.elasticgpu.core.policy;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.List;
@@ -51,7 +51,7 @@ public final class Fragmentation {
         probability = new double[n];
         models = t.stream().map(x -> x.shape().models()).toList();
         for (int i = 0; i < n; i++) {
-            Request shape = t.get(i).shape();
+            Ask shape = t.get(i).shape();
             cpu[i] = shape.cpuMilli();
             memory[i] = hostMemory ? shape.memoryMib() : 0;
             milli[i] = shape.milliPerCard();

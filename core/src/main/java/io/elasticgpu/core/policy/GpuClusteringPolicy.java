@@ -1,12 +1,12 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.Map;
 
 /**
- * The paper's GpuClustering baseline: keep pods of one kind ({@link Request#tag()}) together. Base 75 when the
+ * The paper's GpuClustering baseline: keep pods of one kind ({@link Ask#tag()}) together. Base 75 when the
  * node holds only GPU pods of this kind, 50 when it holds this kind and others, 25 when it holds no GPU pods, 0 when
  * it holds only other kinds; plus {@code floor(25 * (8000 - G) / 8000)} to prefer fuller nodes. CPU-only pods score
  * 0 everywhere. Cards by best fit.
@@ -19,7 +19,7 @@ public final class GpuClusteringPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Request r, NodeState s) {
+    public Choice choose(Ask r, NodeState s) {
         if (!r.needsCards()) {
             return new Choice(0, new int[0]);
         }

@@ -1,7 +1,7 @@
 package io.elasticgpu.core.policy;
 
 import io.elasticgpu.core.model.Card;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.Comparator;
@@ -21,14 +21,14 @@ public final class GpuPackingPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Request r, NodeState s) {
+    public Choice choose(Ask r, NodeState s) {
         if (!r.needsCards()) {
             return new Choice(0, new int[0]);
         }
         return new Choice(score(r, s), CardChoice.tightest(r, s));
     }
 
-    private static long score(Request r, NodeState s) {
+    private static long score(Ask r, NodeState s) {
         int cards = s.cardCount();
         int[] free = FreeShares.of(s);
         long fullyFree = IntStream.of(free).filter(g -> g == Card.WHOLE).count();

@@ -1,6 +1,6 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 /**
@@ -16,7 +16,7 @@ public interface Policy {
      * Called only for nodes the request fits ({@link NodeState#check} returned {@code FITS}); higher scores are
      * better, and the cards returned are exactly {@code request.cards()} distinct cards that fit.
      */
-    Choice choose(Request request, NodeState node);
+    Choice choose(Ask request, NodeState node);
 
     /**
      * Whether {@link #choose} depends on nothing but its arguments, so that a caller may reuse a choice until the

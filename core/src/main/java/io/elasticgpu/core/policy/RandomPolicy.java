@@ -2,7 +2,7 @@ package io.elasticgpu.core.policy;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.random.RandomGenerator;
@@ -30,7 +30,7 @@ public final class RandomPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Request r, NodeState s) {
+    public Choice choose(Ask r, NodeState s) {
         double score = random.nextDouble();
         if (!r.sharesOneCard()) {
             return new Choice(score, r.needsCards() ? CardChoice.linked(r, s) : new int[0]);

@@ -1,6 +1,6 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 /**
@@ -16,7 +16,7 @@ public final class SpreadPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Request r, NodeState s) {
+    public Choice choose(Ask r, NodeState s) {
         if (!r.needsCards()) {
             return new Choice(100 - Utilisation.cpuAfter(r, s), new int[0]);
         }

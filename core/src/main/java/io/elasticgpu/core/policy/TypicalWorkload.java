@@ -2,7 +2,7 @@ package io.elasticgpu.core.policy;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -19,7 +19,7 @@ import java.util.Map;
 public final class TypicalWorkload {
 
     /** One expected pod shape and its probability. */
-    public record Typical(Request shape, double probability) {
+    public record Typical(Ask shape, double probability) {
         public Typical {
             requireNonNull(shape, "shape");
             if (!(probability >= 0 && probability <= 1)) {
@@ -48,21 +48,21 @@ public final class TypicalWorkload {
      * @param pods            observed requests, in any order
      * @param coveragePercent keep shapes until they cover at least this percentage of the pods (the paper uses 95)
      */
-    public static TypicalWorkload estimate(List<Request> pods, int coveragePercent) {
+    public static TypicalWorkload estimate(List<Ask> pods, int coveragePercent) {
         if (coveragePercent < 1 || coveragePercent > 100) {
             throw new IllegalArgumentException("coveragePercent must be 1..100, was %d".formatted(coveragePercent));
         }
         if (pods.isEmpty()) {
             throw new IllegalArgumentException("cannot estimate a workload from no pods");
         }
-        Map<Request, List<Long>> groups = new LinkedHashMap<>();
-        for (Request pod : pods) {
+        Map<Ask, List<Long>> groups = new LinkedHashMap<>();
+        for (Ask pod : pods) {
             groups.computeIfAbsent(shapeOf(pod), k -> new ArrayList<>()).add(pod.memoryMib());
         }
-        Map<Request, Integer> counts = new LinkedHashMap<>();
+        Map<Ask, Integer> counts = new LinkedHashMap<>();
         groups.forEach((shape, memory) -> counts.put(shape, memory.size()));
-        List<Map.Entry<Request, Integer>> ranked = new ArrayList<>(counts.entrySet());
-        ranked.sort(Map.Entry.<Request, Integer>comparingByValue()
+        List<Map.Entry<Ask, Integer>> ranked = new ArrayList<>(counts.entrySet());
+        ranked.sort(Map.Entry.<Ask, Integer>comparingByValue()
                 .thenComparing(Map.Entry.comparingByKey(SHAPE_ORDER)).reversed());
         // The arithmetic below follows the paper's artifact operation by operation, so that frequencies, and with
         // them every FGD score, come out bit for bit the same.
@@ -78,32 +78,32 @@ public final class TypicalWorkload {
         for (int i = 0; i < kept; i++) {
             double share = ranked.get(i).getValue() / total;
             double probability = kept == ranked.size() ? share : share / (covered / total);
-            Request shape = ranked.get(i).getKey();
+            Ask shape = ranked.get(i).getKey();
             out.add(new Typical(withMemory(shape, median(groups.get(shape))), probability));
         }
         return new TypicalWorkload(out, ranked.size());
     }
 
     /** Ties between equally frequent shapes go to the larger shape: CPU, then milli, then cards, then models. */
-    private static final Comparator<Request> SHAPE_ORDER = Comparator.comparingLong(Request::cpuMilli)
-            .thenComparingInt(Request::milliPerCard)
-            .thenComparingInt(Request::cards)
+    private static final Comparator<Ask> SHAPE_ORDER = Comparator.comparingLong(Ask::cpuMilli)
+            .thenComparingInt(Ask::milliPerCard)
+            .thenComparingInt(Ask::cards)
             .thenComparing(r -> String.join("|", r.models()))
-            .thenComparingLong(Request::memoryMibPerCard)
-            .thenComparingInt(Request::memoryPercentPerCard);
+            .thenComparingLong(Ask::memoryMibPerCard)
+            .thenComparingInt(Ask::memoryPercentPerCard);
 
     private static long median(List<Long> values) {
         List<Long> sorted = values.stream().sorted().toList();
         return sorted.get(sorted.size() / 2);
     }
 
-    private static Request withMemory(Request shape, long memoryMib) {
-        return new Request(shape.cpuMilli(), memoryMib, shape.cards(), shape.milliPerCard(), shape.memoryMibPerCard(),
+    private static Ask withMemory(Ask shape, long memoryMib) {
+        return new Ask(shape.cpuMilli(), memoryMib, shape.cards(), shape.milliPerCard(), shape.memoryMibPerCard(),
                 shape.models(), shape.memoryPercentPerCard());
     }
 
-    private static Request shapeOf(Request pod) {
-        return new Request(pod.cpuMilli(), 0, pod.cards(), pod.milliPerCard(), pod.memoryMibPerCard(), pod.models(),
+    private static Ask shapeOf(Ask pod) {
+        return new Ask(pod.cpuMilli(), 0, pod.cards(), pod.milliPerCard(), pod.memoryMibPerCard(), pod.models(),
                 pod.memoryPercentPerCard());
     }
 
@@ -117,7 +117,7 @@ public final class TypicalWorkload {
     }
 
     /** The share of observed pods the kept shapes cover, 0..1. */
-    public double coverage(List<Request> pods) {
+    public double coverage(List<Ask> pods) {
         var kept = typicals.stream().map(t -> withMemory(t.shape(), 0)).toList();
         return pods.stream().map(TypicalWorkload::shapeOf).filter(kept::contains).count() / (double) pods.size();
     }

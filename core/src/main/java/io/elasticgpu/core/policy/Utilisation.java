@@ -1,6 +1,6 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 /** How full a node would be after a placement, 0..100, for the production policies. */
@@ -9,12 +9,12 @@ final class Utilisation {
     private Utilisation() {
     }
 
-    static double cpuAfter(Request r, NodeState s) {
+    static double cpuAfter(Ask r, NodeState s) {
         long capacity = s.node().cpuMilli();
         return capacity == 0 ? 100 : 100.0 * (capacity - s.freeCpu() + r.cpuMilli()) / capacity;
     }
 
-    static double gpuAfter(Request r, NodeState s, int[] cards) {
+    static double gpuAfter(Ask r, NodeState s, int[] cards) {
         long capacity = 0;
         for (int i = 0; i < s.cardCount(); i++) {
             if (s.card(i).healthy()) {

@@ -3,7 +3,7 @@ package io.elasticgpu.core.snapshot;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Grant;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -68,14 +68,14 @@ public final class ClusterState {
     }
 
     /** Records {@code placement}; throws and changes nothing if it does not fit. */
-    public void assume(Placement placement) {
+    public void assume(Grant placement) {
         int i = indexOf(placement.node());
         states[i] = states[i].with(placement);
         usedMilli += placement.totalMilli();
     }
 
     /** Removes {@code placement}; throws and changes nothing if it is not held. */
-    public void forget(Placement placement) {
+    public void forget(Grant placement) {
         int i = indexOf(placement.node());
         states[i] = states[i].without(placement);
         usedMilli -= placement.totalMilli();

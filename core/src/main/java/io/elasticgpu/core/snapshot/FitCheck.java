@@ -1,6 +1,6 @@
 package io.elasticgpu.core.snapshot;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 
 /**
  * Whether a request fits a node now, and if not, why. The checks run in a fixed order (pods, CPU, memory, GPUs,
@@ -11,7 +11,7 @@ final class FitCheck {
     private FitCheck() {
     }
 
-    static Reason reason(Request r, NodeState s) {
+    static Reason reason(Ask r, NodeState s) {
         if (s.freePods() < 1) {
             return Reason.TOO_MANY_PODS;
         }
@@ -27,7 +27,7 @@ final class FitCheck {
         return cardReason(r, s);
     }
 
-    private static Reason cardReason(Request r, NodeState s) {
+    private static Reason cardReason(Ask r, NodeState s) {
         int cards = s.cardCount();
         if (cards == 0) {
             return Reason.NO_GPU;
@@ -54,7 +54,7 @@ final class FitCheck {
         return anyHealthy ? Reason.INSUFFICIENT_GPU : Reason.NO_HEALTHY_GPU;
     }
 
-    static Fit explain(Request r, NodeState s) {
+    static Fit explain(Ask r, NodeState s) {
         Reason reason = reason(r, s);
         String node = s.name();
         return switch (reason) {
@@ -74,7 +74,7 @@ final class FitCheck {
         };
     }
 
-    private static String gpuDetail(Request r, NodeState s) {
+    private static String gpuDetail(Ask r, NodeState s) {
         int fitting = s.fittingCards(r).length;
         if (r.wholeCards()) {
             return "%d whole cards free, the pod asks %d".formatted(fitting, r.cards());

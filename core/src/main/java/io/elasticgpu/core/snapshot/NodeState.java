@@ -5,8 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 
 import java.util.HashMap;
 import java.util.List;
@@ -153,7 +153,7 @@ public final class NodeState {
         return n;
     }
 
-    /** How many GPU pods of each {@link Request#tag()} run here. */
+    /** How many GPU pods of each {@link Ask#tag()} run here. */
     public Map<String, Integer> gpuPodTags() {
         return gpuPodTags;
     }
@@ -163,12 +163,12 @@ public final class NodeState {
     }
 
     /** Whether {@code card} is of a model {@code request} accepts (looked at only when the request names models). */
-    public boolean acceptsModel(Request request, int card) {
+    public boolean acceptsModel(Ask request, int card) {
         return request.models().isEmpty() || request.acceptsModel(card(card).model());
     }
 
     /** Whether {@code card} could take one card's worth of {@code request} right now. */
-    public boolean cardFits(Request request, int card) {
+    public boolean cardFits(Ask request, int card) {
         int milli = availableMilli[card];
         if (milli < 0 || !acceptsModel(request, card)) {
             return false;
@@ -181,7 +181,7 @@ public final class NodeState {
     }
 
     /** The cards {@code request} could use, in index order. */
-    public int[] fittingCards(Request request) {
+    public int[] fittingCards(Ask request) {
         int[] out = new int[usedMilli.length];
         int n = 0;
         for (int i = 0; i < usedMilli.length; i++) {
@@ -193,12 +193,12 @@ public final class NodeState {
     }
 
     /** The fit check without building a message; {@link Reason#FITS} when the request fits. */
-    public Reason check(Request request) {
+    public Reason check(Ask request) {
         return FitCheck.reason(request, this);
     }
 
     /** The fit check with a message that says what is missing. */
-    public Fit explain(Request request) {
+    public Fit explain(Ask request) {
         return FitCheck.explain(request, this);
     }
 
@@ -207,7 +207,7 @@ public final class NodeState {
      *
      * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
      */
-    public NodeState with(Placement placement) {
+    public NodeState with(Grant placement) {
         return with(List.of(placement));
     }
 
@@ -217,7 +217,7 @@ public final class NodeState {
      *
      * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
      */
-    public NodeState with(List<Placement> placements) {
+    public NodeState with(List<Grant> placements) {
         return with(placements, 1);
     }
 
@@ -227,16 +227,16 @@ public final class NodeState {
      *
      * @throws IllegalStateException if it would exceed any capacity; the state is unchanged
      */
-    public NodeState withHeld(List<Placement> placements) {
+    public NodeState withHeld(List<Grant> placements) {
         return with(placements, 0);
     }
 
     /** This node without what {@link #withHeld} counted. */
-    public NodeState withoutHeld(List<Placement> placements) {
+    public NodeState withoutHeld(List<Grant> placements) {
         return without(placements, 0);
     }
 
-    private NodeState with(List<Placement> placements, int podCount) {
+    private NodeState with(List<Grant> placements, int podCount) {
         long cpu = usedCpu;
         long memory = usedMemory;
         int[] milli = usedMilli.clone();
@@ -245,9 +245,9 @@ public final class NodeState {
         if (pods + podCount > node.maxPods()) {
             throw over("pods", pods + podCount, node.maxPods());
         }
-        for (Placement placement : placements) {
+        for (Grant placement : placements) {
             checkNode(placement);
-            Request r = placement.request();
+            Ask r = placement.request();
             cpu += r.cpuMilli();
             memory += r.memoryMib();
             for (CardShare share : placement.shares()) {
@@ -280,7 +280,7 @@ public final class NodeState {
      *
      * @throws IllegalStateException if the placement is not held here
      */
-    public NodeState without(Placement placement) {
+    public NodeState without(Grant placement) {
         return without(List.of(placement));
     }
 
@@ -289,19 +289,19 @@ public final class NodeState {
      *
      * @throws IllegalStateException if they are not held here
      */
-    public NodeState without(List<Placement> placements) {
+    public NodeState without(List<Grant> placements) {
         return without(placements, 1);
     }
 
-    private NodeState without(List<Placement> placements, int podCount) {
+    private NodeState without(List<Grant> placements, int podCount) {
         long cpu = usedCpu;
         long memory = usedMemory;
         int[] milli = usedMilli.clone();
         long[] cardMemory = usedCardMemory.clone();
         Map<String, Integer> tags = gpuPodTags;
-        for (Placement placement : placements) {
+        for (Grant placement : placements) {
             checkNode(placement);
-            Request r = placement.request();
+            Ask r = placement.request();
             cpu -= r.cpuMilli();
             memory -= r.memoryMib();
             for (CardShare share : placement.shares()) {
@@ -340,7 +340,7 @@ public final class NodeState {
         return new NodeState(updated, usedCpu, usedMemory, pods, usedMilli, usedCardMemory, gpuPodTags);
     }
 
-    private static Map<String, Integer> tagged(Map<String, Integer> current, Request r, int delta) {
+    private static Map<String, Integer> tagged(Map<String, Integer> current, Ask r, int delta) {
         if (!r.needsCards()) {
             return current;
         }
@@ -350,7 +350,7 @@ public final class NodeState {
         return Map.copyOf(tags);
     }
 
-    private void checkNode(Placement placement) {
+    private void checkNode(Grant placement) {
         if (!placement.node().equals(node.name())) {
             throw new IllegalArgumentException("placement for node %s applied to node %s"
                     .formatted(placement.node(), node.name()));

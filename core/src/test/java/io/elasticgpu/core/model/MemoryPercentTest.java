@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 /** Memory asked as a percent of whichever card is given (HAMi's gpumem-percentage): its MiB follow the card. */
 class MemoryPercentTest {
 
-    private static Request percent(int milli, int percent) {
-        return new Request(0, 0, 1, milli, 0, List.of(), percent);
+    private static Ask percent(int milli, int percent) {
+        return new Ask(0, 0, 1, milli, 0, List.of(), percent);
     }
 
     @Test
@@ -31,15 +31,15 @@ class MemoryPercentTest {
         assertThat(percent(300, 30).memoryMibOn(a100)).isEqualTo(24_576);
         assertThat(percent(0, 33).memoryMibOn(Card.of(0, "odd", "X", 1_000))).isEqualTo(330);
         assertThat(percent(0, 40).shareOf(t4)).as("a memory-only share weighs its percent").isEqualTo(400);
-        assertThat(new Request(0, 0, 1, 300, 2_048, List.of()).memoryMibOn(a100)).isEqualTo(2_048);
+        assertThat(new Ask(0, 0, 1, 300, 2_048, List.of()).memoryMibOn(a100)).isEqualTo(2_048);
     }
 
     @Test
     void aPercentGoesWithNeitherMiBNorWholeCardsNorAllOfTheMemory() {
-        assertThatThrownBy(() -> new Request(0, 0, 1, 300, 1_024, List.of(), 30)).hasMessageContaining("ask one of them");
-        assertThatThrownBy(() -> new Request(0, 0, 1, 1000, 0, List.of(), 30)).hasMessageContaining("whole cards");
+        assertThatThrownBy(() -> new Ask(0, 0, 1, 300, 1_024, List.of(), 30)).hasMessageContaining("ask one of them");
+        assertThatThrownBy(() -> new Ask(0, 0, 1, 1000, 0, List.of(), 30)).hasMessageContaining("whole cards");
         assertThatThrownBy(() -> percent(0, 100)).hasMessageContaining("0..99");
-        assertThatThrownBy(() -> new Request(0, 0, 0, 0, 0, List.of(), 30)).hasMessageContaining("0 cards");
+        assertThatThrownBy(() -> new Ask(0, 0, 0, 0, 0, List.of(), 30)).hasMessageContaining("0 cards");
     }
 
     @Test
@@ -67,7 +67,7 @@ class MemoryPercentTest {
         Node node = Node.of("n", 64_000, 256_000, 110, List.of(Card.of(0, "g0", "X", cardMib)));
         NodeState state = NodeState.empty(node);
         for (int p : percents) {
-            Request r = percent(0, p);
+            Ask r = percent(0, p);
             assertThat(state.check(r)).as("%d %% after %s on %d MiB", p, percents, cardMib).isEqualTo(Reason.FITS);
             state = state.with(Placer.placement(r, state, new int[] {0}));
         }

@@ -63,14 +63,14 @@ class NodeAndTopologyTest {
 
     @Test
     void placementRejectsTheSameCardTwice() {
-        Request r = new Request(0, 0, 2, 100, 0, List.of());
-        assertThatThrownBy(() -> new Placement("n1", r, List.of(new CardShare(0, 100, 0), new CardShare(0, 100, 0))))
+        Ask r = new Ask(0, 0, 2, 100, 0, List.of());
+        assertThatThrownBy(() -> new Grant("n1", r, List.of(new CardShare(0, 100, 0), new CardShare(0, 100, 0))))
                 .hasMessage("placement on n1: card 0 chosen twice");
     }
 
     @Test
     void placementMustTakeAsManyCardsAsAsked() {
-        assertThatThrownBy(() -> new Placement("n1", Request.wholeCards(0, 0, 2), List.of(new CardShare(0, 1000, 0))))
+        assertThatThrownBy(() -> new Grant("n1", Ask.wholeCards(0, 0, 2), List.of(new CardShare(0, 1000, 0))))
                 .hasMessage("placement on n1: request asks 2 cards but 1 were chosen");
     }
 }

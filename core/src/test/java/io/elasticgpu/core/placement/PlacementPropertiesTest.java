@@ -8,8 +8,8 @@ import io.elasticgpu.core.model.Health;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyContext;
@@ -40,12 +40,12 @@ class PlacementPropertiesTest {
 
     @Property(tries = 200)
     void capacityIsNeverExceededAndEveryPlacementSatisfiesItsRequest(@ForAll("clusters") List<Node> nodes,
-            @ForAll("workloads") List<Request> pods, @ForAll("policies") String policy, @ForAll long seed) {
+            @ForAll("workloads") List<Ask> pods, @ForAll("policies") String policy, @ForAll long seed) {
         ClusterState cluster = new ClusterState(nodes);
         Placer placer = new Placer(Policies.create(policy, context(pods, seed)));
-        List<Placement> held = new ArrayList<>();
+        List<Grant> held = new ArrayList<>();
         RandomGenerator departures = RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
-        for (Request pod : pods) {
+        for (Ask pod : pods) {
             if (placer.place(pod, cluster) instanceof Decision.Placed placed) {
                 NodeState before = cluster.node(placed.placement().node());
                 assertSatisfies(placed.placement(), before);
@@ -57,21 +57,21 @@ class PlacementPropertiesTest {
             }
             assertWithinCapacity(cluster);
         }
-        long used = held.stream().mapToLong(Placement::totalMilli).sum();
+        long used = held.stream().mapToLong(Grant::totalMilli).sum();
         assertThat(cluster.usedMilli()).isEqualTo(used);
     }
 
     @Property(tries = 30)
     void everyPolicyDecidesTheSameWayForTheSameSeed(@ForAll("clusters") List<Node> nodes,
-            @ForAll("workloads") List<Request> pods, @ForAll("policies") String policy, @ForAll long seed) {
+            @ForAll("workloads") List<Ask> pods, @ForAll("policies") String policy, @ForAll long seed) {
         assertThat(run(nodes, pods, policy, seed)).isEqualTo(run(nodes, pods, policy, seed));
     }
 
-    private static List<String> run(List<Node> nodes, List<Request> pods, String policy, long seed) {
+    private static List<String> run(List<Node> nodes, List<Ask> pods, String policy, long seed) {
         ClusterState cluster = new ClusterState(nodes);
         Placer placer = new Placer(Policies.create(policy, context(pods, seed)));
         List<String> decisions = new ArrayList<>();
-        for (Request pod : pods) {
+        for (Ask pod : pods) {
             Decision d = placer.place(pod, cluster);
             if (d instanceof Decision.Placed placed) {
                 cluster.assume(placed.placement());
@@ -83,13 +83,13 @@ class PlacementPropertiesTest {
         return decisions;
     }
 
-    private static PolicyContext context(List<Request> pods, long seed) {
+    private static PolicyContext context(List<Ask> pods, long seed) {
         return PolicyContext.of(RandomGeneratorFactory.of("L64X128MixRandom").create(seed),
                 TypicalWorkload.estimate(pods, 95));
     }
 
-    private static void assertSatisfies(Placement p, NodeState node) {
-        Request r = p.request();
+    private static void assertSatisfies(Grant p, NodeState node) {
+        Ask r = p.request();
         assertThat(p.shares()).hasSize(r.cards());
         assertThat(p.shares().stream().map(CardShare::card).distinct()).hasSize(r.cards());
         for (CardShare share : p.shares()) {
@@ -159,16 +159,16 @@ class PlacementPropertiesTest {
     }
 
     @Provide
-    Arbitrary<List<Request>> workloads() {
+    Arbitrary<List<Ask>> workloads() {
         Arbitrary<Long> cpu = Arbitraries.longs().between(0, 16_000);
         Arbitrary<Long> memory = Arbitraries.longs().between(0, 65_536);
-        Arbitrary<Request> cpuOnly = Combinators.combine(cpu, memory).as(Request::cpuOnly);
-        Arbitrary<Request> whole = Combinators.combine(cpu, memory, Arbitraries.integers().between(1, 4))
-                .as(Request::wholeCards);
-        Arbitrary<Request> slice = Combinators.combine(cpu, memory, Arbitraries.integers().between(1, 3),
+        Arbitrary<Ask> cpuOnly = Combinators.combine(cpu, memory).as(Ask::cpuOnly);
+        Arbitrary<Ask> whole = Combinators.combine(cpu, memory, Arbitraries.integers().between(1, 4))
+                .as(Ask::wholeCards);
+        Arbitrary<Ask> slice = Combinators.combine(cpu, memory, Arbitraries.integers().between(1, 3),
                 Arbitraries.integers().between(0, 999), Arbitraries.of(0L, 0L, 4_096L, 6_144L, 10_240L))
-                .as((c, m, k, milli, mib) -> new Request(c, m, k, milli == 0 && mib == 0 ? 1 : milli, mib, List.of()));
-        Arbitrary<Request> restricted = slice.map(r -> r.withModels(List.of("A100")));
+                .as((c, m, k, milli, mib) -> new Ask(c, m, k, milli == 0 && mib == 0 ? 1 : milli, mib, List.of()));
+        Arbitrary<Ask> restricted = slice.map(r -> r.withModels(List.of("A100")));
         return Arbitraries.oneOf(cpuOnly, whole, slice, restricted).list().ofMinSize(1).ofMaxSize(60);
     }
 }

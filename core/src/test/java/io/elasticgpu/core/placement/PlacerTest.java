@@ -3,7 +3,7 @@ package io.elasticgpu.core.placement;
 import static io.elasticgpu.core.Fixtures.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
@@ -21,7 +21,7 @@ class PlacerTest {
     @Test
     void onEqualScoresTheEarlierNodeWins() {
         ClusterState cluster = new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
-        Decision d = new Placer(new BinpackPolicy()).place(Request.wholeCards(1000, 1000, 1), cluster);
+        Decision d = new Placer(new BinpackPolicy()).place(Ask.wholeCards(1000, 1000, 1), cluster);
         assertThat(d).isInstanceOfSatisfying(Decision.Placed.class, p -> {
             assertThat(p.placement().node()).isEqualTo("b");
             assertThat(p.placement().cardIndexes()).containsExactly(0);
@@ -32,9 +32,9 @@ class PlacerTest {
     void theHigherScoreWinsWhateverTheOrder() {
         ClusterState cluster = new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
         Placer placer = new Placer(new BinpackPolicy());
-        cluster.assume(((Decision.Placed) placer.place(Request.wholeCards(0, 0, 1), cluster)).placement());
+        cluster.assume(((Decision.Placed) placer.place(Ask.wholeCards(0, 0, 1), cluster)).placement());
         // b is now half full: binpack sends the next card there too, not to a
-        Decision d = placer.place(Request.wholeCards(0, 0, 1), cluster);
+        Decision d = placer.place(Ask.wholeCards(0, 0, 1), cluster);
         assertThat(((Decision.Placed) d).placement().node()).isEqualTo("b");
         assertThat(((Decision.Placed) d).placement().cardIndexes()).containsExactly(1);
     }
@@ -42,7 +42,7 @@ class PlacerTest {
     @Test
     void saysWhyNothingFits() {
         ClusterState cluster = new ClusterState(List.of(node("a", 1000, 8000, 2, "T4"), node("b", 8000, 8000, 1, "T4")));
-        Decision d = new Placer(new BinpackPolicy()).place(Request.wholeCards(2000, 0, 2), cluster);
+        Decision d = new Placer(new BinpackPolicy()).place(Ask.wholeCards(2000, 0, 2), cluster);
         assertThat(d).isEqualTo(new Decision.Unschedulable("0/2 nodes fit: 1 insufficient cpu, 1 insufficient gpu",
                 Map.of(Reason.INSUFFICIENT_CPU, 1, Reason.INSUFFICIENT_GPU, 1)));
     }
@@ -53,13 +53,13 @@ class PlacerTest {
         ClusterState cluster = new ClusterState(List.of(node("a", 8000, 8000, 2, "T4"), node("b", 8000, 8000, 2, "T4"),
                 node("c", 8000, 8000, 2, "T4")));
         Placer placer = new Placer(counting);
-        Request r = Request.computeSlice(0, 0, 100);
+        Ask r = Ask.computeSlice(0, 0, 100);
         cluster.assume(((Decision.Placed) placer.place(r, cluster)).placement());
         assertThat(counting.calls).isEqualTo(3);
         placer.place(r, cluster);
         // only the node the first pod went to is scored again
         assertThat(counting.calls).isEqualTo(4);
-        placer.place(Request.computeSlice(0, 0, 200), cluster);
+        placer.place(Ask.computeSlice(0, 0, 200), cluster);
         // a new request shape is scored everywhere
         assertThat(counting.calls).isEqualTo(7);
     }
@@ -73,7 +73,7 @@ class PlacerTest {
         }
 
         @Override
-        public Choice choose(Request request, NodeState node) {
+        public Choice choose(Ask request, NodeState node) {
             calls++;
             return new Choice(0, node.fittingCards(request).length > 0 ? new int[] {node.fittingCards(request)[0]} : new int[0]);
         }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.snapshot.NodeState;
 
@@ -34,26 +34,26 @@ class CardChoiceTest {
 
     @Test
     void twoCardsComeFromOneNvlinkPairLowestFirst() {
-        assertThat(CardChoice.linked(Request.wholeCards(0, 0, 2), NodeState.empty(twoPairs()))).containsExactly(0, 1);
+        assertThat(CardChoice.linked(Ask.wholeCards(0, 0, 2), NodeState.empty(twoPairs()))).containsExactly(0, 1);
     }
 
     @Test
     void aBrokenPairIsSkippedForAWholeOne() {
         NodeState s = withUsed(twoPairs(), 1000, 0, 0, 0);
-        assertThat(CardChoice.linked(Request.wholeCards(0, 0, 2), s)).containsExactly(2, 3);
+        assertThat(CardChoice.linked(Ask.wholeCards(0, 0, 2), s)).containsExactly(2, 3);
     }
 
     @Test
     void amongEquallyLinkedSetsTheLeastLoadedWins() {
         NodeState s = withUsed(twoPairs(), 0, 500, 0, 0);
         // both pairs are NVLinked; pair (0,1) holds 500 milli, pair (2,3) nothing
-        assertThat(CardChoice.linked(new Request(0, 0, 2, 300, 0, List.of()), s)).containsExactly(2, 3);
+        assertThat(CardChoice.linked(new Ask(0, 0, 2, 300, 0, List.of()), s)).containsExactly(2, 3);
     }
 
     @Test
     void slicesGoToTheTightestOrTheRoomiestCard() {
         NodeState s = withUsed(twoPairs(), 600, 100, 0, 900);
-        Request slice = Request.computeSlice(0, 0, 300);
+        Ask slice = Ask.computeSlice(0, 0, 300);
         // free [400, 900, 1000, 100]
         assertThat(CardChoice.tightest(slice, s)).containsExactly(0);
         assertThat(CardChoice.roomiest(slice, s)).containsExactly(2);
@@ -70,7 +70,7 @@ class CardChoiceTest {
         }
         Node node = new Node("big", 1, 1 << 20, 110, cards(20), Map.of(), b.build());
         assertThat(CardChoice.binomial(20, 10)).isGreaterThan(CardChoice.EXHAUSTIVE_LIMIT);
-        assertThat(CardChoice.linked(Request.wholeCards(0, 0, 10), NodeState.empty(node)))
+        assertThat(CardChoice.linked(Ask.wholeCards(0, 0, 10), NodeState.empty(node)))
                 .containsExactly(4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
     }
 }

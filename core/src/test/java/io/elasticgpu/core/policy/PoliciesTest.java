@@ -14,7 +14,7 @@ class PoliciesTest {
     @Test
     void everyNameBuildsThePolicyOfThatName() {
         var workload = TypicalWorkload.of(java.util.List.of(new TypicalWorkload.Typical(
-                io.elasticgpu.core.model.Request.cpuOnly(1, 1), 1.0)));
+                io.elasticgpu.core.model.Ask.cpuOnly(1, 1), 1.0)));
         PolicyContext context = PolicyContext.of(RandomGenerator.of("L64X128MixRandom"), workload);
         for (String name : Policies.NAMES) {
             assertThat(Policies.create(name, context).name()).isEqualTo(name);

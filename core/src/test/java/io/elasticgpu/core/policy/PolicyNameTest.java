@@ -21,7 +21,7 @@ class PolicyNameTest {
     @EnumSource(PolicyName.class)
     void everyNameIsReadBackAndBuildsItsPolicy(PolicyName policy) {
         var workload = TypicalWorkload.of(List.of(new TypicalWorkload.Typical(
-                io.elasticgpu.core.model.Request.cpuOnly(1, 1), 1.0)));
+                io.elasticgpu.core.model.Ask.cpuOnly(1, 1), 1.0)));
 
         assertThat(PolicyName.parse(policy.text())).isSameAs(policy);
         assertThat(policy).hasToString(policy.text());

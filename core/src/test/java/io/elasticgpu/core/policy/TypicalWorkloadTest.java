@@ -3,7 +3,7 @@ package io.elasticgpu.core.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,17 +12,17 @@ import org.junit.jupiter.api.Test;
 
 class TypicalWorkloadTest {
 
-    private final List<Request> pods = new ArrayList<>();
+    private final List<Ask> pods = new ArrayList<>();
 
     {
         for (int mem = 1; mem <= 5; mem++) {
-            pods.add(Request.computeSlice(1000, mem, 500)); // A x5, memory 1..5
+            pods.add(Ask.computeSlice(1000, mem, 500)); // A x5, memory 1..5
         }
         for (int i = 0; i < 3; i++) {
-            pods.add(Request.wholeCards(1000, 7, 1)); // B x3
+            pods.add(Ask.wholeCards(1000, 7, 1)); // B x3
         }
-        pods.add(Request.cpuOnly(2000, 9)); // C
-        pods.add(Request.wholeCards(500, 9, 1)); // D
+        pods.add(Ask.cpuOnly(2000, 9)); // C
+        pods.add(Ask.wholeCards(500, 9, 1)); // D
     }
 
     @Test

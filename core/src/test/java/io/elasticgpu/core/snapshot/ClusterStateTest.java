@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.core.model.CardShare;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 
 import java.util.List;
 
@@ -20,7 +20,7 @@ class ClusterStateTest {
     @Test
     void countsCapacityAndWhatPlacementsHold() {
         assertThat(cluster.capacityMilli()).isEqualTo(6000);
-        Placement p = new Placement("b", Request.wholeCards(1000, 1000, 2),
+        Grant p = new Grant("b", Ask.wholeCards(1000, 1000, 2),
                 List.of(new CardShare(0, 1000, 16_384), new CardShare(3, 1000, 16_384)));
         cluster.assume(p);
         assertThat(cluster.usedMilli()).isEqualTo(2000);
@@ -32,7 +32,7 @@ class ClusterStateTest {
 
     @Test
     void aRefusedPlacementChangesNothing() {
-        Placement tooBig = new Placement("a", Request.cpuOnly(9000, 0), List.of());
+        Grant tooBig = new Grant("a", Ask.cpuOnly(9000, 0), List.of());
         assertThatThrownBy(() -> cluster.assume(tooBig)).isInstanceOf(IllegalStateException.class);
         assertThat(cluster.node("a").freeCpu()).isEqualTo(8000);
         assertThat(cluster.usedMilli()).isZero();

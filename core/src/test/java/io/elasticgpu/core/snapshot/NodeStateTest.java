@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Health;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 
 import java.util.List;
 
@@ -22,7 +22,7 @@ class NodeStateTest {
     @Test
     void placingAndRemovingRestoresTheState() {
         NodeState empty = NodeState.empty(n1);
-        Placement p = new Placement("n1", new Request(4000, 8192, 1, 300, 2048, List.of()),
+        Grant p = new Grant("n1", new Ask(4000, 8192, 1, 300, 2048, List.of()),
                 List.of(new CardShare(2, 300, 2048)));
         NodeState used = empty.with(p);
         assertThat(used.freeCpu()).isEqualTo(12_000);
@@ -40,7 +40,7 @@ class NodeStateTest {
     @Test
     void refusesToTakeACardPastItsCapacityAndChangesNothing() {
         NodeState state = withUsed(n1, 0, 800);
-        Placement p = new Placement("n1", Request.computeSlice(0, 0, 300), List.of(new CardShare(1, 300, 0)));
+        Grant p = new Grant("n1", Ask.computeSlice(0, 0, 300), List.of(new CardShare(1, 300, 0)));
         assertThatThrownBy(() -> state.with(p)).isInstanceOf(IllegalStateException.class)
                 .hasMessage("node n1: card 1 would hold 1100 of 1000 milli and 0 of 16384 MiB");
         assertThat(state.freeMilli(1)).isEqualTo(200);
@@ -48,21 +48,21 @@ class NodeStateTest {
 
     @Test
     void refusesCpuPastCapacity() {
-        Placement p = new Placement("n1", Request.cpuOnly(17_000, 0), List.of());
+        Grant p = new Grant("n1", Ask.cpuOnly(17_000, 0), List.of());
         assertThatThrownBy(() -> NodeState.empty(n1).with(p))
                 .hasMessage("node n1 would hold 17000 milli-CPU, capacity 16000");
     }
 
     @Test
     void refusesWholeCardsOnAUsedCard() {
-        Placement p = new Placement("n1", Request.wholeCards(0, 0, 1), List.of(new CardShare(0, 1000, 16_384)));
+        Grant p = new Grant("n1", Ask.wholeCards(0, 0, 1), List.of(new CardShare(0, 1000, 16_384)));
         assertThatThrownBy(() -> withUsed(n1, 100).with(p))
                 .hasMessage("node n1: card 0 is not free for a whole-card placement");
     }
 
     @Test
     void refusesToRemoveWhatIsNotHeld() {
-        Placement p = new Placement("n1", Request.computeSlice(0, 0, 300), List.of(new CardShare(1, 300, 0)));
+        Grant p = new Grant("n1", Ask.computeSlice(0, 0, 300), List.of(new CardShare(1, 300, 0)));
         assertThatThrownBy(() -> withUsed(n1, 300).without(p))
                 .hasMessage("node n1: card 1 does not hold CardShare[card=1, milli=300, memoryMib=0]");
     }
@@ -73,13 +73,13 @@ class NodeStateTest {
         NodeState state = NodeState.empty(sick);
         assertThat(state.freeShare(0)).isZero();
         assertThat(state.freeShareTotal()).isEqualTo(3000);
-        assertThat(state.cardFits(Request.computeSlice(0, 0, 100), 0)).isFalse();
-        assertThat(state.fittingCards(Request.wholeCards(0, 0, 1))).containsExactly(1, 2, 3);
+        assertThat(state.cardFits(Ask.computeSlice(0, 0, 100), 0)).isFalse();
+        assertThat(state.fittingCards(Ask.wholeCards(0, 0, 1))).containsExactly(1, 2, 3);
     }
 
     @Test
     void freeShareIsTheSmallerOfComputeAndMemory() {
-        Placement p = new Placement("n1", new Request(0, 0, 1, 100, 12_288, List.of()),
+        Grant p = new Grant("n1", new Ask(0, 0, 1, 100, 12_288, List.of()),
                 List.of(new CardShare(0, 100, 12_288)));
         // compute left 900; memory left 4096 of 16384 = 250 milli
         assertThat(NodeState.empty(n1).with(p).freeShare(0)).isEqualTo(250);
@@ -88,20 +88,20 @@ class NodeStateTest {
     @Test
     void reasonsComeInTheOrderAPersonFixesThem() {
         NodeState state = withUsed(n1, 900, 900, 900, 900);
-        assertThat(state.check(Request.cpuOnly(20_000, 999_999))).isEqualTo(Reason.INSUFFICIENT_CPU);
-        assertThat(state.check(Request.cpuOnly(1000, 999_999))).isEqualTo(Reason.INSUFFICIENT_MEMORY);
-        assertThat(state.check(Request.computeSlice(1000, 10, 200))).isEqualTo(Reason.INSUFFICIENT_GPU);
-        assertThat(state.check(Request.computeSlice(1000, 10, 100))).isEqualTo(Reason.FITS);
-        assertThat(state.check(Request.computeSlice(1000, 10, 100).withModels(List.of("A100"))))
+        assertThat(state.check(Ask.cpuOnly(20_000, 999_999))).isEqualTo(Reason.INSUFFICIENT_CPU);
+        assertThat(state.check(Ask.cpuOnly(1000, 999_999))).isEqualTo(Reason.INSUFFICIENT_MEMORY);
+        assertThat(state.check(Ask.computeSlice(1000, 10, 200))).isEqualTo(Reason.INSUFFICIENT_GPU);
+        assertThat(state.check(Ask.computeSlice(1000, 10, 100))).isEqualTo(Reason.FITS);
+        assertThat(state.check(Ask.computeSlice(1000, 10, 100).withModels(List.of("A100"))))
                 .isEqualTo(Reason.MODEL_NOT_ACCEPTED);
-        assertThat(NodeState.empty(node("cpu", 1000, 1000, 0, "")).check(Request.wholeCards(0, 0, 1)))
+        assertThat(NodeState.empty(node("cpu", 1000, 1000, 0, "")).check(Ask.wholeCards(0, 0, 1)))
                 .isEqualTo(Reason.NO_GPU);
     }
 
     @Test
     void explainsAMissingSliceWithTheLargestFreeCard() {
         NodeState state = withUsed(n1, 900, 400, 1000, 1000);
-        Fit fit = state.explain(Request.computeSlice(0, 0, 700));
+        Fit fit = state.explain(Ask.computeSlice(0, 0, 700));
         assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
                 "no card has 700 milli free; largest free is 600 milli on card 1"));
         assertThat(((Fit.DoesNotFit) fit).message()).isEqualTo("node n1: no card has 700 milli free; largest free is 600 milli on card 1");
@@ -109,28 +109,28 @@ class NodeStateTest {
 
     @Test
     void explainsAMissingMemorySliceInMib() {
-        Placement p = new Placement("n1", new Request(0, 0, 1, 0, 10_240, List.of()), List.of(new CardShare(2, 0, 10_240)));
+        Grant p = new Grant("n1", new Ask(0, 0, 1, 0, 10_240, List.of()), List.of(new CardShare(2, 0, 10_240)));
         NodeState state = withUsed(n1, 1000, 1000, 0, 1000).with(p);
-        Fit fit = state.explain(new Request(0, 0, 1, 0, 8192, List.of()));
+        Fit fit = state.explain(new Ask(0, 0, 1, 0, 8192, List.of()));
         assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
                 "no card has 8192 MiB free; largest free is 6144 MiB on card 2"));
     }
 
     @Test
     void explainsMissingWholeCards() {
-        Fit fit = withUsed(n1, 100, 0, 100, 100).explain(Request.wholeCards(0, 0, 2));
+        Fit fit = withUsed(n1, 100, 0, 100, 100).explain(Ask.wholeCards(0, 0, 2));
         assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
                 "1 whole cards free, the pod asks 2"));
     }
 
     @Test
     void explainsCpu() {
-        assertThat(NodeState.empty(n1).explain(Request.cpuOnly(32_000, 0))).isEqualTo(new Fit.DoesNotFit(
+        assertThat(NodeState.empty(n1).explain(Ask.cpuOnly(32_000, 0))).isEqualTo(new Fit.DoesNotFit(
                 Reason.INSUFFICIENT_CPU, "n1", "16000 milli-CPU free, the pod asks 32000"));
     }
 
     @Test
     void fitsExplainsNothing() {
-        assertThat(NodeState.empty(n1).explain(Request.wholeCards(1000, 1000, 4))).isInstanceOf(Fit.Fits.class);
+        assertThat(NodeState.empty(n1).explain(Ask.wholeCards(1000, 1000, 4))).isInstanceOf(Fit.Fits.class);
     }
 }

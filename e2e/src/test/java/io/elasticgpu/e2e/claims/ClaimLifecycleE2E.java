@@ -1,6 +1,6 @@
 package io.elasticgpu.e2e.claims;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
@@ -9,10 +9,10 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.provisioning.ElasticGPUController;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.Ports;
@@ -56,7 +56,7 @@ class ClaimLifecycleE2E {
     @BeforeAll
     static void startTheExtenderAndApplyTheCrds(ControlPlane cp) throws IOException {
         controlPlane = cp;
-        ElasticGpuCrds.apply(cp);
+        ElasticGPUCrds.apply(cp);
         extender = EgpuProcess.start("scheduler", List.of("--kubeconfig", cp.kubeconfig().toString()),
                 cp.workDir().resolve("logs").resolve("claims-extender.log"), Ports.free());
         String yaml = Files.readString(Path.of("src/test/resources/scheduler/extender.yaml")).replace("${EXTENDER_URL}", extender.url());
@@ -82,7 +82,7 @@ class ClaimLifecycleE2E {
         createClassAndClaim(client, ns, policy);
         try (AdmissionWebhook webhook = AdmissionWebhook.start(client,
                 WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1)).build());
-             ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10))) {
+             ElasticGPUController controller = new ElasticGPUController(client, Duration.ofSeconds(10))) {
             controller.start();
 
             Pod pod = createdThroughTheWebhook(client, ns);
@@ -93,7 +93,7 @@ class ClaimLifecycleE2E {
             Pod running = client.pods().inNamespace(ns).withName(name)
                     .waitUntilCondition(p -> p != null && "Running".equals(p.getStatus().getPhase()), 90, java.util.concurrent.TimeUnit.SECONDS);
             assertThat(running.getSpec().getNodeName()).isEqualTo(node);
-            int card = Allocation.fromJson(running.getMetadata().getAnnotations().get(Annotations.ALLOCATION))
+            int card = PodGrant.fromJson(running.getMetadata().getAnnotations().get(Annotations.ALLOCATION))
                     .containers().get("main").getFirst().card();
             await().atMost(WAIT).untilAsserted(() -> {
                 ElasticGPU gpu = elasticGpuOf(client, ns, name);

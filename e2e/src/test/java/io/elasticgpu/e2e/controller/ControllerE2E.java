@@ -5,8 +5,8 @@ import static io.elasticgpu.localcluster.nodes.AllocatedPods.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
@@ -21,11 +21,11 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.controller.provisioning.Desired;
 import io.elasticgpu.controller.provisioning.DesiredGpu;
-import io.elasticgpu.controller.provisioning.ElasticGpuController;
-import io.elasticgpu.controller.provisioning.ElasticGpuNames;
+import io.elasticgpu.controller.provisioning.ElasticGPUController;
+import io.elasticgpu.controller.provisioning.ElasticGPUNames;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.view.ClusterView;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -62,21 +62,21 @@ class ControllerE2E {
 
     @BeforeAll
     static void applyTheGeneratedCrds(ControlPlane controlPlane) {
-        ElasticGpuCrds.apply(controlPlane);
+        ElasticGPUCrds.apply(controlPlane);
     }
 
     @Test
     void everyAllocationAppearsAsAnElasticGpuAndGoesWithItsPod(TestCluster cluster) {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("a", 4, "Tesla-V100-SXM2-32GB", 32_768))).getFirst();
-        try (ElasticGpuController controller = started(cluster.client())) {
+        try (ElasticGPUController controller = started(cluster.client())) {
             Pod slice = create(cluster, "infer", node, Map.of("main", List.of(new Share(1, uuid(node, 1), 300, 4096))), null);
             Pod whole = create(cluster, "train", node, Map.of("main", List.of(
                     new Share(2, uuid(node, 2), 1000, 32_768), new Share(3, uuid(node, 3), 1000, 32_768))), null);
 
-            String sliceName = ElasticGpuNames.of(node, 1, slice.getMetadata().getUid(), "main");
+            String sliceName = ElasticGPUNames.of(node, 1, slice.getMetadata().getUid(), "main");
             await().atMost(WAIT).untilAsserted(() -> assertThat(names(cluster, node)).containsExactlyInAnyOrder(sliceName,
-                    ElasticGpuNames.of(node, 2, whole.getMetadata().getUid(), "main"),
-                    ElasticGpuNames.of(node, 3, whole.getMetadata().getUid(), "main")));
+                    ElasticGPUNames.of(node, 2, whole.getMetadata().getUid(), "main"),
+                    ElasticGPUNames.of(node, 3, whole.getMetadata().getUid(), "main")));
             ElasticGPU gpu = cluster.client().resources(ElasticGPU.class).withName(sliceName).get();
             assertThat(gpu.getSpec().getNodeName()).isEqualTo(node);
             assertThat(gpu.getSpec().getSource().getGpuShare().getIndex()).isEqualTo(1);
@@ -88,7 +88,7 @@ class ControllerE2E {
             assertThat(gpu.getSpec().getPodRef().getContainer()).isEqualTo("main");
             assertThat(gpu.getStatus().getPhase()).isEqualTo(ElasticGPUStatus.Phase.Bound);
             assertThat(cluster.client().resources(ElasticGPU.class)
-                    .withName(ElasticGpuNames.of(node, 2, whole.getMetadata().getUid(), "main")).get()
+                    .withName(ElasticGPUNames.of(node, 2, whole.getMetadata().getUid(), "main")).get()
                     .getSpec().getSource().getPhysical().getIndex()).isEqualTo(2);
 
             delete(cluster, "infer");
@@ -102,13 +102,13 @@ class ControllerE2E {
     void aClaimIsBoundWhileItsPodHoldsTheCardLostWhenTheCardFailsAndPendingAgainWhenThePodGoes(TestCluster cluster) {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("a", 2, "Tesla-T4", 15_360))).getFirst();
         KubernetesClient client = cluster.client();
-        try (ElasticGpuController controller = started(client)) {
+        try (ElasticGPUController controller = started(client)) {
             createClass(client, cluster.namespace(), ElasticGPUClassSpec.ReclaimPolicy.Delete);
             ElasticGPUClaim claim = createClaim(cluster, "notebook");
             await().atMost(WAIT).until(() -> phase(cluster, "notebook") == ElasticGPUClaimStatus.Phase.Pending);
 
             Pod pod = create(cluster, "nb", node, Map.of("main", List.of(new Share(0, uuid(node, 0), 500, 4096))), "notebook");
-            String gpuName = ElasticGpuNames.of(node, 0, pod.getMetadata().getUid(), "main");
+            String gpuName = ElasticGPUNames.of(node, 0, pod.getMetadata().getUid(), "main");
             await().atMost(WAIT).untilAsserted(() -> {
                 assertThat(claim(cluster, "notebook").getStatus().getPhase()).isEqualTo(ElasticGPUClaimStatus.Phase.Bound);
                 assertThat(claim(cluster, "notebook").getStatus().getElasticGPUName()).isEqualTo(gpuName);
@@ -132,7 +132,7 @@ class ControllerE2E {
 
             // A Pending claim can be used again by a new pod.
             Pod again = create(cluster, "nb2", node, Map.of("main", List.of(new Share(1, uuid(node, 1), 500, 4096))), "notebook");
-            await().atMost(WAIT).until(() -> ElasticGpuNames.of(node, 1, again.getMetadata().getUid(), "main")
+            await().atMost(WAIT).until(() -> ElasticGPUNames.of(node, 1, again.getMetadata().getUid(), "main")
                     .equals(claim(cluster, "notebook").getStatus().getElasticGPUName()));
         } finally {
             cleanUp(cluster);
@@ -143,11 +143,11 @@ class ControllerE2E {
     void withARetainClassTheElasticGpuOfAGonePodStaysReleasedWithItsClaimRef(TestCluster cluster) {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("a", 2, "Tesla-T4", 15_360))).getFirst();
         KubernetesClient client = cluster.client();
-        try (ElasticGpuController controller = started(client)) {
+        try (ElasticGPUController controller = started(client)) {
             createClass(client, cluster.namespace(), ElasticGPUClassSpec.ReclaimPolicy.Retain);
             createClaim(cluster, "kept");
             Pod pod = create(cluster, "job", node, Map.of("main", List.of(new Share(1, uuid(node, 1), 200, 2048))), "kept");
-            String gpuName = ElasticGpuNames.of(node, 1, pod.getMetadata().getUid(), "main");
+            String gpuName = ElasticGPUNames.of(node, 1, pod.getMetadata().getUid(), "main");
             await().atMost(WAIT).until(() -> phase(cluster, "kept") == ElasticGPUClaimStatus.Phase.Bound);
 
             delete(cluster, "job");
@@ -168,11 +168,11 @@ class ControllerE2E {
         KubernetesClient client = cluster.client();
         try {
             List<String> expected = new ArrayList<>();
-            try (ElasticGpuController first = started(client)) {
+            try (ElasticGPUController first = started(client)) {
                 for (int card = 0; card < 3; card++) {
                     Pod pod = create(cluster, "p" + card, node,
                             Map.of("main", List.of(new Share(card, uuid(node, card), 250, 1024))), null);
-                    expected.add(ElasticGpuNames.of(node, card, pod.getMetadata().getUid(), "main"));
+                    expected.add(ElasticGPUNames.of(node, card, pod.getMetadata().getUid(), "main"));
                 }
                 await().atMost(WAIT).untilAsserted(() -> assertThat(names(cluster, node)).containsExactlyInAnyOrderElementsOf(expected));
             }
@@ -185,14 +185,14 @@ class ControllerE2E {
             });
             Pod ghost = new PodBuilder().withNewMetadata().withNamespace(cluster.namespace()).withName("ghost")
                     .withUid("00000000-dead-beef-0000-000000000000")
-                    .addToAnnotations(Annotations.ALLOCATION, new Allocation(node, Map.of("main",
+                    .addToAnnotations(Annotations.ALLOCATION, new PodGrant(node, Map.of("main",
                             List.of(new Share(3, uuid(node, 3), 100, 512)))).toJson()).endMetadata()
                     .withNewSpec().withNodeName(node).endSpec().withNewStatus().withPhase("Running").endStatus().build();
             DesiredGpu orphan = Desired.of(List.of(ghost)).values().iterator().next();
             ElasticGPU created = client.resource(orphan.toResource()).create();
             assertThat(names(cluster, node)).contains(orphan.name());
 
-            try (ElasticGpuController second = started(client)) {
+            try (ElasticGPUController second = started(client)) {
                 await().atMost(WAIT).untilAsserted(() -> {
                     assertThat(names(cluster, node)).containsExactlyInAnyOrderElementsOf(expected);
                     assertThat(client.resources(ElasticGPU.class).withName(expected.get(1)).get().getSpec().getCapacity())
@@ -211,7 +211,7 @@ class ControllerE2E {
         KubernetesClient client = cluster.client();
         FirstFit cards = new FirstFit(client, nodes);
         try {
-            try (ElasticGpuController controller = started(client)) {
+            try (ElasticGPUController controller = started(client)) {
                 for (int i = 0; i < 200; i++) {
                     createMixed(cluster, cards, i);
                 }
@@ -224,7 +224,7 @@ class ControllerE2E {
             for (int i = 200; i < 210; i++) {
                 createMixed(cluster, cards, i);
             }
-            try (ElasticGpuController restarted = started(client)) {
+            try (ElasticGPUController restarted = started(client)) {
                 awaitElasticGpusMatchTheView(cluster, nodes, 190);
             }
         } finally {
@@ -281,12 +281,12 @@ class ControllerE2E {
         String ns = cluster.namespace();
         try (KubernetesClient otherClient = cluster.controlPlane().newClient();
              Leadership.Election one = new Leadership(ns, "one", Duration.ofSeconds(6))
-                     .run(client, () -> new ElasticGpuController(client, Duration.ofSeconds(10)));
+                     .run(client, () -> new ElasticGPUController(client, Duration.ofSeconds(10)));
              Leadership.Election two = new Leadership(ns, "two", Duration.ofSeconds(6))
-                     .run(otherClient, () -> new ElasticGpuController(otherClient, Duration.ofSeconds(10)))) {
+                     .run(otherClient, () -> new ElasticGPUController(otherClient, Duration.ofSeconds(10)))) {
             Pod first = create(cluster, "first", node, Map.of("main", List.of(new Share(0, uuid(node, 0), 100, 512))), null);
             await().atMost(WAIT).until(() -> names(cluster, node)
-                    .contains(ElasticGpuNames.of(node, 0, first.getMetadata().getUid(), "main")));
+                    .contains(ElasticGPUNames.of(node, 0, first.getMetadata().getUid(), "main")));
             String leader = holder(client, ns);
             assertThat(leader).isIn("one", "two");
 
@@ -294,7 +294,7 @@ class ControllerE2E {
             await().atMost(WAIT).until(() -> !leader.equals(holder(client, ns)) && holder(client, ns) != null);
             Pod second = create(cluster, "second", node, Map.of("main", List.of(new Share(1, uuid(node, 1), 100, 512))), null);
             await().atMost(WAIT).until(() -> names(cluster, node)
-                    .contains(ElasticGpuNames.of(node, 1, second.getMetadata().getUid(), "main")));
+                    .contains(ElasticGPUNames.of(node, 1, second.getMetadata().getUid(), "main")));
         } finally {
             cleanUp(cluster);
         }
@@ -304,7 +304,7 @@ class ControllerE2E {
     void anImmediateClaimIsBoundToAPreCreatedAvailableElasticGpuWhichIsReleasedWhenTheClaimGoes(TestCluster cluster) {
         KubernetesClient client = cluster.client();
         String node = cluster.namespace() + "-static";
-        try (ElasticGpuController controller = started(client)) {
+        try (ElasticGPUController controller = started(client)) {
             ElasticGPUClass gpuClass = new ElasticGPUClass();
             gpuClass.setMetadata(new ObjectMetaBuilder().withName(cluster.namespace()).build());
             gpuClass.setSpec(new ElasticGPUClassSpec());
@@ -346,8 +346,8 @@ class ControllerE2E {
 
     // ---- helpers
 
-    private static ElasticGpuController started(KubernetesClient client) {
-        ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10));
+    private static ElasticGPUController started(KubernetesClient client) {
+        ElasticGPUController controller = new ElasticGPUController(client, Duration.ofSeconds(10));
         controller.start();
         return controller;
     }

@@ -5,7 +5,7 @@ import static io.elasticgpu.localcluster.nodes.AllocatedPods.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.controller.dashboard.ClusterWatch;
 import io.elasticgpu.controller.dashboard.ControllerMetrics;
 import io.elasticgpu.controller.dashboard.DashboardServer;

@@ -4,21 +4,21 @@ import static io.elasticgpu.localcluster.nodes.AllocatedPods.uuid;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.controller.provisioning.ElasticGpuNames;
+import io.elasticgpu.controller.provisioning.ElasticGPUNames;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.nodes.AllocatedPods;
@@ -59,7 +59,7 @@ class ControllerRbacE2E {
 
     @BeforeAll
     static void applyTheCrds(ControlPlane cp) {
-        ElasticGpuCrds.apply(cp);
+        ElasticGPUCrds.apply(cp);
     }
 
     @Test
@@ -88,7 +88,7 @@ class ControllerRbacE2E {
             WebhookRollout.createOnceMutated(client, ns, n -> claimingPod("admitted-" + n),
                     WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY), WAIT);
             Pod pod = AllocatedPods.create(client, ns, "held", node, Map.of("main", List.of(new Share(1, uuid(node, 1), 300, 4096))), null);
-            String gpu = ElasticGpuNames.of(node, 1, pod.getMetadata().getUid(), "main");
+            String gpu = ElasticGPUNames.of(node, 1, pod.getMetadata().getUid(), "main");
             await().atMost(WAIT).until(() -> elasticGpu(client, gpu) != null && elasticGpu(client, gpu).getStatus() != null);
             client.resources(ElasticGPU.class).withName(gpu).edit(g -> {
                 g.getSpec().setNodeName("elsewhere");

@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -262,7 +262,7 @@ class HelmChartE2E {
                 "elasticgpuclasses.elasticgpu.io", "elasticgpuclaims.elasticgpu.io", "elasticgpus.elasticgpu.io");
         for (CustomResourceDefinition crd : crds) {
             client.resource(crd).forceConflicts().serverSideApply();
-            await().atMost(Duration.ofSeconds(30)).until(() -> ElasticGpuCrds.established(
+            await().atMost(Duration.ofSeconds(30)).until(() -> ElasticGPUCrds.established(
                     client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).get()));
         }
     }

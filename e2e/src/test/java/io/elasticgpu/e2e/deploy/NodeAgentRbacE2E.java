@@ -3,8 +3,8 @@ package io.elasticgpu.e2e.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
@@ -275,7 +275,7 @@ class NodeAgentRbacE2E {
 
     private static Pod slicePod(String name, String node, Share planned) {
         return new PodBuilder().withNewMetadata().withName(name)
-                .addToAnnotations(Annotations.ALLOCATION, new Allocation(node, Map.of("main", List.of(planned))).toJson())
+                .addToAnnotations(Annotations.ALLOCATION, new PodGrant(node, Map.of("main", List.of(planned))).toJson())
                 .addToAnnotations(Annotations.ASSUME_TIME, Long.toString(System.nanoTime()))
                 .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED).endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.example/train:1")

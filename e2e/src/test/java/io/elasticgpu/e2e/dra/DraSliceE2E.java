@@ -1,6 +1,6 @@
 package io.elasticgpu.e2e.dra;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
@@ -18,7 +18,7 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
@@ -296,8 +296,8 @@ class DraSliceE2E {
         deviceClass(client);
         var pods = client.pods().inNamespace(cluster.namespace());
         var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
-        Allocation card0 = new Allocation(node, Map.of("main", List.of(
-                new Allocation.Share(0, "GPU-dra00000-0000-0000-0000-000000000000", 1000, 15_360))));
+        PodGrant card0 = new PodGrant(node, Map.of("main", List.of(
+                new PodGrant.Share(0, "GPU-dra00000-0000-0000-0000-000000000000", 1000, 15_360))));
         pods.resource(new PodBuilder().withNewMetadata().withName("old")
                 .addToAnnotations(Annotations.ALLOCATION, card0.toJson()).endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.example/train:1")
@@ -346,7 +346,7 @@ class DraSliceE2E {
 
     /** egpu controller makes an ElasticGPU for each card a DRA claim holds, with the claim and its pod. */
     private static void elasticGpusForClaims(TestCluster cluster, String node) {
-        ElasticGpuCrds.apply(cluster.client());
+        ElasticGPUCrds.apply(cluster.client());
         ControlPlane cp = cluster.controlPlane();
         try (EgpuProcess controller = EgpuProcess.start("controller", List.of("--kubeconfig", cp.kubeconfig().toString(),
                 "--no-webhook", "--no-leader-election"), cp.workDir().resolve("logs").resolve("controller-dra.log"),

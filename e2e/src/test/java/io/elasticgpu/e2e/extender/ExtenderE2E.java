@@ -3,13 +3,13 @@ package io.elasticgpu.e2e.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
-import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.provisioning.ElasticGPUController;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -141,13 +141,13 @@ class ExtenderE2E {
     void aPodBeingDeletedHoldsItsCardUntilItIsGone(TestCluster cluster) {
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 1, "Tesla-T4", 15_360))).getFirst();
         KubernetesClient client = cluster.client();
-        ElasticGpuCrds.apply(client);
+        ElasticGPUCrds.apply(client);
         String finalizer = "e2e.elasticgpu.io/grace-period";
         client.pods().inNamespace(cluster.namespace()).resource(new PodBuilder(podOf("old", Map.of("elasticgpu.io/gpu", "1"), node))
                 .editMetadata().addToFinalizers(finalizer).endMetadata()
                 .editSpec().withTerminationGracePeriodSeconds(60L).endSpec().build()).create();
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).contains("old"));
-        try (ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10))) {
+        try (ElasticGPUController controller = new ElasticGPUController(client, Duration.ofSeconds(10))) {
             controller.start();
             await().atMost(Duration.ofSeconds(45)).until(() -> elasticGpusOf(client, "old") == 1);
 
@@ -240,7 +240,7 @@ class ExtenderE2E {
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).size() == 2);
         Set<Set<Integer>> islands = new HashSet<>();
         for (String name : List.of("first", "second")) {
-            Allocation a = Allocation.fromJson(pod(cluster, name).getMetadata().getAnnotations().get(Annotations.ALLOCATION));
+            PodGrant a = PodGrant.fromJson(pod(cluster, name).getMetadata().getAnnotations().get(Annotations.ALLOCATION));
             Set<Integer> cards = Set.copyOf(a.cards());
             assertThat(cards).as("%s holds one island", name).isIn(Set.of(0, 1, 2, 3), Set.of(4, 5, 6, 7));
             islands.add(cards);

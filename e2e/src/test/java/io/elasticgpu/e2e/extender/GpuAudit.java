@@ -1,6 +1,6 @@
 package io.elasticgpu.e2e.extender;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 
@@ -53,7 +53,7 @@ final class GpuAudit {
             if (node == null || !nodes.contains(node) || json == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
                 continue;
             }
-            Allocation a = Allocation.fromJson(json);
+            PodGrant a = PodGrant.fromJson(json);
             for (var shares : a.containers().values()) {
                 for (var s : shares) {
                     long[][] h = held.computeIfAbsent(node, k -> new long[16][2]);

@@ -3,8 +3,8 @@ package io.elasticgpu.e2e.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
@@ -162,7 +162,7 @@ class HamiPodsE2E {
 
     private static List<Share> plan(TestCluster cluster, String pod) {
         String json = ExtenderE2E.pod(cluster, pod).getMetadata().getAnnotations().get(Annotations.ALLOCATION);
-        return Allocation.fromJson(json).containers().get("main");
+        return PodGrant.fromJson(json).containers().get("main");
     }
 
     private static Map<String, String> admitted(Admission admission) {

@@ -1,7 +1,7 @@
 package io.elasticgpu.e2e.node;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
@@ -55,7 +55,7 @@ class NodeAgentE2E {
 
     private static Pod pod(String name, String node, String resource, String amount, Share planned) {
         return new PodBuilder().withNewMetadata().withName(name)
-                .addToAnnotations(Annotations.ALLOCATION, new Allocation(node, Map.of("main", List.of(planned))).toJson())
+                .addToAnnotations(Annotations.ALLOCATION, new PodGrant(node, Map.of("main", List.of(planned))).toJson())
                 .addToAnnotations(Annotations.ASSUME_TIME, Long.toString(System.nanoTime()))
                 .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED).endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.example/train:1")
@@ -106,7 +106,7 @@ class NodeAgentE2E {
                 await().atMost(WAIT).untilAsserted(() -> {
                     Map<String, String> sa = pods.withName("slice").get().getMetadata().getAnnotations();
                     assertThat(sa).containsEntry(Annotations.PHASE, Annotations.PHASE_ALLOCATED);
-                    assertThat(Allocation.fromJson(sa.get(Annotations.ALLOCATION)).containers().get("main"))
+                    assertThat(PodGrant.fromJson(sa.get(Annotations.ALLOCATION)).containers().get("main"))
                             .containsExactly(new Share(1, hw.gpus().get(1).uuid(), 0, 4096));
                     assertThat(pods.withName("aliyun").get().getMetadata().getAnnotations())
                             .containsEntry(Annotations.PHASE, Annotations.PHASE_ALLOCATED)

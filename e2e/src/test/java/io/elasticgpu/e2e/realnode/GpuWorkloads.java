@@ -3,8 +3,8 @@ package io.elasticgpu.e2e.realnode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
@@ -101,10 +101,10 @@ final class GpuWorkloads implements AutoCloseable {
     }
 
     /** The pod's {@code elasticgpu.io/allocation} once the agent has written what kubelet gave ({@code phase: allocated}). */
-    static Allocation allocated(KubernetesClient client, String namespace, String pod) {
+    static PodGrant allocated(KubernetesClient client, String namespace, String pod) {
         Pod p = await().atMost(RealNodePods.WAIT).until(() -> client.pods().inNamespace(namespace).withName(pod).get(),
                 x -> x != null && Annotations.PHASE_ALLOCATED.equals(x.getMetadata().getAnnotations().get(Annotations.PHASE)));
-        return Allocation.fromJson(p.getMetadata().getAnnotations().get(Annotations.ALLOCATION));
+        return PodGrant.fromJson(p.getMetadata().getAnnotations().get(Annotations.ALLOCATION));
     }
 
     /**
@@ -168,7 +168,7 @@ final class GpuWorkloads implements AutoCloseable {
     }
 
     /** What {@code allocations} hold per card index, MiB (every card listed, 0 for none). */
-    static Map<Integer, Long> memoryByCard(List<Allocation> allocations) {
+    static Map<Integer, Long> memoryByCard(List<PodGrant> allocations) {
         Map<Integer, Long> byCard = new TreeMap<>();
         for (int c = 0; c < CARDS; c++) {
             byCard.put(c, 0L);

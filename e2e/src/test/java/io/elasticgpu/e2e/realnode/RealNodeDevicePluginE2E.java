@@ -7,8 +7,8 @@ import static io.elasticgpu.e2e.realnode.GpuWorkloads.gpuVariables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
@@ -20,7 +20,7 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.RealNodeExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
@@ -128,7 +128,7 @@ class RealNodeDevicePluginE2E {
     void aPodUsingAnElasticGpuClaimIsToldTheClaimsShare(TestCluster cluster, RealNode node) {
         KubernetesClient client = cluster.client();
         String ns = cluster.namespace();
-        ElasticGpuCrds.apply(cluster.controlPlane());
+        ElasticGPUCrds.apply(cluster.controlPlane());
         RealNodePods pods = new RealNodePods(client, ns, node);
         try (AdmissionWebhook webhook = AdmissionWebhook.start(client, WebhookConfig.forUrl(
                 new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1)).build())) {
@@ -143,7 +143,7 @@ class RealNodeDevicePluginE2E {
             String name = created.getMetadata().getName();
 
             ContainerReport report = pods.report(name, "main");
-            Allocation allocation = GpuWorkloads.allocated(client, ns, name);
+            PodGrant allocation = GpuWorkloads.allocated(client, ns, name);
             List<Share> shares = onlyContainer(allocation);
             assertThat(shares).singleElement().satisfies(s -> assertThat(s.memoryMib()).isEqualTo(2048));
             assertThat(gpuVariables(report)).isEqualTo(expectedEnvironment(shares, true, false));
@@ -154,13 +154,13 @@ class RealNodeDevicePluginE2E {
         }
     }
 
-    private static List<Share> onlyContainer(Allocation allocation) {
+    private static List<Share> onlyContainer(PodGrant allocation) {
         assertThat(allocation.containers()).containsOnlyKeys("main");
         return allocation.containers().get("main");
     }
 
     /** The agent's per-card account (its metrics, from kubelet's records) is what the pods' allocations hold. */
-    private static void assertTheAgentCounts(List<Allocation> allocations) {
+    private static void assertTheAgentCounts(List<PodGrant> allocations) {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(gpus.agentMemoryByCard()).isEqualTo(GpuWorkloads.memoryByCard(allocations)));
     }

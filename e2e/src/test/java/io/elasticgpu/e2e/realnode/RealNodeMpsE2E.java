@@ -5,7 +5,7 @@ import static io.elasticgpu.e2e.realnode.GpuWorkloads.gpuVariables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;

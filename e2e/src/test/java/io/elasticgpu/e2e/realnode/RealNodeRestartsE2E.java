@@ -6,8 +6,8 @@ import static io.elasticgpu.e2e.realnode.GpuWorkloads.gpuVariables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
@@ -109,9 +109,9 @@ class RealNodeRestartsE2E {
         }
         pods.create(pods.reporting("after", Map.of(ResourceNames.GPU_MEMORY, "128", ResourceNames.GPU_CORE, "10")).build());
         ContainerReport after = pods.report("after", "main");
-        Allocation allocation = GpuWorkloads.allocated(client, cluster.namespace(), "after");
+        PodGrant allocation = GpuWorkloads.allocated(client, cluster.namespace(), "after");
         assertThat(gpuVariables(after)).isEqualTo(expectedEnvironment(allocation.containers().get("main"), true, true));
-        List<Allocation> all = List.of(GpuWorkloads.allocated(client, cluster.namespace(), "slice"),
+        List<PodGrant> all = List.of(GpuWorkloads.allocated(client, cluster.namespace(), "slice"),
                 GpuWorkloads.allocated(client, cluster.namespace(), "whole"), allocation);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(gpus.agentMemoryByCard()).isEqualTo(GpuWorkloads.memoryByCard(all)));
@@ -151,7 +151,7 @@ class RealNodeRestartsE2E {
         // Settled: every pod's container ran and reported, or kubelet refused the pod.
         await().atMost(Duration.ofMinutes(3)).until(() -> pods.all().stream().allMatch(p -> "Failed".equals(p.getStatus().getPhase())
                 || pods.status(p.getMetadata().getName(), "main").map(s -> s.getState().getRunning() != null).orElse(false)));
-        List<Allocation> running = new ArrayList<>();
+        List<PodGrant> running = new ArrayList<>();
         Map<String, String> outcome = new TreeMap<>();
         for (Pod p : pods.all()) {
             String name = p.getMetadata().getName();
@@ -159,7 +159,7 @@ class RealNodeRestartsE2E {
                 outcome.put(name, "refused: " + p.getStatus().getReason() + " " + p.getStatus().getMessage());
                 continue;
             }
-            Allocation allocation = GpuWorkloads.allocated(client, cluster.namespace(), name);
+            PodGrant allocation = GpuWorkloads.allocated(client, cluster.namespace(), name);
             List<Share> shares = allocation.containers().get("main");
             assertThat(gpuVariables(pods.report(name, "main"))).as("what %s's container was told", name)
                     .isEqualTo(expectedEnvironment(shares, true, true));

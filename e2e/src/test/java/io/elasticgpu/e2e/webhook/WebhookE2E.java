@@ -7,11 +7,11 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
@@ -47,7 +47,7 @@ class WebhookE2E {
 
     @BeforeAll
     static void applyTheCrds(ControlPlane controlPlane) {
-        ElasticGpuCrds.apply(controlPlane);
+        ElasticGPUCrds.apply(controlPlane);
     }
 
     /** The configuration outlives the webhook on purpose; other tests of the run must not meet it. */
@@ -143,7 +143,7 @@ class WebhookE2E {
         String ns = cluster.namespace();
         try (AdmissionWebhook webhook = AdmissionWebhook.start(client, WebhookConfig.forUrl(
                 new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1))
-                .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodGpuRequests.Units.DEFAULT)).build())) {
+                .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodAsks.Units.DEFAULT)).build())) {
             // 10 milli / 10 / 2 processes = 0.5 %: refused, once the apiserver calls the new configuration.
             String refused = refusedOnceTheApiserverCallsTheWebhook(client, ns);
             assertThat(refused).contains("admission webhook \"shares.elasticgpu.io\" denied the request: pod %s/thin-"

@@ -10,7 +10,7 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.components.EgpuProcess;
@@ -49,7 +49,7 @@ class WebhookReplicasE2E {
     @BeforeAll
     static void applyTheCrds(ControlPlane cp) {
         controlPlane = cp;
-        ElasticGpuCrds.apply(cp);
+        ElasticGPUCrds.apply(cp);
     }
 
     @AfterAll

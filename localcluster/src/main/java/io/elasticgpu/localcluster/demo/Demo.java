@@ -13,7 +13,7 @@ import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.TableRenderer;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
@@ -68,7 +68,7 @@ public final class Demo implements AutoCloseable {
         this.controlPlane = controlPlane;
         this.use = use;
         this.client = controlPlane.newClient();
-        ElasticGpuCrds.apply(client);
+        ElasticGPUCrds.apply(client);
         this.extender = ExtenderService.start(client, ExtenderConfig.builder().withListen("127.0.0.1:0").build());
         String yaml = schedulerTemplate.replace("${EXTENDER_URL}", "http://127.0.0.1:" + extender.port());
         controlPlane.restartScheduler(Files.writeString(controlPlane.workDir().resolve("scheduler-demo.yaml"), yaml));

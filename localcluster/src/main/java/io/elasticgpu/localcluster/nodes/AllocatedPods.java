@@ -1,7 +1,7 @@
 package io.elasticgpu.localcluster.nodes;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
@@ -39,7 +39,7 @@ public final class AllocatedPods {
     public static Pod create(KubernetesClient client, String namespace, String name, String node,
                              Map<String, List<Share>> containers, String claim) {
         PodBuilder pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace)
-                .addToAnnotations(Annotations.ALLOCATION, new Allocation(node, containers).toJson())
+                .addToAnnotations(Annotations.ALLOCATION, new PodGrant(node, containers).toJson())
                 .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ALLOCATED).endMetadata()
                 .withNewSpec().withNodeName(node).endSpec();
         containers.forEach((container, shares) -> {

@@ -1,6 +1,6 @@
 package io.elasticgpu.node.agent;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource.Kind;
@@ -142,8 +142,8 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         return new Builder(this);
     }
 
-    public PodGpuRequests.Units units() {
-        return new PodGpuRequests.Units(memoryBlockMib, aliyunUnitMib, ResourceNames.GPU, ResourceNames.GPU_MEMORY,
+    public PodAsks.Units units() {
+        return new PodAsks.Units(memoryBlockMib, aliyunUnitMib, ResourceNames.GPU, ResourceNames.GPU_MEMORY,
                 ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
     }
 
@@ -179,8 +179,8 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
         private Path podResourcesSocket = DEFAULT_POD_RESOURCES;
         private Mode mode = Mode.SLICES;
         private int replicas = 4;
-        private long memoryBlockMib = PodGpuRequests.Units.DEFAULT.memoryBlockMib();
-        private long aliyunUnitMib = PodGpuRequests.Units.DEFAULT.aliyunUnitMib();
+        private long memoryBlockMib = PodAsks.Units.DEFAULT.memoryBlockMib();
+        private long aliyunUnitMib = PodAsks.Units.DEFAULT.aliyunUnitMib();
         private boolean compatibility = true;
         private IsolationConfig isolation = IsolationConfig.NONE;
         private HealthPolicy health = HealthPolicy.DEFAULT;

@@ -6,7 +6,7 @@ import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.CdiSpecs;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimIsolation;
 import io.elasticgpu.node.dra.ClaimRef;

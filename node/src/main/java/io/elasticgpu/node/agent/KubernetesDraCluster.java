@@ -2,7 +2,7 @@ package io.elasticgpu.node.agent;
 
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.discovery.Hardware;
@@ -28,13 +28,13 @@ public final class KubernetesDraCluster implements DraCluster {
 
     private final KubernetesClient client;
     private final String node;
-    private final PodGpuRequests.Units units;
+    private final PodAsks.Units units;
     private final InventoryPublisher inventory;
     private final SliceGuard slices;
     private final ClusterEvents events;
     private SharedIndexInformer<Pod> pods;
 
-    public KubernetesDraCluster(KubernetesClient client, String node, PodGpuRequests.Units units) {
+    public KubernetesDraCluster(KubernetesClient client, String node, PodAsks.Units units) {
         this.client = client;
         this.node = node;
         this.units = units;

@@ -5,7 +5,7 @@ import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
 import io.elasticgpu.node.allocation.ContainerKey;
-import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.allocation.NodePod;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.PlanAllocator;
@@ -76,7 +76,7 @@ public final class NodeAgent implements AutoCloseable {
         this.kubelet = new PodResourcesClient(config.podResourcesSocket(),
                 resources.stream().map(AdvertisedResource::name).collect(Collectors.toSet()));
         Allocator allocator;
-        Supplier<Map<ContainerKey, Grant>> truth;
+        Supplier<Map<ContainerKey, ContainerGrant>> truth;
         java.util.function.BooleanSupplier pending;
         if (config.mode() == AgentConfig.Mode.SLICES) {
             PlanAllocator plans = new PlanAllocator(cluster.pods(), kubelet, catalog, hardware.topology());
@@ -156,7 +156,7 @@ public final class NodeAgent implements AutoCloseable {
 
     /**
      * Whether a device-plugin share is still held: kubelet still records its container (a share's {@code held} is its
-     * answer's first resource and smallest device id, {@link Grant#handout}, which kubelet keeps in its records while
+     * answer's first resource and smallest device id, {@link ContainerGrant#handout}, which kubelet keeps in its records while
      * the container lives), or the API still shows its holder's pod holding cards on this node. Either is enough, so
      * that a kubelet restarting (its records briefly empty) ends no daemon a running pod uses.
      */
@@ -169,7 +169,7 @@ public final class NodeAgent implements AutoCloseable {
     }
 
     /** A grant's MPS daemon, with the process count its pod declares; empty for grants of no answer of this run. */
-    private static Optional<MpsDirs> isolate(MpsIsolation mps, Grant grant, PodSource pods) {
+    private static Optional<MpsDirs> isolate(MpsIsolation mps, ContainerGrant grant, PodSource pods) {
         if (grant.handout().isEmpty()) {
             return Optional.empty();
         }
@@ -238,8 +238,8 @@ public final class NodeAgent implements AutoCloseable {
     /** Tells the recorder after every allocation, so that the truth reaches the pod within milliseconds. */
     private record Signalling(Allocator delegate, TruthRecorder recorder) implements Allocator {
         @Override
-        public Grant allocate(String resource, List<String> ids) {
-            Grant g = delegate.allocate(resource, ids);
+        public ContainerGrant allocate(String resource, List<String> ids) {
+            ContainerGrant g = delegate.allocate(resource, ids);
             recorder.allocated();
             return g;
         }

@@ -10,7 +10,7 @@ public interface Allocator {
      *
      * @throws AllocationException when it cannot be answered without breaking a rule
      */
-    Grant allocate(String resource, List<String> ids);
+    ContainerGrant allocate(String resource, List<String> ids);
 
     /** Which {@code size} of {@code available} (including {@code mustInclude}) the agent would rather give. */
     List<String> preferred(String resource, List<String> available, List<String> mustInclude, int size);

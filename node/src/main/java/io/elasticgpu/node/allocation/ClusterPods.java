@@ -1,13 +1,13 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.KubeletAllocate;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,10 +30,10 @@ public final class ClusterPods implements PodSource, AutoCloseable {
 
     private final KubernetesClient client;
     private final String node;
-    private final PodGpuRequests.Units units;
+    private final PodAsks.Units units;
     private final SharedIndexInformer<Pod> informer;
 
-    public ClusterPods(KubernetesClient client, String node, PodGpuRequests.Units units) {
+    public ClusterPods(KubernetesClient client, String node, PodAsks.Units units) {
         this.client = client;
         this.node = node;
         this.units = units;
@@ -59,21 +59,21 @@ public final class ClusterPods implements PodSource, AutoCloseable {
     }
 
     /** The pod as allocation sees it, if it is alive and asks for GPUs in a way that can be read. */
-    public static Optional<NodePod> of(Pod p, String node, PodGpuRequests.Units units) {
+    public static Optional<NodePod> of(Pod p, String node, PodAsks.Units units) {
         if (!CardHolding.holdsCards(p)) {
             return Optional.empty();
         }
         Map<String, GpuAsk.Family> families = new HashMap<>();
         try {
-            PodGpuRequests.of(p, units).forEach(a -> families.put(a.container(), a.family()));
-        } catch (InvalidGpuRequestException e) {
+            PodAsks.of(p, units).forEach(a -> families.put(a.container(), a.family()));
+        } catch (InvalidAskException e) {
             return Optional.empty();
         }
         if (families.isEmpty()) {
             return Optional.empty();
         }
         List<NodePod.Container> containers = new ArrayList<>();
-        List<Container> ordered = PodGpuRequests.containers(p);
+        List<Container> ordered = PodAsks.containers(p);
         int inits = nullSafe(p.getSpec().getInitContainers()).size();
         for (int i = 0; i < ordered.size(); i++) {
             Container c = ordered.get(i);
@@ -84,7 +84,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
             }
         }
         Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
-        Optional<Allocation> plan = Optional.ofNullable(a.get(Annotations.ALLOCATION)).flatMap(json -> parse(json, node));
+        Optional<PodGrant> plan = Optional.ofNullable(a.get(Annotations.ALLOCATION)).flatMap(json -> parse(json, node));
         return Optional.of(new NodePod(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
                 assumeTime(a.get(Annotations.ASSUME_TIME)), plan, Annotations.allocated(p),
                 containers, Optional.ofNullable(a.get(MpsLimits.PROCESSES_ANNOTATION)), containerIds(p)));
@@ -110,7 +110,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
      * The cards of {@code node} that its pods of the device plugin path hold ({@link CardHolding}): those their
      * allocation annotation names. A pod asking our resources without one holds nothing yet (kubelet has not admitted it).
      */
-    public static Set<Integer> heldCards(Collection<Pod> pods, String node, PodGpuRequests.Units units) {
+    public static Set<Integer> heldCards(Collection<Pod> pods, String node, PodAsks.Units units) {
         Set<Integer> cards = new TreeSet<>();
         for (Pod p : pods) {
             of(p, node, units).flatMap(NodePod::plan).ifPresent(plan -> cards.addAll(plan.cards()));
@@ -118,9 +118,9 @@ public final class ClusterPods implements PodSource, AutoCloseable {
         return cards;
     }
 
-    private static Optional<Allocation> parse(String json, String node) {
+    private static Optional<PodGrant> parse(String json, String node) {
         try {
-            Allocation allocation = Allocation.fromJson(json);
+            PodGrant allocation = PodGrant.fromJson(json);
             return node.equals(allocation.node()) ? Optional.of(allocation) : Optional.empty();
         } catch (IllegalArgumentException e) {
             return Optional.empty();

@@ -1,6 +1,6 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 
 import java.util.List;
@@ -22,11 +22,11 @@ import static java.util.Objects.requireNonNull;
  * @param containerIds the runtime's id of each running container (without the {@code containerd://} scheme) → its
  *                   name, from the pod's status, to tell whose a process on a card is
  */
-public record NodePod(String uid, String namespace, String name, long assumeTime, Optional<Allocation> plan,
+public record NodePod(String uid, String namespace, String name, long assumeTime, Optional<PodGrant> plan,
                       boolean allocated, List<Container> containers, Optional<String> processes,
                       Map<String, String> containerIds) {
 
-    public NodePod(String uid, String namespace, String name, long assumeTime, Optional<Allocation> plan,
+    public NodePod(String uid, String namespace, String name, long assumeTime, Optional<PodGrant> plan,
                    boolean allocated, List<Container> containers) {
         this(uid, namespace, name, assumeTime, plan, allocated, containers, Optional.empty(), Map.of());
     }
@@ -67,7 +67,7 @@ public record NodePod(String uid, String namespace, String name, long assumeTime
     }
 
     /** The shares the extender planned for {@code container}, empty when it planned none. */
-    public List<Allocation.Share> planFor(String container) {
+    public List<PodGrant.Share> planFor(String container) {
         return plan.map(a -> a.containers().getOrDefault(container, List.of())).orElse(List.of());
     }
 }

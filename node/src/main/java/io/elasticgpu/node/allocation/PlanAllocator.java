@@ -1,6 +1,6 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.core.model.Topology;
 
 import java.time.Duration;
@@ -28,7 +28,7 @@ public final class PlanAllocator implements Allocator {
     private final CardTable cards;
     private final Topology topology;
     /** Answered calls, by the order they were answered in. */
-    private final Map<String, Handout> handouts = new HashMap<>();
+    private final Map<String, Answer> handouts = new HashMap<>();
     private long answered;
     private Map<ContainerKey, Map<String, List<String>>> learnt; // the records learn() last read
     private volatile Records last; // null until the first read: any nanoTime value is a valid time, even 0
@@ -60,12 +60,12 @@ public final class PlanAllocator implements Allocator {
      * @throws AllocationException when no waiting container asks for it or its cards would exceed a capacity
      */
     @Override
-    public Grant allocate(String resource, List<String> ids) {
+    public ContainerGrant allocate(String resource, List<String> ids) {
         List<NodePod> podList = pods.pods();
         boolean fresh = mustReread(podList);
         Map<ContainerKey, Map<String, List<String>>> records = fresh ? reread() : last.byContainer();
         try {
-            Optional<Grant> grant = decide(resource, ids, podList, records, fresh);
+            Optional<ContainerGrant> grant = decide(resource, ids, podList, records, fresh);
             if (grant.isEmpty()) { // the watch may not have seen a pod kubelet already has
                 grant = decide(resource, ids, pods.refresh(), fresh ? records : reread(), true);
             }
@@ -109,7 +109,7 @@ public final class PlanAllocator implements Allocator {
      * @param fresh whether {@code records} were read for this call; older records still show everything kubelet
      *              did unless an earlier answer was a guess, and then this call cannot be certain either
      */
-    private synchronized Optional<Grant> decide(String resource, List<String> ids, List<NodePod> podList,
+    private synchronized Optional<ContainerGrant> decide(String resource, List<String> ids, List<NodePod> podList,
                                                 Map<ContainerKey, Map<String, List<String>>> records, boolean fresh) {
         boolean known = fresh || handouts.values().stream().noneMatch(h -> !h.seen() && !h.certain());
         learn(records, podList);
@@ -119,11 +119,11 @@ public final class PlanAllocator implements Allocator {
             return Optional.empty();
         }
         Match m = match.get();
-        Optional<Map.Entry<String, Handout>> earlier = handouts.entrySet().stream()
+        Optional<Map.Entry<String, Answer>> earlier = handouts.entrySet().stream()
                 .filter(e -> e.getValue().grant().container().equals(m.key()) && !e.getValue().ids().containsKey(resource))
                 .findFirst();
         if (earlier.isPresent()) { // another resource of this container was answered: same cards
-            Handout h = earlier.get().getValue();
+            Answer h = earlier.get().getValue();
             String overflow = usage(podList, records, h).overflow(h.grant().shares()); // its shares change after a guess
             if (!overflow.isEmpty()) {
                 throw new AllocationException("cannot give %s its share on the cards kubelet's previous call got for it: %s"
@@ -133,16 +133,16 @@ public final class PlanAllocator implements Allocator {
             return Optional.of(h.grant());
         }
         if (m.certain() && known) {
-            Optional<Grant> regrant = reattribute(m, resource, ids, podList, records);
+            Optional<ContainerGrant> regrant = reattribute(m, resource, ids, podList, records);
             if (regrant.isPresent()) {
                 return regrant;
             }
         }
         Usage usage = usage(podList, records, null);
         PlanChoice choice = choose(m, resource, ids, usage, podList);
-        Grant grant = new Grant(m.key(), choice.shares(), m.container().family(), choice.note(), Grant.handout(resource, ids));
+        ContainerGrant grant = new ContainerGrant(m.key(), choice.shares(), m.container().family(), choice.note(), ContainerGrant.handout(resource, ids));
         handouts.put(Long.toString(++answered),
-                new Handout(grant, choice.owner(), Map.of(resource, List.copyOf(ids)), nanos.getAsLong(), false, m.certain() && known));
+                new Answer(grant, choice.owner(), Map.of(resource, List.copyOf(ids)), nanos.getAsLong(), false, m.certain() && known));
         return Optional.of(grant);
     }
 
@@ -171,14 +171,14 @@ public final class PlanAllocator implements Allocator {
      * with the same count, kubelet was admitting this container then: that answer's cards are this container's
      * (the first answer is out and names them), with this container's own shares on them.
      */
-    private Optional<Grant> reattribute(Match m, String resource, List<String> ids, List<NodePod> podList,
+    private Optional<ContainerGrant> reattribute(Match m, String resource, List<String> ids, List<NodePod> podList,
                                         Map<ContainerKey, Map<String, List<String>>> records) {
-        Optional<Map.Entry<String, Handout>> latest = handouts.entrySet().stream()
+        Optional<Map.Entry<String, Answer>> latest = handouts.entrySet().stream()
                 .max(java.util.Comparator.comparingLong(e -> Long.parseLong(e.getKey())));
         if (latest.isEmpty()) {
             return Optional.empty();
         }
-        Handout h = latest.get().getValue();
+        Answer h = latest.get().getValue();
         boolean sameCounts = h.ids().entrySet().stream().allMatch(e -> m.container().asks(e.getKey()) == e.getValue().size());
         if (h.seen() || h.certain() || h.ids().containsKey(resource) || h.grant().container().equals(m.key()) || !sameCounts) {
             return Optional.empty();
@@ -188,10 +188,10 @@ public final class PlanAllocator implements Allocator {
         if (!overflow.isEmpty()) {
             throw new AllocationException("cannot give %s the cards kubelet's previous call got for it: %s".formatted(m.key(), overflow));
         }
-        Grant grant = new Grant(m.key(), shares, m.container().family(),
+        ContainerGrant grant = new ContainerGrant(m.key(), shares, m.container().family(),
                 "kubelet was admitting this container when it asked for %s; it has the cards answered then"
                         .formatted(String.join(", ", h.ids().keySet())), h.grant().handout());
-        handouts.put(latest.get().getKey(), new Handout(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
+        handouts.put(latest.get().getKey(), new Answer(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
         return Optional.of(grant);
     }
 
@@ -256,7 +256,7 @@ public final class PlanAllocator implements Allocator {
     }
 
     /** What every container holds: what this agent gave it, else what its pod's annotation says it got. */
-    private Usage usage(List<NodePod> podList, Map<ContainerKey, Map<String, List<String>>> records, Handout skip) {
+    private Usage usage(List<NodePod> podList, Map<ContainerKey, Map<String, List<String>>> records, Answer skip) {
         Usage usage = new Usage(cards);
         Set<ContainerKey> counted = new HashSet<>();
         Set<String> alive = new HashSet<>();
@@ -288,8 +288,8 @@ public final class PlanAllocator implements Allocator {
         }
         learnt = records;
         Served served = new Served(records, Map.of());
-        for (Map.Entry<String, Handout> e : List.copyOf(handouts.entrySet())) {
-            Handout h = e.getValue();
+        for (Map.Entry<String, Answer> e : List.copyOf(handouts.entrySet())) {
+            Answer h = e.getValue();
             ContainerKey said = h.grant().container();
             if (h.seen()) { // who holds it is known; only whether kubelet still lists it matters
                 if (!records.containsKey(said)) {
@@ -308,10 +308,10 @@ public final class PlanAllocator implements Allocator {
             } else if (!h.certain()) {
                 // A guess kubelet's records correct. A certain answer is never moved: kubelet hands a finished init
                 // container's ids on to the next container, so two containers may show the same ids.
-                Grant g = h.grant();
-                Grant truth = g.moved(holder.get(), ownSharesOn(holder.get(), g.shares(), podList),
+                ContainerGrant g = h.grant();
+                ContainerGrant truth = g.moved(holder.get(), ownSharesOn(holder.get(), g.shares(), podList),
                         "kubelet gave these cards to this container, not to %s".formatted(said));
-                handouts.put(e.getKey(), new Handout(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
+                handouts.put(e.getKey(), new Answer(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
             }
         }
     }
@@ -331,14 +331,14 @@ public final class PlanAllocator implements Allocator {
     }
 
     /** The grants kubelet has recorded, by container, for writing into the pods. */
-    public Map<ContainerKey, Grant> reconcile() {
+    public Map<ContainerKey, ContainerGrant> reconcile() {
         Map<ContainerKey, Map<String, List<String>>> records = reread();
         return reconcile(records);
     }
 
-    private synchronized Map<ContainerKey, Grant> reconcile(Map<ContainerKey, Map<String, List<String>>> records) {
+    private synchronized Map<ContainerKey, ContainerGrant> reconcile(Map<ContainerKey, Map<String, List<String>>> records) {
         learn(records, pods.pods());
-        Map<ContainerKey, Grant> out = new HashMap<>();
+        Map<ContainerKey, ContainerGrant> out = new HashMap<>();
         Set<String> admitted = new HashSet<>();
         handouts.values().forEach(h -> {
             if (h.seen()) {
@@ -366,13 +366,13 @@ public final class PlanAllocator implements Allocator {
      * says (the extender's plan, which an answer for a certain container always is, or what was recorded). Their
      * cards are not read from kubelet's device ids: a slice's ids only count blocks, its card is the one answered.
      */
-    private void answeredBefore(Map<ContainerKey, Map<String, List<String>>> records, Map<ContainerKey, Grant> out) {
+    private void answeredBefore(Map<ContainerKey, Map<String, List<String>>> records, Map<ContainerKey, ContainerGrant> out) {
         for (NodePod p : pods.pods()) {
             for (NodePod.Container c : p.containers()) {
                 ContainerKey k = p.key(c);
                 List<Share> plan = p.planFor(c.name());
                 if (!out.containsKey(k) && records.containsKey(k) && !plan.isEmpty()) {
-                    out.put(k, new Grant(k, plan, c.family(), ""));
+                    out.put(k, new ContainerGrant(k, plan, c.family(), ""));
                 }
             }
         }

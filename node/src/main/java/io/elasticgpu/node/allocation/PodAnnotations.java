@@ -2,8 +2,8 @@ package io.elasticgpu.node.allocation;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -38,10 +38,10 @@ public final class PodAnnotations implements TruthWriter {
 
     @Override
     public void record(NodePod pod, Map<String, List<Share>> given, Map<String, String> notes, boolean complete) {
-        Map<String, List<Share>> containers = new LinkedHashMap<>(pod.plan().map(Allocation::containers).orElse(Map.of()));
+        Map<String, List<Share>> containers = new LinkedHashMap<>(pod.plan().map(PodGrant::containers).orElse(Map.of()));
         containers.putAll(given);
         Map<String, String> a = new HashMap<>();
-        a.put(Annotations.ALLOCATION, new Allocation(node, containers).toJson());
+        a.put(Annotations.ALLOCATION, new PodGrant(node, containers).toJson());
         if (complete) {
             a.put(Annotations.PHASE, Annotations.PHASE_ALLOCATED);
             if (pod.containers().stream().anyMatch(c -> c.family() == Family.ALIYUN)) {

@@ -2,7 +2,7 @@ package io.elasticgpu.node.allocation;
 
 import io.elasticgpu.core.policy.CardChoice;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.core.model.Topology;
 
@@ -35,14 +35,14 @@ public final class ReplicaAllocator implements Allocator {
     }
 
     @Override
-    public synchronized Grant allocate(String resource, List<String> ids) {
+    public synchronized ContainerGrant allocate(String resource, List<String> ids) {
         List<Integer> named = cards.cardsOf(ids);
         List<Integer> chosen = named;
         if (named.size() < ids.size()) {
             chosen = best(ids.size(), load(kubelet.list()));
             remapped.put(List.copyOf(ids), chosen);
         }
-        return new Grant(new ContainerKey("", "", "(unknown until kubelet records it)"), shares(chosen), Family.ELASTIC_GPU,
+        return new ContainerGrant(new ContainerKey("", "", "(unknown until kubelet records it)"), shares(chosen), Family.ELASTIC_GPU,
                 chosen.equals(named) ? "" : "kubelet chose ids on cards %s; gave distinct cards %s".formatted(named, chosen));
     }
 
@@ -93,11 +93,11 @@ public final class ReplicaAllocator implements Allocator {
     }
 
     /** What each container kubelet records holds, for writing into the pods. */
-    public synchronized Map<ContainerKey, Grant> reconcile() {
-        Map<ContainerKey, Grant> out = new HashMap<>();
+    public synchronized Map<ContainerKey, ContainerGrant> reconcile() {
+        Map<ContainerKey, ContainerGrant> out = new HashMap<>();
         Map<ContainerKey, Map<String, List<String>>> records = kubelet.list();
         records.forEach((k, byResource) -> byResource.values().forEach(ids ->
-                out.put(k, new Grant(k, shares(cardsHeld(ids)), Family.ELASTIC_GPU, ""))));
+                out.put(k, new ContainerGrant(k, shares(cardsHeld(ids)), Family.ELASTIC_GPU, ""))));
         remapped.keySet().retainAll(records.values().stream().flatMap(m -> m.values().stream()).map(List::copyOf).toList());
         return out;
     }

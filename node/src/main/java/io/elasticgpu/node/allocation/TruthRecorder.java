@@ -1,6 +1,6 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +27,7 @@ public final class TruthRecorder implements AutoCloseable {
     static final Duration PERIOD = Duration.ofSeconds(2);
     private static final Duration SOON = Duration.ofMillis(200);
 
-    private final Supplier<Map<ContainerKey, Grant>> grants;
+    private final Supplier<Map<ContainerKey, ContainerGrant>> grants;
     private final java.util.function.BooleanSupplier pending;
     private final PodSource pods;
     private final TruthWriter writer;
@@ -40,7 +40,7 @@ public final class TruthRecorder implements AutoCloseable {
      * @param grants  what kubelet's records say each container got (reads them)
      * @param pending whether some answered call is not in kubelet's records yet (cheap)
      */
-    public TruthRecorder(Supplier<Map<ContainerKey, Grant>> grants, java.util.function.BooleanSupplier pending, PodSource pods,
+    public TruthRecorder(Supplier<Map<ContainerKey, ContainerGrant>> grants, java.util.function.BooleanSupplier pending, PodSource pods,
                          TruthWriter writer) {
         this.grants = grants;
         this.pending = pending;

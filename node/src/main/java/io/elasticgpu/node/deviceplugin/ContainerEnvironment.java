@@ -1,9 +1,9 @@
 package io.elasticgpu.node.deviceplugin;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.node.allocation.CardTable;
-import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.deviceplugin.api.Mount;
 import io.elasticgpu.node.isolation.MpsDirs;
@@ -39,7 +39,7 @@ public record ContainerEnvironment(long aliyunUnitMib) {
      * same in every answer of a container) and only the variables of its own resource: memory limits with memory,
      * compute with compute.
      */
-    public ContainerAllocateResponse response(Grant grant, CardTable cards, AdvertisedResource resource, Optional<MpsDirs> mps) {
+    public ContainerAllocateResponse response(ContainerGrant grant, CardTable cards, AdvertisedResource resource, Optional<MpsDirs> mps) {
         // nvidia.com/gpu is the only resource of its container that kubelet allocates (HAMi's gpumem and gpucores
         // are not advertised), so its answer carries the memory and the compute variables both.
         boolean all = resource.kind() == AdvertisedResource.Kind.WHOLE || resource.kind() == AdvertisedResource.Kind.SHARE;

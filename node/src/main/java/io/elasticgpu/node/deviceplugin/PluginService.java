@@ -2,7 +2,7 @@ package io.elasticgpu.node.deviceplugin;
 
 import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
-import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.deviceplugin.api.AllocateRequest;
 import io.elasticgpu.node.deviceplugin.api.AllocateResponse;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateRequest;
@@ -148,7 +148,7 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
         try {
             AllocateResponse.Builder b = AllocateResponse.newBuilder();
             for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
-                Grant grant = allocator.allocate(resource.name(), c.getDevicesIdsList());
+                ContainerGrant grant = allocator.allocate(resource.name(), c.getDevicesIdsList());
                 LOG.info("allocate resource={} devices={} container={} cards={} note={}", resource.name(),
                         c.getDevicesIdsCount(), grant.container(), grant.shares().stream().map(s -> s.card()).toList(), grant.note());
                 b.addContainerResponses(environment.response(grant, catalog, resource, isolation.isolate(grant)));

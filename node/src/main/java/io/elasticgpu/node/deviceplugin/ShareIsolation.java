@@ -1,6 +1,6 @@
 package io.elasticgpu.node.deviceplugin;
 
-import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.isolation.MpsDirs;
 
 import java.util.Optional;
@@ -16,7 +16,7 @@ public interface ShareIsolation {
      * @throws io.elasticgpu.node.allocation.AllocationException when the share cannot be held (kubelet then fails the
      *                                                           container instead of running it unheld)
      */
-    Optional<MpsDirs> isolate(Grant grant);
+    Optional<MpsDirs> isolate(ContainerGrant grant);
 
     ShareIsolation NONE = grant -> Optional.empty();
 }

@@ -1,6 +1,6 @@
 package io.elasticgpu.node.dra;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.isolation.MpsDirs;
 
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.elasticgpu.node.isolation;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.discovery.ComputeMode;
 import io.elasticgpu.node.discovery.GpuBackend;

@@ -1,11 +1,11 @@
 package io.elasticgpu.node.metrics;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
 import io.elasticgpu.node.allocation.ContainerKey;
-import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.deviceplugin.PluginSupervisor;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
@@ -153,9 +153,9 @@ public final class AgentMetrics {
     }
 
     /** {@code grants}, remembering what each card holds each time it is read. */
-    public Supplier<Map<ContainerKey, Grant>> recording(Supplier<Map<ContainerKey, Grant>> grants) {
+    public Supplier<Map<ContainerKey, ContainerGrant>> recording(Supplier<Map<ContainerKey, ContainerGrant>> grants) {
         return () -> {
-            Map<ContainerKey, Grant> now = grants.get();
+            Map<ContainerKey, ContainerGrant> now = grants.get();
             held = sum(now.values().stream().flatMap(g -> g.shares().stream()).toList());
             return now;
         };
@@ -218,11 +218,11 @@ public final class AgentMetrics {
         }
 
         @Override
-        public Grant allocate(String resource, List<String> ids) {
+        public ContainerGrant allocate(String resource, List<String> ids) {
             long start = System.nanoTime();
             String outcome = "error";
             try {
-                Grant g = delegate.allocate(resource, ids);
+                ContainerGrant g = delegate.allocate(resource, ids);
                 outcome = "ok";
                 return g;
             } catch (AllocationException e) {

@@ -3,7 +3,7 @@ package io.elasticgpu.node.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.isolation.IsolationConfig;
 
@@ -30,7 +30,7 @@ class AgentConfigTest {
         assertThat(c.podResourcesSocket()).isEqualTo(Path.of("/var/lib/kubelet/pod-resources/kubelet.sock"));
         assertThat(c.mode()).isEqualTo(AgentConfig.Mode.SLICES);
         assertThat(c.replicas()).isEqualTo(4);
-        assertThat(c.units()).isEqualTo(PodGpuRequests.Units.DEFAULT);
+        assertThat(c.units()).isEqualTo(PodAsks.Units.DEFAULT);
         assertThat(c.compatibility()).isTrue();
         assertThat(c.isolation()).isEqualTo(IsolationConfig.NONE);
         assertThat(c.health()).isEqualTo(HealthPolicy.DEFAULT);

@@ -1,7 +1,7 @@
 package io.elasticgpu.node.agent;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
@@ -31,7 +31,7 @@ final class GpuPods {
     /** A pod whose containers the extender planned as {@code plan} (container → shares), assumed at {@code assumeTime}. */
     static Pod pod(String name, long assumeTime, List<Container> init, List<Container> app, Map<String, List<Share>> plan) {
         return new PodBuilder().withNewMetadata().withName(name).withNamespace("ml").withUid("uid-" + name)
-                .addToAnnotations(Annotations.ALLOCATION, new Allocation(NODE, plan).toJson())
+                .addToAnnotations(Annotations.ALLOCATION, new PodGrant(NODE, plan).toJson())
                 .addToAnnotations(Annotations.ASSUME_TIME, Long.toString(assumeTime))
                 .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED)
                 .endMetadata()

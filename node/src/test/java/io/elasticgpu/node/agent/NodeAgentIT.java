@@ -1,6 +1,6 @@
 package io.elasticgpu.node.agent;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;

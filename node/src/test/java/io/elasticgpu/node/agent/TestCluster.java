@@ -1,6 +1,6 @@
 package io.elasticgpu.node.agent;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.allocation.NodePod;
 import io.elasticgpu.node.allocation.PodSource;

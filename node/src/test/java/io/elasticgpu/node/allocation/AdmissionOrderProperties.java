@@ -1,6 +1,6 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import net.jqwik.api.ForAll;
@@ -56,12 +56,12 @@ class AdmissionOrderProperties {
             }
             long memory = admitted.containers().getFirst().asks(MEM);
             List<String> ids = node.memoryIds(random.nextInt(4), (int) memory);
-            Grant g = allocator.allocate(MEM, ids);
+            ContainerGrant g = allocator.allocate(MEM, ids);
             ContainerKey really = admitted.key(admitted.containers().getFirst());
             node.record(really, MEM, ids);
             told.put(really, g.shares());
         }
-        Map<ContainerKey, Grant> truth = allocator.reconcile();
+        Map<ContainerKey, ContainerGrant> truth = allocator.reconcile();
         long[] held = new long[4];
         truth.values().forEach(g -> g.shares().forEach(s -> held[s.card()] += s.memoryMib()));
         for (long h : held) {

@@ -1,9 +1,9 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class ClusterPodsTest {
 
-    private static final PodGpuRequests.Units UNITS = new PodGpuRequests.Units(256, 1024, ResourceNames.GPU,
+    private static final PodAsks.Units UNITS = new PodAsks.Units(256, 1024, ResourceNames.GPU,
             ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
 
     /** A pod asking one card's share whose allocation (as the extender writes it) names {@code cards} of {@code node}. */
@@ -31,7 +31,7 @@ class ClusterPodsTest {
                 .endContainer().endSpec().withNewStatus().withPhase(phase).endStatus();
         Pod p = b.build();
         if (cards.length > 0) {
-            p.getMetadata().setAnnotations(Map.of(Annotations.ALLOCATION, new Allocation(node, Map.of("main", shares)).toJson()));
+            p.getMetadata().setAnnotations(Map.of(Annotations.ALLOCATION, new PodGrant(node, Map.of("main", shares)).toJson()));
         }
         return p;
     }

@@ -1,7 +1,7 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 
 import java.util.ArrayList;
@@ -77,7 +77,7 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
         Share share = new Share(card, uuid(card), 0, memory);
         Map<String, List<Share>> plan = new LinkedHashMap<>();
         plan.put("main", List.of(share));
-        return new NodePod("uid-" + name, "default", name, assumeTime, java.util.Optional.of(new Allocation("node-1", plan)),
+        return new NodePod("uid-" + name, "default", name, assumeTime, java.util.Optional.of(new PodGrant("node-1", plan)),
                 false, List.of(new NodePod.Container("main", Map.of(resource, memory), Family.ELASTIC_GPU, false)));
     }
 

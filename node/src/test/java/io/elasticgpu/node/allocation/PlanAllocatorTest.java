@@ -40,7 +40,7 @@ class PlanAllocatorTest {
         node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
         List<String> ids = node.memoryIds(0, 4096); // kubelet's ids may name another card: the plan decides
 
-        Grant g = allocator.allocate(MEM, ids);
+        ContainerGrant g = allocator.allocate(MEM, ids);
 
         assertThat(g.container()).isEqualTo(new ContainerKey("default", "a", "main"));
         assertThat(g.shares()).singleElement().satisfies(s -> {
@@ -56,18 +56,18 @@ class PlanAllocatorTest {
         node.pods.add(node.slicePod("old", 10, MEM, 8192, 0));
         List<String> ids = node.memoryIds(0, 8192);
 
-        Grant first = allocator.allocate(MEM, ids);
+        ContainerGrant first = allocator.allocate(MEM, ids);
         assertThat(first.container().pod()).isEqualTo("old");
         assertThat(first.note()).isEqualTo("oldest of 2 waiting with the same ask");
 
         // kubelet was in fact admitting "young": its record says so; the next call, for "old", gets the plan left
         node.record(new ContainerKey("default", "young", "main"), MEM, ids);
         List<String> next = node.memoryIds(1, 8192);
-        Grant second = allocator.allocate(MEM, next);
+        ContainerGrant second = allocator.allocate(MEM, next);
         node.record(new ContainerKey("default", "old", "main"), MEM, next);
 
         assertThat(second.shares().getFirst().card()).as("card 0 went to young; young's card 1 is what is left").isEqualTo(1);
-        Map<ContainerKey, Grant> truth = allocator.reconcile();
+        Map<ContainerKey, ContainerGrant> truth = allocator.reconcile();
         assertThat(truth.get(new ContainerKey("default", "young", "main")).shares().getFirst().card()).isZero();
         assertThat(truth.get(new ContainerKey("default", "young", "main")).note())
                 .isEqualTo("kubelet gave these cards to this container, not to default/old/main");
@@ -92,7 +92,7 @@ class PlanAllocatorTest {
         node.record(new ContainerKey("default", "a", "main"), MEM, node.memoryIds(0, 4096)); // ids name no card
         node.pods.add(node.slicePod("waiting", 2, MEM, 2048, 0)); // not admitted: kubelet does not list it
 
-        Map<ContainerKey, Grant> grants = allocator.reconcile();
+        Map<ContainerKey, ContainerGrant> grants = allocator.reconcile();
 
         assertThat(grants).containsOnlyKeys(new ContainerKey("default", "a", "main"));
         assertThat(grants.get(new ContainerKey("default", "a", "main")).shares()).singleElement().satisfies(s -> {
@@ -132,9 +132,9 @@ class PlanAllocatorTest {
         node.pods.add(node.slicePod("other", 0, core, 2, 0)); // older, same core ask: would win a guess
 
         List<String> memIds = node.memoryIds(1, 4096);
-        Grant g1 = allocator.allocate(MEM, memIds);
+        ContainerGrant g1 = allocator.allocate(MEM, memIds);
         node.record(new ContainerKey("default", "both", "main"), MEM, memIds);
-        Grant g2 = allocator.allocate(core, List.of("GPU-0001::p0", "GPU-0001::p1"));
+        ContainerGrant g2 = allocator.allocate(core, List.of("GPU-0001::p0", "GPU-0001::p1"));
 
         assertThat(g1.container().pod()).isEqualTo("both");
         assertThat(g2.container().pod()).as("kubelet is part-way through 'both', so the call is certainly for it").isEqualTo("both");

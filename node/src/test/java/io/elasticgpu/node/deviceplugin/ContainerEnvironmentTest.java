@@ -1,10 +1,10 @@
 package io.elasticgpu.node.deviceplugin;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.node.allocation.ContainerKey;
-import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
@@ -30,7 +30,7 @@ class ContainerEnvironmentTest {
 
     @Test
     void eachResourceTellsTheCardsAndOnlyItsOwnShare() {
-        Grant g = new Grant(KEY, List.of(new Share(1, "GPU-b", 300, 4096)), Family.ELASTIC_GPU, "");
+        ContainerGrant g = new ContainerGrant(KEY, List.of(new Share(1, "GPU-b", 300, 4096)), Family.ELASTIC_GPU, "");
         ContainerEnvironment env = new ContainerEnvironment(1024);
 
         ContainerAllocateResponse memory = env.response(g, cards, MEMORY, Optional.empty());
@@ -46,8 +46,8 @@ class ContainerEnvironmentTest {
 
     @Test
     void volcanoAndAliyunPodsGetTheirVariables() {
-        Grant volcano = new Grant(KEY, List.of(new Share(0, "GPU-a", 0, 1024)), Family.VOLCANO, "");
-        Grant aliyun = new Grant(KEY, List.of(new Share(1, "GPU-b", 0, 8192)), Family.ALIYUN, "");
+        ContainerGrant volcano = new ContainerGrant(KEY, List.of(new Share(0, "GPU-a", 0, 1024)), Family.VOLCANO, "");
+        ContainerGrant aliyun = new ContainerGrant(KEY, List.of(new Share(1, "GPU-b", 0, 8192)), Family.ALIYUN, "");
         ContainerEnvironment env = new ContainerEnvironment(1024);
 
         assertThat(env.response(volcano, cards, MEMORY, Optional.empty()).getEnvsMap()).containsEntry("VOLCANO_GPU_ALLOCATED", "1024")
@@ -58,7 +58,7 @@ class ContainerEnvironmentTest {
 
     @Test
     void aShareHeldByMpsGetsItsDaemonsPipeAndSharedMemoryButNoLimitInItsEnvironment() {
-        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 250, 2048), new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
+        ContainerGrant g = new ContainerGrant(KEY, List.of(new Share(0, "GPU-a", 250, 2048), new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
         Optional<MpsDirs> daemon = Optional.of(new MpsDirs(Path.of("/run/elastic-gpu/mps/dp-0123456789abcdef")));
         ContainerEnvironment env = new ContainerEnvironment(1024);
 
@@ -78,7 +78,7 @@ class ContainerEnvironmentTest {
 
     @Test
     void withoutADaemonNothingMpsIsMounted() {
-        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
+        ContainerGrant g = new ContainerGrant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
 
         ContainerAllocateResponse r = new ContainerEnvironment(1024).response(g, cards, WHOLE, Optional.empty());
 
@@ -89,7 +89,7 @@ class ContainerEnvironmentTest {
     @Test
     void aHamiShareOnTwoCardsGetsHamisLimitsInTheOnlyAnswer() {
         // nvidia.com/gpu: 2, nvidia.com/gpumem: 3000, nvidia.com/gpucores: 30 → 3000 MiB and 300 milli on each card
-        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 300, 3000), new Share(1, "GPU-b", 300, 3000)), Family.HAMI, "");
+        ContainerGrant g = new ContainerGrant(KEY, List.of(new Share(0, "GPU-a", 300, 3000), new Share(1, "GPU-b", 300, 3000)), Family.HAMI, "");
 
         assertThat(new ContainerEnvironment(1024).response(g, cards, NVIDIA, Optional.empty()).getEnvsMap())
                 .containsEntry("NVIDIA_VISIBLE_DEVICES", "GPU-a,GPU-b")
@@ -100,7 +100,7 @@ class ContainerEnvironmentTest {
 
     @Test
     void everySliceGetsHamisLimitsWithItsOwnResource() {
-        Grant g = new Grant(KEY, List.of(new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
+        ContainerGrant g = new ContainerGrant(KEY, List.of(new Share(1, "GPU-b", 250, 2048)), Family.ELASTIC_GPU, "");
         ContainerEnvironment env = new ContainerEnvironment(1024);
 
         // the memory limit with the memory answer, the compute limit with the compute answer (kubelet keeps the first)
@@ -112,7 +112,7 @@ class ContainerEnvironmentTest {
 
     @Test
     void aWholeCardIsLimitedToAllOfIt() {
-        Grant g = new Grant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
+        ContainerGrant g = new ContainerGrant(KEY, List.of(new Share(0, "GPU-a", 1000, 15_360)), Family.NVIDIA, "");
 
         assertThat(new ContainerEnvironment(1024).response(g, cards, NVIDIA, Optional.empty()).getEnvsMap())
                 .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", "15360m").containsEntry("CUDA_DEVICE_SM_LIMIT", "100")

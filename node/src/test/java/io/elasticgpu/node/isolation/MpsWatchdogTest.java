@@ -28,7 +28,7 @@ class MpsWatchdogTest {
     private static final String CARD_LINE = "card " + CARD + " 00000000:01:00.0 0 0 0 81559 NVIDIA H100 80GB HBM3\n";
     /** 40 GiB and 60 % shared by two processes: 20 GiB and 30 % each. */
     private static final MpsShare SHARE = new MpsShare("dp-00000000000000b2", List.of(CARD),
-            MpsLimits.of(List.of(new io.elasticgpu.api.v1alpha1.Allocation.Share(0, CARD, 600, 40960)), 2),
+            MpsLimits.of(List.of(new io.elasticgpu.api.v1alpha1.PodGrant.Share(0, CARD, 600, 40960)), 2),
             "team-b/infer/main", "elasticgpu.io/gpu-memory " + CARD + "::m0");
 
     @TempDir

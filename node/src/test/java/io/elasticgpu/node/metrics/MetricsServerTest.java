@@ -1,13 +1,13 @@
 package io.elasticgpu.node.metrics;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
 import io.elasticgpu.node.allocation.ContainerKey;
-import io.elasticgpu.node.allocation.Grant;
+import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
@@ -57,7 +57,7 @@ class MetricsServerTest {
     void allocateCallsAreCountedAndTimedByResourceAndOutcome() throws Exception {
         Allocator metered = metrics.metered(new Allocator() {
             @Override
-            public Grant allocate(String resource, List<String> ids) {
+            public ContainerGrant allocate(String resource, List<String> ids) {
                 if (ids.isEmpty()) {
                     throw new AllocationException("no plan for this container");
                 }
@@ -122,8 +122,8 @@ class MetricsServerTest {
                 .hasMessageContaining("--metrics-listen");
     }
 
-    private static Grant grant(int card, int milli, long memoryMib) {
-        return new Grant(new ContainerKey("ns", "p", "main"), List.of(new Share(card, UUID0, milli, memoryMib)),
+    private static ContainerGrant grant(int card, int milli, long memoryMib) {
+        return new ContainerGrant(new ContainerKey("ns", "p", "main"), List.of(new Share(card, UUID0, milli, memoryMib)),
                 Family.ELASTIC_GPU, "");
     }
 

@@ -2,13 +2,13 @@ package io.elasticgpu.scheduler.binding;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.scheduler.cache.ClusterCache;
-import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.PodAsk;
@@ -52,7 +52,7 @@ public final class Binder {
     /** The result of a bind. */
     public sealed interface Outcome {
         /** Bound with {@code allocation}; null on a DRA node, where the pod's claim holds its cards. */
-        record Bound(Allocation allocation) implements Outcome {
+        record Bound(PodGrant allocation) implements Outcome {
         }
 
         record Failed(String message) implements Outcome {
@@ -96,7 +96,7 @@ public final class Binder {
      * @param staleReservation how old a reservation of a pod that is neither bound nor being bound by this replica
      *                         must be to be dropped as left over from a replica that died mid-bind
      */
-    public Binder(ClusterApi api, ClusterCache cache, Supplier<Policy> policy, PodGpuRequests.Units units, InstantSource clock,
+    public Binder(ClusterApi api, ClusterCache cache, Supplier<Policy> policy, PodAsks.Units units, InstantSource clock,
                   Duration staleReservation) {
         this.api = requireNonNull(api, "api");
         this.cache = requireNonNull(cache, "cache");
@@ -142,7 +142,7 @@ public final class Binder {
         cache.sent(pending.pod());
         Outcome reserved = turns.join(node.name(), pending, batch -> reserve(node, batch));
         switch (reserved) {
-            case Outcome.Bound(Allocation allocation) -> {
+            case Outcome.Bound(PodGrant allocation) -> {
                 return annotateAndBind(namespace, name, pending.uid(), pending.ask(), node, allocation);
             }
             case Outcome.Held held -> LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, node.name(), held.message());
@@ -190,7 +190,7 @@ public final class Binder {
         if (mine != null) {
             return new Outcome.Bound(LedgerEntry.fromJson(mine).allocation()); // an earlier attempt reserved it already
         }
-        Optional<Allocation> fit = choice.choose(node, entries, pod.held(), pod.ask());
+        Optional<PodGrant> fit = choice.choose(node, entries, pod.held(), pod.ask());
         if (fit.isEmpty()) {
             return new Outcome.Failed(choice.refusal(node, entries, pod.ask()));
         }
@@ -221,8 +221,8 @@ public final class Binder {
         }
     }
 
-    private Outcome annotateAndBind(String namespace, String name, String uid, PodAsk ask, Node node, Allocation allocation) {
-        cache.assume(uid, Contribution.of(node.name(), ask.totals(), allocation));
+    private Outcome annotateAndBind(String namespace, String name, String uid, PodAsk ask, Node node, PodGrant allocation) {
+        cache.assume(uid, PodHolding.of(node.name(), ask.totals(), allocation));
         long now = clock.millis() * 1_000_000L;
         Map<String, String> annotations = CompatAnnotations.of(allocation, ask.asks(), node, now, aliyunUnitMib);
         try {

@@ -1,6 +1,6 @@
 package io.elasticgpu.scheduler.binding;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.core.model.Node;
@@ -19,14 +19,14 @@ final class CompatAnnotations {
     private CompatAnnotations() {
     }
 
-    static Map<String, String> of(Allocation allocation, List<GpuAsk> asks, Node node, long assumeNanos,
+    static Map<String, String> of(PodGrant allocation, List<GpuAsk> asks, Node node, long assumeNanos,
                                   long aliyunUnitMib) {
         Map<String, String> out = new LinkedHashMap<>();
         out.put(Annotations.ALLOCATION, allocation.toJson());
         out.put(Annotations.ASSUME_TIME, Long.toString(assumeNanos));
         out.put(Annotations.PHASE, Annotations.PHASE_ASSUMED);
         for (GpuAsk ask : asks) {
-            List<Allocation.Share> shares = allocation.containers().getOrDefault(ask.container(), List.of());
+            List<PodGrant.Share> shares = allocation.containers().getOrDefault(ask.container(), List.of());
             if (shares.isEmpty()) {
                 continue;
             }

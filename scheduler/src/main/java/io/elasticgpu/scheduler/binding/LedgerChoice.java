@@ -1,13 +1,13 @@
 package io.elasticgpu.scheduler.binding;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
-import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodResources;
-import io.elasticgpu.scheduler.decision.Assignment;
+import io.elasticgpu.scheduler.decision.PodFit;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
 import java.util.HashMap;
@@ -36,22 +36,22 @@ final class LedgerChoice {
      * The cards the filter held for the pod on this node when they are still free in the ledger (so the bind keeps
      * the decision the next pods were decided against), else the policy's choice on what the ledger leaves free.
      */
-    Optional<Allocation> choose(Node node, Map<String, String> entries, Optional<Hold> held, PodAsk ask) {
+    Optional<PodGrant> choose(Node node, Map<String, String> entries, Optional<Hold> held, PodAsk ask) {
         NodeState state = reserved(node, entries);
-        Optional<Allocation> kept = held.map(Hold::allocation)
+        Optional<PodGrant> kept = held.map(Hold::allocation)
                 .filter(a -> a.node().equals(node.name()) && fits(state, node, a));
         if (kept.isPresent()) {
             return kept;
         }
-        if (!(Assignment.of(ask.gpuOnly(), state, policy.get()) instanceof Assignment.Assigned assigned)) {
+        if (!(PodFit.of(ask.gpuOnly(), state, policy.get()) instanceof PodFit.Fits assigned)) {
             return Optional.empty();
         }
         return Optional.of(assigned.allocation(node, ask));
     }
 
-    private static boolean fits(NodeState state, Node node, Allocation allocation) {
+    private static boolean fits(NodeState state, Node node, PodGrant allocation) {
         try {
-            state.with(Contribution.of(node.name(), new PodResources.Totals(0, 0), allocation).placements());
+            state.with(PodHolding.of(node.name(), new PodResources.Totals(0, 0), allocation).placements());
             return true;
         } catch (IllegalStateException e) {
             return false;
@@ -60,7 +60,7 @@ final class LedgerChoice {
 
     /** Why {@link #choose} found no cards. */
     String refusal(Node node, Map<String, String> entries, PodAsk ask) {
-        if (Assignment.of(ask.gpuOnly(), reserved(node, entries), policy.get()) instanceof Assignment.Refused r) {
+        if (PodFit.of(ask.gpuOnly(), reserved(node, entries), policy.get()) instanceof PodFit.Refused r) {
             return "node %s no longer fits the pod: %s".formatted(node.name(), r.detail());
         }
         return "node %s no longer fits the pod".formatted(node.name());
@@ -69,10 +69,10 @@ final class LedgerChoice {
     /** The node's cards with every reservation of the ledger applied: GPU shares only. */
     private static NodeState reserved(Node node, Map<String, String> entries) {
         NodeState state = NodeState.empty(node);
-        Map<String, Contribution> contributions = new HashMap<>();
+        Map<String, PodHolding> contributions = new HashMap<>();
         for (var e : entries.entrySet()) {
-            Allocation a = LedgerEntry.fromJson(e.getValue()).allocation();
-            contributions.put(e.getKey(), Contribution.of(node.name(), new PodResources.Totals(0, 0), a));
+            PodGrant a = LedgerEntry.fromJson(e.getValue()).allocation();
+            contributions.put(e.getKey(), PodHolding.of(node.name(), new PodResources.Totals(0, 0), a));
         }
         for (var c : contributions.entrySet()) {
             try {

@@ -1,10 +1,10 @@
 package io.elasticgpu.scheduler.binding;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.KubeletAllocate;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 
@@ -30,9 +30,9 @@ final class LookalikeGate {
     }
 
     private final Pods pods;
-    private final PodGpuRequests.Units units;
+    private final PodAsks.Units units;
 
-    LookalikeGate(Pods pods, PodGpuRequests.Units units) {
+    LookalikeGate(Pods pods, PodAsks.Units units) {
         this.pods = pods;
         this.units = units;
     }
@@ -42,7 +42,7 @@ final class LookalikeGate {
      *
      * @param entries the node's ledger, without this pod's entry
      */
-    Optional<String> wait(Node node, Map<String, String> entries, Pod pod, Allocation chosen, long nowMillis) {
+    Optional<String> wait(Node node, Map<String, String> entries, Pod pod, PodGrant chosen, long nowMillis) {
         if (!NodeLabels.API_DEVICE_PLUGIN.equals(node.labels().get(NodeLabels.API))) {
             return Optional.empty();
         }

@@ -15,7 +15,7 @@ import java.util.Map;
  */
 final class Assumptions {
 
-    private final Map<String, Contribution> assumed = new HashMap<>();
+    private final Map<String, PodHolding> assumed = new HashMap<>();
     /**
      * Filter decisions not yet confirmed by a bind: the allocation chosen and when the hold lapses. Each is also in
      * {@link #assumed}, so the next pods are decided against it from the moment it is made.
@@ -25,18 +25,18 @@ final class Assumptions {
     private Map<String, Hold> copy = Map.of();
 
     /** What is assumed for pod {@code uid}, or null when it counts as the informer shows it. */
-    Contribution assumed(String uid) {
+    PodHolding assumed(String uid) {
         return assumed.get(uid);
     }
 
     /** Counts {@code contribution} for pod {@code uid} until the pod is seen with its allocation or forgotten. */
-    void assume(String uid, Contribution contribution) {
+    void assume(String uid, PodHolding contribution) {
         unhold(uid);
         assumed.put(uid, contribution);
     }
 
     /** Counts {@code contribution} for pod {@code uid} as a filter decided it, until {@link Hold#expiresAtNanos}. */
-    void hold(String uid, Contribution contribution, Hold hold) {
+    void hold(String uid, PodHolding contribution, Hold hold) {
         holds.put(uid, hold);
         copy = null;
         assumed.put(uid, contribution);
@@ -89,7 +89,7 @@ final class Assumptions {
      * holds them. True when pod {@code uid} had such a hold (what it counts changed).
      */
     boolean cardsHeldByClaims(String uid) {
-        Contribution held = holds.containsKey(uid) ? assumed.get(uid) : null;
+        PodHolding held = holds.containsKey(uid) ? assumed.get(uid) : null;
         if (held == null) {
             return false;
         }

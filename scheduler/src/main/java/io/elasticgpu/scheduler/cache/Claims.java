@@ -25,7 +25,7 @@ final class Claims {
     private final long memoryBlockMib;
     private final Map<String, ResourceClaim> byKey = new HashMap<>();
     /** What each allocated claim of ours holds on its node, by {@link #id}. */
-    private final Map<String, Contribution> observed = new HashMap<>();
+    private final Map<String, PodHolding> observed = new HashMap<>();
     /** An immutable copy of {@link #byKey}, made when asked for after a change; null until then. */
     private Map<String, ResourceClaim> copy = Map.of();
 
@@ -55,7 +55,7 @@ final class Claims {
             return List.of();
         }
         String node = shares.getFirst().node();
-        observed.put(id(claim), Contribution.ofClaim(node, shares, nodes.apply(node), memoryBlockMib));
+        observed.put(id(claim), PodHolding.ofClaim(node, shares, nodes.apply(node), memoryBlockMib));
         return reservedPods(claim);
     }
 
@@ -69,7 +69,7 @@ final class Claims {
     }
 
     /** What the claim of this {@link #id} holds on its node; null when it holds nothing. */
-    Contribution observed(String id) {
+    PodHolding observed(String id) {
         return observed.get(id);
     }
 

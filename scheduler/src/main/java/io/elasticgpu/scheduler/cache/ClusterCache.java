@@ -92,13 +92,13 @@ public final class ClusterCache {
     }
 
     /** Counts a bind's cards for pod {@code uid} until it is seen with its allocation or forgotten. */
-    public synchronized void assume(String uid, Contribution contribution) {
+    public synchronized void assume(String uid, PodHolding contribution) {
         assumptions.assume(uid, contribution);
         nodes.recount(uid);
     }
 
     /** Counts a filter's decision until a bind assumes it, the pod is seen bound, or it is released or lapses. */
-    public synchronized void hold(String uid, Contribution contribution, Hold hold) {
+    public synchronized void hold(String uid, PodHolding contribution, Hold hold) {
         assumptions.hold(uid, contribution, hold);
         nodes.recount(uid);
     }

@@ -36,11 +36,11 @@ final class Nodes {
     /** Each node's state: immutable, replaced at each change (cheaply: see {@link NodeEntries}). */
     private NodeEntries states = NodeEntries.EMPTY;
     /** What each id counts now, and the ids counted (or waiting to be) on each node. */
-    private final Map<String, Contribution> applied = new HashMap<>();
+    private final Map<String, PodHolding> applied = new HashMap<>();
     private final Map<String, Set<String>> idsByNode = new HashMap<>();
     /** Ids whose contribution did not fit their node's state yet, by node: retried whenever something leaves it. */
     private final Map<String, Set<String>> waiting = new HashMap<>();
-    private final Function<String, Contribution> counts;
+    private final Function<String, PodHolding> counts;
     private final Consumer<String> freed;
     private Snapshot.Limits limits = new Snapshot.Limits(0, 0);
 
@@ -48,7 +48,7 @@ final class Nodes {
      * @param counts what an id should count now (null: nothing)
      * @param freed  told a node's name whenever something there may have become free; must not block
      */
-    Nodes(Function<String, Contribution> counts, Consumer<String> freed) {
+    Nodes(Function<String, PodHolding> counts, Consumer<String> freed) {
         this.counts = counts;
         this.freed = freed;
     }
@@ -114,7 +114,7 @@ final class Nodes {
 
     /** Replaces what {@code id} counts on its node by what it should count now. */
     void recount(String id) {
-        Contribution old = applied.remove(id);
+        PodHolding old = applied.remove(id);
         waiting.values().forEach(set -> set.remove(id));
         if (old != null) {
             idsByNode.getOrDefault(old.node(), Set.of()).remove(id);
@@ -123,7 +123,7 @@ final class Nodes {
                 put(old.node(), old.removeFrom(s));
             }
         }
-        Contribution now = counts.apply(id);
+        PodHolding now = counts.apply(id);
         if (now != null) {
             idsByNode.computeIfAbsent(now.node(), k -> new HashSet<>()).add(id);
             apply(id, now);
@@ -149,7 +149,7 @@ final class Nodes {
         states = states.without(name);
     }
 
-    private void apply(String id, Contribution c) {
+    private void apply(String id, PodHolding c) {
         NodeState s = state(c.node());
         if (s == null) {
             applied.put(id, c); // counted once the node has an inventory (see rebuild)
@@ -170,7 +170,7 @@ final class Nodes {
             return;
         }
         for (String id : ids) {
-            Contribution c = counts.apply(id);
+            PodHolding c = counts.apply(id);
             if (c != null && c.node().equals(node)) {
                 apply(id, c);
             }
@@ -183,7 +183,7 @@ final class Nodes {
         waiting.remove(name);
         for (String id : List.copyOf(idsByNode.getOrDefault(name, Set.of()))) {
             applied.remove(id);
-            Contribution c = counts.apply(id);
+            PodHolding c = counts.apply(id);
             if (c != null && c.node().equals(name)) {
                 apply(id, c);
             }

@@ -1,6 +1,6 @@
 package io.elasticgpu.scheduler.cache;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraAsks;
 
@@ -35,7 +35,7 @@ final class Pods {
     static final int GONE_REMEMBERED = 100_000;
 
     /** A bound pod as the informer shows it: its allocation there (null when none is readable); whether it asks GPUs. */
-    record Bound(Allocation allocation, boolean asksGpu) {
+    record Bound(PodGrant allocation, boolean asksGpu) {
     }
 
     private final Predicate<Pod> asksGpu;
@@ -46,7 +46,7 @@ final class Pods {
     private final Set<String> gone = new HashSet<>();
     private final Set<String> live = new HashSet<>();
     /** What each bound pod holds on its node, as the informer shows it. */
-    private final Map<String, Contribution> observed = new HashMap<>();
+    private final Map<String, PodHolding> observed = new HashMap<>();
     /** By node: pod uid to namespace/name. */
     private final Map<String, Map<String, String>> unknownHolders = new HashMap<>();
     private int unaccounted;
@@ -84,7 +84,7 @@ final class Pods {
             observed.remove(uid);
             return Optional.empty();
         }
-        Allocation allocation = allocation(pod, node);
+        PodGrant allocation = allocation(pod, node);
         // On a DRA node a pod asking our extended resource holds the claim kube-scheduler made for it.
         boolean unknown = allocation == null && asks && !assumed && !draNode.test(node);
         if (unknown && unknownHolders.computeIfAbsent(node, k -> new HashMap<>()).put(uid, key) == null) {
@@ -94,7 +94,7 @@ final class Pods {
         } else if (!unknown) {
             forgetUnknown(uid);
         }
-        observed.put(uid, Contribution.of(node, PodResources.of(pod), allocation));
+        observed.put(uid, PodHolding.of(node, PodResources.of(pod), allocation));
         return Optional.of(new Bound(allocation, asks));
     }
 
@@ -118,7 +118,7 @@ final class Pods {
     }
 
     /** What pod {@code uid} holds on its node as the informer shows it; null when not bound. */
-    Contribution observed(String uid) {
+    PodHolding observed(String uid) {
         return observed.get(uid);
     }
 
@@ -135,7 +135,7 @@ final class Pods {
     }
 
     Optional<String> boundNode(String uid) {
-        Contribution c = observed.get(uid);
+        PodHolding c = observed.get(uid);
         return Optional.ofNullable(c == null ? null : c.node());
     }
 
@@ -182,14 +182,14 @@ final class Pods {
         return unaccounted;
     }
 
-    private static Allocation allocation(Pod pod, String node) {
+    private static PodGrant allocation(Pod pod, String node) {
         Map<String, String> annotations = pod.getMetadata().getAnnotations();
         String json = annotations == null ? null : annotations.get(Annotations.ALLOCATION);
         if (json == null) {
             return null;
         }
         try {
-            Allocation a = Allocation.fromJson(json);
+            PodGrant a = PodGrant.fromJson(json);
             return a.node().equals(node) ? a : null;
         } catch (IllegalArgumentException e) {
             LOG.warn("pod={} has an unreadable allocation: {}", HostPod.key(pod.getMetadata().getNamespace(),

@@ -1,6 +1,6 @@
 package io.elasticgpu.scheduler.decision;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
@@ -49,7 +49,7 @@ public final class Decisions {
     }
 
     /** A filter's decision: the one node the pod goes to, and its cards there. */
-    public record Decided(String node, Assignment.Assigned assigned) {
+    public record Decided(String node, PodFit.Fits assigned) {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
@@ -59,7 +59,7 @@ public final class Decisions {
 
     private final Supplier<Policy> policy;
     private final Weights weights;
-    private final Map<List<Request>, Asked> asks = new ConcurrentHashMap<>();
+    private final Map<List<Ask>, Asked> asks = new ConcurrentHashMap<>();
 
     /** A fitting node's policy score and the weakest link among the cards the pod would get there. */
     private record Verdict(double score, int weakestLink) {
@@ -74,9 +74,9 @@ public final class Decisions {
      * (a deep comparison per node would read every stored request).
      */
     private static final class Asked {
-        private final List<Request> requests;
+        private final List<Ask> requests;
 
-        Asked(List<Request> requests) {
+        Asked(List<Ask> requests) {
             this.requests = requests;
         }
     }
@@ -131,14 +131,14 @@ public final class Decisions {
                 reasons.merge("no_inventory", 1, Integer::sum);
                 continue;
             }
-            Reason refused = Assignment.reason(ask.requests(), s, current);
+            Reason refused = PodFit.reason(ask.requests(), s, current);
             if (refused == Reason.FITS) {
                 fit.add(name);
             } else {
                 failed.put(name, category(refused));
                 reasons.merge(refused.name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
                 if (LOG.isDebugEnabled()) {
-                    LOG.debug("node={} refused: {}", name, Assignment.of(ask.requests(), s, current) instanceof Assignment.Refused r
+                    LOG.debug("node={} refused: {}", name, PodFit.of(ask.requests(), s, current) instanceof PodFit.Refused r
                             ? r.detail() : refused);
                 }
             }
@@ -180,7 +180,7 @@ public final class Decisions {
             }
         }
         Snapshot.Entry e = best == null ? null : entries.apply(best);
-        if (e != null && Assignment.of(ask.requests(), e.state(), policy.get()) instanceof Assignment.Assigned a) {
+        if (e != null && PodFit.of(ask.requests(), e.state(), policy.get()) instanceof PodFit.Fits a) {
             return Optional.of(new Decided(best, a));
         }
         return Optional.empty();
@@ -218,7 +218,7 @@ public final class Decisions {
         return out;
     }
 
-    private Asked canonical(List<Request> requests) {
+    private Asked canonical(List<Ask> requests) {
         if (asks.size() > MAX_ASKS) {
             asks.clear();
         }
@@ -262,8 +262,8 @@ public final class Decisions {
         return known != null ? known : scored.byAsk().computeIfAbsent(asked, a -> compute(e.state(), a.requests, current));
     }
 
-    private static Optional<Verdict> compute(NodeState s, List<Request> requests, Policy current) {
-        if (Assignment.of(requests, s, current) instanceof Assignment.Refused) {
+    private static Optional<Verdict> compute(NodeState s, List<Ask> requests, Policy current) {
+        if (PodFit.of(requests, s, current) instanceof PodFit.Refused) {
             return Optional.empty();
         }
         Choice choice = current.choose(requests.getFirst(), s);

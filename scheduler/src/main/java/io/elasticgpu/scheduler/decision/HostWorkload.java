@@ -1,8 +1,8 @@
 package io.elasticgpu.scheduler.decision;
 
 import io.elasticgpu.api.v1alpha1.DraAsks;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.HostPod;
 import io.elasticgpu.scheduler.cache.PodResources;
@@ -29,18 +29,18 @@ public final class HostWorkload {
     private HostWorkload() {
     }
 
-    public static List<Request> of(ClusterCache cache, PodGpuRequests.Units units) {
+    public static List<Ask> of(ClusterCache cache, PodAsks.Units units) {
         Workload workload = cache.workload();
-        List<Request> out = new ArrayList<>();
+        List<Ask> out = new ArrayList<>();
         Set<String> named = new HashSet<>();
         for (HostPod pod : workload.hostPods()) {
             named.addAll(pod.claims());
             List<ResourceClaim> claims = pod.claims().stream().map(workload.claims()::get).filter(Objects::nonNull).toList();
-            List<Request> withCards = PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);
+            List<Ask> withCards = PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);
             if (!withCards.isEmpty()) {
                 out.addAll(withCards);
             } else if (pod.node() != null || pod.claims().isEmpty()) {
-                out.add(Request.cpuOnly(pod.cpuMilli(), pod.memoryMib())); // pending with other drivers' claims: not ours
+                out.add(Ask.cpuOnly(pod.cpuMilli(), pod.memoryMib())); // pending with other drivers' claims: not ours
             }
         }
         for (var e : workload.claims().entrySet()) {

@@ -2,8 +2,8 @@ package io.elasticgpu.scheduler.decision;
 
 import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.scheduler.cache.PodResources;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -21,7 +21,7 @@ import java.util.function.BiFunction;
  * <p>Init containers are placed like the others, beside the app containers rather than reusing their cards: that
  * counts more than kubelet will use, never less.
  */
-public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Totals totals) {
+public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals totals) {
 
     public PodAsk {
         asks = List.copyOf(asks);
@@ -29,10 +29,10 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
     }
 
     /**
-     * @throws io.elasticgpu.api.v1alpha1.InvalidGpuRequestException when the pod's asks are malformed
+     * @throws io.elasticgpu.api.v1alpha1.InvalidAskException when the pod's asks are malformed
      */
-    public static PodAsk of(Pod pod, PodGpuRequests.Units units) {
-        return of(PodGpuRequests.of(pod, units), PodResources.of(pod));
+    public static PodAsk of(Pod pod, PodAsks.Units units) {
+        return of(PodAsks.of(pod, units), PodResources.of(pod));
     }
 
     /**
@@ -41,10 +41,10 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
      * nothing here; kube-scheduler's own DRA filter still holds the pod to it.
      *
      * @param claims a claim by namespace and name, as last seen
-     * @throws io.elasticgpu.api.v1alpha1.InvalidGpuRequestException when the pod's asks are malformed
+     * @throws io.elasticgpu.api.v1alpha1.InvalidAskException when the pod's asks are malformed
      */
-    public static PodAsk of(Pod pod, PodGpuRequests.Units units, BiFunction<String, String, Optional<ResourceClaim>> claims) {
-        List<GpuAsk> asks = PodGpuRequests.of(pod, units);
+    public static PodAsk of(Pod pod, PodAsks.Units units, BiFunction<String, String, Optional<ResourceClaim>> claims) {
+        List<GpuAsk> asks = PodAsks.of(pod, units);
         if (asks.isEmpty()) {
             asks = new ArrayList<>();
             for (DraAsks.PodClaim c : DraAsks.claims(pod)) {
@@ -63,12 +63,12 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
      * no CPU or memory): its CPU and memory with the claims' requests of ours, allocated or not; empty when they ask
      * none of ours. A claim asking {@code allocationMode: All} is placed by kube-scheduler alone and adds nothing.
      */
-    static List<Request> workload(List<ResourceClaim> claims, PodResources.Totals totals, PodGpuRequests.Units units) {
+    static List<Ask> workload(List<ResourceClaim> claims, PodResources.Totals totals, PodAsks.Units units) {
         List<GpuAsk> asks = new ArrayList<>();
         for (ResourceClaim claim : claims) {
             try {
                 asks.addAll(DraAsks.requested(claim, units.memoryBlockMib()));
-            } catch (io.elasticgpu.api.v1alpha1.InvalidGpuRequestException e) {
+            } catch (io.elasticgpu.api.v1alpha1.InvalidAskException e) {
                 // allocationMode All: no part of the estimate
             }
         }
@@ -76,12 +76,12 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
     }
 
     private static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals) {
-        List<Request> requests = new ArrayList<>();
+        List<Ask> requests = new ArrayList<>();
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();
         for (GpuAsk a : asks) {
-            requests.add(a.whole() ? Request.wholeCards(cpu, memory, a.cards())
-                    : new Request(cpu, memory, a.cards(), a.milli(), a.memoryMib(), List.of(), a.memoryPercent()));
+            requests.add(a.whole() ? Ask.wholeCards(cpu, memory, a.cards())
+                    : new Ask(cpu, memory, a.cards(), a.milli(), a.memoryMib(), List.of(), a.memoryPercent()));
             cpu = 0;
             memory = 0;
         }
@@ -90,7 +90,7 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
 
     /** A pod that asks no GPU, as the one request the placement engine places for it: its CPU and memory. */
     public PodAsk hostOnly() {
-        return new PodAsk(List.of(), List.of(Request.cpuOnly(totals.cpuMilli(), totals.memoryMib())), totals);
+        return new PodAsk(List.of(), List.of(Ask.cpuOnly(totals.cpuMilli(), totals.memoryMib())), totals);
     }
 
     public boolean asksGpu() {
@@ -103,8 +103,8 @@ public record PodAsk(List<GpuAsk> asks, List<Request> requests, PodResources.Tot
     }
 
     /** The same asks without CPU and memory: what binding checks, since kube-scheduler owns CPU and memory. */
-    public List<Request> gpuOnly() {
-        return requests.stream().map(r -> new Request(0, 0, r.cards(), r.milliPerCard(), r.memoryMibPerCard(), r.models(),
+    public List<Ask> gpuOnly() {
+        return requests.stream().map(r -> new Ask(0, 0, r.cards(), r.milliPerCard(), r.memoryMibPerCard(), r.models(),
                 r.memoryPercentPerCard())).toList();
     }
 }

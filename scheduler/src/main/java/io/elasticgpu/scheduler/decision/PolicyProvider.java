@@ -1,8 +1,8 @@
 package io.elasticgpu.scheduler.decision;
 
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
+import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyContext;
@@ -33,15 +33,15 @@ public final class PolicyProvider implements Supplier<Policy> {
 
     /** The workload assumed before any GPU pod has been seen: keep whole cards free. */
     static final TypicalWorkload DEFAULT_WORKLOAD = TypicalWorkload.of(List.of(
-            new TypicalWorkload.Typical(Request.wholeCards(0, 0, 1), 1.0)));
+            new TypicalWorkload.Typical(Ask.wholeCards(0, 0, 1), 1.0)));
 
     private final PolicyName name;
     private final Supplier<List<Pod>> pods;
     /** What the pods without GPUs that share the GPU nodes ask: part of the workload, as in the FGD paper. */
-    private final Supplier<List<Request>> hosts;
+    private final Supplier<List<Ask>> hosts;
     /** How many GPU pods there are now, cheaply: a rebuild is due when it grew by half since the last. */
     private final IntSupplier grown;
-    private final PodGpuRequests.Units units;
+    private final PodAsks.Units units;
     private final InstantSource clock;
     private final Duration refresh;
     private volatile Policy current;
@@ -53,8 +53,8 @@ public final class PolicyProvider implements Supplier<Policy> {
      * @param hosts what the pods without GPUs that share the GPU nodes ask
      * @param count how many pods there are, without copying them
      */
-    public PolicyProvider(PolicyName name, Supplier<List<Pod>> pods, Supplier<List<Request>> hosts, IntSupplier count,
-                          PodGpuRequests.Units units, InstantSource clock, Duration refresh) {
+    public PolicyProvider(PolicyName name, Supplier<List<Pod>> pods, Supplier<List<Ask>> hosts, IntSupplier count,
+                          PodAsks.Units units, InstantSource clock, Duration refresh) {
         this.name = name;
         this.pods = pods;
         this.hosts = hosts;
@@ -84,15 +84,15 @@ public final class PolicyProvider implements Supplier<Policy> {
     }
 
     private TypicalWorkload workload(List<Pod> seen) {
-        List<Request> requests = new ArrayList<>(hosts.get());
+        List<Ask> requests = new ArrayList<>(hosts.get());
         for (Pod pod : seen) {
             try {
                 requests.addAll(PodAsk.of(pod, units).requests());
-            } catch (InvalidGpuRequestException ignored) {
+            } catch (InvalidAskException ignored) {
                 // such a pod is answered with an error and never placed: it is no part of the workload
             }
         }
-        return requests.stream().noneMatch(Request::needsCards) ? DEFAULT_WORKLOAD : TypicalWorkload.estimate(requests, 95);
+        return requests.stream().noneMatch(Ask::needsCards) ? DEFAULT_WORKLOAD : TypicalWorkload.estimate(requests, 95);
     }
 
     /** Random numbers for the {@code random} policy that any thread may draw. */

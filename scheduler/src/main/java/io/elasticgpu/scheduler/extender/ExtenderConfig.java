@@ -1,6 +1,6 @@
 package io.elasticgpu.scheduler.extender;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.decision.Decisions;
@@ -139,8 +139,8 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
         return metricsListen == null ? Optional.empty() : Optional.of(Address.parse("metricsListen", metricsListen));
     }
 
-    public PodGpuRequests.Units units() {
-        return new PodGpuRequests.Units(memoryBlockMib, aliyunUnitMib, gpu, gpuMemory, gpuCore, gpuCount);
+    public PodAsks.Units units() {
+        return new PodAsks.Units(memoryBlockMib, aliyunUnitMib, gpu, gpuMemory, gpuCore, gpuCount);
     }
 
     private static void readable(String setting, String file) {
@@ -178,8 +178,8 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
         private String tlsKeyFile;
         private PolicyName policy = PolicyName.DEFAULT;
         private String ledgerNamespace = "elastic-gpu-system";
-        private long memoryBlockMib = PodGpuRequests.Units.DEFAULT.memoryBlockMib();
-        private long aliyunUnitMib = PodGpuRequests.Units.DEFAULT.aliyunUnitMib();
+        private long memoryBlockMib = PodAsks.Units.DEFAULT.memoryBlockMib();
+        private long aliyunUnitMib = PodAsks.Units.DEFAULT.aliyunUnitMib();
         private String gpu = ResourceNames.GPU;
         private String gpuMemory = ResourceNames.GPU_MEMORY;
         private String gpuCore = ResourceNames.GPU_CORE;

@@ -1,7 +1,7 @@
 package io.elasticgpu.scheduler.extender;
 
 import io.elasticgpu.api.v1alpha1.DraApi;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.ClusterApi;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
@@ -57,7 +57,7 @@ public final class ExtenderService implements AutoCloseable {
     }
 
     static ExtenderService start(KubernetesClient client, ExtenderConfig config, ClusterApi api) {
-        ClusterCache cache = new ClusterCache(pod -> PodGpuRequests.asksGpu(pod, config.units()), config.units().memoryBlockMib());
+        ClusterCache cache = new ClusterCache(pod -> PodAsks.asksGpu(pod, config.units()), config.units().memoryBlockMib());
         AtomicBoolean synced = new AtomicBoolean();
         SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
         nodeInformer.addEventHandler(handler(cache::upsertNode, n -> cache.deleteNode(n.getMetadata().getName())));
@@ -88,7 +88,7 @@ public final class ExtenderService implements AutoCloseable {
      * of {@link #start} are one feeder; the benchmarks feed the cache directly.
      */
     public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
-        PodGpuRequests.Units units = config.units();
+        PodAsks.Units units = config.units();
         PolicyProvider policy = new PolicyProvider(config.policy(), () -> cache.workload().gpuPods(), () -> HostWorkload.of(cache, units),
                 () -> cache.snapshot().workloadPodCount(), units, InstantSource.system(), Duration.ofSeconds(config.workloadRefreshSeconds()));
         Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),

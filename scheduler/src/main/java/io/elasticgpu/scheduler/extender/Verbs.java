@@ -1,12 +1,12 @@
 package io.elasticgpu.scheduler.extender;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.InvalidGpuRequestException;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
-import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.Decisions;
@@ -39,7 +39,7 @@ final class Verbs implements AutoCloseable {
     private final ClusterCache cache;
     private final Decisions decisions;
     private final Binder binder;
-    private final PodGpuRequests.Units units;
+    private final PodAsks.Units units;
     private final ExtenderMetrics metrics;
     private final BooleanSupplier synced;
     private final Requeue requeue;
@@ -61,7 +61,7 @@ final class Verbs implements AutoCloseable {
         }
     }
 
-    Verbs(ClusterCache cache, Decisions decisions, Binder binder, PodGpuRequests.Units units, ExtenderMetrics metrics,
+    Verbs(ClusterCache cache, Decisions decisions, Binder binder, PodAsks.Units units, ExtenderMetrics metrics,
           BooleanSupplier synced, Requeue requeue, Deciding deciding) {
         this.requeue = requeue;
         this.deciding = deciding;
@@ -88,7 +88,7 @@ final class Verbs implements AutoCloseable {
         PodAsk ask;
         try {
             ask = PodAsk.of(args.pod(), units, snapshot::claim);
-        } catch (InvalidGpuRequestException e) {
+        } catch (InvalidAskException e) {
             return Wire.ExtenderFilterResult.error(e.getMessage());
         }
         if (ask.viaClaims()) {
@@ -137,7 +137,7 @@ final class Verbs implements AutoCloseable {
         PodAsk ask;
         try {
             ask = PodAsk.of(args.pod(), units);
-        } catch (InvalidGpuRequestException e) {
+        } catch (InvalidAskException e) {
             ask = null;
         }
         if (ask == null || !ask.asksGpu()) {
@@ -163,7 +163,7 @@ final class Verbs implements AutoCloseable {
         PodAsk ask;
         try {
             ask = PodAsk.of(pod.get(), units);
-        } catch (InvalidGpuRequestException e) {
+        } catch (InvalidAskException e) {
             return new Wire.ExtenderBindingResult(e.getMessage());
         }
         return switch (binder.bind(pod.get(), ask, args.node())) {
@@ -187,8 +187,8 @@ final class Verbs implements AutoCloseable {
         if (node.isEmpty()) {
             return fit;
         }
-        Allocation allocation = decided.get().assigned().allocation(node.get(), ask);
-        cache.hold(uid, Contribution.of(node.get().name(), ask.totals(), allocation),
+        PodGrant allocation = decided.get().assigned().allocation(node.get(), ask);
+        cache.hold(uid, PodHolding.of(node.get().name(), ask.totals(), allocation),
                 new Hold(allocation, deciding.expiry()));
         return List.of(node.get().name());
     }
@@ -209,7 +209,7 @@ final class Verbs implements AutoCloseable {
                     : decisions.decide(ask, passed, snapshot::entry);
             if (decided.isPresent()) {
                 String node = decided.get().node();
-                cache.hold(uid, Contribution.of(node, ask.totals(), null),
+                cache.hold(uid, PodHolding.of(node, ask.totals(), null),
                         new Hold(null, deciding.expiry()));
                 passed = List.of(node);
             }

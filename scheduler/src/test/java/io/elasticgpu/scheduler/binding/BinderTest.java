@@ -5,12 +5,12 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.scheduler.cache.ClusterCache;
-import io.elasticgpu.scheduler.cache.Contribution;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.PodAsk;
@@ -32,17 +32,17 @@ class BinderTest {
     private final AtomicLong now = new AtomicLong(Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
 
     private ClusterCache cache() {
-        ClusterCache c = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+        ClusterCache c = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
         api.feed(c);
         return c;
     }
 
     private Binder binder(ClusterCache cache) {
-        return new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60));
+        return new Binder(api, cache, BinpackPolicy::new, PodAsks.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60));
     }
 
     private Binder.Outcome bind(Binder binder, Pod pod, String node) {
-        PodAsk ask = PodAsk.of(pod, PodGpuRequests.Units.DEFAULT);
+        PodAsk ask = PodAsk.of(pod, PodAsks.Units.DEFAULT);
         return binder.bind(pod, ask, node);
     }
 
@@ -62,7 +62,7 @@ class BinderTest {
         ClusterCache cache = cache();
         Binder.Outcome outcome = bind(binder(cache), p, "n1");
 
-        Allocation expected = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "GPU-n1-0", 0, 8192))));
+        PodGrant expected = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "GPU-n1-0", 0, 8192))));
         assertThat(outcome).isEqualTo(new Binder.Outcome.Bound(expected));
         Pod after = stored("a");
         assertThat(after.getSpec().getNodeName()).isEqualTo("n1");
@@ -178,7 +178,7 @@ class BinderTest {
     private java.util.Collection<Long> cardsHeld(List<Pod> pods) {
         Map<Integer, Long> held = new java.util.HashMap<>();
         for (Pod p : pods) {
-            Allocation a = Allocation.fromJson(stored(p.getMetadata().getName()).getMetadata().getAnnotations()
+            PodGrant a = PodGrant.fromJson(stored(p.getMetadata().getName()).getMetadata().getAnnotations()
                     .get(Annotations.ALLOCATION));
             a.containers().values().forEach(shares -> shares.forEach(s -> held.merge(s.card(), s.memoryMib(), Long::sum)));
         }
@@ -206,8 +206,8 @@ class BinderTest {
         Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192")));
         api.addPod(p);
         ClusterCache cache = cache();
-        Allocation held = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
-        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
+        PodGrant held = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
+        cache.hold("uid-a", PodHolding.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
 
         assertThat(bind(binder(cache), p, "n1")).as("binpack alone would take card 0")
                 .isEqualTo(new Binder.Outcome.Bound(held));
@@ -223,8 +223,8 @@ class BinderTest {
         ClusterCache cache = cache();
         Binder binder = binder(cache);
         assertThat(bind(binder, other, "n1")).isInstanceOf(Binder.Outcome.Bound.class); // takes card 0
-        Allocation held = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "GPU-n1-0", 0, 8192))));
-        cache.hold("uid-a", Contribution.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
+        PodGrant held = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "GPU-n1-0", 0, 8192))));
+        cache.hold("uid-a", PodHolding.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
 
         assertThat(bind(binder, p, "n1")).isInstanceOfSatisfying(Binder.Outcome.Bound.class,
                 bound -> assertThat(bound.allocation().cards()).containsExactly(1));
@@ -330,8 +330,8 @@ class BinderTest {
         ClusterCache cache = cache();
         api.failBinds(true);
         // a replica that died after reserving: simulate by writing the reservation directly
-        var entry = new LedgerEntry("ns/a", now.get(), new Allocation("n1", Map.of("main",
-                List.of(new Allocation.Share(0, "GPU-n1-0", 1000, 16_384)))));
+        var entry = new LedgerEntry("ns/a", now.get(), new PodGrant("n1", Map.of("main",
+                List.of(new PodGrant.Share(0, "GPU-n1-0", 1000, 16_384)))));
         api.writeLedger("n1", Map.of("uid-a", entry.toJson()), null);
         api.failBinds(false);
         assertThat(bind(binder(cache), b, "n1")).as("fresh: kept").isInstanceOf(Binder.Outcome.Failed.class);

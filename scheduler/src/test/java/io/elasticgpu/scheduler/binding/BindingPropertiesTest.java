@@ -5,13 +5,13 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyContext;
 import io.elasticgpu.core.policy.TypicalWorkload;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.PodAsk;
 
@@ -75,7 +75,7 @@ class BindingPropertiesTest {
         }
         AtomicLong now = new AtomicLong(Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
         var context = PolicyContext.of(RandomGenerator.of("L64X128MixRandom"),
-                TypicalWorkload.of(List.of(new TypicalWorkload.Typical(Request.wholeCards(0, 0, 1), 1.0))));
+                TypicalWorkload.of(List.of(new TypicalWorkload.Typical(Ask.wholeCards(0, 0, 1), 1.0))));
         var chosen = Policies.create(policy, context);
         Map<Integer, ClusterCache> caches = new HashMap<>();
         Map<Integer, Binder> binders = new HashMap<>();
@@ -89,7 +89,7 @@ class BindingPropertiesTest {
                     Pod current = api.pods().stream().filter(x -> x.getMetadata().getUid().equals(p.getMetadata().getUid()))
                             .findFirst().orElse(null);
                     if (current != null && current.getSpec().getNodeName() == null) {
-                        binders.get(b.replica()).bind(p, PodAsk.of(p, PodGpuRequests.Units.DEFAULT), NODES.get(b.node()));
+                        binders.get(b.replica()).bind(p, PodAsk.of(p, PodAsks.Units.DEFAULT), NODES.get(b.node()));
                     }
                 }
                 case Action.Delete d -> {
@@ -106,10 +106,10 @@ class BindingPropertiesTest {
 
     private static void restart(int r, InMemoryClusterApi api, Map<Integer, ClusterCache> caches, Map<Integer, Binder> binders,
                                 io.elasticgpu.core.policy.Policy policy, AtomicLong now) {
-        ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+        ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
         api.feed(cache);
         caches.put(r, cache);
-        binders.put(r, new Binder(api, cache, () -> policy, PodGpuRequests.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60)));
+        binders.put(r, new Binder(api, cache, () -> policy, PodAsks.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60)));
     }
 
     private static void assertNoCardOverCapacity(InMemoryClusterApi api) {
@@ -121,7 +121,7 @@ class BindingPropertiesTest {
             if (node == null || json == null) {
                 continue;
             }
-            Allocation a = Allocation.fromJson(json);
+            PodGrant a = PodGrant.fromJson(json);
             assertThat(a.node()).isEqualTo(node);
             for (var shares : a.containers().values()) {
                 for (var s : shares) {

@@ -5,8 +5,8 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.scheduler.cache.Hold;
@@ -27,10 +27,10 @@ class LedgerChoiceTest {
 
     private final LedgerChoice choice = new LedgerChoice(BinpackPolicy::new);
     private final PodAsk asks8192 = PodAsk.of(pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192"))),
-            PodGpuRequests.Units.DEFAULT);
+            PodAsks.Units.DEFAULT);
 
-    private static Allocation on(String node, int card, long mib) {
-        return new Allocation(node, Map.of("main", List.of(new Allocation.Share(card, "GPU-" + node + "-" + card, 0, mib))));
+    private static PodGrant on(String node, int card, long mib) {
+        return new PodGrant(node, Map.of("main", List.of(new PodGrant.Share(card, "GPU-" + node + "-" + card, 0, mib))));
     }
 
     /** A ledger of {@code reserved} ("card:MiB" each, space-separated) on n1's two 16384 MiB cards. */
@@ -63,7 +63,7 @@ class LedgerChoiceTest {
         Optional<Hold> hold = held.isEmpty() ? Optional.empty()
                 : Optional.of(new Hold(on(held.split(":")[0], Integer.parseInt(held.split(":")[1]), 8192), 0));
 
-        Optional<Allocation> chosen = choice.choose(N1, ledger(reserved), hold, asks8192);
+        Optional<PodGrant> chosen = choice.choose(N1, ledger(reserved), hold, asks8192);
 
         assertThat(chosen.map(a -> a.containers().get("main").getFirst().card())).isEqualTo(card < 0 ? Optional.empty()
                 : Optional.of(card));

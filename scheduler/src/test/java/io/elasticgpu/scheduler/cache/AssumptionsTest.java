@@ -2,8 +2,8 @@ package io.elasticgpu.scheduler.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.core.model.Grant;
 
 import java.util.List;
 import java.util.Map;
@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class AssumptionsTest {
 
     private final Assumptions assumptions = new Assumptions();
-    private final Allocation onCard1 = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
-    private final Contribution bind = Contribution.of("n1", new PodResources.Totals(2000, 1024), onCard1);
+    private final PodGrant onCard1 = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
+    private final PodHolding bind = PodHolding.of("n1", new PodResources.Totals(2000, 1024), onCard1);
 
     @Test
     void anAssumedBindCountsUntilItIsSeenWithItsAllocationAndForgettingItAfterwardsChangesNothing() {
@@ -106,7 +106,7 @@ class AssumptionsTest {
         assumptions.hold("uid-d", bind, new Hold(onCard1, 100));
 
         assertThat(assumptions.cardsHeldByClaims("uid-d")).isTrue();
-        List<Placement> left = assumptions.assumed("uid-d").placements();
+        List<Grant> left = assumptions.assumed("uid-d").placements();
         // 2000 m CPU and 1024 MiB held as before; the 8192 MiB of card 1 now the claim's
         assertThat(left).singleElement().satisfies(p -> {
             assertThat(p.request().cpuMilli()).isEqualTo(2000);

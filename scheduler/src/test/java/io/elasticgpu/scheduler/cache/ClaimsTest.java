@@ -39,7 +39,7 @@ class ClaimsTest {
 
         assertThat(claims.seen(claim, n -> N1)).containsExactly("uid-p");
         assertThat(Claims.id(claim)).isEqualTo("claim:uid-c");
-        Contribution held = claims.observed("claim:uid-c");
+        PodHolding held = claims.observed("claim:uid-c");
         assertThat(held.pod()).as("the claim's pods count themselves").isFalse();
         assertThat(held.placements()).singleElement()
                 .satisfies(p -> assertThat(p.shares()).extracting(s -> s.card() + ":" + s.memoryMib()).containsExactly("1:4096"));

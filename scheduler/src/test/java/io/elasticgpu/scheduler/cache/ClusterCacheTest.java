@@ -8,8 +8,8 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 
 class ClusterCacheTest {
 
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+    private final ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
     private final Pod slice = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
-    private final Allocation onCard1 = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
+    private final PodGrant onCard1 = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
 
     private NodeState n1() {
         return cache.snapshot().state("n1");
@@ -60,7 +60,7 @@ class ClusterCacheTest {
 
     @Test
     void aClaimConsumingAllTheMemoryACardOffersHoldsTheCardAlone() {
-        ClusterCache blocks = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1000);
+        ClusterCache blocks = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1000);
         blocks.upsertNode(node("n1", 2, 16_384, 0));
         // what a claim asking no memory consumes: the card's memory rounded down to the block (16000 of 16384)
         blocks.upsertClaim(allocated(claim("ns", "c", "uid-c", "16000Mi"), "n1", 0, 16_000, "uid-p"));
@@ -84,7 +84,7 @@ class ClusterCacheTest {
         assertThat(cache.snapshot().unknownHolder("n1")).as("its allocation readable again").isEmpty();
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
 
-        Allocation elsewhere = new Allocation("n2", onCard1.containers());
+        PodGrant elsewhere = new PodGrant("n2", onCard1.containers());
         cache.upsertPod(bound(slice, "n1", elsewhere));
         assertThat(cache.snapshot().unknownHolder("n1")).as("an allocation naming another node").contains("ns/a");
         cache.deletePod(slice);
@@ -161,7 +161,7 @@ class ClusterCacheTest {
     void anAssumedBindCountsUntilThePodIsSeenWithItsAllocation() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
         cache.upsertPod(slice);
-        cache.assume("uid-a", Contribution.of("n1", PodResources.of(slice), onCard1));
+        cache.assume("uid-a", PodHolding.of("n1", PodResources.of(slice), onCard1));
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
         cache.upsertPod(bound(slice, "n1", onCard1));
         assertThat(n1().usedMemory(1)).as("counted once, not twice").isEqualTo(8192);
@@ -172,7 +172,7 @@ class ClusterCacheTest {
     @Test
     void aForgottenAssumptionFreesItsCards() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
-        cache.assume("uid-a", Contribution.of("n1", PodResources.of(slice), onCard1));
+        cache.assume("uid-a", PodHolding.of("n1", PodResources.of(slice), onCard1));
         cache.forget("uid-a");
         assertThat(n1().usedMemory(1)).isZero();
     }
@@ -180,7 +180,7 @@ class ClusterCacheTest {
     @Test
     void aHoldCountsUntilItLapsesIsReleasedOrTheBoundPodIsSeen() {
         cache.upsertNode(node("n1", 2, 16_384, 0));
-        Contribution c = Contribution.of("n1", new PodResources.Totals(2000, 0), onCard1);
+        PodHolding c = PodHolding.of("n1", new PodResources.Totals(2000, 0), onCard1);
         cache.hold("uid-a", c, new Hold(onCard1, 100));
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
         cache.expireHolds(100);
@@ -238,9 +238,9 @@ class ClusterCacheTest {
     void aPodSeenOnACardBeforeTheDeletionThatFreedItIsCountedOnceTheDeletionArrives() {
         cache.upsertNode(node("n1", 1, 16_384, 0));
         Pod old = bound(pod("ns", "old", "uid-old", container("main", Map.of("elasticgpu.io/gpu-memory", "12000"))), "n1",
-                new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "g", 0, 12_000)))));
+                new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "g", 0, 12_000)))));
         Pod reuse = bound(pod("ns", "new", "uid-new", container("main", Map.of("elasticgpu.io/gpu-memory", "10000"))), "n1",
-                new Allocation("n1", Map.of("main", List.of(new Allocation.Share(0, "g", 0, 10_000)))));
+                new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "g", 0, 10_000)))));
         cache.upsertPod(old);
         // another replica saw old deleted and gave its card to new; this cache sees new first
         cache.upsertPod(reuse);

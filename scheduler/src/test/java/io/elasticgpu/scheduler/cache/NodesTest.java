@@ -3,7 +3,7 @@ package io.elasticgpu.scheduler.cache;
 import static io.elasticgpu.scheduler.K8s.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -20,13 +20,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 class NodesTest {
 
     /** What each id counts, as the cache's parts would say. */
-    private final Map<String, Contribution> counts = new HashMap<>();
+    private final Map<String, PodHolding> counts = new HashMap<>();
     private final List<String> freed = new ArrayList<>();
     private final Nodes nodes = new Nodes(counts::get, freed::add);
 
-    private static Contribution memory(String node, int card, long mib) {
-        return Contribution.of(node, new PodResources.Totals(1000, 0),
-                new Allocation(node, Map.of("main", List.of(new Allocation.Share(card, "g", 0, mib)))));
+    private static PodHolding memory(String node, int card, long mib) {
+        return PodHolding.of(node, new PodResources.Totals(1000, 0),
+                new PodGrant(node, Map.of("main", List.of(new PodGrant.Share(card, "g", 0, mib)))));
     }
 
     private NodeState n1() {

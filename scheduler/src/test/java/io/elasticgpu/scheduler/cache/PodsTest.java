@@ -6,8 +6,8 @@ import static io.elasticgpu.scheduler.K8s.draPod;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -21,9 +21,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class PodsTest {
 
-    private final Pods pods = new Pods(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT));
+    private final Pods pods = new Pods(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT));
     private final Pod slice = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
-    private final Allocation onCard1 = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
+    private final PodGrant onCard1 = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
 
     @Test
     void aPodIsUnknownUntilSeenLiveWhileItHoldsAndGoneOnceDeleted() {
@@ -70,7 +70,7 @@ class PodsTest {
     void aBoundGpuPodWhoseCardsNobodyCanNameIsAnUnknownHolderOfItsNode(String allocation, boolean unknown) {
         Pod pod = switch (allocation) {
             case "readable" -> bound(slice, "n1", onCard1);
-            case "elsewhere" -> bound(slice, "n1", new Allocation("n2", onCard1.containers()));
+            case "elsewhere" -> bound(slice, "n1", new PodGrant("n2", onCard1.containers()));
             case "garbled" -> new PodBuilder(bound(slice, "n1", null)).editMetadata()
                     .addToAnnotations("elasticgpu.io/allocation", "{not json").endMetadata().build();
             default -> bound(slice, "n1", null); // missing, assumed, dra-node: no annotation yet

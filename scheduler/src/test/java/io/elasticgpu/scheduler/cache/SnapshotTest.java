@@ -8,8 +8,8 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Test;
 /** The snapshots ClusterCache hands out, and what its assumptions do to them. */
 class SnapshotTest {
 
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+    private final ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
     private final Pod slice = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
-    private final Allocation onCard1 = new Allocation("n1", Map.of("main", List.of(new Allocation.Share(1, "GPU-n1-1", 0, 8192))));
-    private final Contribution bind = Contribution.of("n1", new PodResources.Totals(2000, 0), onCard1);
+    private final PodGrant onCard1 = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
+    private final PodHolding bind = PodHolding.of("n1", new PodResources.Totals(2000, 0), onCard1);
 
     @Test
     void aSnapshotDoesNotChangeWhenTheCacheChangesAfterItWasTaken() {
@@ -109,7 +109,7 @@ class SnapshotTest {
         assertThat(cache.snapshot().held("uid-a")).isEmpty();
 
         cache.hold("uid-a", bind, new Hold(onCard1, 100));
-        cache.hold("uid-b", Contribution.of("n1", new PodResources.Totals(1000, 0), null), new Hold(null, 200));
+        cache.hold("uid-b", PodHolding.of("n1", new PodResources.Totals(1000, 0), null), new Hold(null, 200));
         cache.expireHolds(150);
         // uid-a lapsed (100 < 150), uid-b not (200 >= 150): 64000 - 1000 = 63000 m free, card 1 free
         assertThat(cache.snapshot().state("n1").freeCpu()).isEqualTo(63_000);

@@ -6,7 +6,7 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +18,7 @@ class WorkloadTest {
 
     @Test
     void aWorkloadDoesNotChangeWhenTheCacheOrTheListsItWasMadeOfDo() {
-        ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+        ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
         cache.upsertNode(node("n1", 2, 16_384, 0));
         cache.upsertPod(pod("ns", "g", "uid-g", container("main", Map.of("elasticgpu.io/gpu", "1"))));
         cache.upsertPod(bound(pod("ns", "web", "uid-w", container("main", Map.of("cpu", "1"))), "n1", null));

@@ -5,8 +5,8 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.K8s;
@@ -24,7 +24,7 @@ class DecisionsTest {
     private final Decisions decisions = new Decisions(BinpackPolicy::new);
 
     private PodAsk ask(Map<String, String> limits) {
-        return PodAsk.of(pod("ns", "p", "u", container("main", limits)), PodGpuRequests.Units.DEFAULT);
+        return PodAsk.of(pod("ns", "p", "u", container("main", limits)), PodAsks.Units.DEFAULT);
     }
 
     private Map<String, Integer> prioritize(Decisions d, PodAsk ask, List<String> names) {
@@ -38,7 +38,7 @@ class DecisionsTest {
 
     private void hold(String node, String uid, int card, long memory) {
         var p = pod("ns", uid, uid, container("main", Map.of("elasticgpu.io/gpu-memory", Long.toString(memory))));
-        cache.upsertPod(K8s.bound(p, node, new Allocation(node, Map.of("main", List.of(new Allocation.Share(card, "g", 0, memory))))));
+        cache.upsertPod(K8s.bound(p, node, new PodGrant(node, Map.of("main", List.of(new PodGrant.Share(card, "g", 0, memory))))));
     }
 
     @Test
@@ -109,7 +109,7 @@ class DecisionsTest {
         cache.upsertNode(node("n1", 1, 16_384, 0));
         var p = pod("ns", "p", "u", container("a", Map.of("elasticgpu.io/gpu-memory", "10000")),
                 container("b", Map.of("elasticgpu.io/gpu-memory", "10000")));
-        PodAsk ask = PodAsk.of(p, PodGpuRequests.Units.DEFAULT);
+        PodAsk ask = PodAsk.of(p, PodAsks.Units.DEFAULT);
         Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache.snapshot()::state);
         assertThat(f.failed().get("n1")).isEqualTo(Decisions.category(Reason.INSUFFICIENT_GPU));
     }

@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 class HostWorkloadTest {
 
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+    private final ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
 
     @Test
     void aDraPodIsOnePodOfItsCpuAndMemoryWithItsClaimsCardsAllocatedOrNot() {
@@ -35,9 +35,9 @@ class HostWorkloadTest {
         cache.upsertClaim(allocated(claim("ns", "held", "uid-ch", "8Gi"), "n1", 0, 8192, "uid-b"));
         cache.upsertPod(bound(draPod("ns", "running", "uid-b", "held"), "n1", null));
 
-        assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactlyInAnyOrder(
-                new Request(1000, 0, 1, 0, 4096, List.of(), 0),
-                new Request(1000, 0, 1, 0, 8192, List.of(), 0));
+        assertThat(HostWorkload.of(cache, PodAsks.Units.DEFAULT)).containsExactlyInAnyOrder(
+                new Ask(1000, 0, 1, 0, 4096, List.of(), 0),
+                new Ask(1000, 0, 1, 0, 8192, List.of(), 0));
     }
 
     @Test
@@ -50,9 +50,9 @@ class HostWorkloadTest {
                 .endDevices().endSpec().build());
         cache.upsertPod(draPod("ns", "nic-user", "uid-n", "nic"));
 
-        assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactlyInAnyOrder(
-                Request.cpuOnly(2000, 0),
-                new Request(0, 0, 1, 0, 4096, List.of(), 0));
+        assertThat(HostWorkload.of(cache, PodAsks.Units.DEFAULT)).containsExactlyInAnyOrder(
+                Ask.cpuOnly(2000, 0),
+                new Ask(0, 0, 1, 0, 4096, List.of(), 0));
     }
 
     @Test
@@ -65,6 +65,6 @@ class HostWorkloadTest {
         cache.upsertClaim(claim("ns", "alone", "uid-ca", "4Gi"));
 
         assertThat(cache.workload().gpuPods()).extracting(p -> p.getMetadata().getName()).containsExactly("whole");
-        assertThat(HostWorkload.of(cache, PodGpuRequests.Units.DEFAULT)).containsExactly(new Request(0, 0, 1, 0, 4096, List.of(), 0));
+        assertThat(HostWorkload.of(cache, PodAsks.Units.DEFAULT)).containsExactly(new Ask(0, 0, 1, 0, 4096, List.of(), 0));
     }
 }

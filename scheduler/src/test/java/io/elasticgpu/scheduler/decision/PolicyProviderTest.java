@@ -4,7 +4,7 @@ import static io.elasticgpu.scheduler.K8s.container;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyName;
 
@@ -23,7 +23,7 @@ class PolicyProviderTest {
     private final List<Pod> pods = new ArrayList<>();
     private final Instant now = Instant.parse("2026-11-25T07:00:00Z");
     private final PolicyProvider provider = new PolicyProvider(PolicyName.ELASTIC, () -> List.copyOf(pods), List::of, pods::size,
-            PodGpuRequests.Units.DEFAULT, () -> now, Duration.ofMinutes(1));
+            PodAsks.Units.DEFAULT, () -> now, Duration.ofMinutes(1));
 
     private void add(int count) {
         for (int i = 0; i < count; i++) {

@@ -9,8 +9,8 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
@@ -47,7 +47,7 @@ class DecidingFilterTest {
     private static final Duration HOLD = Duration.ofSeconds(30);
 
     private final InMemoryClusterApi api = new InMemoryClusterApi();
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+    private final ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
     private final AtomicLong clock = new AtomicLong();
     private final HttpClient http = HttpClient.newHttpClient();
     private final Pod first = pod("ns", "first", "uid-1", container("main", Map.of("elasticgpu.io/gpu-memory", "10000")));
@@ -61,10 +61,10 @@ class DecidingFilterTest {
         api.addPod(first);
         api.addPod(second);
         api.feed(cache);
-        Binder binder = new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
+        Binder binder = new Binder(api, cache, BinpackPolicy::new, PodAsks.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
         ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
-        Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
+        Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodAsks.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, clock::get));
         server = ExtenderServer.start(ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true);
     }
@@ -107,7 +107,7 @@ class DecidingFilterTest {
 
         assertThat(bind(second, "b").has("Error")).isFalse();
         assertThat(bind(first, "a").has("Error")).isFalse();
-        assertThat(Allocation.fromJson(api.pods().stream().filter(p -> p.getMetadata().getName().equals("first"))
+        assertThat(PodGrant.fromJson(api.pods().stream().filter(p -> p.getMetadata().getName().equals("first"))
                 .findFirst().orElseThrow().getMetadata().getAnnotations().get("elasticgpu.io/allocation")).node())
                 .isEqualTo("a");
     }

@@ -136,7 +136,7 @@ class ExtenderConfigTest {
         assertThat(d.listen()).isEqualTo("127.0.0.1:8888");
         assertThat(d.policy()).isEqualTo(PolicyName.ELASTIC);
         assertThat(d.metricsAddress()).isEmpty();
-        assertThat(d.units()).isEqualTo(io.elasticgpu.api.v1alpha1.PodGpuRequests.Units.DEFAULT);
+        assertThat(d.units()).isEqualTo(io.elasticgpu.api.v1alpha1.PodAsks.Units.DEFAULT);
         assertThat(d.weights()).isEqualTo(io.elasticgpu.scheduler.decision.Decisions.Weights.DEFAULT);
         assertThat(d.decideInFilter()).isTrue();
         assertThat(d.toBuilder().build()).isEqualTo(d);

@@ -5,7 +5,7 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.http.HttpFuzz;
 import io.elasticgpu.scheduler.binding.Binder;
@@ -40,7 +40,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 class ExtenderFuzzTest {
 
     private static final InMemoryClusterApi API = new InMemoryClusterApi();
-    private static final ClusterCache CACHE = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+    private static final ClusterCache CACHE = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
     private static final Pod SLICE = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "2000")));
     private static ExtenderServer server;
     private static URI base;
@@ -55,10 +55,10 @@ class ExtenderFuzzTest {
         API.addNode(node("big", 2, 81_920, 0));
         API.addPod(SLICE);
         API.feed(CACHE);
-        Binder binder = new Binder(API, CACHE, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
+        Binder binder = new Binder(API, CACHE, BinpackPolicy::new, PodAsks.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
         ExtenderMetrics metrics = new ExtenderMetrics(CACHE, binder);
         Requeue requeue = new Requeue(API, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
-        Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
+        Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodAsks.Units.DEFAULT, metrics,
                 () -> true, requeue, new Verbs.Deciding(true, HOLD, CLOCK::get));
         server = ExtenderServer.start(ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true);
         base = URI.create("http://127.0.0.1:" + server.port() + "/");

@@ -7,9 +7,9 @@ import static io.elasticgpu.scheduler.K8s.bound;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
-import io.elasticgpu.api.v1alpha1.PodGpuRequests;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class ExtenderServerTest {
 
     private final InMemoryClusterApi api = new InMemoryClusterApi();
-    private final ClusterCache cache = new ClusterCache(p -> PodGpuRequests.asksGpu(p, PodGpuRequests.Units.DEFAULT), 1);
+    private final ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
     private final AtomicBoolean synced = new AtomicBoolean(true);
     private final HttpClient http = HttpClient.newHttpClient();
     private final Pod slice = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "20000")));
@@ -57,11 +57,11 @@ class ExtenderServerTest {
         api.addNode(node("big", 2, 81_920, 0));
         api.addPod(slice);
         api.feed(cache);
-        Binder binder = new Binder(api, cache, BinpackPolicy::new, PodGpuRequests.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
+        Binder binder = new Binder(api, cache, BinpackPolicy::new, PodAsks.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
         ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);
         requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
         cache.onFreed(requeue::freed);
-        Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodGpuRequests.Units.DEFAULT, metrics,
+        Verbs verbs = new Verbs(cache, new Decisions(BinpackPolicy::new), binder, PodAsks.Units.DEFAULT, metrics,
                 synced::get, requeue, Verbs.Deciding.OFF);
         return ExtenderServer.start(config, verbs, metrics, synced::get);
     }
@@ -158,7 +158,7 @@ class ExtenderServerTest {
     @Test
     void aPodLeavingANodeAfterARejectionAnnotatesTheNodeSoKubeSchedulerRetries() throws Exception {
         Pod holder = bound(pod("ns", "holder", "uid-h", container("main", Map.of("elasticgpu.io/gpu", "1"))), "small",
-                new Allocation("small", Map.of("main", List.of(new Allocation.Share(0, "GPU-small-0", 1000, 16_384)))));
+                new PodGrant("small", Map.of("main", List.of(new PodGrant.Share(0, "GPU-small-0", 1000, 16_384)))));
         api.addPod(holder);
         api.feed(cache);
         post("filter", Map.of("Pod", slice, "NodeNames", List.of("small", "big")));

@@ -3,7 +3,7 @@ package io.elasticgpu.simulator.replay;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Fragmentation;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.Policy;
@@ -53,7 +53,7 @@ public final class Experiment {
     public Experiment(Trace trace, double inflation) {
         this.trace = requireNonNull(trace, "trace");
         this.inflation = inflation;
-        List<Request> pods = trace.pods().stream().map(TracePod::request).toList();
+        List<Ask> pods = trace.pods().stream().map(TracePod::request).toList();
         this.workload = TypicalWorkload.estimate(pods, TYPICAL_COVERAGE_PERCENT);
         this.metric = Fragmentation.gpuAndCpu(workload);
     }

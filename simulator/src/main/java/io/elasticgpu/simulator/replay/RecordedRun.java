@@ -1,8 +1,8 @@
 package io.elasticgpu.simulator.replay;
 
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.placement.Decision;
 import io.elasticgpu.core.placement.Placer;
 import io.elasticgpu.core.policy.Choice;
@@ -162,7 +162,7 @@ public final class RecordedRun {
     }
 
     /** The placement on the recorded node, with the cards our policy would take there; none if it does not fit. */
-    private static Placement forced(Policy policy, Request request, Replay replay, String node) {
+    private static Grant forced(Policy policy, Ask request, Replay replay, String node) {
         NodeState state = replay.cluster().node(node);
         if (state.check(request) != Reason.FITS) {
             return null;

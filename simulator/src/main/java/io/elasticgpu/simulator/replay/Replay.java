@@ -3,7 +3,7 @@ package io.elasticgpu.simulator.replay;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
+import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.placement.Decision;
 import io.elasticgpu.core.placement.Placer;
 import io.elasticgpu.core.policy.Fragmentation;
@@ -67,13 +67,13 @@ public final class Replay {
     }
 
     /** Records one event: the pod arrived and went to {@code placement}, or failed when it is null. */
-    void record(EventLog log, TracePod pod, Placement placement) {
+    void record(EventLog log, TracePod pod, Grant placement) {
         arrived += pod.request().totalMilli();
         String node = placement == null ? null : apply(placement);
         log.add(arrived, cluster.usedMilli(), fragmentation, node);
     }
 
-    private String apply(Placement placement) {
+    private String apply(Grant placement) {
         int index = cluster.indexOf(placement.node());
         cluster.assume(placement);
         double updated = metric.of(cluster.node(index));

@@ -20,7 +20,7 @@ import java.util.Map;
 import javax.imageio.ImageIO;
 
 /**
- * Allocation ratio against arrived workload, one line per policy, published points as circles at 100 % arrival.
+ * PodGrant ratio against arrived workload, one line per policy, published points as circles at 100 % arrival.
  * SVG or PNG by the file's extension; drawn once through {@link Canvas} so both formats show the same chart.
  */
 public final class Chart {

@@ -2,7 +2,7 @@ package io.elasticgpu.simulator.trace;
 
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,8 +81,8 @@ public final class OpenbTrace {
         CsvRows csv = CsvRows.read(file, List.of("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"));
         boolean hasSpec = csv.has("gpu_spec");
         List<TracePod> pods = new ArrayList<>(csv.size());
-        // Pods of one shape share one Request: scoring caches then match by identity, the cheap way.
-        Map<Request, Request> canonical = new java.util.HashMap<>();
+        // Pods of one shape share one Ask: scoring caches then match by identity, the cheap way.
+        Map<Ask, Ask> canonical = new java.util.HashMap<>();
         for (int row = 0; row < csv.size(); row++) {
             String name = csv.text(row, "name");
             if (name.isEmpty()) {
@@ -101,7 +101,7 @@ public final class OpenbTrace {
                 throw csv.error(row, "num_gpu", "expected at least 1 GPU for a pod asking %d milli-GPU, found 0"
                         .formatted(milli));
             }
-            Request request = canonical.computeIfAbsent(new Request(cpu, memory, gpus, milli, 0, models), r -> r);
+            Ask request = canonical.computeIfAbsent(new Ask(cpu, memory, gpus, milli, 0, models), r -> r);
             pods.add(new TracePod(name, request));
         }
         if (pods.isEmpty()) {

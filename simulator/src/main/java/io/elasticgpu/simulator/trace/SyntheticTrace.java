@@ -5,7 +5,7 @@ import io.elasticgpu.core.model.Health;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 
 import java.util.ArrayList;
@@ -105,19 +105,19 @@ public final class SyntheticTrace {
         return pods;
     }
 
-    private static Request request(RandomGenerator random) {
+    private static Ask request(RandomGenerator random) {
         double kind = random.nextDouble();
         long cpu = 1_000L * (2 + random.nextInt(15));
         long memory = cpu * 4;
         if (kind < 0.15) {
-            return Request.cpuOnly(cpu, memory);
+            return Ask.cpuOnly(cpu, memory);
         }
         if (kind < 0.50) {
-            Request slice = Request.computeSlice(cpu / 2, memory / 2, SLICES[random.nextInt(SLICES.length)]);
+            Ask slice = Ask.computeSlice(cpu / 2, memory / 2, SLICES[random.nextInt(SLICES.length)]);
             return random.nextDouble() < 0.3 ? slice.withModels(List.of("T4", "A10")) : slice;
         }
         int cards = kind < 0.80 ? 1 : kind < 0.88 ? 2 : kind < 0.94 ? 4 : 8;
-        Request whole = Request.wholeCards(cpu * cards, memory * cards, cards);
+        Ask whole = Ask.wholeCards(cpu * cards, memory * cards, cards);
         return cards >= 4 && random.nextDouble() < 0.5 ? whole.withModels(List.of("A100")) : whole;
     }
 }

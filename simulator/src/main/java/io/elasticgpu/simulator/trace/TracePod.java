@@ -2,10 +2,10 @@ package io.elasticgpu.simulator.trace;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 
 /** One pod of a trace: its name and what it asks. Immutable. */
-public record TracePod(String name, Request request) {
+public record TracePod(String name, Ask request) {
     public TracePod {
         requireNonNull(name, "name");
         requireNonNull(request, "request");

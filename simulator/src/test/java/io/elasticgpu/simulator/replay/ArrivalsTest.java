@@ -2,7 +2,7 @@ package io.elasticgpu.simulator.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.TracePod;
 
 import java.util.List;
@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 class ArrivalsTest {
 
-    private static final List<TracePod> PODS = List.of(new TracePod("c", Request.wholeCards(0, 0, 2)),
-            new TracePod("a", Request.computeSlice(0, 0, 500)), new TracePod("b", Request.cpuOnly(1, 1)));
+    private static final List<TracePod> PODS = List.of(new TracePod("c", Ask.wholeCards(0, 0, 2)),
+            new TracePod("a", Ask.computeSlice(0, 0, 500)), new TracePod("b", Ask.cpuOnly(1, 1)));
 
     private static java.util.random.RandomGenerator random(long seed) {
         return RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
@@ -46,7 +46,7 @@ class ArrivalsTest {
 
     @Test
     void cpuOnlyTracesAreNotInflated() {
-        List<TracePod> cpu = List.of(new TracePod("x", Request.cpuOnly(1, 1)));
+        List<TracePod> cpu = List.of(new TracePod("x", Ask.cpuOnly(1, 1)));
         assertThat(Arrivals.order(cpu, 10_000, 1.3, random(1))).hasSize(1);
     }
 }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Fragmentation;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyContext;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class RunMetricsTest {
 
     /** One node of 4 cards (capacity 4000 milli); pods as given; binpack. */
-    private static EventLog replay(Request... pods) {
+    private static EventLog replay(Ask... pods) {
         Node node = Node.of("n", 64_000, 1 << 20, 100, List.of(Card.of(0, "a", "T4", 1), Card.of(1, "b", "T4", 1),
                 Card.of(2, "c", "T4", 1), Card.of(3, "d", "T4", 1)));
         List<TracePod> arrivals = new ArrayList<>();
@@ -46,7 +46,7 @@ class RunMetricsTest {
 
     @Test
     void allocationIsTheMeanOverEventsAtALevelOrItsNeighbours() {
-        EventLog log = replay(Request.wholeCards(0, 0, 2), Request.wholeCards(0, 0, 2), Request.wholeCards(0, 0, 1));
+        EventLog log = replay(Ask.wholeCards(0, 0, 2), Ask.wholeCards(0, 0, 2), Ask.wholeCards(0, 0, 1));
         RunMetrics m = RunMetrics.of(log);
         // events: arrived 2000 (level 50) used 2000; 4000 (100) used 4000; 5000 (125) failed, used 4000
         assertThat(m.allocationAt(50)).isEqualTo(50);
@@ -62,8 +62,8 @@ class RunMetricsTest {
     @Test
     void fragmentationIsReportedAgainstCapacityAndAgainstIdleCapacity() {
         // three 300-milli slices then a 900: typical pods are 300 (p 3/4) and 900 (p 1/4)
-        EventLog log = replay(Request.computeSlice(0, 0, 300), Request.computeSlice(0, 0, 300),
-                Request.computeSlice(0, 0, 300), Request.computeSlice(0, 0, 900));
+        EventLog log = replay(Ask.computeSlice(0, 0, 300), Ask.computeSlice(0, 0, 300),
+                Ask.computeSlice(0, 0, 300), Ask.computeSlice(0, 0, 900));
         RunMetrics m = RunMetrics.of(log);
         // after the 3rd pod (arrived 900, level 23): binpack stacked all three on card 0 -> free [100, 1000, 1000, 1000]
         // F = 0.75 * 100 (card 0 too small for 300) + 0.25 * 100 (too small for 900) = 100

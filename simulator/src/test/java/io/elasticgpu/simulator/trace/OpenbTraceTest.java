@@ -3,7 +3,7 @@ package io.elasticgpu.simulator.trace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Ask;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,16 +34,16 @@ class OpenbTraceTest {
         assertThat(trace.nodes().get(1).cards().getFirst().memoryMib()).isEqualTo(32_768);
         assertThat(trace.capacityMilli()).isEqualTo(10_000);
         assertThat(trace.pods()).extracting(TracePod::request).containsExactly(
-                Request.cpuOnly(8000, 30517),
-                Request.computeSlice(6000, 12288, 460),
-                Request.wholeCards(16000, 32768, 1).withModels(List.of("V100M16", "V100M32")),
-                Request.wholeCards(88000, 327680, 8));
+                Ask.cpuOnly(8000, 30517),
+                Ask.computeSlice(6000, 12288, 460),
+                Ask.wholeCards(16000, 32768, 1).withModels(List.of("V100M16", "V100M32")),
+                Ask.wholeCards(88000, 327680, 8));
     }
 
     @Test
     void readsTheFiveColumnMultiGpuFormat() throws IOException {
         Path pods = write("multigpu.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,12000,16384,2,1000");
-        assertThat(OpenbTrace.readPods(pods)).containsExactly(new TracePod("p0", Request.wholeCards(12000, 16384, 2)));
+        assertThat(OpenbTrace.readPods(pods)).containsExactly(new TracePod("p0", Ask.wholeCards(12000, 16384, 2)));
     }
 
     @Test

@@ -1,6 +1,6 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.Allocation.Share;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 
 import java.util.List;
@@ -19,9 +19,9 @@ import static java.util.Objects.requireNonNull;
  *                  device id, which kubelet's records keep while the container lives; empty for a grant no call of
  *                  this agent answered
  */
-public record Grant(ContainerKey container, List<Share> shares, Family family, String note, String handout) {
+public record ContainerGrant(ContainerKey container, List<Share> shares, Family family, String note, String handout) {
 
-    public Grant {
+    public ContainerGrant {
         requireNonNull(container, "container");
         shares = List.copyOf(shares);
         requireNonNull(family, "family");
@@ -33,7 +33,7 @@ public record Grant(ContainerKey container, List<Share> shares, Family family, S
     }
 
     /** A grant outside any answer of this agent (read back from a pod's annotation). */
-    public Grant(ContainerKey container, List<Share> shares, Family family, String note) {
+    public ContainerGrant(ContainerKey container, List<Share> shares, Family family, String note) {
         this(container, shares, family, note, "");
     }
 
@@ -43,7 +43,7 @@ public record Grant(ContainerKey container, List<Share> shares, Family family, S
     }
 
     /** The same grant for another container or with other shares, in the same answer. */
-    Grant moved(ContainerKey to, List<Share> newShares, String newNote) {
-        return new Grant(to, newShares, family, newNote, handout);
+    ContainerGrant moved(ContainerKey to, List<Share> newShares, String newNote) {
+        return new ContainerGrant(to, newShares, family, newNote, handout);
     }
 }

@@ -1,8 +1,8 @@
 package io.elasticgpu.api.v1alpha1;
 
 /** A pod whose GPU requests make no sense; the message names the container and says what to change. */
-public final class InvalidGpuRequestException extends RuntimeException {
-    public InvalidGpuRequestException(String message) {
+public final class InvalidAskException extends RuntimeException {
+    public InvalidAskException(String message) {
         super(message);
     }
 }

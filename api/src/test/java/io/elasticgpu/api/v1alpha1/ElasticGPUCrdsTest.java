@@ -20,11 +20,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The CRDs the build generates from the model classes, read back from the classpath as the e2e test applies them. */
-class ElasticGpuCrdsTest {
+class ElasticGPUCrdsTest {
 
     static CustomResourceDefinition crd(String plural) {
         String resource = "META-INF/fabric8/" + plural + ".elasticgpu.io-v1.yml";
-        try (InputStream in = ElasticGpuCrdsTest.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = ElasticGPUCrdsTest.class.getClassLoader().getResourceAsStream(resource)) {
             assertThat(in).as("generated %s on the classpath", resource).isNotNull();
             return Serialization.unmarshal(in, CustomResourceDefinition.class);
         } catch (IOException e) {

@@ -7,7 +7,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.controller.provisioning.ElasticGpuController;
+import io.elasticgpu.controller.provisioning.ElasticGPUController;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.core.model.Link;
@@ -15,7 +15,7 @@ import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.e2e.deploy.RenderedChart;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
@@ -56,7 +56,7 @@ import static org.awaitility.Awaitility.await;
  * container and the ElasticGPUClaim, which is then Bound as on a device plugin node.
  */
 @ExtendWith(ControlPlaneExtension.class)
-class DraElasticGpuClaimE2E {
+class DraElasticGPUClaimE2E {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
 
@@ -124,7 +124,7 @@ class DraElasticGpuClaimE2E {
     /** A kwok node offering one T4 through DRA only, with the chart's DeviceClasses and the ElasticGPU CRDs. */
     private String draNode(TestCluster cluster) throws Exception {
         KubernetesClient client = cluster.client();
-        ElasticGpuCrds.apply(cluster.controlPlane());
+        ElasticGPUCrds.apply(cluster.controlPlane());
         assertThat(RenderedChart.script("check-chart")).contains("chart OK");
         RenderedChart.rendered(client, "all-options").stream().filter(DeviceClass.class::isInstance)
                 .forEach(c -> client.resource(c).forceConflicts().serverSideApply());
@@ -156,7 +156,7 @@ class DraElasticGpuClaimE2E {
                 .withCertificateLifetime(Duration.ofHours(1)).build()));
         parts.add(() -> client.admissionRegistration().v1().mutatingWebhookConfigurations()
                 .withName(WebhookConfig.CONFIGURATION_NAME).delete());
-        ElasticGpuController controller = new ElasticGpuController(client, Duration.ofSeconds(10));
+        ElasticGPUController controller = new ElasticGPUController(client, Duration.ofSeconds(10));
         parts.add(controller);
         controller.start();
         await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);

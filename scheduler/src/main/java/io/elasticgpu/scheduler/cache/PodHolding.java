@@ -1,13 +1,13 @@
 package io.elasticgpu.scheduler.cache;
 
-import io.elasticgpu.api.v1alpha1.Allocation;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares.DraShare;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Placement;
-import io.elasticgpu.core.model.Request;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
 
 import java.util.ArrayList;
@@ -18,9 +18,9 @@ import java.util.List;
  * each container's shares; or what one allocated DRA claim holds there, its cards alone ({@code pod} false: the
  * claim's pods count themselves). Immutable.
  */
-public record Contribution(String node, List<Placement> placements, boolean pod) {
+public record PodHolding(String node, List<Grant> placements, boolean pod) {
 
-    public Contribution {
+    public PodHolding {
         placements = List.copyOf(placements);
     }
 
@@ -34,8 +34,8 @@ public record Contribution(String node, List<Placement> placements, boolean pod)
      * @param known    the node's cards, or null when the node is not known yet (a card's memory counts as 0)
      * @param blockMib the memory block of the agents' request policy
      */
-    public static Contribution ofClaim(String node, List<DraShare> shares, Node known, long blockMib) {
-        List<Placement> placements = new ArrayList<>();
+    public static PodHolding ofClaim(String node, List<DraShare> shares, Node known, long blockMib) {
+        List<Grant> placements = new ArrayList<>();
         for (DraShare s : shares) {
             if (!s.node().equals(node) || s.card() < 0) {
                 continue;
@@ -43,10 +43,10 @@ public record Contribution(String node, List<Placement> placements, boolean pod)
             long card = known == null || s.card() >= known.cards().size() ? 0 : known.cards().get(s.card()).memoryMib();
             long memory = s.wholeCard() ? card : s.memoryMib();
             boolean whole = s.wholeCard() || s.milli() >= Card.WHOLE || card > 0 && memory >= DraNames.offeredMemoryMib(card, blockMib);
-            placements.add(new Placement(node, whole ? Request.wholeCards(0, 0, 1) : new Request(0, 0, 1, s.milli(), memory, List.of()),
+            placements.add(new Grant(node, whole ? Ask.wholeCards(0, 0, 1) : new Ask(0, 0, 1, s.milli(), memory, List.of()),
                     List.of(new CardShare(s.card(), whole ? Card.WHOLE : s.milli(), memory))));
         }
-        return new Contribution(node, placements, false);
+        return new PodHolding(node, placements, false);
     }
 
     /** {@code state} with this counted: a pod's placements, or a claim's cards without a pod. */
@@ -60,39 +60,39 @@ public record Contribution(String node, List<Placement> placements, boolean pod)
     }
 
     /** The same pod holding no cards: its CPU and memory only (its cards are counted through its claims). */
-    public Contribution hostOnly() {
+    public PodHolding hostOnly() {
         long cpu = placements.stream().mapToLong(p -> p.request().cpuMilli()).sum();
         long memory = placements.stream().mapToLong(p -> p.request().memoryMib()).sum();
-        return new Contribution(node, List.of(new Placement(node, Request.cpuOnly(cpu, memory), List.of())), pod);
+        return new PodHolding(node, List.of(new Grant(node, Ask.cpuOnly(cpu, memory), List.of())), pod);
     }
 
     /** A pod of {@code totals} holding {@code allocation} (or no cards, when null) on {@code node}. */
-    public static Contribution of(String node, PodResources.Totals totals, Allocation allocation) {
-        List<Placement> placements = new ArrayList<>();
+    public static PodHolding of(String node, PodResources.Totals totals, PodGrant allocation) {
+        List<Grant> placements = new ArrayList<>();
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();
         if (allocation != null) {
-            for (List<Allocation.Share> shares : allocation.containers().values()) {
+            for (List<PodGrant.Share> shares : allocation.containers().values()) {
                 if (shares.isEmpty()) {
                     continue;
                 }
-                placements.add(new Placement(node, request(cpu, memory, shares), shares.stream()
+                placements.add(new Grant(node, request(cpu, memory, shares), shares.stream()
                         .map(s -> new CardShare(s.card(), s.milli(), s.memoryMib())).toList()));
                 cpu = 0;
                 memory = 0;
             }
         }
         if (placements.isEmpty()) {
-            placements.add(new Placement(node, Request.cpuOnly(cpu, memory), List.of()));
+            placements.add(new Grant(node, Ask.cpuOnly(cpu, memory), List.of()));
         }
-        return new Contribution(node, placements, true);
+        return new PodHolding(node, placements, true);
     }
 
-    private static Request request(long cpu, long memory, List<Allocation.Share> shares) {
-        Allocation.Share first = shares.getFirst();
+    private static Ask request(long cpu, long memory, List<PodGrant.Share> shares) {
+        PodGrant.Share first = shares.getFirst();
         if (first.milli() == Card.WHOLE) {
-            return Request.wholeCards(cpu, memory, shares.size());
+            return Ask.wholeCards(cpu, memory, shares.size());
         }
-        return new Request(cpu, memory, shares.size(), first.milli(), first.memoryMib(), List.of());
+        return new Ask(cpu, memory, shares.size(), first.milli(), first.memoryMib(), List.of());
     }
 }

@@ -47,9 +47,9 @@ import org.slf4j.LoggerFactory;
  * again every {@code resyncPeriod} and one second after a failed one. Conflicts (a cache behind the API server) are
  * not errors: the informer's event brings the next sync.
  */
-public final class ElasticGpuController implements AutoCloseable {
+public final class ElasticGPUController implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ElasticGpuController.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ElasticGPUController.class);
     private static final Duration RETRY = Duration.ofSeconds(1);
 
     private final KubernetesClient client;
@@ -72,7 +72,7 @@ public final class ElasticGpuController implements AutoCloseable {
     private volatile boolean closed;
 
     /** @param resyncPeriod how often to sync without an event (drift made while no event came) */
-    public ElasticGpuController(KubernetesClient client, Duration resyncPeriod) {
+    public ElasticGPUController(KubernetesClient client, Duration resyncPeriod) {
         this.client = client;
         this.resyncPeriod = resyncPeriod;
         this.templates = new ClaimTemplates(client);

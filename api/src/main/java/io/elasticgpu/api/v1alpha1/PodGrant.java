@@ -18,7 +18,7 @@ import java.util.Map;
  *
  * A whole card shows its full compute (1000 milli) and memory.
  */
-public record Allocation(String node, Map<String, List<Share>> containers) {
+public record PodGrant(String node, Map<String, List<Share>> containers) {
 
     /** What a container holds on one card. */
     public record Share(int card, String uuid, int milli, @JsonProperty("memoryMiB") long memoryMib) {
@@ -27,7 +27,7 @@ public record Allocation(String node, Map<String, List<Share>> containers) {
         }
     }
 
-    public Allocation {
+    public PodGrant {
         requireNonNull(node, "node");
         Map<String, List<Share>> copy = new LinkedHashMap<>();
         requireNonNull(containers, "containers").forEach((k, v) -> copy.put(k, List.copyOf(v)));
@@ -46,8 +46,8 @@ public record Allocation(String node, Map<String, List<Share>> containers) {
     /**
      * @throws IllegalArgumentException when {@code json} is not an allocation
      */
-    public static Allocation fromJson(String json) {
-        return AnnotationJson.read(json, Allocation.class, "allocation", a -> a.node() != null,
+    public static PodGrant fromJson(String json) {
+        return AnnotationJson.read(json, PodGrant.class, "allocation", a -> a.node() != null,
                 "a JSON object with \"node\" and \"containers\"");
     }
 }

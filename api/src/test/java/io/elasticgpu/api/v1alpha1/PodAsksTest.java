@@ -18,7 +18,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-class PodGpuRequestsTest {
+class PodAsksTest {
 
     private static Container c(String name, String... limits) {
         Map<String, Quantity> q = new LinkedHashMap<>();
@@ -30,14 +30,14 @@ class PodGpuRequestsTest {
 
     private static List<GpuAsk> asks(Container... containers) {
         Pod pod = new PodBuilder().withNewSpec().withContainers(containers).endSpec().build();
-        return PodGpuRequests.of(pod, PodGpuRequests.Units.DEFAULT);
+        return PodAsks.of(pod, PodAsks.Units.DEFAULT);
     }
 
     /** Found by ExtenderFuzzTest: a nameless container asking GPUs made the extender answer 500. */
     @Test
     void aContainerWithoutANameAskingGpusIsRefusedSayingSo() {
         assertThatThrownBy(() -> asks(c(null, "elasticgpu.io/gpu-memory", "2000")))
-                .isInstanceOf(InvalidGpuRequestException.class)
+                .isInstanceOf(InvalidAskException.class)
                 .hasMessage("a container without a name asks GPUs by the names of elasticgpu.io; every container needs a name");
         assertThat(asks(c(null, "cpu", "1"))).as("asking no GPU, it is none of our business").isEmpty();
     }
@@ -62,7 +62,7 @@ class PodGpuRequestsTest {
         Container sidecar = new ContainerBuilder(c("side", "elasticgpu.io/gpu-memory", "100")).withRestartPolicy("Always").build();
         Pod pod = new PodBuilder().withNewSpec().withInitContainers(c("init", "elasticgpu.io/gpu", "1"), sidecar)
                 .withContainers(c("main", "elasticgpu.io/gpu-memory", "500")).endSpec().build();
-        assertThat(PodGpuRequests.of(pod, PodGpuRequests.Units.DEFAULT)).extracting(GpuAsk::container, GpuAsk::role)
+        assertThat(PodAsks.of(pod, PodAsks.Units.DEFAULT)).extracting(GpuAsk::container, GpuAsk::role)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("init", Role.INIT),
                         org.assertj.core.groups.Tuple.tuple("side", Role.SIDECAR),
                         org.assertj.core.groups.Tuple.tuple("main", Role.APP));
@@ -71,15 +71,15 @@ class PodGpuRequestsTest {
     @Test
     void memoryIsCountedInTheConfiguredBlock() {
         Pod pod = new PodBuilder().withNewSpec().withContainers(c("a", "elasticgpu.io/gpu-memory", "8")).endSpec().build();
-        var units = new PodGpuRequests.Units(256, 1024, ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE,
+        var units = new PodAsks.Units(256, 1024, ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE,
                 ResourceNames.GPU_COUNT);
-        assertThat(PodGpuRequests.of(pod, units).getFirst().memoryMib()).isEqualTo(2048);
+        assertThat(PodAsks.of(pod, units).getFirst().memoryMib()).isEqualTo(2048);
     }
 
     @Test
     void wholeCardsAndSlicesTogetherAreRefused() {
         assertThatThrownBy(() -> asks(c("train", "elasticgpu.io/gpu", "1", "elasticgpu.io/gpu-memory", "8192")))
-                .isInstanceOf(InvalidGpuRequestException.class)
+                .isInstanceOf(InvalidAskException.class)
                 .hasMessage("container train asks whole cards (elasticgpu.io/gpu: 1) and a slice (elasticgpu.io/gpu-memory: 8192);"
                         + " ask for one or the other");
         assertThatThrownBy(() -> asks(c("v", "volcano.sh/gpu-number", "1", "volcano.sh/gpu-memory", "10")))

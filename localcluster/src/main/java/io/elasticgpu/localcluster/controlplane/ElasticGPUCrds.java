@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The three CRDs the api module generates, applied as built to a control plane; for the demo and the e2e tests. */
-public final class ElasticGpuCrds {
+public final class ElasticGPUCrds {
 
     private static final List<String> CRDS = List.of("elasticgpuclasses", "elasticgpuclaims", "elasticgpus");
 
-    private ElasticGpuCrds() {
+    private ElasticGPUCrds() {
     }
 
     /** Applies the three CRDs (server-side) and waits until they are Established and served. */
@@ -35,7 +35,7 @@ public final class ElasticGpuCrds {
             CustomResourceDefinition crd = generated(plural);
             client.resource(crd).forceConflicts().serverSideApply();
             client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
-                    .waitUntilCondition(ElasticGpuCrds::established, 30, TimeUnit.SECONDS);
+                    .waitUntilCondition(ElasticGPUCrds::established, 30, TimeUnit.SECONDS);
         }
         // Discovery can lag the Established condition by a moment.
         if (!Poll.until(() -> client.resources(ElasticGPU.class).list() != null

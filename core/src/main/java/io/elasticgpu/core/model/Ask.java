@@ -20,15 +20,15 @@ import java.util.List;
  * @param memoryPercentPerCard device memory taken on each card in percent of that card's memory (1..99), 0 when
  *                         asked in MiB or not at all; {@link #memoryMibOn} turns it into MiB for a given card
  */
-public record Request(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard,
+public record Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard,
                       List<String> models, int memoryPercentPerCard) {
 
     /** A request whose memory, if any, is asked in MiB. */
-    public Request(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard, List<String> models) {
+    public Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard, List<String> models) {
         this(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, models, 0);
     }
 
-    public Request {
+    public Ask {
         models = List.copyOf(requireNonNull(models, "models"));
         if (cpuMilli < 0 || memoryMib < 0) {
             throw new IllegalArgumentException(
@@ -72,21 +72,21 @@ public record Request(long cpuMilli, long memoryMib, int cards, int milliPerCard
         }
     }
 
-    public static Request cpuOnly(long cpuMilli, long memoryMib) {
-        return new Request(cpuMilli, memoryMib, 0, 0, 0, List.of());
+    public static Ask cpuOnly(long cpuMilli, long memoryMib) {
+        return new Ask(cpuMilli, memoryMib, 0, 0, 0, List.of());
     }
 
-    public static Request wholeCards(long cpuMilli, long memoryMib, int cards) {
-        return new Request(cpuMilli, memoryMib, cards, Card.WHOLE, 0, List.of());
+    public static Ask wholeCards(long cpuMilli, long memoryMib, int cards) {
+        return new Ask(cpuMilli, memoryMib, cards, Card.WHOLE, 0, List.of());
     }
 
     /** A compute slice of one card, the shape of the Alibaba trace's sharing pods. */
-    public static Request computeSlice(long cpuMilli, long memoryMib, int milli) {
-        return new Request(cpuMilli, memoryMib, 1, milli, 0, List.of());
+    public static Ask computeSlice(long cpuMilli, long memoryMib, int milli) {
+        return new Ask(cpuMilli, memoryMib, 1, milli, 0, List.of());
     }
 
-    public Request withModels(List<String> acceptable) {
-        return new Request(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable, memoryPercentPerCard);
+    public Ask withModels(List<String> acceptable) {
+        return new Ask(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable, memoryPercentPerCard);
     }
 
     /**

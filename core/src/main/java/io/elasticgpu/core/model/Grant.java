@@ -13,9 +13,9 @@ import java.util.Set;
  * @param request what was placed
  * @param shares  one entry per card, on distinct cards, exactly {@code request.cards()} of them
  */
-public record Placement(String node, Request request, List<CardShare> shares) {
+public record Grant(String node, Ask request, List<CardShare> shares) {
 
-    public Placement {
+    public Grant {
         requireNonNull(node, "node");
         requireNonNull(request, "request");
         shares = List.copyOf(requireNonNull(shares, "shares"));

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class ElasticGpuNamesTest {
+class ElasticGPUNamesTest {
 
     @ParameterizedTest(name = "{0} card {1} uid {2} container {3} → {4}")
     @CsvSource({
@@ -16,6 +16,6 @@ class ElasticGpuNamesTest {
             "n1, 7, abc, c, n1-7-abc-c",
     })
     void namesAreDeterministicDnsNames(String node, int card, String uid, String container, String name) {
-        assertThat(ElasticGpuNames.of(node, card, uid, container)).isEqualTo(name);
+        assertThat(ElasticGPUNames.of(node, card, uid, container)).isEqualTo(name);
     }
 }

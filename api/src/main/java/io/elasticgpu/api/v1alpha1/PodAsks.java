@@ -20,7 +20,7 @@ import java.util.Map;
  * ({@link HamiNames}), Aliyun's and Volcano's. Extended resources are read from limits (Kubernetes makes requests
  * equal them).
  */
-public final class PodGpuRequests {
+public final class PodAsks {
 
     /**
      * How quantities read: the MiB in one unit of {@code elasticgpu.io/gpu-memory} and of {@code aliyun.com/gpu-mem},
@@ -48,14 +48,14 @@ public final class PodGpuRequests {
         }
     }
 
-    private PodGpuRequests() {
+    private PodAsks() {
     }
 
     /**
      * The GPU asks of every container that has one: init containers and sidecars first, in spec order, then app
      * containers.
      *
-     * @throws InvalidGpuRequestException when a container's asks contradict each other or are malformed
+     * @throws InvalidAskException when a container's asks contradict each other or are malformed
      */
     public static List<GpuAsk> of(Pod pod, Units units) {
         List<GpuAsk> asks = new ArrayList<>();
@@ -124,11 +124,11 @@ public final class PodGpuRequests {
             return java.util.Optional.empty();
         }
         if (name == null || name.isBlank()) { // the API server refuses such a pod; an extender request may still carry one
-            throw new InvalidGpuRequestException("a container without a name asks GPUs by the names of %s; every container needs a name"
+            throw new InvalidAskException("a container without a name asks GPUs by the names of %s; every container needs a name"
                     .formatted(String.join(" and ", families)));
         }
         if (families.size() > 1) {
-            throw new InvalidGpuRequestException("container %s asks GPUs by the names of %s; use one family of names per container"
+            throw new InvalidAskException("container %s asks GPUs by the names of %s; use one family of names per container"
                     .formatted(name, String.join(" and ", families)));
         }
         return java.util.Optional.of(switch (families.getFirst()) {
@@ -141,22 +141,22 @@ public final class PodGpuRequests {
 
     private static GpuAsk elastic(String name, Role role, Units u, long gpu, long memory, long core, long cardCount) {
         if (gpu > 0 && (memory > 0 || core > 0)) {
-            throw new InvalidGpuRequestException(("container %s asks whole cards (%s: %d) and a slice (%s); ask for one or"
+            throw new InvalidAskException(("container %s asks whole cards (%s: %d) and a slice (%s); ask for one or"
                     + " the other").formatted(name, u.gpu(), gpu, memory > 0 ? u.gpuMemory() + ": " + memory : u.gpuCore() + ": " + core));
         }
         if (gpu > 0) {
             if (cardCount > 0) {
-                throw new InvalidGpuRequestException("container %s asks %s with %s; %s counts whole cards already, drop %s"
+                throw new InvalidAskException("container %s asks %s with %s; %s counts whole cards already, drop %s"
                         .formatted(name, u.gpuCount(), u.gpu(), u.gpu(), u.gpuCount()));
             }
             return GpuAsk.whole(name, role, toInt(gpu), Family.ELASTIC_GPU);
         }
         if (memory == 0 && core == 0) {
-            throw new InvalidGpuRequestException("container %s asks %s: %d without %s or %s; add the slice each card gives"
+            throw new InvalidAskException("container %s asks %s: %d without %s or %s; add the slice each card gives"
                     .formatted(name, u.gpuCount(), cardCount, u.gpuMemory(), u.gpuCore()));
         }
         if (core > 100) {
-            throw new InvalidGpuRequestException(("container %s asks %s: %d; a slice is at most 100 (percent of one card);"
+            throw new InvalidAskException(("container %s asks %s: %d; a slice is at most 100 (percent of one card);"
                     + " ask for %s: %d for whole cards").formatted(name, u.gpuCore(), core, u.gpu(), (core + 99) / 100));
         }
         int cards = cardCount > 0 ? toInt(cardCount) : 1;
@@ -168,7 +168,7 @@ public final class PodGpuRequests {
 
     private static GpuAsk volcano(String name, Role role, long memory, long number) {
         if (memory > 0 && number > 0) {
-            throw new InvalidGpuRequestException(("container %s asks whole cards (%s: %d) and a slice (%s: %d); ask for one or"
+            throw new InvalidAskException(("container %s asks whole cards (%s: %d) and a slice (%s: %d); ask for one or"
                     + " the other").formatted(name, ResourceNames.VOLCANO_GPU_NUMBER, number, ResourceNames.VOLCANO_GPU_MEMORY, memory));
         }
         return number > 0 ? GpuAsk.whole(name, role, toInt(number), Family.VOLCANO)
@@ -199,14 +199,14 @@ public final class PodGpuRequests {
         try {
             value = Quantity.getAmountInBytes(quantity);
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new InvalidGpuRequestException("container %s: %s: \"%s\" is not a quantity".formatted(container, resource, quantity));
+            throw new InvalidAskException("container %s: %s: \"%s\" is not a quantity".formatted(container, resource, quantity));
         }
         if (value.signum() < 0 || value.stripTrailingZeros().scale() > 0) {
-            throw new InvalidGpuRequestException("container %s: %s must be a whole number >= 0, was %s"
+            throw new InvalidAskException("container %s: %s must be a whole number >= 0, was %s"
                     .formatted(container, resource, quantity));
         }
         if (value.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
-            throw new InvalidGpuRequestException("container %s: %s: %s is too large".formatted(container, resource, quantity));
+            throw new InvalidAskException("container %s: %s: %s is too large".formatted(container, resource, quantity));
         }
         return value.setScale(0, RoundingMode.UNNECESSARY).longValueExact();
     }

@@ -3,13 +3,13 @@ package io.elasticgpu.controller.provisioning;
 import java.util.Locale;
 
 /** The deterministic name of the ElasticGPU for one container's share of one card. */
-public final class ElasticGpuNames {
+public final class ElasticGPUNames {
 
     /** Characters of the pod's uid kept in the name: enough to tell pods of one name apart over time. */
     static final int UID_PREFIX = 8;
     private static final int MAX = 253;
 
-    private ElasticGpuNames() {
+    private ElasticGPUNames() {
     }
 
     /**

@@ -11,23 +11,23 @@ import static java.util.Objects.requireNonNull;
  * kubelet's records can later say which container really got it ({@code seen} once they did; {@code certain} when
  * the container was known, not guessed). Immutable.
  */
-record Handout(Grant grant, ContainerKey planOwner, Map<String, List<String>> ids, long nanos, boolean seen, boolean certain) {
+record Answer(ContainerGrant grant, ContainerKey planOwner, Map<String, List<String>> ids, long nanos, boolean seen, boolean certain) {
 
-    Handout {
+    Answer {
         requireNonNull(grant, "grant");
         requireNonNull(planOwner, "planOwner");
         ids = Map.copyOf(ids);
     }
 
-    Handout plus(String resource, List<String> deviceIds) {
+    Answer plus(String resource, List<String> deviceIds) {
         var more = new java.util.HashMap<>(ids);
         more.put(resource, List.copyOf(deviceIds));
-        return new Handout(grant, planOwner, more, nanos, seen, certain);
+        return new Answer(grant, planOwner, more, nanos, seen, certain);
     }
 
     /** The same, now that kubelet's records show it. */
-    Handout recorded() {
-        return seen ? this : new Handout(grant, planOwner, ids, nanos, true, certain);
+    Answer recorded() {
+        return seen ? this : new Answer(grant, planOwner, ids, nanos, true, certain);
     }
 
     Set<String> resources() {

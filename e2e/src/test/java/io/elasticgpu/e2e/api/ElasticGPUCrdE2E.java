@@ -16,7 +16,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ValidationMessages;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGpuCrds;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 
@@ -44,11 +44,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * defaults, invalid ones come back with the CEL messages of {@link ValidationMessages}.
  */
 @ExtendWith(ControlPlaneExtension.class)
-class ElasticGpuCrdE2E {
+class ElasticGPUCrdE2E {
 
     @BeforeAll
     static void applyTheGeneratedCrds(ControlPlane controlPlane) {
-        ElasticGpuCrds.apply(controlPlane);
+        ElasticGPUCrds.apply(controlPlane);
     }
 
     @Test
