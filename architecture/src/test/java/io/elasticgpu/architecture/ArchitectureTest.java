@@ -18,7 +18,7 @@ import com.tngtech.archunit.lang.ArchRule;
  * them into the one {@code egpu} program and {@code localcluster} into a local cluster with {@code ./egpu demo};
  * {@code bench} and {@code e2e} (the benchmarks and the end-to-end tests) use everything and nothing shipped uses them.
  */
-@AnalyzeClasses(packages = "io.elasticgpu", importOptions = ImportOption.DoNotIncludeTests.class)
+@AnalyzeClasses(packages = "io.elasticgpu", importOptions = {ImportOption.DoNotIncludeTests.class, DoNotIncludeTestJars.class})
 class ArchitectureTest {
 
     private static final String[] COMPONENTS = {"simulator", "scheduler", "node", "controller"};
@@ -64,6 +64,15 @@ class ArchitectureTest {
             .should().dependOnClassesThat().resideInAPackage("io.elasticgpu.localcluster..")
             .orShould().dependOnClassesThat().resideInAPackage("io.elasticgpu.bench..")
             .because("egpu is what runs in a cluster; the local cluster and the benchmarks are programs of their own");
+
+    @ArchTest
+    static final ArchRule shippedCodeDoesNotSleep = noClasses().that().resideInAnyPackage(inside("core", "api", "http",
+                    "simulator", "scheduler", "node", "controller", "cli"))
+            .should().callMethod(Thread.class, "sleep", long.class)
+            .orShould().callMethod(Thread.class, "sleep", java.time.Duration.class)
+            .orShould().callMethod(java.util.concurrent.TimeUnit.class, "sleep", long.class)
+            .because("shipped code waits on a clock or a scheduler it is given, or on what it waits for, so that tests"
+                    + " control time and nothing stalls a thread for nothing");
 
     @ArchTest
     static final ArchRule noPackageCycles = slices().matching("io.elasticgpu.(**)").should().beFreeOfCycles();
