@@ -45,7 +45,8 @@ public final class TestReport {
             }
             for (Suite s : suites) {
                 if (s.skipped() > 0) {
-                    problems.add(name + ": " + s.name() + " skipped " + s.skipped() + " test(s); in CI a test runs or fails");
+                    problems.add(name + ": " + s.name() + " skipped " + s.skipped() + " test(s); in CI a test runs "
+                            + "or fails");
                 }
                 if (s.tests() == 0) {
                     problems.add(name + ": " + s.name() + " ran no test");

@@ -18,78 +18,141 @@ import com.tngtech.archunit.lang.ArchRule;
  * them into the one {@code egpu} program and {@code localcluster} into a local cluster with {@code ./egpu demo};
  * {@code bench} and {@code e2e} (the benchmarks and the end-to-end tests) use everything and nothing shipped uses them.
  */
-@AnalyzeClasses(packages = "io.elasticgpu", importOptions = {ImportOption.DoNotIncludeTests.class, DoNotIncludeTestJars.class})
+@AnalyzeClasses(
+        packages = "io.elasticgpu",
+        importOptions = {ImportOption.DoNotIncludeTests.class, DoNotIncludeTestJars.class})
 class ArchitectureTest {
 
     private static final String[] COMPONENTS = {"simulator", "scheduler", "node", "controller"};
 
     @ArchTest
-    static final ArchRule coreUsesTheJdkOnly = classes().that().resideInAPackage("io.elasticgpu.core..")
-            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.elasticgpu.core..")
-            .because("the placement engine must run in the simulator, the extender and tests alike, with no Kubernetes type");
+    static final ArchRule coreUsesTheJdkOnly = classes()
+            .that()
+            .resideInAPackage("io.elasticgpu.core..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage("java..", "io.elasticgpu.core..")
+            .because("the placement engine must run in the simulator, the extender and tests alike, with no "
+                    + "Kubernetes type");
 
     @ArchTest
-    static final ArchRule corePackagesFlowOneWay = layeredArchitecture().consideringOnlyDependenciesInLayers()
-            .layer("model").definedBy("io.elasticgpu.core.model..")
-            .layer("snapshot").definedBy("io.elasticgpu.core.snapshot..")
-            .layer("policy").definedBy("io.elasticgpu.core.policy..")
-            .layer("placement").definedBy("io.elasticgpu.core.placement..")
-            .whereLayer("placement").mayNotBeAccessedByAnyLayer()
-            .whereLayer("policy").mayOnlyBeAccessedByLayers("placement")
-            .whereLayer("snapshot").mayOnlyBeAccessedByLayers("policy", "placement");
+    static final ArchRule corePackagesFlowOneWay = layeredArchitecture()
+            .consideringOnlyDependenciesInLayers()
+            .layer("model")
+            .definedBy("io.elasticgpu.core.model..")
+            .layer("snapshot")
+            .definedBy("io.elasticgpu.core.snapshot..")
+            .layer("policy")
+            .definedBy("io.elasticgpu.core.policy..")
+            .layer("placement")
+            .definedBy("io.elasticgpu.core.placement..")
+            .whereLayer("placement")
+            .mayNotBeAccessedByAnyLayer()
+            .whereLayer("policy")
+            .mayOnlyBeAccessedByLayers("placement")
+            .whereLayer("snapshot")
+            .mayOnlyBeAccessedByLayers("policy", "placement");
 
     @ArchTest
-    static final ArchRule apiImportsNoComponent = noClasses().that().resideInAPackage("io.elasticgpu.api..")
-            .should().dependOnClassesThat().resideInAnyPackage(inside("core", "http", "simulator", "scheduler", "node",
-                    "controller", "cli", "localcluster", "bench", "e2e"))
+    static final ArchRule apiImportsNoComponent = noClasses()
+            .that()
+            .resideInAPackage("io.elasticgpu.api..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(inside(
+                    "core",
+                    "http",
+                    "simulator",
+                    "scheduler",
+                    "node",
+                    "controller",
+                    "cli",
+                    "localcluster",
+                    "bench",
+                    "e2e"))
             .because("api is the contract between components; it cannot know any of them");
 
     @ArchTest
-    static final ArchRule httpIsPlumbingOnly = classes().that().resideInAPackage("io.elasticgpu.http..")
-            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "javax..", "com.sun.net.httpserver..",
-                    "io.prometheus..", "org.slf4j..", "org.bouncycastle..", "io.elasticgpu.http..")
+    static final ArchRule httpIsPlumbingOnly = classes()
+            .that()
+            .resideInAPackage("io.elasticgpu.http..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(
+                    "java..",
+                    "javax..",
+                    "com.sun.net.httpserver..",
+                    "io.prometheus..",
+                    "org.slf4j..",
+                    "org.bouncycastle..",
+                    "io.elasticgpu.http..")
             .because("every component serves HTTP through it, so it can know none of them, nor Kubernetes");
 
     @ArchTest
     static final ArchRule componentsDoNotUseEachOther = componentsIndependent();
 
     @ArchTest
-    static final ArchRule shippedCodeDoesNotUseTheHarness = noClasses().that().resideInAnyPackage(inside("core", "api",
-                    "http", "simulator", "scheduler", "node", "controller", "cli", "localcluster"))
-            .should().dependOnClassesThat().resideInAnyPackage(inside("e2e", "bench"))
+    static final ArchRule shippedCodeDoesNotUseTheHarness = noClasses()
+            .that()
+            .resideInAnyPackage(inside(
+                    "core", "api", "http", "simulator", "scheduler", "node", "controller", "cli", "localcluster"))
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(inside("e2e", "bench"))
             .because("what users run is apart from what tests and benchmarks use");
 
     @ArchTest
-    static final ArchRule wiringProgramsAreApart = noClasses().that().resideInAPackage("io.elasticgpu.cli..")
-            .should().dependOnClassesThat().resideInAPackage("io.elasticgpu.localcluster..")
-            .orShould().dependOnClassesThat().resideInAPackage("io.elasticgpu.bench..")
+    static final ArchRule wiringProgramsAreApart = noClasses()
+            .that()
+            .resideInAPackage("io.elasticgpu.cli..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.elasticgpu.localcluster..")
+            .orShould()
+            .dependOnClassesThat()
+            .resideInAPackage("io.elasticgpu.bench..")
             .because("egpu is what runs in a cluster; the local cluster and the benchmarks are programs of their own");
 
     @ArchTest
-    static final ArchRule shippedCodeDoesNotSleep = noClasses().that().resideInAnyPackage(inside("core", "api", "http",
-                    "simulator", "scheduler", "node", "controller", "cli"))
-            .should().callMethod(Thread.class, "sleep", long.class)
-            .orShould().callMethod(Thread.class, "sleep", java.time.Duration.class)
-            .orShould().callMethod(java.util.concurrent.TimeUnit.class, "sleep", long.class)
+    static final ArchRule shippedCodeDoesNotSleep = noClasses()
+            .that()
+            .resideInAnyPackage(inside("core", "api", "http", "simulator", "scheduler", "node", "controller", "cli"))
+            .should()
+            .callMethod(Thread.class, "sleep", long.class)
+            .orShould()
+            .callMethod(Thread.class, "sleep", java.time.Duration.class)
+            .orShould()
+            .callMethod(java.util.concurrent.TimeUnit.class, "sleep", long.class)
             .because("shipped code waits on a clock or a scheduler it is given, or on what it waits for, so that tests"
                     + " control time and nothing stalls a thread for nothing");
 
     @ArchTest
-    static final ArchRule noPackageCycles = slices().matching("io.elasticgpu.(**)").should().beFreeOfCycles();
+    static final ArchRule noPackageCycles =
+            slices().matching("io.elasticgpu.(**)").should().beFreeOfCycles();
 
     private static ArchRule componentsIndependent() {
         ArchRule rule = null;
         for (String component : COMPONENTS) {
-            String[] others = java.util.stream.Stream.concat(java.util.Arrays.stream(COMPONENTS).filter(c -> !c.equals(component)),
-                    java.util.stream.Stream.of("cli", "localcluster")).toArray(String[]::new);
-            ArchRule one = noClasses().that().resideInAPackage("io.elasticgpu." + component + "..")
-                    .should().dependOnClassesThat().resideInAnyPackage(inside(others));
-            rule = rule == null ? one : com.tngtech.archunit.lang.CompositeArchRule.of(rule).and(one);
+            String[] others = java.util.stream.Stream.concat(
+                            java.util.Arrays.stream(COMPONENTS).filter(c -> !c.equals(component)),
+                            java.util.stream.Stream.of("cli", "localcluster"))
+                    .toArray(String[]::new);
+            ArchRule one = noClasses()
+                    .that()
+                    .resideInAPackage("io.elasticgpu." + component + "..")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(inside(others));
+            rule = rule == null
+                    ? one
+                    : com.tngtech.archunit.lang.CompositeArchRule.of(rule).and(one);
         }
         return rule.because("a component talks to the others only through the API server (api), never by calling them");
     }
 
     private static String[] inside(String... modules) {
-        return java.util.Arrays.stream(modules).map(m -> "io.elasticgpu." + m + "..").toArray(String[]::new);
+        return java.util.Arrays.stream(modules)
+                .map(m -> "io.elasticgpu." + m + "..")
+                .toArray(String[]::new);
     }
 }

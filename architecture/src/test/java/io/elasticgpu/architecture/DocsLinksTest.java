@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +35,8 @@ class DocsLinksTest {
                 if (link.external()) {
                     continue;
                 }
-                String where = "%s:%d: [%s](%s)".formatted(ROOT.relativize(file), link.line(), link.text(), link.target());
+                String where =
+                        "%s:%d: [%s](%s)".formatted(ROOT.relativize(file), link.line(), link.text(), link.target());
                 Path target = link.path().isEmpty() ? file : resolve(file, link.path());
                 if (!target.startsWith(ROOT)) {
                     broken.add(where + ": leads outside the repository; name the public source in a sentence instead");
@@ -45,7 +45,8 @@ class DocsLinksTest {
                 } else if (!link.anchor().isEmpty() && target.toString().endsWith(".md")) {
                     MarkdownPage linked = pages.computeIfAbsent(target, MarkdownPage::read);
                     if (!linked.anchors().contains(link.anchor())) {
-                        broken.add(where + ": no heading of " + ROOT.relativize(target) + " has the anchor #" + link.anchor());
+                        broken.add(where + ": no heading of " + ROOT.relativize(target) + " has the anchor #"
+                                + link.anchor());
                     }
                 }
             }
@@ -57,40 +58,53 @@ class DocsLinksTest {
     void theReadmeIsAMapOfAtMost250Lines() throws IOException {
         long lines = Files.readAllLines(ROOT.resolve("README.md")).size();
 
-        assertThat(lines).as("README.md has %d lines; move detail into docs/ and link to it", lines)
+        assertThat(lines)
+                .as("README.md has %d lines; move detail into docs/ and link to it", lines)
                 .isLessThanOrEqualTo(README_MAX_LINES);
     }
 
     @Test
     void headingsGetGitHubsAnchors() {
-        MarkdownPage page = MarkdownPage.parse(Path.of("page.md"), List.of(
-                "# `egpu simulate`: replay a trace",
-                "## Through DRA (`--api dra`)",
-                "## What a pod asks, and what it gets",
-                "## Notes",
-                "### Notes",
-                "## [Arena](arena.md): HAMi and whole cards",
-                "## node_agent 1,213 nodes"));
+        MarkdownPage page = MarkdownPage.parse(
+                Path.of("page.md"),
+                List.of(
+                        "# `egpu simulate`: replay a trace",
+                        "## Through DRA (`--api dra`)",
+                        "## What a pod asks, and what it gets",
+                        "## Notes",
+                        "### Notes",
+                        "## [Arena](arena.md): HAMi and whole cards",
+                        "## node_agent 1,213 nodes"));
 
-        assertThat(page.anchors()).containsExactlyInAnyOrder("egpu-simulate-replay-a-trace", "through-dra---api-dra",
-                "what-a-pod-asks-and-what-it-gets", "notes", "notes-1", "arena-hami-and-whole-cards", "node_agent-1213-nodes");
+        assertThat(page.anchors())
+                .containsExactlyInAnyOrder(
+                        "egpu-simulate-replay-a-trace",
+                        "through-dra---api-dra",
+                        "what-a-pod-asks-and-what-it-gets",
+                        "notes",
+                        "notes-1",
+                        "arena-hami-and-whole-cards",
+                        "node_agent-1213-nodes");
     }
 
     @Test
     void linksInsideCodeAreNotLinksAndEveryOtherFormIs() {
-        MarkdownPage page = MarkdownPage.parse(Path.of("page.md"), List.of(
-                "See [the guide](docs/user-guide.md#claims) and ![chart](docs/a.svg \"title\").",
-                "`[not a link](nowhere.md)` and [a site](https://example.com).",
-                "```sh",
-                "echo [not a link](nowhere.md)",
-                "```",
-                "[ref]: docs/install.md#upgrade"));
+        MarkdownPage page = MarkdownPage.parse(
+                Path.of("page.md"),
+                List.of(
+                        "See [the guide](docs/user-guide.md#claims) and ![chart](docs/a.svg \"title\").",
+                        "`[not a link](nowhere.md)` and [a site](https://example.com).",
+                        "```sh",
+                        "echo [not a link](nowhere.md)",
+                        "```",
+                        "[ref]: docs/install.md#upgrade"));
 
-        assertThat(page.links()).containsExactly(
-                new MarkdownPage.Link(1, "the guide", "docs/user-guide.md#claims"),
-                new MarkdownPage.Link(1, "chart", "docs/a.svg"),
-                new MarkdownPage.Link(2, "a site", "https://example.com"),
-                new MarkdownPage.Link(6, "ref", "docs/install.md#upgrade"));
+        assertThat(page.links())
+                .containsExactly(
+                        new MarkdownPage.Link(1, "the guide", "docs/user-guide.md#claims"),
+                        new MarkdownPage.Link(1, "chart", "docs/a.svg"),
+                        new MarkdownPage.Link(2, "a site", "https://example.com"),
+                        new MarkdownPage.Link(6, "ref", "docs/install.md#upgrade"));
         assertThat(page.links().get(2).external()).isTrue();
         assertThat(page.links().get(0).path()).isEqualTo("docs/user-guide.md");
         assertThat(page.links().get(0).anchor()).isEqualTo("claims");
@@ -106,7 +120,9 @@ class DocsLinksTest {
         return files;
     }
 
-    /** A link's path as GitHub resolves it: from the page's folder, or from the repository's root when it starts with '/'. */
+    /**
+     * A link's path as GitHub resolves it: from the page's folder, or from the repository's root when it starts with
+     * '/'. */
     private static Path resolve(Path page, String path) {
         String decoded = URLDecoder.decode(path.replace("+", "%2B"), StandardCharsets.UTF_8);
         Path base = decoded.startsWith("/") ? ROOT : page.getParent();

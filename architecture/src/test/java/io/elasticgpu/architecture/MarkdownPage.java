@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
  */
 record MarkdownPage(Path file, List<Link> links, Set<String> anchors) {
 
-    /** A link as written: its line (from 1), its text and its target ({@code path}, {@code path#anchor} or {@code #anchor}). */
+    /**
+     * A link as written: its line (from 1), its text and its target ({@code path}, {@code path#anchor} or {@code
+     * #anchor}). */
     record Link(int line, String text, String target) {
         boolean external() {
             return target.matches("(?i)^[a-z][a-z0-9+.-]*:.*");
@@ -36,8 +38,8 @@ record MarkdownPage(Path file, List<Link> links, Set<String> anchors) {
         }
     }
 
-    private static final Pattern INLINE_LINK = Pattern.compile(
-            "!?\\[((?:[^\\[\\]]|\\[[^\\]]*])*)]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
+    private static final Pattern INLINE_LINK =
+            Pattern.compile("!?\\[((?:[^\\[\\]]|\\[[^\\]]*])*)]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
     private static final Pattern DEFINITION = Pattern.compile("^ {0,3}\\[([^\\]]+)]:\\s*<?(\\S+?)>?(?:\\s+.*)?$");
     private static final Pattern HEADING = Pattern.compile("^ {0,3}(#{1,6})\\s+(.*?)(?:\\s+#+)?\\s*$");
     private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:name|id)=\"([^\"]+)\"");
@@ -78,7 +80,9 @@ record MarkdownPage(Path file, List<Link> links, Set<String> anchors) {
                 anchors.add(html.group(1));
             }
             // Code is not Markdown: a link written inside backticks is text, but code inside a link's text stays.
-            String prose = CODE_SPAN.matcher(line).replaceAll(code -> Matcher.quoteReplacement(code.group(2).replaceAll("[\\[\\]()]", "_")));
+            String prose = CODE_SPAN
+                    .matcher(line)
+                    .replaceAll(code -> Matcher.quoteReplacement(code.group(2).replaceAll("[\\[\\]()]", "_")));
             Matcher definition = DEFINITION.matcher(prose);
             if (definition.matches()) {
                 links.add(new Link(i + 1, definition.group(1), definition.group(2)));
@@ -98,7 +102,8 @@ record MarkdownPage(Path file, List<Link> links, Set<String> anchors) {
      * space made a '-'. "`egpu simulate`: replay a trace" becomes "egpu-simulate-replay-a-trace".
      */
     static String slug(String headingText) {
-        String rendered = headingText.replaceAll("!?\\[((?:[^\\[\\]]|\\[[^\\]]*])*)]\\([^)]*\\)", "$1")
+        String rendered = headingText
+                .replaceAll("!?\\[((?:[^\\[\\]]|\\[[^\\]]*])*)]\\([^)]*\\)", "$1")
                 .replaceAll("<[^>]+>", "");
         return rendered.toLowerCase(java.util.Locale.ROOT)
                 .replaceAll("[^\\p{L}\\p{M}\\p{N}\\p{Pc} -]", "")

@@ -2,7 +2,6 @@ package io.elasticgpu.bench;
 
 import io.elasticgpu.node.agent.NodeAgent;
 import io.elasticgpu.node.discovery.SimulatedBackend;
-
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.List;
@@ -11,16 +10,18 @@ import java.util.List;
 final class AgentFootprint {
 
     /** The JVM options the agent's container runs with (a small heap, one GC thread). */
-    static final List<String> JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xmx64m", "-Xss512k", "-XX:TieredStopAtLevel=1",
-            "--enable-native-access=ALL-UNNAMED");
+    static final List<String> JVM_OPTIONS = List.of(
+            "-XX:+UseSerialGC", "-Xmx64m", "-Xss512k", "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED");
 
-    private AgentFootprint() {
-    }
+    private AgentFootprint() {}
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
-        NodeAgent agent = NodeAgent.start(NodeAgentBenchmark.config(dir, Path.of(args[1])),
-                SimulatedBackend.of(NodeAgentBenchmark.eightCards()), new MemoryCluster(), InstantSource.system());
+        NodeAgent agent = NodeAgent.start(
+                NodeAgentBenchmark.config(dir, Path.of(args[1])),
+                SimulatedBackend.of(NodeAgentBenchmark.eightCards()),
+                new MemoryCluster(),
+                InstantSource.system());
         while (!agent.registered()) {
             Thread.sleep(10);
         }

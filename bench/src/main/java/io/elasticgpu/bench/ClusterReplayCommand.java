@@ -1,19 +1,16 @@
 package io.elasticgpu.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.elasticgpu.bench.cluster.ClusterReplay;
 import io.elasticgpu.bench.cluster.ReplayOptions;
 import io.elasticgpu.bench.cluster.ReplayResult;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -22,39 +19,66 @@ import picocli.CommandLine.Option;
  * {@code cluster-replay}: the options, the replay, the table and the JSON; exit 1 when a card is over capacity or a
  * GPU pod has no allocation, 2 for bad input.
  */
-@Command(name = "cluster-replay", mixinStandardHelpOptions = true,
-        header = "An openb trace through the real kube-scheduler and the extender.", sortOptions = false,
-        description = "An openb trace through the real kube-scheduler and the extender as the Helm chart runs them, on one"
-                + " kwok node per trace node, audited from the API and compared with the simulator on the same order."
-                + " Needs the upstream programs (e2e/bin/build-binaries) and the egpu jar; bench/run builds both.")
+@Command(
+        name = "cluster-replay",
+        mixinStandardHelpOptions = true,
+        header = "An openb trace through the real kube-scheduler and the extender.",
+        sortOptions = false,
+        description =
+                "An openb trace through the real kube-scheduler and the extender as the Helm chart runs them, on one"
+                        + " kwok node per trace node, audited from the API and compared with the simulator on the "
+                        + "same order."
+                        + " Needs the upstream programs (e2e/bin/build-binaries) and the egpu jar; bench/run builds "
+                        + "both.")
 public final class ClusterReplayCommand implements Callable<Integer> {
 
     @Mixin
     ReplayInput input;
 
-    @Option(names = "--policy", paramLabel = "NAME", defaultValue = "elastic", order = 10,
+    @Option(
+            names = "--policy",
+            paramLabel = "NAME",
+            defaultValue = "elastic",
+            order = 10,
             description = "The extender's and the simulator's policy (default: ${DEFAULT-VALUE}).")
     String policy;
 
-    @Option(names = "--scheduler-config", paramLabel = "FILE", order = 11,
+    @Option(
+            names = "--scheduler-config",
+            paramLabel = "FILE",
+            order = 11,
             description = "A KubeSchedulerConfiguration to use instead of the chart's ($${EXTENDER_URL} is replaced).")
     Path schedulerConfig;
 
-    @Option(names = "--no-baseline", order = 12,
+    @Option(
+            names = "--no-baseline",
+            order = 12,
             description = "Do not replay the same pods without the extender (the control plane's own pods/s).")
     boolean noBaseline;
 
-    @Option(names = "--extender-flag", paramLabel = "FLAG", order = 13,
-            description = "A flag added to the extender's command line after the chart's, to measure a knob; repeatable.")
+    @Option(
+            names = "--extender-flag",
+            paramLabel = "FLAG",
+            order = 13,
+            description =
+                    "A flag added to the extender's command line after the chart's, to measure a knob; repeatable.")
     List<String> extenderFlags = new ArrayList<>();
 
-    @Option(names = "--warm-extender", paramLabel = "PODS", defaultValue = "0", order = 14,
+    @Option(
+            names = "--warm-extender",
+            paramLabel = "PODS",
+            defaultValue = "0",
+            order = 14,
             description = "Before measuring, schedule this many copies of the first pods through the extender and"
                     + " delete them, so that a warmed-up JIT is measured; 0 measures the fresh JVM (default:"
                     + " ${DEFAULT-VALUE}).")
     int warmExtender;
 
-    @Option(names = "--api", paramLabel = "device-plugin|dra", defaultValue = "device-plugin", order = 15,
+    @Option(
+            names = "--api",
+            paramLabel = "device-plugin|dra",
+            defaultValue = "device-plugin",
+            order = 15,
             description = "How the nodes offer their cards: resource names, or DRA with a ResourceClaim per GPU pod"
                     + " (default: ${DEFAULT-VALUE}).")
     String api;
@@ -79,22 +103,38 @@ public final class ClusterReplayCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--warm-extender works with --api device-plugin only (DRA pods' claims"
                     + " are made once, for the measured pods); leave one of them out");
         }
-        return new ReplayOptions(input.trace, input.nodes, input.events, input.seed, input.cut, policy, input.maxNodes,
-                schedulerConfig, input.clients, !noBaseline, !input.noGates, List.copyOf(extenderFlags), warmExtender,
-                dra, json);
+        return new ReplayOptions(
+                input.trace,
+                input.nodes,
+                input.events,
+                input.seed,
+                input.cut,
+                policy,
+                input.maxNodes,
+                schedulerConfig,
+                input.clients,
+                !noBaseline,
+                !input.noGates,
+                List.copyOf(extenderFlags),
+                warmExtender,
+                dra,
+                json);
     }
 
     @Override
     public Integer call() throws Exception {
         ReplayOptions options = options();
         Path repository = Path.of("").toAbsolutePath();
-        Path work = repository.resolve("bench/target/cluster-replay")
+        Path work = repository
+                .resolve("bench/target/cluster-replay")
                 .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         ReplayResult result = ClusterReplay.run(options, repository, work, System.err);
         System.out.print(result.table());
         System.err.println("cluster-replay: logs in " + work.resolve("logs"));
         if (options.json() != null) {
-            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(options.json().toFile(), result);
+            new ObjectMapper()
+                    .enable(SerializationFeature.INDENT_OUTPUT)
+                    .writeValue(options.json().toFile(), result);
         }
         if (result.overCommittedCards() > 0 || result.unaccounted() > 0) {
             System.err.println("cluster-replay: FAILED: cards over capacity or GPU pods without allocation");

@@ -2,6 +2,8 @@ package io.elasticgpu.bench;
 
 import static io.elasticgpu.bench.NodeAgentBenchmark.pct;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.deviceplugin.UnixSockets;
@@ -22,14 +24,9 @@ import io.elasticgpu.node.draplugin.api.NodePrepareResourcesRequest;
 import io.elasticgpu.node.draplugin.api.NodePrepareResourcesResponse;
 import io.elasticgpu.node.draplugin.api.NodeUnprepareResourcesRequest;
 import io.elasticgpu.node.draplugin.api.NodeUnprepareResourcesResponse;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -43,35 +40,51 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * {@code bench/run dra-prepare [CLAIMS] [--json FILE]}: the DRA driver's {@code NodePrepareResources} and
  * {@code NodeUnprepareResources} latency per claim over its unix socket, as kubelet calls them, on 8 simulated A100
- * 80 GB cards with 60 claims prepared at any time (each 8 GiB and 10 % of a card, eight to a card): our service with its
+ * 80 GB cards with 60 claims prepared at any time (each 8 GiB and 10 % of a card, eight to a card): our service with
+ * its
  * checkpoint and CDI specs on disk, the claims' allocations read from memory (the API server's GET is not ours).
  * Baseline: a DRA plugin on the same gRPC stack that answers every call with one fixed device.
  */
 final class DraPrepareBenchmark {
 
     /** What one run measured, milliseconds; the JSON. */
-    record Result(int claims, double prepareP50Ms, double prepareP99Ms, double unprepareP50Ms, double unprepareP99Ms,
-                  double echoP50Ms, double echoP99Ms, double p99VersusEcho) {
-    }
+    record Result(
+            int claims,
+            double prepareP50Ms,
+            double prepareP99Ms,
+            double unprepareP50Ms,
+            double unprepareP99Ms,
+            double echoP50Ms,
+            double echoP99Ms,
+            double p99VersusEcho) {}
 
     private static final int HELD = 60;
     private static final String NODE = "bench-node";
 
-    private DraPrepareBenchmark() {
-    }
+    private DraPrepareBenchmark() {}
 
     static void run(int claims, Path json) throws Exception {
         Hardware hw = NodeAgentBenchmark.eightCards();
         Path dir = Files.createTempDirectory("egpu-bench-dra");
         Map<String, List<ClaimDevice>> allocated = new ConcurrentHashMap<>(); // what the API server would say
-        System.out.printf("DRA prepare, %d simulated %s cards, %d claims held; %d cores%n", hw.gpus().size(),
-                hw.gpus().getFirst().model(), HELD, Runtime.getRuntime().availableProcessors());
-        ClaimPreparation preparation = new ClaimPreparation(ref -> Optional.ofNullable(allocated.get(ref.uid()))
-                .map(AllocatedClaim::of).orElseThrow(() -> new ClaimException("claim " + ref + ": not found")),
-                Checkpoint.open(dir.resolve("plugin/checkpoint.json")), new CdiSpecs(dir.resolve("cdi")), hw,
-                new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024), NODE);
-        DraPluginServer server = DraPluginServer.start("gpu.elasticgpu.io", dir.resolve("plugin"), dir.resolve("registry"),
-                new DraPluginService(preparation));
+        System.out.printf(
+                "DRA prepare, %d simulated %s cards, %d claims held; %d cores%n",
+                hw.gpus().size(),
+                hw.gpus().getFirst().model(),
+                HELD,
+                Runtime.getRuntime().availableProcessors());
+        ClaimPreparation preparation = new ClaimPreparation(
+                ref -> Optional.ofNullable(allocated.get(ref.uid()))
+                        .map(AllocatedClaim::of)
+                        .orElseThrow(() -> new ClaimException("claim " + ref + ": not found")),
+                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")),
+                hw,
+                new DeviceCatalog(hw, List.of()),
+                new ContainerEnvironment(1024),
+                NODE);
+        DraPluginServer server = DraPluginServer.start(
+                "gpu.elasticgpu.io", dir.resolve("plugin"), dir.resolve("registry"), new DraPluginService(preparation));
         Server echo = UnixSockets.serve(dir.resolve("echo.sock"), new Echo());
         try {
             ManagedChannel ours = UnixSockets.connect(dir.resolve("plugin/dra.sock"));
@@ -80,8 +93,15 @@ final class DraPrepareBenchmark {
             long[][] nanos = cycle(DRAPluginGrpc.newBlockingStub(ours), allocated, claims, claims);
             cycle(DRAPluginGrpc.newBlockingStub(theirs), allocated, claims / 4, 10 * claims);
             long[] echoNanos = cycle(DRAPluginGrpc.newBlockingStub(theirs), allocated, claims, 20 * claims)[0];
-            Result r = new Result(claims, pct(nanos[0], 50), pct(nanos[0], 99), pct(nanos[1], 50), pct(nanos[1], 99),
-                    pct(echoNanos, 50), pct(echoNanos, 99), pct(nanos[0], 99) / pct(echoNanos, 99));
+            Result r = new Result(
+                    claims,
+                    pct(nanos[0], 50),
+                    pct(nanos[0], 99),
+                    pct(nanos[1], 50),
+                    pct(nanos[1], 99),
+                    pct(echoNanos, 50),
+                    pct(echoNanos, 99),
+                    pct(nanos[0], 99) / pct(echoNanos, 99));
             print(r);
             if (json != null) {
                 new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), r);
@@ -96,19 +116,24 @@ final class DraPrepareBenchmark {
 
     private static void print(Result r) {
         System.out.printf("%nper claim, %d calls each after %d warm-up:%n", r.claims(), r.claims() / 4);
-        System.out.printf("  %-28s p50 %6.2f ms  p99 %6.2f ms%n", "elastic-gpu prepare", r.prepareP50Ms(), r.prepareP99Ms());
-        System.out.printf("  %-28s p50 %6.2f ms  p99 %6.2f ms%n", "elastic-gpu unprepare", r.unprepareP50Ms(), r.unprepareP99Ms());
-        System.out.printf("  %-28s p50 %6.2f ms  p99 %6.2f ms%n", "echo plugin (prepare)", r.echoP50Ms(), r.echoP99Ms());
-        System.out.printf("  prepare p99 %.1fx echo; target p99 < 10 ms: %s%n", r.p99VersusEcho(),
-                r.prepareP99Ms() < 10 ? "met" : "NOT met");
+        System.out.printf(
+                "  %-28s p50 %6.2f ms  p99 %6.2f ms%n", "elastic-gpu prepare", r.prepareP50Ms(), r.prepareP99Ms());
+        System.out.printf(
+                "  %-28s p50 %6.2f ms  p99 %6.2f ms%n",
+                "elastic-gpu unprepare", r.unprepareP50Ms(), r.unprepareP99Ms());
+        System.out.printf(
+                "  %-28s p50 %6.2f ms  p99 %6.2f ms%n", "echo plugin (prepare)", r.echoP50Ms(), r.echoP99Ms());
+        System.out.printf(
+                "  prepare p99 %.1fx echo; target p99 < 10 ms: %s%n",
+                r.p99VersusEcho(), r.prepareP99Ms() < 10 ? "met" : "NOT met");
     }
 
     /**
      * Prepares {@code calls} claims one per call, unpreparing the oldest once {@link #HELD} are prepared, so cards
      * stay shared as on a busy node. Answers the prepare and the unprepare latencies, nanoseconds.
      */
-    private static long[][] cycle(DRAPluginGrpc.DRAPluginBlockingStub dra, Map<String, List<ClaimDevice>> allocated,
-                                  int calls, int first) {
+    private static long[][] cycle(
+            DRAPluginGrpc.DRAPluginBlockingStub dra, Map<String, List<ClaimDevice>> allocated, int calls, int first) {
         long[] prepare = new long[calls];
         long[] unprepare = new long[calls];
         Deque<Claim> held = new ArrayDeque<>();
@@ -116,10 +141,16 @@ final class DraPrepareBenchmark {
         for (int i = 0; i < calls; i++) {
             String uid = "uid-" + (first + i);
             int card = (first + i) % NodeAgentBenchmark.CARDS;
-            allocated.put(uid, List.of(new ClaimDevice("gpu", "gpu-" + card, card, 8192, 100, Optional.of("share-" + uid))));
-            Claim claim = Claim.newBuilder().setNamespace("bench").setName("claim-" + (first + i)).setUid(uid).build();
+            allocated.put(
+                    uid, List.of(new ClaimDevice("gpu", "gpu-" + card, card, 8192, 100, Optional.of("share-" + uid))));
+            Claim claim = Claim.newBuilder()
+                    .setNamespace("bench")
+                    .setName("claim-" + (first + i))
+                    .setUid(uid)
+                    .build();
             long t0 = System.nanoTime();
-            NodePrepareResourcesResponse answer = dra.nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
+            NodePrepareResourcesResponse answer = dra.nodePrepareResources(
+                    NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
             prepare[i] = System.nanoTime() - t0;
             String error = answer.getClaimsOrThrow(uid).getError();
             if (!error.isEmpty()) {
@@ -129,29 +160,41 @@ final class DraPrepareBenchmark {
             if (held.size() > HELD) {
                 Claim gone = held.removeFirst();
                 long t1 = System.nanoTime();
-                dra.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(gone).build());
+                dra.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder()
+                        .addClaims(gone)
+                        .build());
                 unprepare[unprepared++] = System.nanoTime() - t1;
                 allocated.remove(gone.getUid());
             }
         }
-        held.forEach(c -> dra.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(c).build()));
+        held.forEach(c -> dra.nodeUnprepareResources(
+                NodeUnprepareResourcesRequest.newBuilder().addClaims(c).build()));
         return new long[][] {prepare, Arrays.copyOf(unprepare, Math.max(1, unprepared))};
     }
 
     /** The baseline: a DRA plugin that answers every prepare with one fixed device and every unprepare with success. */
     private static final class Echo extends DRAPluginGrpc.DRAPluginImplBase {
         @Override
-        public void nodePrepareResources(NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> out) {
+        public void nodePrepareResources(
+                NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> out) {
             NodePrepareResourcesResponse.Builder b = NodePrepareResourcesResponse.newBuilder();
-            request.getClaimsList().forEach(c -> b.putClaims(c.getUid(), NodePrepareResourceResponse.newBuilder()
-                    .addDevices(Device.newBuilder().addRequestNames("gpu").setPoolName(NODE).setDeviceName("gpu-0")
-                            .addCdiDeviceIds("elasticgpu.io/gpu=echo")).build()));
+            request.getClaimsList()
+                    .forEach(c -> b.putClaims(
+                            c.getUid(),
+                            NodePrepareResourceResponse.newBuilder()
+                                    .addDevices(Device.newBuilder()
+                                            .addRequestNames("gpu")
+                                            .setPoolName(NODE)
+                                            .setDeviceName("gpu-0")
+                                            .addCdiDeviceIds("elasticgpu.io/gpu=echo"))
+                                    .build()));
             out.onNext(b.build());
             out.onCompleted();
         }
 
         @Override
-        public void nodeUnprepareResources(NodeUnprepareResourcesRequest request, StreamObserver<NodeUnprepareResourcesResponse> out) {
+        public void nodeUnprepareResources(
+                NodeUnprepareResourcesRequest request, StreamObserver<NodeUnprepareResourcesResponse> out) {
             out.onNext(NodeUnprepareResourcesResponse.getDefaultInstance());
             out.onCompleted();
         }

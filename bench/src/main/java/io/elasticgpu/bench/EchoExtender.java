@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpResponse;
-
 import java.net.InetSocketAddress;
 
 /**
@@ -23,15 +22,19 @@ final class EchoExtender implements AutoCloseable {
 
     static EchoExtender start() {
         return new EchoExtender(HttpEndpoint.on(new InetSocketAddress("127.0.0.1", 0))
-                .post("/filter", 32 << 20, request -> {
-                    JsonNode args = JSON.readTree(request.body());
-                    ObjectNode answer = JSON.createObjectNode();
-                    String key = args.has("NodeNames") ? "NodeNames" : "Nodes";
-                    answer.set(key, args.get(key));
-                    answer.putObject("FailedNodes");
-                    answer.put("Error", "");
-                    return HttpResponse.json(JSON.writeValueAsBytes(answer));
-                }, null)
+                .post(
+                        "/filter",
+                        32 << 20,
+                        request -> {
+                            JsonNode args = JSON.readTree(request.body());
+                            ObjectNode answer = JSON.createObjectNode();
+                            String key = args.has("NodeNames") ? "NodeNames" : "Nodes";
+                            answer.set(key, args.get(key));
+                            answer.putObject("FailedNodes");
+                            answer.put("Error", "");
+                            return HttpResponse.json(JSON.writeValueAsBytes(answer));
+                        },
+                        null)
                 .start("The benchmark takes any free port; is the machine out of them?"));
     }
 

@@ -4,6 +4,7 @@ import static io.elasticgpu.scheduler.K8s.container;
 import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.bench.Loopback.Latency;
 import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
@@ -11,13 +12,9 @@ import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
 import io.elasticgpu.scheduler.extender.ExtenderServer;
 import io.elasticgpu.scheduler.extender.ExtenderService;
-
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,12 +46,14 @@ final class ExtenderBenchmark {
     private static final int CARDS = 8;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private ExtenderBenchmark() {
-    }
+    private ExtenderBenchmark() {}
 
     static void run(List<Integer> fleetSizes, int requests) throws Exception {
-        System.out.printf(Locale.ROOT, "extender over HTTP on loopback; %d cores; %d requests per row after warm-up%n",
-                Runtime.getRuntime().availableProcessors(), requests);
+        System.out.printf(
+                Locale.ROOT,
+                "extender over HTTP on loopback; %d cores; %d requests per row after warm-up%n",
+                Runtime.getRuntime().availableProcessors(),
+                requests);
         List<String> failures = new ArrayList<>();
         for (int size : fleetSizes) {
             failures.addAll(fleet(size, requests));
@@ -77,15 +76,24 @@ final class ExtenderBenchmark {
         }
         ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
         api.feed(cache);
-        ExtenderConfig config = ExtenderConfig.builder().withListen("127.0.0.1:0").build();
+        ExtenderConfig config =
+                ExtenderConfig.builder().withListen("127.0.0.1:0").build();
         List<String> missed = new ArrayList<>();
         System.out.printf(Locale.ROOT, "%n== %,d nodes, %,d cards ==%n", size, size * CARDS);
         try (ExtenderServer server = ExtenderService.serve(config, cache, api, () -> true);
-             EchoExtender echo = EchoExtender.start();
-             Loopback client = new Loopback()) {
+                EchoExtender echo = EchoExtender.start();
+                Loopback client = new Loopback()) {
             bindPhase(client, server.port(), api, cache, nodes);
-            System.out.printf(Locale.ROOT, "%n%-11s %-10s %-11s %9s %9s %9s %12s%n",
-                    "mode", "verb", "server", "p50 ms", "p99 ms", "max ms", "p50 vs echo");
+            System.out.printf(
+                    Locale.ROOT,
+                    "%n%-11s %-10s %-11s %9s %9s %9s %12s%n",
+                    "mode",
+                    "verb",
+                    "server",
+                    "p50 ms",
+                    "p99 ms",
+                    "max ms",
+                    "p50 vs echo");
             for (boolean names : new boolean[] {true, false}) {
                 List<byte[]> bodies = filterBodies(nodes, names);
                 String mode = names ? "node-names" : "full-nodes";
@@ -105,35 +113,57 @@ final class ExtenderBenchmark {
         return missed;
     }
 
-    private static void bindPhase(Loopback client, int port, InMemoryClusterApi api, ClusterCache cache,
-                                  List<Node> nodes) throws Exception {
+    private static void bindPhase(
+            Loopback client, int port, InMemoryClusterApi api, ClusterCache cache, List<Node> nodes) throws Exception {
         List<byte[]> binds = new ArrayList<>();
         for (int i = 0; i < nodes.size() * 2; i++) {
             Pod p = shaped("bound-" + i, i);
             api.addPod(p);
-            binds.add(JSON.writeValueAsBytes(Map.of("PodName", p.getMetadata().getName(), "PodNamespace", "bench",
-                    "PodUID", p.getMetadata().getUid(), "Node", nodes.get(i % nodes.size()).getMetadata().getName())));
+            binds.add(JSON.writeValueAsBytes(Map.of(
+                    "PodName",
+                    p.getMetadata().getName(),
+                    "PodNamespace",
+                    "bench",
+                    "PodUID",
+                    p.getMetadata().getUid(),
+                    "Node",
+                    nodes.get(i % nodes.size()).getMetadata().getName())));
         }
         api.feed(cache);
         long start = System.nanoTime();
         int failed = client.sendAll(port, "bind", binds, 2);
         double seconds = (System.nanoTime() - start) / 1e9;
         api.feed(cache); // what the pod informer would deliver: the pods now bound, with their allocations
-        System.out.printf(Locale.ROOT, "bind: %,d pods in %.2f s = %,.0f binds/s (2 callers, in-memory API, %d failed)%n",
-                binds.size(), seconds, binds.size() / seconds, failed);
+        System.out.printf(
+                Locale.ROOT,
+                "bind: %,d pods in %.2f s = %,.0f binds/s (2 callers, in-memory API, %d failed)%n",
+                binds.size(),
+                seconds,
+                binds.size() / seconds,
+                failed);
         if (failed > 0) {
             throw new IllegalStateException(failed + " binds failed on an empty fleet; the benchmark setup is wrong");
         }
     }
 
-    private static List<String> throughput(Loopback client, int port, int echoPort, String mode, List<byte[]> bodies,
-                                           int requests, int size) throws Exception {
+    private static List<String> throughput(
+            Loopback client, int port, int echoPort, String mode, List<byte[]> bodies, int requests, int size)
+            throws Exception {
         List<String> missed = new ArrayList<>();
         for (int callers : new int[] {1, 2}) {
             double echo = pairsPerSecond(client, echoPort, "filter", bodies, requests, callers);
             double pairs = pairsPerSecond(client, port, "prioritize", bodies, requests, callers);
-            System.out.printf(Locale.ROOT, "%-11s filter+prioritize pairs/s, %d caller%s: elastic-gpu %,7.0f, echo %,7.0f (%.2fx echo; %.1fx the %,.0f target)%n",
-                    mode, callers, callers == 1 ? " " : "s", pairs, echo, pairs / echo, pairs / TARGET_PAIRS_PER_SECOND,
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-11s filter+prioritize pairs/s, %d caller%s: elastic-gpu %,7.0f, echo %,7.0f (%.2fx echo; "
+                            + "%.1fx the %,.0f target)%n",
+                    mode,
+                    callers,
+                    callers == 1 ? " " : "s",
+                    pairs,
+                    echo,
+                    pairs / echo,
+                    pairs / TARGET_PAIRS_PER_SECOND,
                     TARGET_PAIRS_PER_SECOND);
             if (callers == 1 && mode.equals("node-names") && size <= 1000 && pairs < TARGET_PAIRS_PER_SECOND) {
                 missed.add("%,.0f pairs/s at %,d nodes in node-names mode (target >= %,.0f)"
@@ -144,8 +174,8 @@ final class ExtenderBenchmark {
     }
 
     /** Pairs of calls (filter, then {@code second}) per second, {@code requests} pairs spread over {@code callers}. */
-    private static double pairsPerSecond(Loopback client, int port, String second, List<byte[]> bodies, int requests,
-                                         int callers) throws Exception {
+    private static double pairsPerSecond(
+            Loopback client, int port, String second, List<byte[]> bodies, int requests, int callers) throws Exception {
         long start = System.nanoTime();
         AtomicInteger next = new AtomicInteger();
         try (ExecutorService pool = Executors.newFixedThreadPool(callers)) {
@@ -174,7 +204,9 @@ final class ExtenderBenchmark {
             Map<String, Object> args = new LinkedHashMap<>();
             args.put("Pod", shaped("asking-" + shape, shape));
             if (names) {
-                args.put("NodeNames", nodes.stream().map(n -> n.getMetadata().getName()).toList());
+                args.put(
+                        "NodeNames",
+                        nodes.stream().map(n -> n.getMetadata().getName()).toList());
             } else {
                 args.put("Nodes", new NodeListBuilder().withItems(nodes).build());
             }
@@ -199,7 +231,15 @@ final class ExtenderBenchmark {
     }
 
     private static void row(String mode, String verb, String server, Latency l, Latency baseline) {
-        System.out.printf(Locale.ROOT, "%-11s %-10s %-11s %9.2f %9.2f %9.2f %11.1fx%n", mode, verb, server,
-                l.p50(), l.p99(), l.max(), l.p50() / baseline.p50());
+        System.out.printf(
+                Locale.ROOT,
+                "%-11s %-10s %-11s %9.2f %9.2f %9.2f %11.1fx%n",
+                mode,
+                verb,
+                server,
+                l.p50(),
+                l.p99(),
+                l.max(),
+                l.p50() / baseline.p50());
     }
 }

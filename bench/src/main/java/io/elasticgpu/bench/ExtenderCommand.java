@@ -3,22 +3,32 @@ package io.elasticgpu.bench;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code extender}: the extender's latency and throughput over HTTP ({@link ExtenderBenchmark}). */
-@Command(name = "extender", mixinStandardHelpOptions = true,
+@Command(
+        name = "extender",
+        mixinStandardHelpOptions = true,
         header = "Extender filter/prioritize latency and throughput over HTTP; binds/s.",
-        description = "The extender's filter and prioritize latency and throughput over HTTP on loopback, one row per fleet"
-                + " size, and binds per second.")
+        description =
+                "The extender's filter and prioritize latency and throughput over HTTP on loopback, one row per fleet"
+                        + " size, and binds per second.")
 final class ExtenderCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "NODES,NODES", defaultValue = "1000,5000",
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "NODES,NODES",
+            defaultValue = "1000,5000",
             description = "Fleet sizes, one row each (default: ${DEFAULT-VALUE}).")
     String fleets;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "REQUESTS", defaultValue = "2000",
+    @Parameters(
+            index = "1",
+            arity = "0..1",
+            paramLabel = "REQUESTS",
+            defaultValue = "2000",
             description = "Requests per row (default: ${DEFAULT-VALUE}).")
     int requests;
 
@@ -30,7 +40,10 @@ final class ExtenderCommand implements Callable<Integer> {
 
     private List<Integer> sizes() {
         try {
-            List<Integer> sizes = Arrays.stream(fleets.split(",")).map(String::strip).map(Integer::valueOf).toList();
+            List<Integer> sizes = Arrays.stream(fleets.split(","))
+                    .map(String::strip)
+                    .map(Integer::valueOf)
+                    .toList();
             if (sizes.stream().allMatch(n -> n > 0)) {
                 return sizes;
             }

@@ -18,7 +18,6 @@ import io.elasticgpu.node.podresources.api.PodResourcesListerGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -48,19 +47,26 @@ final class FakeKubelet implements AutoCloseable {
                 out.onCompleted();
             }
         });
-        this.podResources = UnixSockets.serve(podResourcesSocket(), new PodResourcesListerGrpc.PodResourcesListerImplBase() {
-            @Override
-            public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> out) {
-                ListPodResourcesResponse.Builder b = ListPodResourcesResponse.newBuilder();
-                records.forEach((k, byResource) -> {
-                    ContainerResources.Builder c = ContainerResources.newBuilder().setName(k.container());
-                    byResource.forEach((r, ids) -> c.addDevices(ContainerDevices.newBuilder().setResourceName(r).addAllDeviceIds(ids)));
-                    b.addPodResources(PodResources.newBuilder().setNamespace(k.namespace()).setName(k.pod()).addContainers(c));
+        this.podResources =
+                UnixSockets.serve(podResourcesSocket(), new PodResourcesListerGrpc.PodResourcesListerImplBase() {
+                    @Override
+                    public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> out) {
+                        ListPodResourcesResponse.Builder b = ListPodResourcesResponse.newBuilder();
+                        records.forEach((k, byResource) -> {
+                            ContainerResources.Builder c =
+                                    ContainerResources.newBuilder().setName(k.container());
+                            byResource.forEach((r, ids) -> c.addDevices(ContainerDevices.newBuilder()
+                                    .setResourceName(r)
+                                    .addAllDeviceIds(ids)));
+                            b.addPodResources(PodResources.newBuilder()
+                                    .setNamespace(k.namespace())
+                                    .setName(k.pod())
+                                    .addContainers(c));
+                        });
+                        out.onNext(b.build());
+                        out.onCompleted();
+                    }
                 });
-                out.onNext(b.build());
-                out.onCompleted();
-            }
-        });
     }
 
     Path podResourcesSocket() {
@@ -74,8 +80,11 @@ final class FakeKubelet implements AutoCloseable {
     /** kubelet's {@code Allocate} for one container, recorded like kubelet records it. */
     AllocateResponse allocate(String resource, ContainerKey container, List<String> ids) {
         ManagedChannel ch = channels.computeIfAbsent(resource, r -> UnixSockets.connect(dir.resolve(endpoints.get(r))));
-        AllocateResponse response = DevicePluginGrpc.newBlockingStub(ch).allocate(AllocateRequest.newBuilder()
-                .addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids)).build());
+        AllocateResponse response = DevicePluginGrpc.newBlockingStub(ch)
+                .allocate(AllocateRequest.newBuilder()
+                        .addContainerRequests(
+                                ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids))
+                        .build());
         records.computeIfAbsent(container, k -> new ConcurrentHashMap<>()).put(resource, List.copyOf(ids));
         return response;
     }

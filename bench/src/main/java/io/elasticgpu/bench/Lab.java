@@ -6,7 +6,6 @@ import io.elasticgpu.localcluster.UpCommand;
 import io.elasticgpu.localcluster.demo.DemoCommand;
 import io.elasticgpu.node.discovery.DiscoveryException;
 import io.elasticgpu.simulator.trace.TraceFormatException;
-
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -14,7 +13,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Help;
@@ -27,15 +25,31 @@ import picocli.CommandLine.Model.UsageMessageSpec;
  * errors say what a person typed). It reports bad input as {@code egpu} does: picocli's message and the usage for a
  * bad option, {@code <program> <verb>: <message>} for a bad value, with the same exit codes.
  */
-@Command(name = "bench/run", mixinStandardHelpOptions = true, versionProvider = Lab.Version.class,
+@Command(
+        name = "bench/run",
+        mixinStandardHelpOptions = true,
+        versionProvider = Lab.Version.class,
         description = "The Elastic GPU lab: benchmarks against named baselines, replays and soaks on the real control"
-                + " plane, the GPU isolation check, and a local cluster for people. VERB --help shows a verb's options.",
+                + " plane, the GPU isolation check, and a local cluster for people. VERB --help shows a "
+                + "verb's options.",
         commandListHeading = "",
-        subcommands = {SpeedCommand.class, ReproduceCommand.class, ExtenderCommand.class,
-                NodeAgentBenchmarkCommand.class, DraPrepareCommand.class, ClusterReplayCommand.class, ArenaCommand.class,
-                SoakCommand.class, NodeSoakCommand.class, GpuIsolationCommand.class,
-                UpCommand.class, StatusCommand.class, DownCommand.class, DemoCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {
+            SpeedCommand.class,
+            ReproduceCommand.class,
+            ExtenderCommand.class,
+            NodeAgentBenchmarkCommand.class,
+            DraPrepareCommand.class,
+            ClusterReplayCommand.class,
+            ArenaCommand.class,
+            SoakCommand.class,
+            NodeSoakCommand.class,
+            GpuIsolationCommand.class,
+            UpCommand.class,
+            StatusCommand.class,
+            DownCommand.class,
+            DemoCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Lab {
 
     /** Exit code for input a person must fix: a bad option, an unreadable or malformed file (as {@code egpu}). */
@@ -46,13 +60,13 @@ public final class Lab {
     public static final String NAME_PROPERTY = "egpu.lab.name";
     /** The openb trace beside the checkout ({@code ../shared}, or {@code -Degpu.shared=DIR}), as a picocli default. */
     static final String SHARED = "${sys:egpu.shared:-../shared}";
+
     static final String DEFAULT_TRACE = SHARED + "/traces/openb/openb_pod_list_default.csv";
 
     /** The verbs as {@code --help} groups them; anything not named here is listed last. */
     private static final Map<String, List<String>> GROUPS = groups();
 
-    private Lab() {
-    }
+    private Lab() {}
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
@@ -64,7 +78,8 @@ public final class Lab {
         cli.setCommandName(System.getProperty(NAME_PROPERTY, "bench/run"));
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             String prefix = commandLine.getCommandSpec().qualifiedName() + ": ";
-            if (e instanceof IllegalArgumentException || e instanceof TraceFormatException
+            if (e instanceof IllegalArgumentException
+                    || e instanceof TraceFormatException
                     || e instanceof UncheckedIOException) {
                 commandLine.getErr().println(prefix + e.getMessage());
                 return BAD_INPUT;
@@ -137,8 +152,8 @@ public final class Lab {
      */
     static double within(String option, double value, double min, double max) {
         if (!(value >= min && value <= max)) {
-            throw new IllegalArgumentException("%s must be a number in %s..%s, was %s".formatted(option, plain(min),
-                    plain(max), plain(value)));
+            throw new IllegalArgumentException(
+                    "%s must be a number in %s..%s, was %s".formatted(option, plain(min), plain(max), plain(value)));
         }
         return value;
     }
@@ -146,7 +161,8 @@ public final class Lab {
     /** {@link #within(String, double, double, double)} for whole numbers. */
     static long within(String option, long value, long min, long max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException("%s must be a number in %d..%d, was %d".formatted(option, min, max, value));
+            throw new IllegalArgumentException(
+                    "%s must be a number in %d..%d, was %d".formatted(option, min, max, value));
         }
         return value;
     }
@@ -171,8 +187,8 @@ public final class Lab {
     /** The openb trace an option names, checked; its default is the trace in {@code ../shared}. */
     static Path trace(String option, Path file) {
         if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException(option + ": no such file " + file
-                    + " (the default is ../shared's openb trace)");
+            throw new IllegalArgumentException(
+                    option + ": no such file " + file + " (the default is ../shared's openb trace)");
         }
         return file;
     }

@@ -2,7 +2,6 @@ package io.elasticgpu.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -59,7 +58,9 @@ final class Loopback implements AutoCloseable {
             nanos[i] = System.nanoTime() - start;
         }
         Arrays.sort(nanos);
-        return new Latency(nanos[requests / 2] / 1e6, nanos[(int) Math.ceil(requests * 0.99) - 1] / 1e6,
+        return new Latency(
+                nanos[requests / 2] / 1e6,
+                nanos[(int) Math.ceil(requests * 0.99) - 1] / 1e6,
                 nanos[requests - 1] / 1e6);
     }
 
@@ -72,7 +73,8 @@ final class Loopback implements AutoCloseable {
             for (int c = 0; c < callers; c++) {
                 done.add(pool.submit(() -> {
                     for (int i = next.getAndIncrement(); i < bodies.size(); i = next.getAndIncrement()) {
-                        JsonNode error = JSON.readTree(post(port, verb, bodies.get(i))).get("Error");
+                        JsonNode error =
+                                JSON.readTree(post(port, verb, bodies.get(i))).get("Error");
                         if (error != null && !error.asText("").isEmpty()) {
                             failed.incrementAndGet();
                         }
@@ -95,8 +97,7 @@ final class Loopback implements AutoCloseable {
     }
 
     /** Milliseconds. */
-    record Latency(double p50, double p99, double max) {
-    }
+    record Latency(double p50, double p99, double max) {}
 
     private static final class Connection {
         private final int port;
@@ -113,8 +114,10 @@ final class Loopback implements AutoCloseable {
         }
 
         String post(String verb, byte[] body) throws IOException {
-            String head = "POST /%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
-                    .formatted(verb, port, body.length);
+            String head =
+                    ("POST /%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\nContent-Length: "
+                                    + "%d\r\n\r\n")
+                            .formatted(verb, port, body.length);
             out.write(head.getBytes(StandardCharsets.US_ASCII));
             out.write(body);
             out.flush();

@@ -5,7 +5,6 @@ import io.elasticgpu.node.allocation.NodePod;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
-
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,10 +39,8 @@ final class MemoryCluster implements Cluster {
     }
 
     @Override
-    public void publish(Hardware hardware, IntPredicate healthy) {
-    }
+    public void publish(Hardware hardware, IntPredicate healthy) {}
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -1,7 +1,6 @@
 package io.elasticgpu.bench;
 
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -9,13 +8,19 @@ import picocli.CommandLine.Parameters;
  * {@code node-agent}: the agent's {@code Allocate} latency, start-up time and memory ({@link NodeAgentBenchmark}).
  * Not {@code NodeAgentCommand}: that is {@code egpu node-agent}'s.
  */
-@Command(name = "node-agent", mixinStandardHelpOptions = true,
+@Command(
+        name = "node-agent",
+        mixinStandardHelpOptions = true,
         header = "Allocate latency with 100 pods pending; the agent's start-up and memory.",
         description = "The node agent's Allocate latency over its unix socket with 100 pods pending, and the agent"
                 + " process's start-up time and memory, with 8 simulated A100 80 GB cards.")
 final class NodeAgentBenchmarkCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "ALLOCATIONS", defaultValue = "2000",
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "ALLOCATIONS",
+            defaultValue = "2000",
             description = "Allocate calls measured (default: ${DEFAULT-VALUE}).")
     int allocations;
 

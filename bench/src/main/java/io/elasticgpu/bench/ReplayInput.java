@@ -1,7 +1,6 @@
 package io.elasticgpu.bench;
 
 import java.nio.file.Path;
-
 import picocli.CommandLine.Option;
 
 /**
@@ -10,37 +9,65 @@ import picocli.CommandLine.Option;
  */
 public final class ReplayInput {
 
-    @Option(names = "--trace", paramLabel = "POD_LIST.csv", defaultValue = Lab.DEFAULT_TRACE, order = 1,
+    @Option(
+            names = "--trace",
+            paramLabel = "POD_LIST.csv",
+            defaultValue = Lab.DEFAULT_TRACE,
+            order = 1,
             description = "An openb pod list (default: ${DEFAULT-VALUE}).")
     Path trace;
 
-    @Option(names = "--nodes", paramLabel = "NODE_LIST.csv", order = 2,
+    @Option(
+            names = "--nodes",
+            paramLabel = "NODE_LIST.csv",
+            order = 2,
             description = "The openb node list (default: openb_node_list_gpu_node.csv beside the pod list).")
     Path nodes;
 
-    @Option(names = "--events", paramLabel = "EVENTS.csv", order = 3,
+    @Option(
+            names = "--events",
+            paramLabel = "EVENTS.csv",
+            order = 3,
             description = "A recorded run whose pod order and node priority to replay, instead of --seed's.")
     Path events;
 
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "42", order = 4,
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            defaultValue = "42",
+            order = 4,
             description = "Our shuffle's seed, the simulator's (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--cut", paramLabel = "PCT", defaultValue = "100", order = 5,
+    @Option(
+            names = "--cut",
+            paramLabel = "PCT",
+            defaultValue = "100",
+            order = 5,
             description = "Pods arrive until they have asked this percentage of the cluster's GPU capacity, 1..130"
                     + " (default: ${DEFAULT-VALUE}).")
     double cut;
 
-    @Option(names = "--max-nodes", paramLabel = "N", defaultValue = "0", order = 6,
+    @Option(
+            names = "--max-nodes",
+            paramLabel = "N",
+            defaultValue = "0",
+            order = 6,
             description = "Replay on this many of the trace's nodes, evenly spread over it; 0 for all (default:"
                     + " ${DEFAULT-VALUE}).")
     int maxNodes;
 
-    @Option(names = "--clients", paramLabel = "N", defaultValue = "4", order = 7,
+    @Option(
+            names = "--clients",
+            paramLabel = "N",
+            defaultValue = "4",
+            order = 7,
             description = "Concurrent pod creators, 1..64 (default: ${DEFAULT-VALUE}).")
     int clients;
 
-    @Option(names = "--no-gates", order = 8,
+    @Option(
+            names = "--no-gates",
+            order = 8,
             description = "Create the pods as they come instead of behind scheduling gates lifted in order.")
     boolean noGates;
 

@@ -1,51 +1,71 @@
 package io.elasticgpu.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.elasticgpu.bench.soak.Soak;
 import io.elasticgpu.bench.soak.SoakOptions;
 import io.elasticgpu.bench.soak.SoakResult;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code soak}: the options, the soak, the summary and the JSON; exit 1 on any violation, 2 for bad input. */
-@Command(name = "soak", mixinStandardHelpOptions = true,
-        header = "Churn with components killed on the real control plane, audited.", sortOptions = false,
-        description = "Churn on the real control plane: pods of the openb trace's shapes coming and going on kwok GPU nodes"
-                + " while components are killed, audited from the API throughout and after a final drain. Needs the"
-                + " upstream programs (e2e/bin/build-binaries) and the egpu jar; bench/run builds both.")
+@Command(
+        name = "soak",
+        mixinStandardHelpOptions = true,
+        header = "Churn with components killed on the real control plane, audited.",
+        sortOptions = false,
+        description =
+                "Churn on the real control plane: pods of the openb trace's shapes coming and going on kwok GPU nodes"
+                        + " while components are killed, audited from the API throughout and after a final drain. "
+                        + "Needs the"
+                        + " upstream programs (e2e/bin/build-binaries) and the egpu jar; bench/run builds both.")
 public final class SoakCommand implements Callable<Integer> {
 
-    @Option(names = "--minutes", paramLabel = "N", defaultValue = "10",
+    @Option(
+            names = "--minutes",
+            paramLabel = "N",
+            defaultValue = "10",
             description = "How long the load and the faults run, 0.5..1440 (default: ${DEFAULT-VALUE}).")
     double minutes;
 
-    @Option(names = "--nodes", paramLabel = "N", defaultValue = "200",
+    @Option(
+            names = "--nodes",
+            paramLabel = "N",
+            defaultValue = "200",
             description = "kwok GPU nodes (8-, 4- and 2-card), 3..5000 (default: ${DEFAULT-VALUE}).")
     int nodes;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "1",
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "1",
             description = "Seeds the pods' shapes, their lifetimes and the faults' order (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--fault-every", paramLabel = "SECONDS", defaultValue = "30",
+    @Option(
+            names = "--fault-every",
+            paramLabel = "SECONDS",
+            defaultValue = "30",
             description = "The time between two faults, 5..3600 (default: ${DEFAULT-VALUE}).")
     int faultEvery;
 
-    @Option(names = "--burst", paramLabel = "PODS", defaultValue = "500",
+    @Option(
+            names = "--burst",
+            paramLabel = "PODS",
+            defaultValue = "500",
             description = "Pods created at once by a burst fault, 1..10000 (default: ${DEFAULT-VALUE}).")
     int burst;
 
-    @Option(names = "--trace", paramLabel = "POD_LIST.csv", defaultValue = Lab.DEFAULT_TRACE,
+    @Option(
+            names = "--trace",
+            paramLabel = "POD_LIST.csv",
+            defaultValue = Lab.DEFAULT_TRACE,
             description = "The openb pod list the shapes are drawn from (default: ${DEFAULT-VALUE}).")
     Path trace;
 
@@ -63,8 +83,14 @@ public final class SoakCommand implements Callable<Integer> {
         Lab.within("--fault-every", faultEvery, 5, 3_600);
         Lab.within("--burst", burst, 1, 10_000);
         Lab.trace("--trace", trace);
-        return new SoakOptions(Duration.ofSeconds((long) (minutes * 60)), nodes, seed, Duration.ofSeconds(faultEvery),
-                burst, trace, json);
+        return new SoakOptions(
+                Duration.ofSeconds((long) (minutes * 60)),
+                nodes,
+                seed,
+                Duration.ofSeconds(faultEvery),
+                burst,
+                trace,
+                json);
     }
 
     @Override
@@ -79,7 +105,9 @@ public final class SoakCommand implements Callable<Integer> {
 
     /** {@code bench/target/<verb>/<date-time>} of the repository. */
     static Path workDir(Path repository, String verb) {
-        return repository.resolve("bench/target").resolve(verb)
+        return repository
+                .resolve("bench/target")
+                .resolve(verb)
                 .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }
 

@@ -10,7 +10,6 @@ import io.elasticgpu.simulator.replay.Replay;
 import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.Trace;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -28,16 +27,22 @@ final class SpeedBenchmark {
     static final int REPETITIONS = 5;
     static final double TARGET_SECONDS = 5;
 
-    private SpeedBenchmark() {
-    }
+    private SpeedBenchmark() {}
 
     static void run(Path podList) {
         Trace trace = OpenbTrace.read(podList);
         Experiment experiment = new Experiment(trace, Experiment.PAPER_INFLATION);
         var random = RandomGeneratorFactory.of("L64X128MixRandom").create(42);
-        List<TracePod> arrivals = Arrivals.order(trace.pods(), trace.capacityMilli(), Experiment.PAPER_INFLATION, random);
-        System.out.printf(Locale.ROOT, "trace %s: %d nodes, %d pods after inflation; %d cores; median of %d runs%n%n",
-                trace.name(), trace.nodes().size(), arrivals.size(), Runtime.getRuntime().availableProcessors(), REPETITIONS);
+        List<TracePod> arrivals =
+                Arrivals.order(trace.pods(), trace.capacityMilli(), Experiment.PAPER_INFLATION, random);
+        System.out.printf(
+                Locale.ROOT,
+                "trace %s: %d nodes, %d pods after inflation; %d cores; median of %d runs%n%n",
+                trace.name(),
+                trace.nodes().size(),
+                arrivals.size(),
+                Runtime.getRuntime().availableProcessors(),
+                REPETITIONS);
         double fgd = time("fgd", experiment, trace, arrivals, false, REPETITIONS);
         double elastic = time("elastic", experiment, trace, arrivals, false, REPETITIONS);
         double uncached = time("fgd-rescoring-everything", experiment, trace, arrivals, true, 1);
@@ -45,17 +50,29 @@ final class SpeedBenchmark {
         row("fgd", fgd, fgd);
         row("elastic", elastic, fgd);
         row("fgd-rescoring-everything", uncached, fgd);
-        System.out.printf(Locale.ROOT, "%nthe score cache makes fgd %.1fx faster than rescoring every node for every pod%n",
+        System.out.printf(
+                Locale.ROOT,
+                "%nthe score cache makes fgd %.1fx faster than rescoring every node for every pod%n",
                 uncached / fgd);
     }
 
     private static void row(String name, double seconds, double baseline) {
-        System.out.printf(Locale.ROOT, "%-26s %8.2f %11.2fx %14s%n", name, seconds, seconds / baseline,
+        System.out.printf(
+                Locale.ROOT,
+                "%-26s %8.2f %11.2fx %14s%n",
+                name,
+                seconds,
+                seconds / baseline,
                 seconds < TARGET_SECONDS ? "yes" : "no");
     }
 
-    private static double time(String label, Experiment experiment, Trace trace, List<TracePod> arrivals,
-                               boolean uncached, int repetitions) {
+    private static double time(
+            String label,
+            Experiment experiment,
+            Trace trace,
+            List<TracePod> arrivals,
+            boolean uncached,
+            int repetitions) {
         String policyName = label.startsWith("elastic") ? "elastic" : "fgd";
         int warmUps = uncached ? 0 : 1; // the uncached replay is slow enough to need no warm-up
         double[] seconds = new double[repetitions];
@@ -63,7 +80,7 @@ final class SpeedBenchmark {
             Policy policy = experiment.policy(policyName, 42);
             Policy measured = uncached ? new Uncached(policy) : policy;
             long start = System.nanoTime();
-            new Replay(trace.nodes(), measured, experiment.metric()).run(arrivals, done -> { });
+            new Replay(trace.nodes(), measured, experiment.metric()).run(arrivals, done -> {});
             if (i >= 0) {
                 seconds[i] = (System.nanoTime() - start) / 1e9;
             }

@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.bench.arena.ArenaOptions;
 import io.elasticgpu.bench.arena.Contender;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import picocli.CommandLine;
 
 /** Bad arena arguments stop it before any cluster starts, saying what to change. */
@@ -32,7 +29,9 @@ class ArenaCommandTest {
     @Test
     void everyContenderRunsByDefaultAndTheReplaysOptionsPassThrough() throws Exception {
         ArenaOptions o = parse("--max-nodes", "100", "--seed", "43", "--json", "a.json", "--chart", "a.svg");
-        assertThat(o.contenders()).extracting(Contender::name).containsExactlyElementsOf(ArenaOptions.DEFAULT_CONTENDERS);
+        assertThat(o.contenders())
+                .extracting(Contender::name)
+                .containsExactlyElementsOf(ArenaOptions.DEFAULT_CONTENDERS);
         assertThat(o.replay().maxNodes()).isEqualTo(100);
         assertThat(o.replay().seed()).isEqualTo(43);
         assertThat(o.replay().baseline()).isFalse();
@@ -44,13 +43,16 @@ class ArenaCommandTest {
 
     @Test
     void whatTheArenaDecidesForEachContenderCannotBeGiven() {
-        assertThatThrownBy(() -> parse("--policy", "fgd")).hasMessageContaining("--policy is cluster-replay's")
+        assertThatThrownBy(() -> parse("--policy", "fgd"))
+                .hasMessageContaining("--policy is cluster-replay's")
                 .hasMessageContaining("--contenders");
         assertThatThrownBy(() -> parse("--no-baseline")).hasMessageStartingWith("--no-baseline is cluster-replay's");
-        assertThatThrownBy(() -> parse("--warm-extender", "10")).hasMessageStartingWith("--warm-extender is a cluster-replay option");
+        assertThatThrownBy(() -> parse("--warm-extender", "10"))
+                .hasMessageStartingWith("--warm-extender is a cluster-replay option");
         assertThatThrownBy(() -> parse("--contenders", "elastic,elastic")).hasMessageContaining("names one twice");
         assertThatThrownBy(() -> parse("--contenders", ",")).hasMessageContaining("names none");
-        assertThatThrownBy(() -> parse("--contenders")).isInstanceOf(CommandLine.MissingParameterException.class)
+        assertThatThrownBy(() -> parse("--contenders"))
+                .isInstanceOf(CommandLine.MissingParameterException.class)
                 .hasMessageContaining("--contenders");
         assertThatThrownBy(() -> parse("--cut", "0")).hasMessage("--cut must be a number in 1..130, was 0");
     }

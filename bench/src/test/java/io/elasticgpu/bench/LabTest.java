@@ -9,13 +9,11 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
 import picocli.CommandLine;
 
 /**
@@ -27,8 +25,21 @@ import picocli.CommandLine;
 class LabTest {
 
     /** Every verb; {@link #everyVerbIsInTheTables()} keeps this list whole. */
-    private static final List<String> VERBS = List.of("speed", "reproduce", "extender", "node-agent", "dra-prepare",
-            "cluster-replay", "arena", "soak", "node-soak", "gpu-isolation", "up", "status", "down", "demo");
+    private static final List<String> VERBS = List.of(
+            "speed",
+            "reproduce",
+            "extender",
+            "node-agent",
+            "dra-prepare",
+            "cluster-replay",
+            "arena",
+            "soak",
+            "node-soak",
+            "gpu-isolation",
+            "up",
+            "status",
+            "down",
+            "demo");
 
     @TempDir
     Path dir;
@@ -52,8 +63,8 @@ class LabTest {
     void everyVerbHasHelp(String verb) {
         assertThat(run(verb, "--help")).isZero();
         // the verb's one-line header (what the program's --help lists it with), then its usage
-        assertThat(out.toString().lines().skip(1).findFirst()).hasValueSatisfying(usage ->
-                assertThat(usage).startsWith("Usage: bench/run " + verb + " [-hV]"));
+        assertThat(out.toString().lines().skip(1).findFirst())
+                .hasValueSatisfying(usage -> assertThat(usage).startsWith("Usage: bench/run " + verb + " [-hV]"));
         assertThat(out.toString()).contains("-h, --help").contains("-V, --version");
         assertThat(err.toString()).isEmpty();
     }
@@ -73,34 +84,85 @@ class LabTest {
                 bad("Missing required parameter for option '--json' (FILE)", "dra-prepare", "--json"),
                 bad("Missing required parameter for option '--root' (DIR)", "gpu-isolation", "--root"),
                 // a value of the wrong type
-                bad("Invalid value for positional parameter at index 0 (ALLOCATIONS): 'many' is not an int", "node-agent", "many"),
-                bad("Invalid value for option '--seed': 'forty-two' is not a long", "cluster-replay", "--seed", "forty-two"),
+                bad(
+                        "Invalid value for positional parameter at index 0 (ALLOCATIONS): 'many' is not an int",
+                        "node-agent",
+                        "many"),
+                bad(
+                        "Invalid value for option '--seed': 'forty-two' is not a long",
+                        "cluster-replay",
+                        "--seed",
+                        "forty-two"),
                 bad("Invalid value for option '--nodes': 'ten' is not an int", "soak", "--nodes", "ten"),
                 // a value out of range or not one of the choices, checked before anything runs
-                bad("bench/run extender: NODES,NODES: fleet sizes must be positive whole numbers separated by commas,"
-                        + " e.g. 1000,5000; got 1000,x", "extender", "1000,x"),
+                bad(
+                        "bench/run extender: NODES,NODES: fleet sizes must be positive whole numbers separated by "
+                                + "commas,"
+                                + " e.g. 1000,5000; got 1000,x",
+                        "extender",
+                        "1000,x"),
                 bad("bench/run node-agent: ALLOCATIONS must be a number in 1..10000000, was 0", "node-agent", "0"),
                 bad("bench/run dra-prepare: CLAIMS must be a number in 10..9999999, was 5", "dra-prepare", "5"),
-                bad("bench/run cluster-replay: --cut must be a number in 1..130, was 500",
-                        "cluster-replay", "--trace", "TRACE", "--cut", "500"),
-                bad("bench/run cluster-replay: --api must be device-plugin or dra, was \"cdi\"",
-                        "cluster-replay", "--trace", "TRACE", "--api", "cdi"),
-                bad("bench/run arena: --policy is cluster-replay's; the arena gives each contender its own scheduler"
-                        + " and resource names (choose them with --contenders)", "arena", "--trace", "TRACE", "--policy", "fgd"),
-                bad("bench/run arena: --contenders names one twice: [elastic, elastic]",
-                        "arena", "--trace", "TRACE", "--contenders", "elastic,elastic"),
-                bad("bench/run soak: --nodes must be a number in 3..5000, was 2", "soak", "--trace", "TRACE", "--nodes", "2"),
-                bad("bench/run node-soak: --pods must be a number in 10..1000000, was 5",
-                        "node-soak", "--trace", "TRACE", "--pods", "5"),
-                bad("bench/run node-soak: --trace: no such file nope.csv (the default is ../shared's openb trace)",
-                        "node-soak", "--trace", "nope.csv"),
+                bad(
+                        "bench/run cluster-replay: --cut must be a number in 1..130, was 500",
+                        "cluster-replay",
+                        "--trace",
+                        "TRACE",
+                        "--cut",
+                        "500"),
+                bad(
+                        "bench/run cluster-replay: --api must be device-plugin or dra, was \"cdi\"",
+                        "cluster-replay",
+                        "--trace",
+                        "TRACE",
+                        "--api",
+                        "cdi"),
+                bad(
+                        "bench/run arena: --policy is cluster-replay's; the arena gives each contender its own "
+                                + "scheduler"
+                                + " and resource names (choose them with --contenders)",
+                        "arena",
+                        "--trace",
+                        "TRACE",
+                        "--policy",
+                        "fgd"),
+                bad(
+                        "bench/run arena: --contenders names one twice: [elastic, elastic]",
+                        "arena",
+                        "--trace",
+                        "TRACE",
+                        "--contenders",
+                        "elastic,elastic"),
+                bad(
+                        "bench/run soak: --nodes must be a number in 3..5000, was 2",
+                        "soak",
+                        "--trace",
+                        "TRACE",
+                        "--nodes",
+                        "2"),
+                bad(
+                        "bench/run node-soak: --pods must be a number in 10..1000000, was 5",
+                        "node-soak",
+                        "--trace",
+                        "TRACE",
+                        "--pods",
+                        "5"),
+                bad(
+                        "bench/run node-soak: --trace: no such file nope.csv (the default is ../shared's openb trace)",
+                        "node-soak",
+                        "--trace",
+                        "nope.csv"),
                 // the local cluster's verbs
                 bad("Invalid value for option '--nodes': 'six' is not an int", "up", "--nodes", "six"),
                 bad("bench/run up: --nodes must be 0..5000, was 6000", "up", "--nodes", "6000"),
                 bad("Unknown option: '--nodes'", "status", "--nodes"),
                 bad("Missing required parameter for option '--dir' (DIR)", "down", "--dir"),
                 bad("bench/run demo: --nodes must be 1..200, was 0", "demo", "--nodes", "0"),
-                bad("Invalid value for option '--dashboard-port': 'http' is not an int", "demo", "--dashboard-port", "http"));
+                bad(
+                        "Invalid value for option '--dashboard-port': 'http' is not an int",
+                        "demo",
+                        "--dashboard-port",
+                        "http"));
     }
 
     private static Arguments bad(String message, String... args) {
@@ -111,7 +173,9 @@ class LabTest {
     @MethodSource("badOptions")
     void aBadOptionExitsWithTwoAndANameForIt(String name, String message, String[] args) throws Exception {
         Path trace = Files.writeString(dir.resolve("pods.csv"), "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n");
-        String[] given = Arrays.stream(args).map(a -> a.equals("TRACE") ? trace.toString() : a).toArray(String[]::new);
+        String[] given = Arrays.stream(args)
+                .map(a -> a.equals("TRACE") ? trace.toString() : a)
+                .toArray(String[]::new);
 
         assertThat(run(given)).as(err.toString()).isEqualTo(2);
         assertThat(err.toString().lines().findFirst()).as(err.toString()).hasValue(message);
@@ -120,15 +184,19 @@ class LabTest {
 
     @Test
     void everyVerbIsInTheTables() {
-        List<String> verbs = Lab.commandLine().getSubcommands().keySet().stream().filter(v -> !v.equals("help")).toList();
+        List<String> verbs = Lab.commandLine().getSubcommands().keySet().stream()
+                .filter(v -> !v.equals("help"))
+                .toList();
         assertThat(verbs).containsExactlyInAnyOrderElementsOf(VERBS);
-        assertThat(badOptions().map(a -> ((String[]) a.get()[2])[0]).distinct()).containsExactlyInAnyOrderElementsOf(VERBS);
+        assertThat(badOptions().map(a -> ((String[]) a.get()[2])[0]).distinct())
+                .containsExactlyInAnyOrderElementsOf(VERBS);
     }
 
     @Test
     void theProgramsHelpListsTheVerbsByGroup() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).startsWith("Usage: bench/run [-hV] [COMMAND]")
+        assertThat(out.toString())
+                .startsWith("Usage: bench/run [-hV] [COMMAND]")
                 .contains("%nBenchmarks:%n  speed ".formatted())
                 .contains("%nOn the real control plane:%n  cluster-replay ".formatted())
                 .contains("%nOn a GPU host:%n  gpu-isolation ".formatted())

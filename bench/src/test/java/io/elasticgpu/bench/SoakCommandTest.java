@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.bench.soak.SoakOptions;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import picocli.CommandLine;
 
 class SoakCommandTest {
@@ -36,8 +33,21 @@ class SoakCommandTest {
 
     @Test
     void everyOptionIsRead() throws Exception {
-        SoakOptions o = parse("--minutes", "2.5", "--nodes", "12", "--seed", "7", "--fault-every", "12",
-                "--burst", "100", "--json", "out.json", "--trace", trace().toString());
+        SoakOptions o = parse(
+                "--minutes",
+                "2.5",
+                "--nodes",
+                "12",
+                "--seed",
+                "7",
+                "--fault-every",
+                "12",
+                "--burst",
+                "100",
+                "--json",
+                "out.json",
+                "--trace",
+                trace().toString());
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(150));
         assertThat(o.nodes()).isEqualTo(12);
         assertThat(o.seed()).isEqualTo(7);
@@ -49,12 +59,15 @@ class SoakCommandTest {
     @Test
     void badInputNamesTheOptionToChange() throws Exception {
         String trace = trace().toString();
-        assertThatThrownBy(() -> parse("--trace", trace, "--nodes", "2")).hasMessage("--nodes must be a number in 3..5000, was 2");
+        assertThatThrownBy(() -> parse("--trace", trace, "--nodes", "2"))
+                .hasMessage("--nodes must be a number in 3..5000, was 2");
         assertThatThrownBy(() -> parse("--trace", trace, "--minutes", "0.25"))
                 .hasMessage("--minutes must be a number in 0.5..1440, was 0.25");
-        assertThatThrownBy(() -> parse("--minutes")).isInstanceOf(CommandLine.MissingParameterException.class)
+        assertThatThrownBy(() -> parse("--minutes"))
+                .isInstanceOf(CommandLine.MissingParameterException.class)
                 .hasMessageContaining("'--minutes'");
-        assertThatThrownBy(() -> parse("--speed", "1")).isInstanceOf(CommandLine.UnmatchedArgumentException.class)
+        assertThatThrownBy(() -> parse("--speed", "1"))
+                .isInstanceOf(CommandLine.UnmatchedArgumentException.class)
                 .hasMessageContaining("'--speed'");
         assertThatThrownBy(() -> parse("--trace", "nope.csv")).hasMessageContaining("--trace: no such file nope.csv");
     }

@@ -4,12 +4,10 @@ import io.elasticgpu.controller.provisioning.InstalledCrds;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.service.ControllerConfig;
 import io.elasticgpu.controller.service.ControllerService;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -19,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,29 +27,44 @@ import picocli.CommandLine.Spec;
  * {@code egpu controller}: keeps one ElasticGPU per GPU allocation and binds claims, as the leader of a Lease unless
  * told otherwise. Installs nothing: without the CRDs it stops and says how to install them.
  */
-@Command(name = "controller", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "controller",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = "Keep an ElasticGPU for every GPU allocation in the cluster and bind ElasticGPU claims.")
 final class ControllerCommand implements Callable<Integer> {
 
     @Mixin
     KubeconfigOption kubeconfig;
 
-    @Option(names = "--namespace-for-lease", paramLabel = "NS", defaultValue = "elastic-gpu-system",
-            description = "Namespace of the Lease egpu-controller used for leader election (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--namespace-for-lease",
+            paramLabel = "NS",
+            defaultValue = "elastic-gpu-system",
+            description =
+                    "Namespace of the Lease egpu-controller used for leader election (default: ${DEFAULT-VALUE}).")
     String leaseNamespace;
 
     @Option(names = "--no-leader-election", description = "Run the controller at once; only for a single replica.")
     boolean noLeaderElection;
 
-    @Option(names = "--webhook-listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9443",
+    @Option(
+            names = "--webhook-listen",
+            paramLabel = "HOST:PORT",
+            defaultValue = "0.0.0.0:9443",
             description = "Where the admission webhook serves HTTPS (default: ${DEFAULT-VALUE}).")
     String webhookListen;
 
-    @Option(names = "--webhook-service", paramLabel = "NAME", defaultValue = "elastic-gpu-webhook",
+    @Option(
+            names = "--webhook-service",
+            paramLabel = "NAME",
+            defaultValue = "elastic-gpu-webhook",
             description = "The Service in front of the webhook, in the lease's namespace (default: ${DEFAULT-VALUE}).")
     String webhookService;
 
-    @Option(names = "--webhook-url", paramLabel = "HOST:PORT",
+    @Option(
+            names = "--webhook-url",
+            paramLabel = "HOST:PORT",
             description = "Register the webhook at https://HOST:PORT/mutate-pods instead of through --webhook-service:"
                     + " a controller outside the cluster, or a balancer in front of several replicas.")
     String webhookUrl;
@@ -66,7 +78,10 @@ final class ControllerCommand implements Callable<Integer> {
     @Mixin
     UnitOptions units;
 
-    @Option(names = "--http-listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:8080",
+    @Option(
+            names = "--http-listen",
+            paramLabel = "HOST:PORT",
+            defaultValue = "0.0.0.0:8080",
             description = "Where every replica serves the dashboard /ui/, /api/v1/cluster, /metrics and /healthz "
                     + "over plain HTTP (default: ${DEFAULT-VALUE}).")
     String httpListen;
@@ -118,7 +133,8 @@ final class ControllerCommand implements Callable<Integer> {
 
     /** The flags as the controller's configuration. */
     ControllerConfig config() {
-        ControllerConfig.Builder config = ControllerConfig.builder().withHttpListen(address("--http-listen", httpListen))
+        ControllerConfig.Builder config = ControllerConfig.builder()
+                .withHttpListen(address("--http-listen", httpListen))
                 .withLeaseNamespace(leaseNamespace);
         if (noLeaderElection) {
             config.withoutLeaderElection();
@@ -134,19 +150,24 @@ final class ControllerCommand implements Callable<Integer> {
         CompletableFuture<Void> stopped = new CompletableFuture<>();
         CountDownLatch closed = new CountDownLatch(1);
         // On SIGTERM: stop, and keep the JVM up until the controller is closed and the lease given up.
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            stopped.complete(null);
-            try {
-                closed.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "controller-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            stopped.complete(null);
+                            try {
+                                closed.await(10, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "controller-shutdown"));
         try {
             CompletableFuture.anyOf(stopped, service.lost()).join();
             if (service.lost().isDone() && !stopped.isDone()) {
-                spec.commandLine().getErr().println("egpu controller: lost the lease " + leaseNamespace + "/"
-                        + Leadership.LEASE_NAME + "; exiting so that a fresh replica campaigns again");
+                spec.commandLine()
+                        .getErr()
+                        .println("egpu controller: lost the lease " + leaseNamespace + "/" + Leadership.LEASE_NAME
+                                + "; exiting so that a fresh replica campaigns again");
                 return 1;
             }
             return 0;
@@ -159,11 +180,16 @@ final class ControllerCommand implements Callable<Integer> {
     private WebhookConfig webhookConfig() {
         InetSocketAddress listen = address("--webhook-listen", webhookListen);
         if (webhookUrl == null) {
-            return WebhookConfig.forService(listen, webhookService, leaseNamespace).withShares(shares()).build();
+            return WebhookConfig.forService(listen, webhookService, leaseNamespace)
+                    .withShares(shares())
+                    .build();
         }
         InetSocketAddress url = address("--webhook-url", webhookUrl);
-        return WebhookConfig.forUrl(listen, url.getHostString()).withUrl(url.getHostString(), url.getPort())
-                .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME).withShares(shares()).build();
+        return WebhookConfig.forUrl(listen, url.getHostString())
+                .withUrl(url.getHostString(), url.getPort())
+                .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME)
+                .withShares(shares())
+                .build();
     }
 
     /** What the webhook checks of pods asking GPU slices: the node agents' isolation and units. */

@@ -1,18 +1,24 @@
 package io.elasticgpu.cli;
 
 import io.elasticgpu.simulator.trace.TraceFormatException;
-
 import java.io.UncheckedIOException;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code egpu} entry point: one jar, one subcommand per component. */
-@Command(name = "egpu", mixinStandardHelpOptions = true, versionProvider = Egpu.Version.class,
+@Command(
+        name = "egpu",
+        mixinStandardHelpOptions = true,
+        versionProvider = Egpu.Version.class,
         description = "Elastic GPU: GPU sharing and topology-aware GPU scheduling for Kubernetes.",
-        subcommands = {SimulateCommand.class, SchedulerCommand.class, NodeAgentCommand.class, InspectCommand.class,
-                ControllerCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {
+            SimulateCommand.class,
+            SchedulerCommand.class,
+            NodeAgentCommand.class,
+            InspectCommand.class,
+            ControllerCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class Egpu {
 
     /** Exit code for input a person must fix: a bad option, an unreadable or malformed file. */
@@ -27,7 +33,8 @@ public final class Egpu {
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Egpu());
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            if (e instanceof IllegalArgumentException || e instanceof TraceFormatException
+            if (e instanceof IllegalArgumentException
+                    || e instanceof TraceFormatException
                     || e instanceof UncheckedIOException) {
                 commandLine.getErr().println("egpu " + commandLine.getCommandName() + ": " + e.getMessage());
                 return BAD_INPUT;

@@ -9,11 +9,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,8 +23,12 @@ import picocli.CommandLine.Spec;
  * {@code egpu inspect}: lists nodes, pods and claims once, prints who holds which card, what each holder was granted
  * there and, where the node agent measured it, what it uses. Reads only; writes nothing.
  */
-@Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Show every GPU card in the cluster, the pods holding it, what they are granted and what they use.")
+@Command(
+        name = "inspect",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description =
+                "Show every GPU card in the cluster, the pods holding it, what they are granted and what they use.")
 final class InspectCommand implements Callable<Integer> {
 
     /** Where the nodes and pods come from: the API server, or a fixed list in tests. */
@@ -48,12 +50,18 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--node", paramLabel = "NAME", description = "Only this node.")
     String node;
 
-    @Option(names = "--namespace", paramLabel = "NS",
+    @Option(
+            names = "--namespace",
+            paramLabel = "NS",
             description = "Only the pods of this namespace; usage figures still count every namespace.")
     String namespace;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "table|wide|json|yaml", defaultValue = "table",
-            converter = FormatConverter.class, description = "Output format (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "table|wide|json|yaml",
+            defaultValue = "table",
+            converter = FormatConverter.class,
+            description = "Output format (default: ${DEFAULT-VALUE}).")
     ViewFormat format;
 
     @Spec
@@ -78,7 +86,8 @@ final class InspectCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("egpu inspect: cannot list nodes and pods: " + e.getMessage());
             return Egpu.UNAVAILABLE;
         }
-        ClusterView view = ClusterView.of(listing.nodes(), listing.pods(), listing.claims(), new Scope(node, namespace));
+        ClusterView view =
+                ClusterView.of(listing.nodes(), listing.pods(), listing.claims(), new Scope(node, namespace));
         spec.commandLine().getOut().print(format.render(view));
         spec.commandLine().getOut().flush();
         return 0;
@@ -88,8 +97,15 @@ final class InspectCommand implements Callable<Integer> {
         try (KubernetesClient client = KubernetesClients.create(kubeconfig)) {
             // Before Kubernetes 1.34 there is no resource.k8s.io/v1, and no claim can hold a card.
             List<ResourceClaim> claims = DraApi.served(client)
-                    ? client.resources(ResourceClaim.class).inAnyNamespace().list().getItems() : List.of();
-            return new Listing(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems(), claims);
+                    ? client.resources(ResourceClaim.class)
+                            .inAnyNamespace()
+                            .list()
+                            .getItems()
+                    : List.of();
+            return new Listing(
+                    client.nodes().list().getItems(),
+                    client.pods().inAnyNamespace().list().getItems(),
+                    claims);
         }
     }
 

@@ -1,15 +1,15 @@
 package io.elasticgpu.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.nio.file.Path;
-
 import picocli.CommandLine.Option;
 
 /** {@code --kubeconfig}, for every command that talks to a cluster ({@code @Mixin}). */
 final class KubeconfigOption {
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE",
+    @Option(
+            names = "--kubeconfig",
+            paramLabel = "FILE",
             description = "Kubeconfig (default: $KUBECONFIG, ~/.kube/config, then the pod's service account).")
     Path file;
 

@@ -1,12 +1,10 @@
 package io.elasticgpu.cli;
 
-import java.util.List;
-import java.util.Locale;
-
-import org.slf4j.LoggerFactory;
-
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 /** {@code --log-level}, for the commands that run until stopped ({@code @Mixin}). */
@@ -14,7 +12,9 @@ final class LoggingOptions {
 
     private static final List<String> LEVELS = List.of("error", "warn", "info", "debug", "trace");
 
-    @Option(names = "--log-level", paramLabel = "LEVEL",
+    @Option(
+            names = "--log-level",
+            paramLabel = "LEVEL",
             description = "error, warn, info, debug or trace (default: $EGPU_LOG_LEVEL, else warn).")
     String level;
 

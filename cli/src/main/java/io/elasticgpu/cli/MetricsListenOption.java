@@ -1,7 +1,6 @@
 package io.elasticgpu.cli;
 
 import java.util.Optional;
-
 import picocli.CommandLine.Option;
 
 /**
@@ -15,7 +14,9 @@ final class MetricsListenOption {
     /** The value that serves no metrics. */
     static final String OFF = io.elasticgpu.node.metrics.MetricsAddress.OFF;
 
-    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT|off",
+    @Option(
+            names = "--metrics-listen",
+            paramLabel = "HOST:PORT|off",
             description = "Where to serve /metrics (Prometheus) and the probes (/healthz, and the scheduler's /readyz),"
                     + " and nothing else; off serves them nowhere. The node agent's default " + NODE_AGENT_DEFAULT
                     + "; the scheduler's none, or its configuration file's metricsListen.")

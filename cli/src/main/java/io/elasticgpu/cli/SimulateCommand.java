@@ -13,7 +13,6 @@ import io.elasticgpu.simulator.report.TableReport;
 import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.SyntheticTrace;
 import io.elasticgpu.simulator.trace.Trace;
-
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,58 +20,84 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.LongStream;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code egpu simulate}: replays a trace, or the built-in synthetic cluster, and reports placement quality. */
-@Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Replay a cluster trace through the placement engine and report allocation ratio,",
-                "fragmentation and failures per policy (the FGD paper's protocol).",
-                "Without --trace it replays a built-in synthetic cluster and workload."})
+@Command(
+        name = "simulate",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Replay a cluster trace through the placement engine and report allocation ratio,",
+            "fragmentation and failures per policy (the FGD paper's protocol).",
+            "Without --trace it replays a built-in synthetic cluster and workload."
+        })
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--trace", paramLabel = "POD_LIST.csv",
+    @Option(
+            names = "--trace",
+            paramLabel = "POD_LIST.csv",
             description = "An openb pod list, e.g. ../shared/traces/openb/openb_pod_list_default.csv.")
     Path trace;
 
-    @Option(names = "--nodes", paramLabel = "NODE_LIST.csv",
+    @Option(
+            names = "--nodes",
+            paramLabel = "NODE_LIST.csv",
             description = "The node list (default: " + OpenbTrace.GPU_NODE_LIST + " beside the pod list).")
     Path nodes;
 
-    @Option(names = "--policy", paramLabel = "NAMES", defaultValue = Policies.DEFAULT,
+    @Option(
+            names = "--policy",
+            paramLabel = "NAMES",
+            defaultValue = Policies.DEFAULT,
             description = "A policy or a comma list; 'paper' is the paper's six, 'all' every policy. One of: "
                     + "elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd."
                     + " Default: ${DEFAULT-VALUE}.")
     String policy;
 
-    @Option(names = "--seeds", paramLabel = "SEEDS", defaultValue = "42-51",
+    @Option(
+            names = "--seeds",
+            paramLabel = "SEEDS",
+            defaultValue = "42-51",
             description = "Seeds: a range 42-51 or a comma list 42,43. Default: ${DEFAULT-VALUE}.")
     String seeds;
 
-    @Option(names = "--inflation", paramLabel = "RATIO", defaultValue = "1.3",
+    @Option(
+            names = "--inflation",
+            paramLabel = "RATIO",
+            defaultValue = "1.3",
             description = "Pods arrive until they ask this multiple of the cluster's GPU. Default: ${DEFAULT-VALUE}.")
     double inflation;
 
-    @Option(names = "--replay-events", paramLabel = "EVENTS.csv",
+    @Option(
+            names = "--replay-events",
+            paramLabel = "EVENTS.csv",
             description = "Replay the pod order and node priority of a recorded run instead of seeded ones,"
                     + " and count the decisions equal to the recorded ones.")
     Path replayEvents;
 
-    @Option(names = "--format", paramLabel = "table|json", defaultValue = "table",
+    @Option(
+            names = "--format",
+            paramLabel = "table|json",
+            defaultValue = "table",
             description = "Output: a table (default) or JSON, one object per policy.")
     String format;
 
-    @Option(names = "--chart", paramLabel = "FILE.png|FILE.svg",
+    @Option(
+            names = "--chart",
+            paramLabel = "FILE.png|FILE.svg",
             description = "Also draw allocation ratio against arrived workload, one line per policy.")
     Path chart;
 
-    @Option(names = "--anchor", paramLabel = "RESULTS.csv",
+    @Option(
+            names = "--anchor",
+            paramLabel = "RESULTS.csv",
             description = "The FGD artifact's published results, drawn on the chart and shown beside ours.")
     Path anchor;
 
@@ -81,13 +106,16 @@ final class SimulateCommand implements Callable<Integer> {
         if (!format.equals("table") && !format.equals("json")) {
             throw new IllegalArgumentException("--format must be table or json, was \"%s\"".formatted(format));
         }
-        if (chart != null && !chart.toString().endsWith(".png") && !chart.toString().endsWith(".svg")) {
+        if (chart != null
+                && !chart.toString().endsWith(".png")
+                && !chart.toString().endsWith(".svg")) {
             throw new IllegalArgumentException("--chart must name a .png or .svg file, was " + chart);
         }
         List<String> policies = policies(policy);
         List<Long> seedList = seeds(seeds);
         Optional<PublishedResults> published = Optional.ofNullable(anchor).map(PublishedResults::read);
-        Trace loaded = trace == null ? SyntheticTrace.generate(SyntheticTrace.DEFAULT_SEED)
+        Trace loaded = trace == null
+                ? SyntheticTrace.generate(SyntheticTrace.DEFAULT_SEED)
                 : nodes == null ? OpenbTrace.read(trace) : OpenbTrace.read(trace, nodes);
         Experiment experiment = new Experiment(loaded, inflation);
         ProgressLine progress = new ProgressLine(spec.commandLine().getErr());
@@ -104,37 +132,52 @@ final class SimulateCommand implements Callable<Integer> {
         }
         out.flush();
         if (chart != null) {
-            Chart.write(chart, loaded.name(), reports, published.map(p -> p.forTrace(loaded.name())).orElse(java.util.Map.of()));
+            Chart.write(
+                    chart,
+                    loaded.name(),
+                    reports,
+                    published.map(p -> p.forTrace(loaded.name())).orElse(java.util.Map.of()));
         }
         return 0;
     }
 
-    private List<PolicyReport> seeded(Experiment experiment, Trace loaded, List<String> policies, List<Long> seedList,
-                                      ProgressLine progress) {
-        List<Experiment.Run> runs = experiment.run(policies, seedList, (done, total, run) ->
-                progress.update("simulate: %d/%d runs done (%s, seed %d, %.1f s)".formatted(done, total,
-                        run.policy(), run.seed(), run.elapsedNanos() / 1e9)));
+    private List<PolicyReport> seeded(
+            Experiment experiment, Trace loaded, List<String> policies, List<Long> seedList, ProgressLine progress) {
+        List<Experiment.Run> runs = experiment.run(
+                policies,
+                seedList,
+                (done, total, run) -> progress.update("simulate: %d/%d runs done (%s, seed %d, %.1f s)"
+                        .formatted(done, total, run.policy(), run.seed(), run.elapsedNanos() / 1e9)));
         List<PolicyReport> reports = new ArrayList<>();
         for (String name : policies) {
-            List<RunMetrics> metrics = runs.stream().filter(r -> r.policy().equals(name))
-                    .map(r -> RunMetrics.of(r.log())).toList();
-            long policyMs = runs.stream().filter(r -> r.policy().equals(name))
-                    .mapToLong(r -> r.elapsedNanos() / 1_000_000).sum();
-            reports.add(PolicyReport.summarise(loaded.name(), name, seedList, metrics, loaded.capacityMilli(),
-                    Optional.empty(), policyMs));
+            List<RunMetrics> metrics = runs.stream()
+                    .filter(r -> r.policy().equals(name))
+                    .map(r -> RunMetrics.of(r.log()))
+                    .toList();
+            long policyMs = runs.stream()
+                    .filter(r -> r.policy().equals(name))
+                    .mapToLong(r -> r.elapsedNanos() / 1_000_000)
+                    .sum();
+            reports.add(PolicyReport.summarise(
+                    loaded.name(), name, seedList, metrics, loaded.capacityMilli(), Optional.empty(), policyMs));
         }
         return reports;
     }
 
-    private List<PolicyReport> recorded(Experiment experiment, Trace loaded, List<String> policies,
-                                        ProgressLine progress) {
+    private List<PolicyReport> recorded(
+            Experiment experiment, Trace loaded, List<String> policies, ProgressLine progress) {
         RecordedRun run = RecordedRun.read(replayEvents);
         List<PolicyReport> reports = new ArrayList<>();
         for (String name : policies) {
             long start = System.nanoTime();
-            progress.update("simulate: replaying %d recorded events with %s".formatted(run.events().size(), name));
+            progress.update("simulate: replaying %d recorded events with %s"
+                    .formatted(run.events().size(), name));
             RecordedRun.Comparison c = run.compare(loaded, experiment.policy(name, 0), experiment.metric());
-            reports.add(PolicyReport.summarise(loaded.name(), name, List.of(), List.of(RunMetrics.of(c.log())),
+            reports.add(PolicyReport.summarise(
+                    loaded.name(),
+                    name,
+                    List.of(),
+                    List.of(RunMetrics.of(c.log())),
                     loaded.capacityMilli(),
                     Optional.of(new PolicyReport.ReplayCheck(c.events(), c.matching(), c.firstDifference())),
                     (System.nanoTime() - start) / 1_000_000));
@@ -146,18 +189,26 @@ final class SimulateCommand implements Callable<Integer> {
         String order = replayEvents == null
                 ? "seeds %s; arrivals until %.0f%% of GPU capacity".formatted(seedsText(seedList), inflation * 100)
                 : "pod order and node priority of " + replayEvents;
-        return "trace %s: %d nodes, %d GPUs, %d pods; %s".formatted(loaded.name(), loaded.nodes().size(),
-                loaded.capacityMilli() / 1000, loaded.pods().size(), order);
+        return "trace %s: %d nodes, %d GPUs, %d pods; %s"
+                .formatted(
+                        loaded.name(),
+                        loaded.nodes().size(),
+                        loaded.capacityMilli() / 1000,
+                        loaded.pods().size(),
+                        order);
     }
 
     private static String seedsText(List<Long> seedList) {
         return seedList.size() > 2 && seedList.getLast() - seedList.getFirst() == seedList.size() - 1
-                ? seedList.getFirst() + "-" + seedList.getLast() : seedList.toString();
+                ? seedList.getFirst() + "-" + seedList.getLast()
+                : seedList.toString();
     }
 
     /** The policies of a {@code --policy} list, by name ({@link PolicyName#parseList}: groups expanded, each once). */
     static List<String> policies(String text) {
-        return PolicyName.parseList(text, "--policy").stream().map(PolicyName::text).toList();
+        return PolicyName.parseList(text, "--policy").stream()
+                .map(PolicyName::text)
+                .toList();
     }
 
     static List<Long> seeds(String text) {
@@ -167,15 +218,19 @@ final class SimulateCommand implements Callable<Integer> {
                 long from = Long.parseLong(ends[0].strip());
                 long to = Long.parseLong(ends[1].strip());
                 if (to < from || to - from > 10_000) {
-                    throw new IllegalArgumentException("--seeds range %s must go upwards and hold at most 10001 seeds"
-                            .formatted(text));
+                    throw new IllegalArgumentException(
+                            "--seeds range %s must go upwards and hold at most 10001 seeds".formatted(text));
                 }
                 return LongStream.rangeClosed(from, to).boxed().toList();
             }
-            return java.util.Arrays.stream(text.split(",")).map(String::strip).map(Long::parseLong).distinct().toList();
+            return java.util.Arrays.stream(text.split(","))
+                    .map(String::strip)
+                    .map(Long::parseLong)
+                    .distinct()
+                    .toList();
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--seeds must be a range like 42-51 or a list like 42,43, was \"%s\""
-                    .formatted(text));
+            throw new IllegalArgumentException(
+                    "--seeds must be a range like 42-51 or a list like 42,43, was \"%s\"".formatted(text));
         }
     }
 }

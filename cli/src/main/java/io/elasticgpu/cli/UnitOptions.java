@@ -1,9 +1,7 @@
 package io.elasticgpu.cli;
 
 import io.elasticgpu.api.v1alpha1.PodAsks;
-
 import java.util.OptionalLong;
-
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
@@ -15,14 +13,22 @@ import picocli.CommandLine.Spec;
  */
 final class UnitOptions {
 
-    @Option(names = "--memory-block-mib", paramLabel = "MIB", defaultValue = "1",
-            description = "MiB in one unit of elasticgpu.io/gpu-memory (default ${DEFAULT-VALUE}); the extender, the node"
-                    + " agents and the controller must have the same.")
+    @Option(
+            names = "--memory-block-mib",
+            paramLabel = "MIB",
+            defaultValue = "1",
+            description =
+                    "MiB in one unit of elasticgpu.io/gpu-memory (default ${DEFAULT-VALUE}); the extender, the node"
+                            + " agents and the controller must have the same.")
     long memoryBlockMib;
 
-    @Option(names = "--aliyun-unit-mib", paramLabel = "MIB", defaultValue = "1024",
-            description = "MiB in one unit of aliyun.com/gpu-mem (default ${DEFAULT-VALUE}, Aliyun's GiB); the extender,"
-                    + " the node agents and the controller must have the same.")
+    @Option(
+            names = "--aliyun-unit-mib",
+            paramLabel = "MIB",
+            defaultValue = "1024",
+            description =
+                    "MiB in one unit of aliyun.com/gpu-mem (default ${DEFAULT-VALUE}, Aliyun's GiB); the extender,"
+                            + " the node agents and the controller must have the same.")
     long aliyunUnitMib;
 
     @Spec(Spec.Target.MIXEE)
@@ -45,7 +51,9 @@ final class UnitOptions {
     }
 
     private boolean given(String option) {
-        ParseResult parsed = command == null || command.commandLine() == null ? null : command.commandLine().getParseResult();
+        ParseResult parsed = command == null || command.commandLine() == null
+                ? null
+                : command.commandLine().getParseResult();
         return parsed != null && parsed.hasMatchedOption(option);
     }
 }

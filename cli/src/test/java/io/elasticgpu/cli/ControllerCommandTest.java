@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Optional;
-
 import org.junit.jupiter.api.Test;
-
 import picocli.CommandLine;
 
 /** {@code egpu controller} refuses to start without the CRDs and says how to install them. */
@@ -16,15 +14,19 @@ class ControllerCommandTest {
     @Test
     void withoutTheCrdsItExitsWith3AndSaysHowToInstallThem() {
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new ControllerCommand(kubeconfig -> null,
-                client -> Optional.of("the ElasticGPU CRDs are not installed (missing: elasticgpus.elasticgpu.io): kubectl apply -f x")));
+        CommandLine cli = new CommandLine(new ControllerCommand(
+                kubeconfig -> null,
+                client -> Optional.of(
+                        "the ElasticGPU CRDs are not installed (missing: elasticgpus.elasticgpu.io): kubectl "
+                                + "apply -f x")));
         cli.setErr(new PrintWriter(err));
 
         int code = cli.execute("--no-leader-election");
 
         assertThat(code).isEqualTo(3);
-        assertThat(err.toString()).isEqualTo("egpu controller: the ElasticGPU CRDs are not installed "
-                + "(missing: elasticgpus.elasticgpu.io): kubectl apply -f x" + System.lineSeparator());
+        assertThat(err.toString())
+                .isEqualTo("egpu controller: the ElasticGPU CRDs are not installed "
+                        + "(missing: elasticgpus.elasticgpu.io): kubectl apply -f x" + System.lineSeparator());
     }
 
     @Test

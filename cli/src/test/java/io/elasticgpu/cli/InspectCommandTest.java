@@ -2,38 +2,52 @@ package io.elasticgpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.controller.view.ViewFormat;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
 import picocli.CommandLine;
 
 /** {@code egpu inspect} parses its options and prints the view in the format asked, from a fixed listing. */
 class InspectCommandTest {
 
     private static final InspectCommand.Listing LISTING = new InspectCommand.Listing(
-            List.of(new NodeBuilder().withNewMetadata().withName("n1").addToAnnotations(Annotations.INVENTORY,
-                    new NodeInventory(List.of(new NodeInventory.Card(0, "GPU-0", "Tesla T4", 15360, true, 0)),
-                            List.of()).toJson()).endMetadata().build()),
-            List.of(new PodBuilder().withNewMetadata().withNamespace("ml").withName("infer")
-                    .addToAnnotations(Annotations.ALLOCATION, new PodGrant("n1", Map.of("main",
-                            List.of(new PodGrant.Share(0, "GPU-0", 500, 4096)))).toJson())
-                    .addToAnnotations(Annotations.PHASE, "allocated").endMetadata()
-                    .withNewSpec().withNodeName("n1").endSpec().build()));
+            List.of(new NodeBuilder()
+                    .withNewMetadata()
+                    .withName("n1")
+                    .addToAnnotations(
+                            Annotations.INVENTORY,
+                            new NodeInventory(
+                                            List.of(new NodeInventory.Card(0, "GPU-0", "Tesla T4", 15360, true, 0)),
+                                            List.of())
+                                    .toJson())
+                    .endMetadata()
+                    .build()),
+            List.of(new PodBuilder()
+                    .withNewMetadata()
+                    .withNamespace("ml")
+                    .withName("infer")
+                    .addToAnnotations(
+                            Annotations.ALLOCATION,
+                            new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "GPU-0", 500, 4096))))
+                                    .toJson())
+                    .addToAnnotations(Annotations.PHASE, "allocated")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNodeName("n1")
+                    .endSpec()
+                    .build()));
 
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
@@ -52,7 +66,8 @@ class InspectCommandTest {
     @Test
     void optionsReachTheCommand() {
         InspectCommand command = new InspectCommand(k -> LISTING);
-        new CommandLine(command).parseArgs("--kubeconfig", "/tmp/kc", "--node", "n1", "--namespace", "ml", "-o", "yaml");
+        new CommandLine(command)
+                .parseArgs("--kubeconfig", "/tmp/kc", "--node", "n1", "--namespace", "ml", "-o", "yaml");
         assertThat(command.kubeconfig.path()).isEqualTo(Path.of("/tmp/kc"));
         assertThat(command.node).isEqualTo("n1");
         assertThat(command.namespace).isEqualTo("ml");
@@ -63,22 +78,26 @@ class InspectCommandTest {
     void theDefaultIsTheTableFromTheDefaultKubeconfig() {
         assertThat(run()).isZero();
         assertThat(kubeconfigsAsked).containsExactly((Path) null);
-        assertThat(out.toString()).startsWith("GPU nodes  1, 1 card\n")
+        assertThat(out.toString())
+                .startsWith("GPU nodes  1, 1 card\n")
                 .contains("  0     Tesla T4                  4.0/15.0   50%  infer\n");
     }
 
     @ParameterizedTest(name = "-o {0} prints what begins with {1}")
-    @CsvSource(delimiter = '|', value = {
-            "table | GPU nodes  1, 1 card",
-            "wide  | GPU nodes  1, 1 card",
-            "json  | {",
-            "yaml  | scope: {}",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "table | GPU nodes  1, 1 card",
+                "wide  | GPU nodes  1, 1 card",
+                "json  | {",
+                "yaml  | scope: {}",
+            })
     void eachFormatPrintsItsRendering(String format, String start) {
         assertThat(run("-o", format)).isZero();
         assertThat(out.toString()).startsWith(start);
-        assertThat(out.toString()).isEqualTo(ViewFormat.parse(format).render(
-                io.elasticgpu.controller.view.ClusterView.of(LISTING.nodes(), LISTING.pods())));
+        assertThat(out.toString())
+                .isEqualTo(ViewFormat.parse(format)
+                        .render(io.elasticgpu.controller.view.ClusterView.of(LISTING.nodes(), LISTING.pods())));
     }
 
     @Test
@@ -87,8 +106,9 @@ class InspectCommandTest {
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         assertThat(cli.execute("inspect", "-o", "xml")).isEqualTo(2);
-        assertThat(err.toString()).startsWith("Invalid value for option '--output': "
-                + "expected one of table, wide, json, yaml, was \"xml\"");
+        assertThat(err.toString())
+                .startsWith("Invalid value for option '--output': "
+                        + "expected one of table, wide, json, yaml, was \"xml\"");
     }
 
     @Test

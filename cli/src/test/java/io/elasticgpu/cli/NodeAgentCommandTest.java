@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-
 import org.junit.jupiter.api.Test;
-
 import picocli.CommandLine;
 
 /** {@code egpu node-agent --metrics-listen}: a bad value stops the agent before it starts, saying what to write. */
@@ -21,8 +19,12 @@ class NodeAgentCommandTest {
         int code = cli.execute("node-agent", "--node-name", "gpu-1", "--metrics-listen", "9401");
 
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("egpu node-agent: --metrics-listen must be HOST:PORT", "0.0.0.0:9401",
-                "or off", "was \"9401\"");
+        assertThat(err.toString())
+                .contains(
+                        "egpu node-agent: --metrics-listen must be HOST:PORT",
+                        "0.0.0.0:9401",
+                        "or off",
+                        "was \"9401\"");
     }
 
     @Test

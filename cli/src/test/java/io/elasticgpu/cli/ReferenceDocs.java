@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -29,10 +28,11 @@ final class ReferenceDocs {
     static final String REGENERATE = "./mvnw -q -pl cli -am test -Dtest=ReferenceDocsTest"
             + " -Dsurefire.failIfNoSpecifiedTests=false -D" + WRITE_PROPERTY + "=true";
 
-    private ReferenceDocs() {
-    }
+    private ReferenceDocs() {}
 
-    /** Every subcommand of {@code egpu} by name, in the order {@code egpu --help} lists them; picocli's own {@code help} left out. */
+    /**
+     * Every subcommand of {@code egpu} by name, in the order {@code egpu --help} lists them; picocli's own {@code help}
+     * left out. */
     static Map<String, CommandSpec> subcommands() {
         Map<String, CommandSpec> commands = new LinkedHashMap<>();
         Egpu.commandLine().getSubcommands().forEach((name, command) -> {
@@ -54,8 +54,11 @@ final class ReferenceDocs {
         rows.add("| option | default | description |");
         rows.add("|---|---|---|");
         for (OptionSpec option : spec.options()) {
-            rows.add("| `%s` | %s | %s |".formatted(cell(synopsis(spec, option)), cell(defaultOf(spec, option)),
-                    cell(String.join(" ", option.renderedDescription()).strip())));
+            rows.add("| `%s` | %s | %s |"
+                    .formatted(
+                            cell(synopsis(spec, option)),
+                            cell(defaultOf(spec, option)),
+                            cell(String.join(" ", option.renderedDescription()).strip())));
         }
         return String.join("\n", rows);
     }
@@ -75,10 +78,14 @@ final class ReferenceDocs {
     static String tableIn(String page) {
         int begin = page.indexOf(BEGIN);
         int end = page.indexOf(END);
-        return begin < 0 || end < begin ? "" : page.substring(begin + BEGIN.length(), end).strip();
+        return begin < 0 || end < begin
+                ? ""
+                : page.substring(begin + BEGIN.length(), end).strip();
     }
 
-    /** The checkout this test runs in: the nearest directory above the working directory that holds {@code mvnw} and {@code docs}. */
+    /**
+     * The checkout this test runs in: the nearest directory above the working directory that holds {@code mvnw} and
+     * {@code docs}. */
     static Path repositoryRoot() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isRegularFile(dir.resolve("mvnw")) && Files.isDirectory(dir.resolve("docs"))) {
@@ -99,7 +106,9 @@ final class ReferenceDocs {
     /** {@code -o, --output table|wide|json|yaml}: every name, then the parameter unless the option is a flag. */
     private static String synopsis(CommandSpec spec, OptionSpec option) {
         String names = java.util.Arrays.stream(option.names())
-                .map(name -> option.negatable() && name.startsWith("--") ? spec.negatableOptionTransformer().makeSynopsis(name, spec) : name)
+                .map(name -> option.negatable() && name.startsWith("--")
+                        ? spec.negatableOptionTransformer().makeSynopsis(name, spec)
+                        : name)
                 .collect(Collectors.joining(", "));
         if (option.arity().max() == 0) {
             return names;
@@ -131,7 +140,9 @@ final class ReferenceDocs {
         if (written == null) {
             return "";
         }
-        return written.isEmpty() ? "empty" : "`" + written.replaceAll("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}", "\\$$1") + "`";
+        return written.isEmpty()
+                ? "empty"
+                : "`" + written.replaceAll("\\$\\{env:([A-Za-z_][A-Za-z0-9_]*)}", "\\$$1") + "`";
     }
 
     /** A table cell: a pipe would end the cell, so it is escaped (GitHub reads {@code \|} as | also inside code). */

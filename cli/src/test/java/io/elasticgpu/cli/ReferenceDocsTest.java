@@ -9,9 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,11 +31,15 @@ class ReferenceDocsTest {
             Path page = ReferenceDocs.page(ROOT, command);
             if (!Files.isRegularFile(page)) {
                 missing.add("egpu %s: %s does not exist; write it (what the command is for, examples) with a line %s"
-                        .formatted(command, ROOT.relativize(page), ReferenceDocs.BEGIN + " and a line " + ReferenceDocs.END)
+                                .formatted(
+                                        command,
+                                        ROOT.relativize(page),
+                                        ReferenceDocs.BEGIN + " and a line " + ReferenceDocs.END)
                         + " where its options go, then run " + ReferenceDocs.REGENERATE);
-            } else if (!ReferenceDocs.read(page).contains(ReferenceDocs.BEGIN) || !ReferenceDocs.read(page).contains(ReferenceDocs.END)) {
-                missing.add("egpu %s: %s has no %s … %s markers; add them where the options table goes".formatted(command,
-                        ROOT.relativize(page), ReferenceDocs.BEGIN, ReferenceDocs.END));
+            } else if (!ReferenceDocs.read(page).contains(ReferenceDocs.BEGIN)
+                    || !ReferenceDocs.read(page).contains(ReferenceDocs.END)) {
+                missing.add("egpu %s: %s has no %s … %s markers; add them where the options table goes"
+                        .formatted(command, ROOT.relativize(page), ReferenceDocs.BEGIN, ReferenceDocs.END));
             }
         }
         assertThat(missing).as("reference pages").isEmpty();
@@ -47,7 +49,8 @@ class ReferenceDocsTest {
     void everyOptionsTableIsTheOneGeneratedFromItsCommand() throws IOException {
         boolean write = Boolean.getBoolean(ReferenceDocs.WRITE_PROPERTY);
         List<String> stale = new ArrayList<>();
-        for (Map.Entry<String, CommandSpec> command : ReferenceDocs.subcommands().entrySet()) {
+        for (Map.Entry<String, CommandSpec> command :
+                ReferenceDocs.subcommands().entrySet()) {
             Path page = ReferenceDocs.page(ROOT, command.getKey());
             String text = Files.isRegularFile(page) ? ReferenceDocs.read(page) : "";
             if (!text.contains(ReferenceDocs.BEGIN) || !text.contains(ReferenceDocs.END)) {
@@ -61,36 +64,44 @@ class ReferenceDocsTest {
                 Files.writeString(page, ReferenceDocs.withTable(text, table));
             } else {
                 stale.add("egpu %s: the options table in %s is not the one its options generate (first difference: %s)"
-                        .formatted(command.getKey(), ROOT.relativize(page), firstDifference(ReferenceDocs.tableIn(text), table)));
+                        .formatted(
+                                command.getKey(),
+                                ROOT.relativize(page),
+                                firstDifference(ReferenceDocs.tableIn(text), table)));
             }
         }
-        assertThat(stale).as("options tables out of date; regenerate them in place with: " + ReferenceDocs.REGENERATE).isEmpty();
+        assertThat(stale)
+                .as("options tables out of date; regenerate them in place with: " + ReferenceDocs.REGENERATE)
+                .isEmpty();
     }
 
     @Test
     void aRowNamesTheOptionItsParameterItsDefaultAndItsDescription() {
         String table = ReferenceDocs.optionsTable(new CommandLine(new Sample()).getCommandSpec());
 
-        assertThat(table.lines()).containsExactly(
-                "| option | default | description |",
-                "|---|---|---|",
-                "| `-f, --format table\\|json` | `table` | Output: table or json (default table). |",
-                "| `--node NAME` | `$NODE_NAME` | This node. |",
-                "| `--xids XID[,XID…]` | `13,31` | Ignored Xids. |",
-                "| `--dir DIR` | `/var/run/cdi` | Where specs go. |",
-                "| `--[no-]decide` |  | Decide in the filter. |",
-                "| `--dry-run` |  | Change nothing. |",
-                "| `--cgroup-root DIR` | empty | Where cgroups are mounted. |");
+        assertThat(table.lines())
+                .containsExactly(
+                        "| option | default | description |",
+                        "|---|---|---|",
+                        "| `-f, --format table\\|json` | `table` | Output: table or json (default table). |",
+                        "| `--node NAME` | `$NODE_NAME` | This node. |",
+                        "| `--xids XID[,XID…]` | `13,31` | Ignored Xids. |",
+                        "| `--dir DIR` | `/var/run/cdi` | Where specs go. |",
+                        "| `--[no-]decide` |  | Decide in the filter. |",
+                        "| `--dry-run` |  | Change nothing. |",
+                        "| `--cgroup-root DIR` | empty | Where cgroups are mounted. |");
     }
 
     @Test
     void regeneratingReplacesTheTableAndLeavesTheProseAsItWas() {
-        String page = "# egpu sample\n\nProse.\n\n" + ReferenceDocs.BEGIN + "\n| old |\n" + ReferenceDocs.END + "\n\nMore prose.\n";
+        String page = "# egpu sample\n\nProse.\n\n" + ReferenceDocs.BEGIN + "\n| old |\n" + ReferenceDocs.END
+                + "\n\nMore prose.\n";
 
         String rewritten = ReferenceDocs.withTable(page, "| new |");
 
-        assertThat(rewritten).isEqualTo("# egpu sample\n\nProse.\n\n" + ReferenceDocs.BEGIN + "\n| new |\n" + ReferenceDocs.END
-                + "\n\nMore prose.\n");
+        assertThat(rewritten)
+                .isEqualTo("# egpu sample\n\nProse.\n\n" + ReferenceDocs.BEGIN + "\n| new |\n" + ReferenceDocs.END
+                        + "\n\nMore prose.\n");
         assertThat(ReferenceDocs.tableIn(rewritten)).isEqualTo("| new |");
     }
 
@@ -117,14 +128,22 @@ class ReferenceDocsTest {
 
     @Command(name = "sample")
     static final class Sample {
-        @Option(names = {"-f", "--format"}, paramLabel = "table|json", defaultValue = "table",
+        @Option(
+                names = {"-f", "--format"},
+                paramLabel = "table|json",
+                defaultValue = "table",
                 description = "Output: table or json (default ${DEFAULT-VALUE}).")
         String format;
 
         @Option(names = "--node", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}", description = "This node.")
         String node;
 
-        @Option(names = "--xids", paramLabel = "XID", split = ",", defaultValue = "13,31", description = "Ignored Xids.")
+        @Option(
+                names = "--xids",
+                paramLabel = "XID",
+                split = ",",
+                defaultValue = "13,31",
+                description = "Ignored Xids.")
         List<Long> xids;
 
         @Option(names = "--dir", paramLabel = "DIR", description = "Where specs go.")
@@ -136,7 +155,11 @@ class ReferenceDocsTest {
         @Option(names = "--dry-run", description = "Change nothing.")
         boolean dryRun;
 
-        @Option(names = "--cgroup-root", paramLabel = "DIR", defaultValue = "", description = "Where cgroups are mounted.")
+        @Option(
+                names = "--cgroup-root",
+                paramLabel = "DIR",
+                defaultValue = "",
+                description = "Where cgroups are mounted.")
         String cgroupRoot;
     }
 }

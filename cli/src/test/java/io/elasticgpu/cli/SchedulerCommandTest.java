@@ -7,10 +7,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import picocli.CommandLine;
 
 /** Configuration mistakes stop {@code egpu scheduler} before it touches a cluster, saying what to change. */
@@ -31,28 +29,32 @@ class SchedulerCommandTest {
     @Test
     void anUnknownPolicyFlagExitsWithTwoAndTheChoices() {
         assertThat(run("scheduler", "--policy", "tetris")).isEqualTo(2);
-        assertThat(err.toString()).startsWith("egpu scheduler: unknown policy \"tetris\"; choose one of: elastic, binpack");
+        assertThat(err.toString())
+                .startsWith("egpu scheduler: unknown policy \"tetris\"; choose one of: elastic, binpack");
     }
 
     @Test
     void aFileWithAnUnknownKeyExitsWithTwoAndTheKnownKeys() throws IOException {
         Path file = Files.writeString(dir.resolve("extender.yaml"), "polcy: binpack\n");
         assertThat(run("scheduler", "--config", file.toString())).isEqualTo(2);
-        assertThat(err.toString()).startsWith("egpu scheduler: " + file + ": unknown key \"polcy\"; known keys: ")
+        assertThat(err.toString())
+                .startsWith("egpu scheduler: " + file + ": unknown key \"polcy\"; known keys: ")
                 .contains("topologyWeight");
     }
 
     @Test
     void flagsAreCheckedOverTheFile() throws IOException {
         Path file = Files.writeString(dir.resolve("extender.yaml"), "policyWeight: 0\n");
-        assertThat(run("scheduler", "--config", file.toString(), "--topology-weight", "0")).isEqualTo(2);
+        assertThat(run("scheduler", "--config", file.toString(), "--topology-weight", "0"))
+                .isEqualTo(2);
         assertThat(err.toString()).startsWith("egpu scheduler: policyWeight and topologyWeight must be finite");
     }
 
     @Test
     void verbsOnAnAddressOtherHostsReachNeedTheExplicitFlag() {
         assertThat(run("scheduler", "--listen", "0.0.0.0:8888")).isEqualTo(2);
-        assertThat(err.toString()).startsWith("egpu scheduler: listen: 0.0.0.0:8888 is reachable from other hosts")
+        assertThat(err.toString())
+                .startsWith("egpu scheduler: listen: 0.0.0.0:8888 is reachable from other hosts")
                 .contains("--metrics-listen", "--allow-remote-callers");
     }
 
@@ -64,10 +66,20 @@ class SchedulerCommandTest {
 
     @Test
     void flagsOverrideTheFileWhichOverridesTheDefaults() throws IOException {
-        Path file = Files.writeString(dir.resolve("extender.yaml"), "policy: binpack\nmemoryBlockMib: 0\nholdSeconds: 5\n");
+        Path file =
+                Files.writeString(dir.resolve("extender.yaml"), "policy: binpack\nmemoryBlockMib: 0\nholdSeconds: 5\n");
         SchedulerCommand command = new SchedulerCommand();
-        new CommandLine(command).parseArgs("--config", file.toString(), "--memory-block-mib", "16", "--policy", "fgd",
-                "--no-decide-in-filter", "--metrics-listen", "0.0.0.0:9402");
+        new CommandLine(command)
+                .parseArgs(
+                        "--config",
+                        file.toString(),
+                        "--memory-block-mib",
+                        "16",
+                        "--policy",
+                        "fgd",
+                        "--no-decide-in-filter",
+                        "--metrics-listen",
+                        "0.0.0.0:9402");
 
         var config = command.config();
 

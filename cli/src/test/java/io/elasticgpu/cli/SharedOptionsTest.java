@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.metrics.MetricsAddress;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -14,12 +13,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
@@ -42,54 +39,76 @@ class SharedOptionsTest {
     void aSharedOptionReadsTheSameInEveryCommandThatHasIt() {
         var commands = ReferenceDocs.subcommands();
         SHARED.forEach((option, names) -> {
-            List<OptionSpec> specs = names.stream().map(n -> commands.get(n).findOption(option)).toList();
+            List<OptionSpec> specs =
+                    names.stream().map(n -> commands.get(n).findOption(option)).toList();
             assertThat(specs).as(option).doesNotContainNull();
-            assertThat(specs).as(option + ": label, default and description")
+            assertThat(specs)
+                    .as(option + ": label, default and description")
                     .extracting(OptionSpec::paramLabel, OptionSpec::defaultValue, o -> List.of(o.description()))
-                    .containsOnly(org.assertj.core.groups.Tuple.tuple(specs.getFirst().paramLabel(),
-                            specs.getFirst().defaultValue(), List.of(specs.getFirst().description())));
+                    .containsOnly(org.assertj.core.groups.Tuple.tuple(
+                            specs.getFirst().paramLabel(),
+                            specs.getFirst().defaultValue(),
+                            List.of(specs.getFirst().description())));
         });
     }
 
     @Test
     void theSchedulersUnitsAndMetricsAddressComeFromTheFileUnlessGiven() throws IOException {
-        Path file = Files.writeString(dir.resolve("extender.yaml"), "memoryBlockMib: 256\naliyunUnitMib: 512\nmetricsListen: 0.0.0.0:9402\n");
+        Path file = Files.writeString(
+                dir.resolve("extender.yaml"), "memoryBlockMib: 256\naliyunUnitMib: 512\nmetricsListen: 0.0.0.0:9402\n");
 
         SchedulerCommand fileOnly = parse(new SchedulerCommand(), "--config", file.toString());
-        SchedulerCommand flags = parse(new SchedulerCommand(), "--config", file.toString(), "--aliyun-unit-mib", "1024",
-                "--metrics-listen", "off");
+        SchedulerCommand flags = parse(
+                new SchedulerCommand(),
+                "--config",
+                file.toString(),
+                "--aliyun-unit-mib",
+                "1024",
+                "--metrics-listen",
+                "off");
 
-        assertThat(fileOnly.config().memoryBlockMib()).as("the mixin's default 1 does not override the file").isEqualTo(256);
+        assertThat(fileOnly.config().memoryBlockMib())
+                .as("the mixin's default 1 does not override the file")
+                .isEqualTo(256);
         assertThat(fileOnly.config().aliyunUnitMib()).isEqualTo(512);
         assertThat(fileOnly.config().metricsListen()).isEqualTo("0.0.0.0:9402");
         assertThat(flags.config().aliyunUnitMib()).isEqualTo(1024);
         assertThat(flags.config().metricsListen()).as("off: no metrics address").isNull();
-        assertThat(parse(new SchedulerCommand()).config().units().memoryBlockMib()).isEqualTo(1);
+        assertThat(parse(new SchedulerCommand()).config().units().memoryBlockMib())
+                .isEqualTo(1);
     }
 
     @ParameterizedTest(name = "node-agent {0}")
-    @CsvSource(delimiter = '|', value = {
-            "''                                 | 0.0.0.0:9401",
-            "--metrics-listen 127.0.0.1:19401   | 127.0.0.1:19401",
-            "--metrics-listen off               | none",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "''                                 | 0.0.0.0:9401",
+                "--metrics-listen 127.0.0.1:19401   | 127.0.0.1:19401",
+                "--metrics-listen off               | none",
+            })
     void theNodeAgentServesMetricsOn9401UnlessToldOtherwise(String args, String expected) {
-        NodeAgentCommand command = parse(new NodeAgentCommand(), args.isBlank() ? new String[] {"--node-name", "gpu-1"}
-                : (args + " --node-name gpu-1").split(" "));
+        NodeAgentCommand command = parse(
+                new NodeAgentCommand(),
+                args.isBlank() ? new String[] {"--node-name", "gpu-1"} : (args + " --node-name gpu-1").split(" "));
 
-        assertThat(command.config().metricsListen().map(MetricsAddress::toString).orElse("none")).isEqualTo(expected);
+        assertThat(command.config()
+                        .metricsListen()
+                        .map(MetricsAddress::toString)
+                        .orElse("none"))
+                .isEqualTo(expected);
     }
 
     @Test
     void theNodeAgentAndTheControllerReadIsolationAndUnitsAlike() {
-        NodeAgentCommand agent = parse(new NodeAgentCommand(), "--node-name", "gpu-1", "--isolation", "mps",
-                "--memory-block-mib", "16");
+        NodeAgentCommand agent =
+                parse(new NodeAgentCommand(), "--node-name", "gpu-1", "--isolation", "mps", "--memory-block-mib", "16");
         ControllerCommand controller = parse(new ControllerCommand(), "--isolation", "mps", "--memory-block-mib", "16");
 
         assertThat(agent.config().isolation().mode()).isEqualTo(IsolationConfig.Mode.MPS);
         assertThat(agent.config().units().memoryBlockMib()).isEqualTo(16);
-        assertThat(controller.shares()).isEqualTo(new ShareAdmission(ShareAdmission.Isolation.MPS,
-                agent.config().units()));
+        assertThat(controller.shares())
+                .isEqualTo(new ShareAdmission(
+                        ShareAdmission.Isolation.MPS, agent.config().units()));
         assertThat(controller.config().webhook().orElseThrow().shares()).isEqualTo(controller.shares());
     }
 
@@ -100,15 +119,21 @@ class SharedOptionsTest {
         cli.setErr(new PrintWriter(err));
 
         assertThat(cli.execute("scheduler", "--log-level", "loud")).isEqualTo(2);
-        assertThat(err.toString()).isEqualTo("egpu scheduler: --log-level must be error, warn, info, debug or trace,"
-                + " was loud" + System.lineSeparator());
+        assertThat(err.toString())
+                .isEqualTo("egpu scheduler: --log-level must be error, warn, info, debug or trace," + " was loud"
+                        + System.lineSeparator());
     }
 
     @Test
     void theKubeconfigReachesTheCommand() {
-        assertThat(parse(new ControllerCommand(), "--kubeconfig", "/tmp/kc").kubeconfig.path()).isEqualTo(Path.of("/tmp/kc"));
-        assertThat(parse(new NodeAgentCommand(), "--node-name", "n").kubeconfig.path()).isNull();
-        assertThat(Optional.ofNullable(parse(new SchedulerCommand()).kubeconfig.path())).isEmpty();
+        assertThat(parse(new ControllerCommand(), "--kubeconfig", "/tmp/kc")
+                        .kubeconfig
+                        .path())
+                .isEqualTo(Path.of("/tmp/kc"));
+        assertThat(parse(new NodeAgentCommand(), "--node-name", "n").kubeconfig.path())
+                .isNull();
+        assertThat(Optional.ofNullable(parse(new SchedulerCommand()).kubeconfig.path()))
+                .isEmpty();
     }
 
     private static <T> T parse(T command, String... args) {

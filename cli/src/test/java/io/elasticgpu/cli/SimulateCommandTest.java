@@ -7,10 +7,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
 import picocli.CommandLine;
 
 class SimulateCommandTest {
@@ -30,24 +28,32 @@ class SimulateCommandTest {
 
     @Test
     void replaysTheBuiltInClusterWhenNoTraceIsGiven() {
-        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack,spread")).isZero();
-        assertThat(out.toString()).startsWith("trace synthetic-2026: 200 nodes, 1000 GPUs, 6000 pods; seeds [1];")
-                .contains("\nbinpack ").contains("\nspread ");
+        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack,spread"))
+                .isZero();
+        assertThat(out.toString())
+                .startsWith("trace synthetic-2026: 200 nodes, 1000 GPUs, 6000 pods; seeds [1];")
+                .contains("\nbinpack ")
+                .contains("\nspread ");
     }
 
     @Test
     void printsOneJsonObjectPerPolicy() {
-        assertThat(run("simulate", "--seeds", "1,2", "--policy", "binpack", "--format", "json")).isZero();
-        assertThat(out.toString()).startsWith("{\"trace\": \"synthetic-2026\", \"policy\": \"binpack\", \"seeds\": [1, 2],")
-                .contains("\"allocationAtArrival100\": {\"mean\": ").contains("\"curve\": [[0, ");
+        assertThat(run("simulate", "--seeds", "1,2", "--policy", "binpack", "--format", "json"))
+                .isZero();
+        assertThat(out.toString())
+                .startsWith("{\"trace\": \"synthetic-2026\", \"policy\": \"binpack\", \"seeds\": [1, 2],")
+                .contains("\"allocationAtArrival100\": {\"mean\": ")
+                .contains("\"curve\": [[0, ");
     }
 
     @Test
     void drawsACharts() throws IOException {
         Path png = dir.resolve("c.png");
         Path svg = dir.resolve("c.svg");
-        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack", "--chart", png.toString())).isZero();
-        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack", "--chart", svg.toString())).isZero();
+        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack", "--chart", png.toString()))
+                .isZero();
+        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack", "--chart", svg.toString()))
+                .isZero();
         assertThat(Files.readAllBytes(png)).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
         assertThat(Files.readString(svg)).startsWith("<svg").contains("binpack");
     }
@@ -55,9 +61,11 @@ class SimulateCommandTest {
     @Test
     void anUnknownPolicyExitsWithTwoAndTheChoices() {
         assertThat(run("simulate", "--policy", "fgd,tetris")).isEqualTo(2);
-        assertThat(err.toString()).isEqualTo("egpu simulate: unknown policy \"tetris\" in --policy; choose from"
-                + " elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd, paper or all"
-                + System.lineSeparator());
+        assertThat(err.toString())
+                .isEqualTo("egpu simulate: unknown policy \"tetris\" in --policy; choose from"
+                        + " elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing, best-fit, "
+                        + "fgd, paper or all"
+                        + System.lineSeparator());
     }
 
     @Test
@@ -85,8 +93,11 @@ class SimulateCommandTest {
     void seedsAndPolicyAliasesExpand() {
         assertThat(SimulateCommand.seeds("42-45")).containsExactly(42L, 43L, 44L, 45L);
         assertThat(SimulateCommand.seeds("7, 9,7")).containsExactly(7L, 9L);
-        assertThat(SimulateCommand.policies("paper")).containsExactly("random", "dot-product", "gpu-clustering",
-                "gpu-packing", "best-fit", "fgd");
-        assertThat(SimulateCommand.policies("all")).hasSize(9).startsWith("random").endsWith("spread");
+        assertThat(SimulateCommand.policies("paper"))
+                .containsExactly("random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd");
+        assertThat(SimulateCommand.policies("all"))
+                .hasSize(9)
+                .startsWith("random")
+                .endsWith("spread");
     }
 }

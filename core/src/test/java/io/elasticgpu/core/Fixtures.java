@@ -1,20 +1,18 @@
 package io.elasticgpu.core;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /** Small builders shared by core tests. */
 public final class Fixtures {
 
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     /** A node of {@code cards} healthy cards of {@code model} with 16 GiB each. */
     public static Node node(String name, long cpuMilli, long memoryMib, int cards, String model) {

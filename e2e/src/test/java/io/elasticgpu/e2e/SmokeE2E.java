@@ -9,7 +9,6 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -19,12 +18,10 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -33,9 +30,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class SmokeE2E {
 
     static Pod pod(String name, String resource, String amount) {
-        return new PodBuilder().withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().addNewContainer().withName("main").withImage("registry.example/train:1")
-                .withNewResources().addToLimits(resource, new Quantity(amount)).endResources().endContainer().endSpec()
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.example/train:1")
+                .withNewResources()
+                .addToLimits(resource, new Quantity(amount))
+                .endResources()
+                .endContainer()
+                .endSpec()
                 .build();
     }
 
@@ -45,8 +52,9 @@ class SmokeE2E {
         var pods = cluster.client().pods().inNamespace(cluster.namespace());
         pods.resource(pod("slice", ResourceNames.GPU_MEMORY, "8192")).create();
 
-        Pod running = pods.withName("slice").waitUntilCondition(
-                p -> p != null && "Running".equals(p.getStatus().getPhase()), 60, TimeUnit.SECONDS);
+        Pod running = pods.withName("slice")
+                .waitUntilCondition(
+                        p -> p != null && "Running".equals(p.getStatus().getPhase()), 60, TimeUnit.SECONDS);
 
         assertThat(running.getSpec().getNodeName()).isIn(nodes.toArray());
     }
@@ -57,13 +65,18 @@ class SmokeE2E {
         var pods = cluster.client().pods().inNamespace(cluster.namespace());
         pods.resource(pod("huge", ResourceNames.GPU_MEMORY, "100000000")).create();
 
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(cluster.client().v1().events()
-                .inNamespace(cluster.namespace()).list().getItems())
-                .anySatisfy(e -> {
-                    assertThat(e.getReason()).isEqualTo("FailedScheduling");
-                    assertThat(e.getInvolvedObject().getName()).isEqualTo("huge");
-                    assertThat(e.getMessage()).contains("Insufficient " + ResourceNames.GPU_MEMORY);
-                }));
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat(cluster.client()
+                                .v1()
+                                .events()
+                                .inNamespace(cluster.namespace())
+                                .list()
+                                .getItems())
+                        .anySatisfy(e -> {
+                            assertThat(e.getReason()).isEqualTo("FailedScheduling");
+                            assertThat(e.getInvolvedObject().getName()).isEqualTo("huge");
+                            assertThat(e.getMessage()).contains("Insufficient " + ResourceNames.GPU_MEMORY);
+                        }));
         Pod pending = pods.withName("huge").get();
         assertThat(pending.getStatus().getPhase()).isEqualTo("Pending");
         assertThat(pending.getSpec().getNodeName()).isNull();
@@ -73,28 +86,64 @@ class SmokeE2E {
     void theApiserverValidatesCustomResourcesAgainstTheirOpenApiSchema(TestCluster cluster) {
         String group = cluster.namespace() + ".e2e.elasticgpu.io";
         CustomResourceDefinition crd = new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName("widgets." + group).endMetadata()
-                .withNewSpec().withGroup(group).withScope("Namespaced")
-                .withNewNames().withPlural("widgets").withSingular("widget").withKind("Widget").endNames()
-                .addNewVersion().withName("v1").withServed(true).withStorage(true)
-                .withNewSchema().withOpenAPIV3Schema(new JSONSchemaPropsBuilder().withType("object")
-                        .addToProperties("spec", new JSONSchemaPropsBuilder().withType("object").addToRequired("size")
-                                .addToProperties("size", new JSONSchemaPropsBuilder().withType("integer").withMinimum(1.0).build())
-                                .build())
-                        .build()).endSchema().endVersion().endSpec().build();
+                .withNewMetadata()
+                .withName("widgets." + group)
+                .endMetadata()
+                .withNewSpec()
+                .withGroup(group)
+                .withScope("Namespaced")
+                .withNewNames()
+                .withPlural("widgets")
+                .withSingular("widget")
+                .withKind("Widget")
+                .endNames()
+                .addNewVersion()
+                .withName("v1")
+                .withServed(true)
+                .withStorage(true)
+                .withNewSchema()
+                .withOpenAPIV3Schema(new JSONSchemaPropsBuilder()
+                        .withType("object")
+                        .addToProperties(
+                                "spec",
+                                new JSONSchemaPropsBuilder()
+                                        .withType("object")
+                                        .addToRequired("size")
+                                        .addToProperties(
+                                                "size",
+                                                new JSONSchemaPropsBuilder()
+                                                        .withType("integer")
+                                                        .withMinimum(1.0)
+                                                        .build())
+                                        .build())
+                        .build())
+                .endSchema()
+                .endVersion()
+                .endSpec()
+                .build();
         var crds = cluster.client().apiextensions().v1().customResourceDefinitions();
         crds.resource(crd).create();
         try {
-            crds.withName(crd.getMetadata().getName()).waitUntilCondition(ElasticGPUCrds::established, 30, TimeUnit.SECONDS);
-            var widgets = cluster.client().genericKubernetesResources(group + "/v1", "Widget").inNamespace(cluster.namespace());
+            crds.withName(crd.getMetadata().getName())
+                    .waitUntilCondition(ElasticGPUCrds::established, 30, TimeUnit.SECONDS);
+            var widgets = cluster.client()
+                    .genericKubernetesResources(group + "/v1", "Widget")
+                    .inNamespace(cluster.namespace());
 
             // The CRD's discovery can lag its Established condition by a moment.
-            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() ->
-                    assertThat(widgets.resource(widget(group, "good", 3)).create().getMetadata().getUid()).isNotEmpty());
+            await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
+                    .untilAsserted(() -> assertThat(widgets.resource(widget(group, "good", 3))
+                                    .create()
+                                    .getMetadata()
+                                    .getUid())
+                            .isNotEmpty());
             assertThatThrownBy(() -> widgets.resource(widget(group, "bad", 0)).create())
                     .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
                         assertThat(e.getCode()).isEqualTo(422);
-                        assertThat(e.getMessage()).contains("spec.size").contains("should be greater than or equal to 1");
+                        assertThat(e.getMessage())
+                                .contains("spec.size")
+                                .contains("should be greater than or equal to 1");
                     });
         } finally {
             crds.withName(crd.getMetadata().getName()).delete();
@@ -102,8 +151,13 @@ class SmokeE2E {
     }
 
     private static GenericKubernetesResource widget(String group, String name, int size) {
-        return new GenericKubernetesResourceBuilder().withApiVersion(group + "/v1").withKind("Widget")
-                .withNewMetadata().withName(name).endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("size", size))).build();
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion(group + "/v1")
+                .withKind("Widget")
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("size", size)))
+                .build();
     }
 }

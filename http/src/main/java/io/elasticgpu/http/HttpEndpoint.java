@@ -6,7 +6,6 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,9 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
-
 import javax.net.ssl.SSLContext;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,7 +91,9 @@ public final class HttpEndpoint implements AutoCloseable {
         /** {@code GET /healthz} (the process serves) and {@code GET /readyz} (503 with the reason until ready). */
         public Builder health(BooleanSupplier ready, String notReady) {
             get("/healthz", r -> HttpResponse.text(200, "ok"));
-            return get("/readyz", r -> ready.getAsBoolean() ? HttpResponse.text(200, "ok") : HttpResponse.text(503, notReady));
+            return get(
+                    "/readyz",
+                    r -> ready.getAsBoolean() ? HttpResponse.text(200, "ok") : HttpResponse.text(503, notReady));
         }
 
         /** {@code GET /metrics} in every format Prometheus asks for, by the library's own handler. */
@@ -120,8 +119,10 @@ public final class HttpEndpoint implements AutoCloseable {
                     server = HttpServer.create(address, 1024);
                 }
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot listen on %s:%d: %s; is the port taken? %s"
-                        .formatted(address.getHostString(), address.getPort(), e.getMessage(), hint), e);
+                throw new UncheckedIOException(
+                        "cannot listen on %s:%d: %s; is the port taken? %s"
+                                .formatted(address.getHostString(), address.getPort(), e.getMessage(), hint),
+                        e);
             }
             Dispatch dispatch = new Dispatch(List.copyOf(routes), metrics);
             server.createContext("/", dispatch::handle);
@@ -138,12 +139,17 @@ public final class HttpEndpoint implements AutoCloseable {
             try (exchange) {
                 long start = System.nanoTime();
                 String path = exchange.getRequestURI().getPath();
-                List<Route> onPath = routes.stream().filter(r -> r.matches(path)).toList();
-                Route route = onPath.stream().filter(r -> r.method().equals(exchange.getRequestMethod())).findFirst()
+                List<Route> onPath =
+                        routes.stream().filter(r -> r.matches(path)).toList();
+                Route route = onPath.stream()
+                        .filter(r -> r.method().equals(exchange.getRequestMethod()))
+                        .findFirst()
                         .orElse(null);
                 if (route == null) {
                     drain(exchange.getRequestBody());
-                    write(exchange, onPath.isEmpty() ? notFound(path) : notAllowed(exchange.getRequestMethod(), onPath));
+                    write(
+                            exchange,
+                            onPath.isEmpty() ? notFound(path) : notAllowed(exchange.getRequestMethod(), onPath));
                     return;
                 }
                 if (route.handler() == null) { // the Prometheus route: the library reads and answers the exchange
@@ -156,15 +162,23 @@ public final class HttpEndpoint implements AutoCloseable {
                 }
                 write(exchange, response);
             } catch (IOException e) {
-                LOG.debug("{} {}: the connection failed: {}", exchange.getRequestMethod(), exchange.getRequestURI(), e.toString());
+                LOG.debug(
+                        "{} {}: the connection failed: {}",
+                        exchange.getRequestMethod(),
+                        exchange.getRequestURI(),
+                        e.toString());
             }
         }
 
         private HttpResponse answer(HttpExchange exchange, Route route) throws IOException {
             try {
                 byte[] body = readBody(exchange, route.maxBodyBytes());
-                return route.handler().handle(new HttpRequest(exchange.getRequestMethod(), exchange.getRequestURI(),
-                        exchange.getRequestHeaders(), body));
+                return route.handler()
+                        .handle(new HttpRequest(
+                                exchange.getRequestMethod(),
+                                exchange.getRequestURI(),
+                                exchange.getRequestHeaders(),
+                                body));
             } catch (BadRequest e) {
                 return HttpResponse.text(e.status(), e.getMessage());
             } catch (RuntimeException e) {
@@ -176,12 +190,15 @@ public final class HttpEndpoint implements AutoCloseable {
         private HttpResponse notFound(String path) {
             TreeSet<String> paths = new TreeSet<>();
             routes.forEach(r -> paths.add(r.path() + (r.prefix() ? "…" : "")));
-            return HttpResponse.text(404, "no such path: %s; this server serves %s".formatted(path, String.join(", ", paths)));
+            return HttpResponse.text(
+                    404, "no such path: %s; this server serves %s".formatted(path, String.join(", ", paths)));
         }
 
         private static HttpResponse notAllowed(String method, List<Route> onPath) {
-            String allow = String.join(", ", onPath.stream().map(Route::method).distinct().toList());
-            return HttpResponse.text(405, "%s is not allowed here; use %s".formatted(method, allow)).withHeader("Allow", allow);
+            String allow = String.join(
+                    ", ", onPath.stream().map(Route::method).distinct().toList());
+            return HttpResponse.text(405, "%s is not allowed here; use %s".formatted(method, allow))
+                    .withHeader("Allow", allow);
         }
     }
 
@@ -202,8 +219,11 @@ public final class HttpEndpoint implements AutoCloseable {
     }
 
     private static BadRequest tooLarge(int max) {
-        return new BadRequest(413, max == 0 ? "this request takes no body"
-                : "the request body is larger than this endpoint's limit of %d bytes".formatted(max));
+        return new BadRequest(
+                413,
+                max == 0
+                        ? "this request takes no body"
+                        : "the request body is larger than this endpoint's limit of %d bytes".formatted(max));
     }
 
     private static void drain(InputStream in) throws IOException {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -13,7 +12,6 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,13 +27,25 @@ class HttpEndpointTest {
         PrometheusRegistry registry = new PrometheusRegistry();
         Counter.builder().name("fuzz_calls_total").help("h").register(registry).inc();
         endpoint = HttpEndpoint.on(new InetSocketAddress("127.0.0.1", 0))
-                .post("/echo", 16, r -> HttpResponse.of("text/plain", r.body()), (start, response) -> observed.incrementAndGet())
-                .post("/reject", 1024, r -> {
-                    throw new BadRequest(422, "field x: must be positive");
-                }, null)
-                .post("/bug", 1024, r -> {
-                    throw new NullPointerException("oops");
-                }, null)
+                .post(
+                        "/echo",
+                        16,
+                        r -> HttpResponse.of("text/plain", r.body()),
+                        (start, response) -> observed.incrementAndGet())
+                .post(
+                        "/reject",
+                        1024,
+                        r -> {
+                            throw new BadRequest(422, "field x: must be positive");
+                        },
+                        null)
+                .post(
+                        "/bug",
+                        1024,
+                        r -> {
+                            throw new NullPointerException("oops");
+                        },
+                        null)
                 .health(() -> false, "caches not synced")
                 .metrics(registry)
                 .start("Change --listen");
@@ -49,8 +59,11 @@ class HttpEndpointTest {
 
     private java.net.http.HttpResponse<String> send(String method, String path, String body) throws Exception {
         try (HttpClient client = HttpClient.newHttpClient()) {
-            return client.send(java.net.http.HttpRequest.newBuilder(base.resolve(path))
-                    .method(method, BodyPublishers.ofString(body)).build(), BodyHandlers.ofString());
+            return client.send(
+                    java.net.http.HttpRequest.newBuilder(base.resolve(path))
+                            .method(method, BodyPublishers.ofString(body))
+                            .build(),
+                    BodyHandlers.ofString());
         }
     }
 

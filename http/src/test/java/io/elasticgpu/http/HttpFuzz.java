@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
-
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -23,31 +22,35 @@ import net.jqwik.api.Combinators;
  */
 public final class HttpFuzz {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private HttpFuzz() {
-    }
+    private HttpFuzz() {}
 
     /** Random bytes, random text, and each valid example mutated (and sometimes the example itself). */
     public static Arbitrary<byte[]> bodies(List<String> validExamples) {
         Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(300);
         Arbitrary<byte[]> text = Arbitraries.strings().ofMaxLength(200).map(s -> s.getBytes(StandardCharsets.UTF_8));
-        Arbitrary<byte[]> mutated = Combinators.combine(Arbitraries.of(validExamples), Arbitraries.integers().between(0, 6),
-                Arbitraries.integers().between(0, Integer.MAX_VALUE), Arbitraries.strings().ofMaxLength(12))
-                .as(HttpFuzz::mutate).map(s -> s.getBytes(StandardCharsets.UTF_8));
-        return Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(1, random), net.jqwik.api.Tuple.of(1, text),
-                net.jqwik.api.Tuple.of(6, mutated));
+        Arbitrary<byte[]> mutated = Combinators.combine(
+                        Arbitraries.of(validExamples),
+                        Arbitraries.integers().between(0, 6),
+                        Arbitraries.integers().between(0, Integer.MAX_VALUE),
+                        Arbitraries.strings().ofMaxLength(12))
+                .as(HttpFuzz::mutate)
+                .map(s -> s.getBytes(StandardCharsets.UTF_8));
+        return Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(1, random), net.jqwik.api.Tuple.of(1, text), net.jqwik.api.Tuple.of(6, mutated));
     }
 
     static String mutate(String json, int kind, int position, String garbage) {
         int at = json.isEmpty() ? 0 : position % json.length();
         return switch (kind) {
-            case 0 -> json.substring(0, at);                                   // cut short
-            case 1 -> json.substring(0, at) + garbage + json.substring(at);    // garbage inserted
+            case 0 -> json.substring(0, at); // cut short
+            case 1 -> json.substring(0, at) + garbage + json.substring(at); // garbage inserted
             // a number becomes a string; quoted, since garbage may hold a dollar sign or a backslash
             case 2 -> json.replaceFirst(":\\s*-?\\d+", Matcher.quoteReplacement(":\"" + garbage + "\""));
             case 3 -> json.replaceFirst(":\\s*(\"[^\"]*\"|\\{|\\[)", ":null,\"x\":$1"); // a value nulled
-            case 4 -> json.replace('{', '[').replace('}', ']');                // objects become arrays
+            case 4 -> json.replace('{', '[').replace('}', ']'); // objects become arrays
             case 5 -> json.replaceFirst(":\\s*\"[^\"]*\"", ":" + (position % 1000)); // a string becomes a number
             default -> json;
         };
@@ -67,11 +70,15 @@ public final class HttpFuzz {
         assertThat(status(base, "GET", "healthz", new byte[0])).isEqualTo(200);
     }
 
-    /** The status of one request to {@code base + path} (base ends with "/"), or -1 when the server gave no answer at all. */
+    /**
+     * The status of one request to {@code base + path} (base ends with "/"), or -1 when the server gave no answer at
+     * all. */
     public static int status(URI base, String method, String path, byte[] body) {
         try {
             java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(URI.create(base + path))
-                    .timeout(Duration.ofSeconds(30)).method(method, BodyPublishers.ofByteArray(body)).build();
+                    .timeout(Duration.ofSeconds(30))
+                    .method(method, BodyPublishers.ofByteArray(body))
+                    .build();
             return CLIENT.send(request, BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
             return -1;

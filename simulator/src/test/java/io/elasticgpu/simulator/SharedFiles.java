@@ -14,14 +14,15 @@ import java.nio.file.Path;
  */
 public final class SharedFiles {
 
-    private SharedFiles() {
-    }
+    private SharedFiles() {}
 
     public static Path require(String relative) {
         Path root = Path.of(System.getProperty("egpu.shared", "../../shared"));
         Path file = root.resolve(relative);
         if (!Files.exists(file) && required()) {
-            fail(file + " is absent, and CI requires the shared traces: clone beside ../shared or pass -Degpu.shared=DIR");
+            fail(file
+                    + " is absent, and CI requires the shared traces: clone beside ../shared or pass "
+                    + "-Degpu.shared=DIR");
         }
         assumeTrue(Files.exists(file), () -> "skipped: " + file + " is absent");
         return file;

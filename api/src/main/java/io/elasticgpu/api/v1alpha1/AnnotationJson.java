@@ -3,7 +3,6 @@ package io.elasticgpu.api.v1alpha1;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.util.function.Predicate;
 
 /**
@@ -13,11 +12,10 @@ import java.util.function.Predicate;
  */
 final class AnnotationJson {
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
-    private AnnotationJson() {
-    }
+    private AnnotationJson() {}
 
     static String write(Object value, String what) {
         try {

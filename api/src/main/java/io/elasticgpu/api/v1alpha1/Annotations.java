@@ -25,19 +25,24 @@ public final class Annotations {
     public static final String ALLOCATION = "elasticgpu.io/allocation";
     /** On a pod: when the extender chose its cards, in Unix nanoseconds; the node agent matches the oldest first. */
     public static final String ASSUME_TIME = "elasticgpu.io/assume-time";
-    /** On a pod: {@value #PHASE_ASSUMED} once the extender chose its cards, {@value #PHASE_ALLOCATED} once kubelet gave them. */
+    /**
+     * On a pod: {@value #PHASE_ASSUMED} once the extender chose its cards, {@value #PHASE_ALLOCATED} once kubelet gave
+     * them. */
     public static final String PHASE = "elasticgpu.io/phase";
+
     public static final String PHASE_ASSUMED = "assumed";
     public static final String PHASE_ALLOCATED = "allocated";
 
     /** Whether the node agent recorded what kubelet gave the pod ({@value #PHASE}: {@value #PHASE_ALLOCATED}). */
     public static boolean allocated(io.fabric8.kubernetes.api.model.Pod pod) {
-        java.util.Map<String, String> a = pod.getMetadata() == null ? null : pod.getMetadata().getAnnotations();
+        java.util.Map<String, String> a =
+                pod.getMetadata() == null ? null : pod.getMetadata().getAnnotations();
         return a != null && PHASE_ALLOCATED.equals(a.get(PHASE));
     }
 
     /** Aliyun gpushare (seed 001): the card index, the pod's and the card's memory, when assumed, whether given. */
     public static final String ALIYUN_INDEX = "ALIYUN_COM_GPU_MEM_IDX";
+
     public static final String ALIYUN_POD_MEMORY = "ALIYUN_COM_GPU_MEM_POD";
     public static final String ALIYUN_CARD_MEMORY = "ALIYUN_COM_GPU_MEM_DEV";
     public static final String ALIYUN_ASSUME_TIME = "ALIYUN_COM_GPU_MEM_ASSUME_TIME";
@@ -45,9 +50,9 @@ public final class Annotations {
 
     /** Volcano GPU share (seed 004): the card index, when predicated, whether given. */
     public static final String VOLCANO_INDEX = "volcano.sh/gpu-index";
+
     public static final String VOLCANO_PREDICATE_TIME = "volcano.sh/predicate-time";
     public static final String VOLCANO_ASSIGNED = "volcano.sh/gpu-assigned";
 
-    private Annotations() {
-    }
+    private Annotations() {}
 }

@@ -18,8 +18,7 @@ import io.fabric8.kubernetes.api.model.Pod;
  */
 public final class CardHolding {
 
-    private CardHolding() {
-    }
+    private CardHolding() {}
 
     /** True while the pod's containers may still be running on the cards it was given. */
     public static boolean holdsCards(Pod pod) {

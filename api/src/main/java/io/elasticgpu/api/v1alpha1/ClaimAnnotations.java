@@ -1,7 +1,6 @@
 package io.elasticgpu.api.v1alpha1;
 
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -11,8 +10,7 @@ public final class ClaimAnnotations {
     /** The annotation key's prefix; the container's name follows it. */
     public static final String PREFIX = "elasticgpu.io/egpuc-";
 
-    private ClaimAnnotations() {
-    }
+    private ClaimAnnotations() {}
 
     /** The annotation key naming the claim of {@code container}. */
     public static String key(String container) {

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplateBuilder;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,17 +17,18 @@ import java.util.Map;
 public final class ClaimAsks {
 
     /** The request names an ElasticGPUClaim carries, in the order the webhook copies them. */
-    public static final List<String> NAMES = List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE,
-            ResourceNames.GPU_COUNT);
+    public static final List<String> NAMES =
+            List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
 
-    private ClaimAsks() {
-    }
+    private ClaimAsks() {}
 
     /** The claim's requests among {@link #NAMES}, as strings; empty when it asks none of them. */
     public static Map<String, String> requests(ElasticGPUClaim claim) {
-        Map<String, Quantity> requests = claim.getSpec() == null || claim.getSpec().getResources() == null
-                || claim.getSpec().getResources().getRequests() == null
-                ? Map.of() : claim.getSpec().getResources().getRequests();
+        Map<String, Quantity> requests = claim.getSpec() == null
+                        || claim.getSpec().getResources() == null
+                        || claim.getSpec().getResources().getRequests() == null
+                ? Map.of()
+                : claim.getSpec().getResources().getRequests();
         Map<String, String> asked = new LinkedHashMap<>();
         for (String name : NAMES) {
             Quantity quantity = requests.get(name);
@@ -47,8 +47,16 @@ public final class ClaimAsks {
     public static GpuAsk ask(String container, Map<String, String> requests) {
         Map<String, Quantity> limits = new LinkedHashMap<>();
         requests.forEach((k, v) -> limits.put(k, new Quantity(v)));
-        var alone = new PodBuilder().withNewSpec().addNewContainer().withName(container).withNewResources()
-                .withLimits(limits).endResources().endContainer().endSpec().build();
+        var alone = new PodBuilder()
+                .withNewSpec()
+                .addNewContainer()
+                .withName(container)
+                .withNewResources()
+                .withLimits(limits)
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
         List<GpuAsk> asks = PodAsks.of(alone, PodAsks.Units.DEFAULT);
         if (asks.isEmpty()) {
             throw new InvalidAskException("%s asks none of %s".formatted(container, String.join(", ", NAMES)));
@@ -58,7 +66,9 @@ public final class ClaimAsks {
 
     /** Whether claims of {@code gpuClass} (null when it does not exist) are served through DRA. */
     public static boolean throughDra(ElasticGPUClass gpuClass) {
-        return gpuClass != null && gpuClass.getSpec() != null && gpuClass.getSpec().getApi() == ElasticGPUClassSpec.Api.DRA;
+        return gpuClass != null
+                && gpuClass.getSpec() != null
+                && gpuClass.getSpec().getApi() == ElasticGPUClassSpec.Api.DRA;
     }
 
     /**
@@ -70,12 +80,25 @@ public final class ClaimAsks {
     public static ResourceClaimTemplate template(ElasticGPUClaim claim) {
         String name = claim.getMetadata().getName();
         GpuAsk ask = ask("claim " + name, requests(claim));
-        return new ResourceClaimTemplateBuilder().withNewMetadata().withName(DraNames.claimTemplate(name))
+        return new ResourceClaimTemplateBuilder()
+                .withNewMetadata()
+                .withName(DraNames.claimTemplate(name))
                 .withNamespace(claim.getMetadata().getNamespace())
-                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(claim.getApiVersion()).withKind(claim.getKind())
-                        .withName(name).withUid(claim.getMetadata().getUid()).withController(true).build())
+                .withOwnerReferences(new OwnerReferenceBuilder()
+                        .withApiVersion(claim.getApiVersion())
+                        .withKind(claim.getKind())
+                        .withName(name)
+                        .withUid(claim.getMetadata().getUid())
+                        .withController(true)
+                        .build())
                 .endMetadata()
-                .withNewSpec().withNewSpec().withNewDevices().addToRequests(DraAsks.request(ask)).endDevices().endSpec().endSpec()
+                .withNewSpec()
+                .withNewSpec()
+                .withNewDevices()
+                .addToRequests(DraAsks.request(ask))
+                .endDevices()
+                .endSpec()
+                .endSpec()
                 .build();
     }
 }

@@ -7,8 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 /** Whether the API server serves DRA's {@code resource.k8s.io/v1} (Kubernetes 1.34 and later). */
 public final class DraApi {
 
-    private DraApi() {
-    }
+    private DraApi() {}
 
     /** False also when discovery fails: the views then count pods' allocations only, as before DRA. */
     public static boolean served(KubernetesClient client) {

@@ -2,7 +2,6 @@ package io.elasticgpu.api.v1alpha1;
 
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
@@ -12,7 +11,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceSubRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ExactDeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -38,8 +36,7 @@ public final class DraAsks {
     private static final BigDecimal MIB = BigDecimal.valueOf(1024L * 1024);
 
     /** One claim of a pod: the pod's name for it and the ResourceClaim's name (null until it is generated). */
-    public record PodClaim(String podClaimName, String claimName) {
-    }
+    public record PodClaim(String podClaimName, String claimName) {}
 
     /**
      * The annotation kube-scheduler puts ({@code "true"}) on the claim it makes for a pod asking an extended resource
@@ -47,22 +44,22 @@ public final class DraAsks {
      */
     public static final String EXTENDED_RESOURCE_CLAIM = "resource.kubernetes.io/extended-resource-claim";
 
-    private DraAsks() {
-    }
+    private DraAsks() {}
 
     /**
      * True for a claim kube-scheduler made for a pod's extended resource: that pod asks the cards by resource name
      * and is counted as a GPU pod, so the claim stands for no ask of its own.
      */
     public static boolean madeForExtendedResource(ResourceClaim claim) {
-        var annotations = claim.getMetadata() == null ? null : claim.getMetadata().getAnnotations();
+        var annotations =
+                claim.getMetadata() == null ? null : claim.getMetadata().getAnnotations();
         return annotations != null && "true".equals(annotations.get(EXTENDED_RESOURCE_CLAIM));
     }
 
     /** True for the DeviceClasses that select our cards. */
     public static boolean ours(String deviceClassName) {
-        return deviceClassName != null && (deviceClassName.equals(DraNames.DRIVER)
-                || deviceClassName.endsWith("." + DraNames.DRIVER));
+        return deviceClassName != null
+                && (deviceClassName.equals(DraNames.DRIVER) || deviceClassName.endsWith("." + DraNames.DRIVER));
     }
 
     /**
@@ -73,14 +70,19 @@ public final class DraAsks {
         if (pod.getSpec() == null || pod.getSpec().getResourceClaims() == null) {
             return List.of();
         }
-        List<PodResourceClaimStatus> statuses = pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null
-                ? List.of() : pod.getStatus().getResourceClaimStatuses();
+        List<PodResourceClaimStatus> statuses =
+                pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null
+                        ? List.of()
+                        : pod.getStatus().getResourceClaimStatuses();
         List<PodClaim> out = new ArrayList<>();
         for (PodResourceClaim c : pod.getSpec().getResourceClaims()) {
             String name = c.getResourceClaimName();
             if (name == null) {
-                name = statuses.stream().filter(s -> c.getName().equals(s.getName())).findFirst()
-                        .map(PodResourceClaimStatus::getResourceClaimName).orElse(null);
+                name = statuses.stream()
+                        .filter(s -> c.getName().equals(s.getName()))
+                        .findFirst()
+                        .map(PodResourceClaimStatus::getResourceClaimName)
+                        .orElse(null);
             }
             out.add(new PodClaim(c.getName(), name));
         }
@@ -101,47 +103,65 @@ public final class DraAsks {
 
     /** What {@code claim} asks of ours, allocated or not: for the workload the fragmentation-aware policies expect. */
     public static List<GpuAsk> requested(ResourceClaim claim, long memoryBlockMib) {
-        if (claim.getSpec() == null || claim.getSpec().getDevices() == null || claim.getSpec().getDevices().getRequests() == null) {
+        if (claim.getSpec() == null
+                || claim.getSpec().getDevices() == null
+                || claim.getSpec().getDevices().getRequests() == null) {
             return List.of();
         }
-        String claimName = claim.getMetadata() == null ? "" : claim.getMetadata().getName();
+        String claimName =
+                claim.getMetadata() == null ? "" : claim.getMetadata().getName();
         List<GpuAsk> asks = new ArrayList<>();
         for (DeviceRequest r : claim.getSpec().getDevices().getRequests()) {
-            first(r).filter(e -> ours(e.className())).ifPresent(e ->
-                    asks.add(ask("claim/" + claimName + "/" + r.getName(), e, memoryBlockMib)));
+            first(r).filter(e -> ours(e.className()))
+                    .ifPresent(e -> asks.add(ask("claim/" + claimName + "/" + r.getName(), e, memoryBlockMib)));
         }
         return asks;
     }
 
     /** The fields of an exact request or of a prioritized list's first subrequest. */
-    private record Exact(String className, String mode, Long count, Map<String, Quantity> capacity) {
-    }
+    private record Exact(String className, String mode, Long count, Map<String, Quantity> capacity) {}
 
     private static Optional<Exact> first(DeviceRequest r) {
         ExactDeviceRequest e = r.getExactly();
         if (e != null) {
-            return Optional.of(new Exact(e.getDeviceClassName(), e.getAllocationMode(), e.getCount(),
+            return Optional.of(new Exact(
+                    e.getDeviceClassName(),
+                    e.getAllocationMode(),
+                    e.getCount(),
                     e.getCapacity() == null ? null : e.getCapacity().getRequests()));
         }
         if (r.getFirstAvailable() == null || r.getFirstAvailable().isEmpty()) {
             return Optional.empty();
         }
         DeviceSubRequest s = r.getFirstAvailable().getFirst();
-        return Optional.of(new Exact(s.getDeviceClassName(), s.getAllocationMode(), s.getCount(),
+        return Optional.of(new Exact(
+                s.getDeviceClassName(),
+                s.getAllocationMode(),
+                s.getCount(),
                 s.getCapacity() == null ? null : s.getCapacity().getRequests()));
     }
 
     private static GpuAsk ask(String name, Exact e, long blockMib) {
         if ("All".equals(e.mode())) {
             throw new InvalidAskException(("%s asks allocationMode: All; how many cards that is depends on the node,"
-                    + " so kube-scheduler's allocator places it alone (ask allocationMode: ExactCount with a count)").formatted(name));
+                            + " so kube-scheduler's allocator places it alone (ask allocationMode: ExactCount with a "
+                            + "count)")
+                    .formatted(name));
         }
         int cards = e.count() == null ? 1 : (int) Math.max(1, Math.min(Integer.MAX_VALUE, e.count()));
         Map<String, Quantity> capacity = e.capacity() == null ? Map.of() : e.capacity();
-        long memoryMib = capacity.containsKey(DraNames.MEMORY) ? roundUp(Quantity.getAmountInBytes(capacity.get(DraNames.MEMORY))
-                .divide(MIB, 0, RoundingMode.CEILING).longValueExact(), blockMib) : 0;
-        int percent = capacity.containsKey(DraNames.CORES) ? Quantity.getAmountInBytes(capacity.get(DraNames.CORES))
-                .setScale(0, RoundingMode.CEILING).intValueExact() : 0;
+        long memoryMib = capacity.containsKey(DraNames.MEMORY)
+                ? roundUp(
+                        Quantity.getAmountInBytes(capacity.get(DraNames.MEMORY))
+                                .divide(MIB, 0, RoundingMode.CEILING)
+                                .longValueExact(),
+                        blockMib)
+                : 0;
+        int percent = capacity.containsKey(DraNames.CORES)
+                ? Quantity.getAmountInBytes(capacity.get(DraNames.CORES))
+                        .setScale(0, RoundingMode.CEILING)
+                        .intValueExact()
+                : 0;
         if (memoryMib == 0 || percent >= 100) { // all of the card's memory, or all of its compute: the card alone
             return GpuAsk.whole(name, Role.APP, cards, Family.DRA);
         }
@@ -156,20 +176,25 @@ public final class DraAsks {
      * @throws InvalidAskException for a slice without memory: a claim naming none takes all of the card's
      */
     public static DeviceRequest request(GpuAsk ask) {
-        var exactly = new DeviceRequestBuilder().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER)
-                .withAllocationMode("ExactCount").withCount((long) ask.cards());
+        var exactly = new DeviceRequestBuilder()
+                .withName("gpu")
+                .withNewExactly()
+                .withDeviceClassName(DraNames.DRIVER)
+                .withAllocationMode("ExactCount")
+                .withCount((long) ask.cards());
         if (!ask.whole()) {
             if (ask.memoryPercent() > 0) {
                 throw new InvalidAskException(("%s asks %d %% of a card's memory; through DRA memory is asked in"
-                        + " bytes: ask it in MiB (nvidia.com/gpumem or elasticgpu.io/gpu-memory)").formatted(ask.container(),
-                        ask.memoryPercent()));
+                                + " bytes: ask it in MiB (nvidia.com/gpumem or elasticgpu.io/gpu-memory)")
+                        .formatted(ask.container(), ask.memoryPercent()));
             }
             if (ask.memoryMib() == 0) {
                 throw new InvalidAskException(("%s asks compute alone (%d %% of a card); through DRA a share must"
-                        + " name its memory too (elasticgpu.io/gpu-memory), or ask whole cards").formatted(ask.container(),
-                        ask.milli() / 10));
+                                + " name its memory too (elasticgpu.io/gpu-memory), or ask whole cards")
+                        .formatted(ask.container(), ask.milli() / 10));
             }
-            var capacity = exactly.withNewCapacity().addToRequests(DraNames.MEMORY, new Quantity(ask.memoryMib() + "Mi"));
+            var capacity =
+                    exactly.withNewCapacity().addToRequests(DraNames.MEMORY, new Quantity(ask.memoryMib() + "Mi"));
             if (ask.milli() > 0) {
                 capacity.addToRequests(DraNames.CORES, new Quantity(Integer.toString((ask.milli() + 9) / 10)));
             }

@@ -7,7 +7,9 @@ package io.elasticgpu.api.v1alpha1;
  */
 public final class DraNames {
 
-    /** The driver name: ResourceSlices' {@code spec.driver}, allocation results' {@code driver}, kubelet's plugin name. */
+    /**
+     * The driver name: ResourceSlices' {@code spec.driver}, allocation results' {@code driver}, kubelet's plugin name.
+     * */
     public static final String DRIVER = "gpu.elasticgpu.io";
 
     /** Consumable capacity: GPU memory, a quantity in bytes published as whole MiB ({@code 81920Mi}). */
@@ -22,6 +24,7 @@ public final class DraNames {
     public static final String ATTR_NUMA_NODE = "numaNode";
     /** The lowest index among the cards joined to this one by NVLink (itself when it has none). */
     public static final String ATTR_NVLINK_ISLAND = "nvlinkIsland";
+
     public static final String ATTR_MEMORY_MIB = "memoryMiB";
 
     /** The device taint of an unhealthy card; its value says why (e.g. {@code Xid-79}). */
@@ -32,8 +35,7 @@ public final class DraNames {
      */
     public static final String TAINT_DEVICE_PLUGIN = DRIVER + "/device-plugin-pods";
 
-    private DraNames() {
-    }
+    private DraNames() {}
 
     /**
      * The ResourceClaimTemplate made from ElasticGPUClaim {@code claim} of a DRA class, in the claim's namespace, and

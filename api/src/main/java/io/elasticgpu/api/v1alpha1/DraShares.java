@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -32,8 +31,15 @@ public final class DraShares {
      * @param milli     compute consumed in thousandths of the card (0: no compute limit asked)
      * @param shareId   the allocator's share id, or null for a device that allows one allocation
      */
-    public record DraShare(String node, int card, String device, String request, boolean wholeCard, long memoryMib,
-                           int milli, String shareId) {
+    public record DraShare(
+            String node,
+            int card,
+            String device,
+            String request,
+            boolean wholeCard,
+            long memoryMib,
+            int milli,
+            String shareId) {
         public DraShare {
             requireNonNull(node, "node");
             requireNonNull(device, "device");
@@ -41,12 +47,12 @@ public final class DraShares {
         }
     }
 
-    private DraShares() {
-    }
+    private DraShares() {}
 
     /** True when the claim is allocated (kube-scheduler wrote its devices); only then does it hold anything. */
     public static boolean allocated(ResourceClaim claim) {
-        return claim.getStatus() != null && claim.getStatus().getAllocation() != null
+        return claim.getStatus() != null
+                && claim.getStatus().getAllocation() != null
                 && claim.getStatus().getAllocation().getDevices() != null
                 && claim.getStatus().getAllocation().getDevices().getResults() != null;
     }
@@ -57,7 +63,8 @@ public final class DraShares {
             return List.of();
         }
         List<DraShare> out = new ArrayList<>();
-        for (DeviceRequestAllocationResult r : claim.getStatus().getAllocation().getDevices().getResults()) {
+        for (DeviceRequestAllocationResult r :
+                claim.getStatus().getAllocation().getDevices().getResults()) {
             if (DraNames.DRIVER.equals(r.getDriver()) && r.getPool() != null && r.getDevice() != null) {
                 out.add(share(r));
             }
@@ -73,10 +80,16 @@ public final class DraShares {
         if (consumed == null || consumed.isEmpty()) {
             return new DraShare(r.getPool(), card, r.getDevice(), request, true, 0, 1000, r.getShareID());
         }
-        long memoryMib = consumed.containsKey(DraNames.MEMORY) ? Quantity.getAmountInBytes(consumed.get(DraNames.MEMORY))
-                .divide(MIB, 0, RoundingMode.CEILING).longValueExact() : 0;
-        int percent = consumed.containsKey(DraNames.CORES) ? Quantity.getAmountInBytes(consumed.get(DraNames.CORES))
-                .setScale(0, RoundingMode.CEILING).intValueExact() : 0;
+        long memoryMib = consumed.containsKey(DraNames.MEMORY)
+                ? Quantity.getAmountInBytes(consumed.get(DraNames.MEMORY))
+                        .divide(MIB, 0, RoundingMode.CEILING)
+                        .longValueExact()
+                : 0;
+        int percent = consumed.containsKey(DraNames.CORES)
+                ? Quantity.getAmountInBytes(consumed.get(DraNames.CORES))
+                        .setScale(0, RoundingMode.CEILING)
+                        .intValueExact()
+                : 0;
         return new DraShare(r.getPool(), card, r.getDevice(), request, false, memoryMib, percent * 10, r.getShareID());
     }
 }

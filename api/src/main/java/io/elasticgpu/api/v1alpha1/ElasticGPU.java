@@ -25,6 +25,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Claim Namespace", jsonPath = ".spec.claimRef.namespace")
 @AdditionalPrinterColumn(name = "Claim", jsonPath = ".spec.claimRef.name")
 @AdditionalPrinterColumn(name = "Pod", jsonPath = ".spec.podRef.name")
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-public class ElasticGPU extends CustomResource<ElasticGPUSpec, ElasticGPUStatus> {
-}
+@AdditionalPrinterColumn(
+        name = "Age",
+        jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE)
+public class ElasticGPU extends CustomResource<ElasticGPUSpec, ElasticGPUStatus> {}

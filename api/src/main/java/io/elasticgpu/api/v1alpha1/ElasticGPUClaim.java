@@ -20,20 +20,31 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Kind("ElasticGPUClaim")
 @Plural("elasticgpuclaims")
 @ShortNames("egpuc")
-@ValidationRule(value = "!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase != 'Bound'"
-        + " || self.spec == oldSelf.spec", message = ValidationMessages.CLAIM_SPEC_IMMUTABLE_WHEN_BOUND)
+@ValidationRule(
+        value = "!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase != 'Bound'"
+                + " || self.spec == oldSelf.spec",
+        message = ValidationMessages.CLAIM_SPEC_IMMUTABLE_WHEN_BOUND)
 @AdditionalPrinterColumn(name = "Class", jsonPath = ".spec.elasticGPUClassName")
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase")
 @AdditionalPrinterColumn(name = "ElasticGPU", jsonPath = ".status.elasticGPUName")
 @AdditionalPrinterColumn(name = "Requests", jsonPath = ".spec.resources.requests")
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+        name = "Age",
+        jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE)
 public class ElasticGPUClaim extends CustomResource<ElasticGPUClaimSpec, ElasticGPUClaimStatus> implements Namespaced {
 
     /** A claim {@code namespace/name} of class {@code className} asking {@code requests} (resource name → quantity). */
-    public static ElasticGPUClaim of(String namespace, String name, String className,
-                                     java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> requests) {
+    public static ElasticGPUClaim of(
+            String namespace,
+            String name,
+            String className,
+            java.util.Map<String, io.fabric8.kubernetes.api.model.Quantity> requests) {
         ElasticGPUClaim claim = new ElasticGPUClaim();
-        claim.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
+        claim.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                .withName(name)
+                .withNamespace(namespace)
+                .build());
         claim.setSpec(new ElasticGPUClaimSpec());
         claim.getSpec().setElasticGPUClassName(className);
         claim.getSpec().setResources(new ElasticGPUResources());

@@ -9,6 +9,7 @@ public class ElasticGPUClaimSpec {
 
     @Required
     private String elasticGPUClassName;
+
     @Required
     private ElasticGPUResources resources;
 

@@ -7,7 +7,11 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public class ElasticGPUClaimStatus {
 
     /** Pending until bound; Lost when its ElasticGPU went away. */
-    public enum Phase { Pending, Bound, Lost }
+    public enum Phase {
+        Pending,
+        Bound,
+        Lost
+    }
 
     private Phase phase;
     private String elasticGPUName;

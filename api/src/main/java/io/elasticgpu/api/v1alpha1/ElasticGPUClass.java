@@ -21,7 +21,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Provisioner", jsonPath = ".spec.provisioner")
 @AdditionalPrinterColumn(name = "Reclaim Policy", jsonPath = ".spec.reclaimPolicy")
 @AdditionalPrinterColumn(name = "Binding Mode", jsonPath = ".spec.bindingMode")
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+        name = "Age",
+        jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE)
 public class ElasticGPUClass extends CustomResource<ElasticGPUClassSpec, Void> {
 
     /** The API group of the three Elastic GPU kinds. */
@@ -30,9 +33,12 @@ public class ElasticGPUClass extends CustomResource<ElasticGPUClassSpec, Void> {
     public static final String VERSION = "v1alpha1";
 
     /** A class named {@code name} whose GPUs come from {@code provisioner}, reclaimed per {@code policy}. */
-    public static ElasticGPUClass of(String name, ElasticGPUClassSpec.Provisioner provisioner, ElasticGPUClassSpec.ReclaimPolicy policy) {
+    public static ElasticGPUClass of(
+            String name, ElasticGPUClassSpec.Provisioner provisioner, ElasticGPUClassSpec.ReclaimPolicy policy) {
         ElasticGPUClass gpuClass = new ElasticGPUClass();
-        gpuClass.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+        gpuClass.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                .withName(name)
+                .build());
         gpuClass.setSpec(new ElasticGPUClassSpec());
         gpuClass.getSpec().setProvisioner(provisioner);
         gpuClass.getSpec().setReclaimPolicy(policy);

@@ -5,7 +5,6 @@ import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.Map;
 
 /**
@@ -20,18 +19,27 @@ public class ElasticGPUResources {
     @Required
     @Size(max = 4)
     @ValidationRule(value = "self.size() > 0", message = ValidationMessages.REQUESTS_EMPTY)
-    @ValidationRule(value = "self.all(k, k in ['elasticgpu.io/gpu', 'elasticgpu.io/gpu-memory', 'elasticgpu.io/gpu-core',"
-            + " 'elasticgpu.io/gpu-count'])", message = ValidationMessages.REQUESTS_UNKNOWN_NAME)
-    @ValidationRule(value = "self.all(k, isQuantity(string(self[k])) && quantity(string(self[k])).isInteger()"
-            + " && quantity(string(self[k])).asInteger() >= 1)", message = ValidationMessages.REQUESTS_NOT_POSITIVE)
-    @ValidationRule(value = "!('elasticgpu.io/gpu' in self && ('elasticgpu.io/gpu-memory' in self"
-            + " || 'elasticgpu.io/gpu-core' in self))", message = ValidationMessages.WHOLE_AND_SLICE)
-    @ValidationRule(value = "!('elasticgpu.io/gpu-core' in self) || !isQuantity(string(self['elasticgpu.io/gpu-core']))"
-            + " || quantity(string(self['elasticgpu.io/gpu-core'])).compareTo(quantity('100')) <= 0",
+    @ValidationRule(
+            value = "self.all(k, k in ['elasticgpu.io/gpu', 'elasticgpu.io/gpu-memory', 'elasticgpu.io/gpu-core',"
+                    + " 'elasticgpu.io/gpu-count'])",
+            message = ValidationMessages.REQUESTS_UNKNOWN_NAME)
+    @ValidationRule(
+            value = "self.all(k, isQuantity(string(self[k])) && quantity(string(self[k])).isInteger()"
+                    + " && quantity(string(self[k])).asInteger() >= 1)",
+            message = ValidationMessages.REQUESTS_NOT_POSITIVE)
+    @ValidationRule(
+            value = "!('elasticgpu.io/gpu' in self && ('elasticgpu.io/gpu-memory' in self"
+                    + " || 'elasticgpu.io/gpu-core' in self))",
+            message = ValidationMessages.WHOLE_AND_SLICE)
+    @ValidationRule(
+            value = "!('elasticgpu.io/gpu-core' in self) || !isQuantity(string(self['elasticgpu.io/gpu-core']))"
+                    + " || quantity(string(self['elasticgpu.io/gpu-core'])).compareTo(quantity('100')) <= 0",
             message = ValidationMessages.CORE_ABOVE_ONE_CARD,
             messageExpression = ValidationMessages.CORE_ABOVE_ONE_CARD_EXPRESSION)
-    @ValidationRule(value = "!('elasticgpu.io/gpu-count' in self) || 'elasticgpu.io/gpu-memory' in self"
-            + " || 'elasticgpu.io/gpu-core' in self", message = ValidationMessages.COUNT_WITHOUT_SLICE)
+    @ValidationRule(
+            value = "!('elasticgpu.io/gpu-count' in self) || 'elasticgpu.io/gpu-memory' in self"
+                    + " || 'elasticgpu.io/gpu-core' in self",
+            message = ValidationMessages.COUNT_WITHOUT_SLICE)
     private Map<String, Quantity> requests;
 
     public Map<String, Quantity> getRequests() {

@@ -11,7 +11,8 @@ import io.fabric8.generator.annotation.ValidationRule;
  * compute-and-memory slice (a CEL rule; the message is {@link ValidationMessages#EXACTLY_ONE_SOURCE}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "(has(self.physical) ? 1 : 0) + (has(self.gpuShare) ? 1 : 0) + (has(self.qGPU) ? 1 : 0) == 1",
+@ValidationRule(
+        value = "(has(self.physical) ? 1 : 0) + (has(self.gpuShare) ? 1 : 0) + (has(self.qGPU) ? 1 : 0) == 1",
         message = ValidationMessages.EXACTLY_ONE_SOURCE)
 public class ElasticGPUSource {
 
@@ -20,9 +21,11 @@ public class ElasticGPUSource {
     public static class Card {
         @Required
         private String nodeName;
+
         @Required
         @Min(0)
         private Integer index;
+
         private String uuid;
 
         public String getNodeName() {
@@ -54,6 +57,7 @@ public class ElasticGPUSource {
 
     private Card physical;
     private Card gpuShare;
+
     @JsonProperty("qGPU")
     private Card qGPU;
 

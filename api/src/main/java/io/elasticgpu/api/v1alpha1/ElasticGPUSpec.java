@@ -3,7 +3,6 @@ package io.elasticgpu.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.Map;
 
 /** What an {@link ElasticGPU} is and who holds it; mutable bean because fabric8 and Jackson fill it. */
@@ -15,8 +14,10 @@ public class ElasticGPUSpec {
     public static class ClaimReference {
         @Required
         private String namespace;
+
         @Required
         private String name;
+
         private String uid;
 
         public String getNamespace() {
@@ -49,8 +50,10 @@ public class ElasticGPUSpec {
     public static class PodReference {
         @Required
         private String namespace;
+
         @Required
         private String name;
+
         private String container;
 
         public String getNamespace() {
@@ -79,8 +82,10 @@ public class ElasticGPUSpec {
     }
 
     private Map<String, Quantity> capacity;
+
     @Required
     private ElasticGPUSource source;
+
     private ClaimReference claimRef;
     private String nodeName;
     private PodReference podRef;

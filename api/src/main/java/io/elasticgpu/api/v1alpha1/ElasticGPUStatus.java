@@ -7,7 +7,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 public class ElasticGPUStatus {
 
     /** Available to bind, Bound to a claim, Released by its deleted claim, or Failed to reclaim. */
-    public enum Phase { Available, Bound, Released, Failed }
+    public enum Phase {
+        Available,
+        Bound,
+        Released,
+        Failed
+    }
 
     private Phase phase;
 

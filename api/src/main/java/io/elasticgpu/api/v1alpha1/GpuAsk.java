@@ -15,8 +15,15 @@ import static java.util.Objects.requireNonNull;
  * @param memoryPercent memory on each card for a slice in percent of that card's memory (HAMi's
  *                      {@code gpumem-percentage}), 1..99; 0 when asked in MiB or not at all
  */
-public record GpuAsk(String container, Role role, int cards, boolean whole, int milli, long memoryMib, Family family,
-                     int memoryPercent) {
+public record GpuAsk(
+        String container,
+        Role role,
+        int cards,
+        boolean whole,
+        int milli,
+        long memoryMib,
+        Family family,
+        int memoryPercent) {
 
     /** An ask whose memory, if any, is in MiB. */
     public GpuAsk(String container, Role role, int cards, boolean whole, int milli, long memoryMib, Family family) {
@@ -25,7 +32,9 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
 
     /** When the container runs relative to the others. */
     public enum Role {
-        APP, INIT, SIDECAR
+        APP,
+        INIT,
+        SIDECAR
     }
 
     /**
@@ -33,7 +42,12 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
      * {@link #DRA} a request of a ResourceClaim (its "container" is {@code claim/<claim>/<request>}).
      */
     public enum Family {
-        ELASTIC_GPU, NVIDIA, ALIYUN, VOLCANO, HAMI, DRA
+        ELASTIC_GPU,
+        NVIDIA,
+        ALIYUN,
+        VOLCANO,
+        HAMI,
+        DRA
     }
 
     public GpuAsk {
@@ -44,15 +58,21 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
             throw new IllegalArgumentException("container %s: cards must be >= 1, was %d".formatted(container, cards));
         }
         if (memoryPercent < 0 || memoryPercent > 99 || memoryPercent > 0 && memoryMib > 0) {
-            throw new IllegalArgumentException("container %s: memory in percent must be 1..99 and not with MiB, was %d %% and %d MiB"
-                    .formatted(container, memoryPercent, memoryMib));
+            throw new IllegalArgumentException(
+                    "container %s: memory in percent must be 1..99 and not with MiB, was %d %% and %d MiB"
+                            .formatted(container, memoryPercent, memoryMib));
         }
         if (whole && (milli != 0 || memoryMib != 0 || memoryPercent != 0)) {
             throw new IllegalArgumentException("container %s: whole cards carry no slice".formatted(container));
         }
-        if (!whole && (milli < 0 || milli >= 1000 || memoryMib < 0 || (milli == 0 && memoryMib == 0 && memoryPercent == 0))) {
-            throw new IllegalArgumentException("container %s: a slice needs 1..999 milli and/or memory, was %d milli and %d MiB"
-                    .formatted(container, milli, memoryMib));
+        if (!whole
+                && (milli < 0
+                        || milli >= 1000
+                        || memoryMib < 0
+                        || (milli == 0 && memoryMib == 0 && memoryPercent == 0))) {
+            throw new IllegalArgumentException(
+                    "container %s: a slice needs 1..999 milli and/or memory, was %d milli and %d MiB"
+                            .formatted(container, milli, memoryMib));
         }
     }
 
@@ -65,7 +85,8 @@ public record GpuAsk(String container, Role role, int cards, boolean whole, int 
     }
 
     /** A slice whose memory is a percent of whichever card it is given: its MiB are known once the card is. */
-    public static GpuAsk slicePercent(String container, Role role, int cards, int milli, int memoryPercent, Family family) {
+    public static GpuAsk slicePercent(
+            String container, Role role, int cards, int milli, int memoryPercent, Family family) {
         return new GpuAsk(container, role, cards, false, milli, 0, family, memoryPercent);
     }
 }

@@ -13,8 +13,7 @@ import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
  */
 final class HamiNames {
 
-    private HamiNames() {
-    }
+    private HamiNames() {}
 
     /**
      * @param cards      {@code nvidia.com/gpu}
@@ -27,11 +26,20 @@ final class HamiNames {
         boolean qualified = memoryMib + memPercent + cores > 0;
         if (cards == 0) {
             throw new InvalidAskException(("container %s asks %s without %s; add %s: 1 (the number of cards that"
-                    + " each give this share; HAMi's webhook adds it, Elastic GPU leaves pods as written)")
-                    .formatted(name, given(memoryMib, memPercent, cores), ResourceNames.NVIDIA_GPU, ResourceNames.NVIDIA_GPU));
+                            + " each give this share; HAMi's webhook adds it, Elastic GPU leaves pods as written)")
+                    .formatted(
+                            name,
+                            given(memoryMib, memPercent, cores),
+                            ResourceNames.NVIDIA_GPU,
+                            ResourceNames.NVIDIA_GPU));
         }
-        checkPercent(name, ResourceNames.HAMI_GPU_CORES, cores, "for a card of its own; more cards with " + ResourceNames.NVIDIA_GPU);
-        checkPercent(name, ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, memPercent, "(or leave it out) for all of its memory");
+        checkPercent(
+                name,
+                ResourceNames.HAMI_GPU_CORES,
+                cores,
+                "for a card of its own; more cards with " + ResourceNames.NVIDIA_GPU);
+        checkPercent(
+                name, ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, memPercent, "(or leave it out) for all of its memory");
         Family family = qualified ? Family.HAMI : Family.NVIDIA;
         boolean allMemory = memoryMib == 0 && (memPercent == 0 || memPercent == 100);
         if (allMemory || cores == 100) { // all of the card's memory, or all of its compute: the card alone
@@ -46,14 +54,17 @@ final class HamiNames {
 
     private static void checkPercent(String name, String resource, long value, String whole) {
         if (value > 100) {
-            throw new InvalidAskException("container %s asks %s: %d; it is percent of one card and at most 100: ask for %s: 100 %s"
-                    .formatted(name, resource, value, resource, whole));
+            throw new InvalidAskException(
+                    "container %s asks %s: %d; it is percent of one card and at most 100: ask for %s: 100 %s"
+                            .formatted(name, resource, value, resource, whole));
         }
     }
 
     private static String given(long memoryMib, long memPercent, long cores) {
-        return memoryMib > 0 ? ResourceNames.HAMI_GPU_MEMORY + ": " + memoryMib
-                : memPercent > 0 ? ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE + ": " + memPercent
-                : ResourceNames.HAMI_GPU_CORES + ": " + cores;
+        return memoryMib > 0
+                ? ResourceNames.HAMI_GPU_MEMORY + ": " + memoryMib
+                : memPercent > 0
+                        ? ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE + ": " + memPercent
+                        : ResourceNames.HAMI_GPU_CORES + ": " + cores;
     }
 }

@@ -3,7 +3,6 @@ package io.elasticgpu.api.v1alpha1;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -20,14 +19,15 @@ import java.util.Optional;
  */
 public final class KubeletAllocate {
 
-    private KubeletAllocate() {
-    }
+    private KubeletAllocate() {}
 
     /** A container's limits on the resources the node agent advertises, as device counts ({@code units.names()}). */
     public static Map<String, Long> advertised(Container c, PodAsks.Units units) {
         Map<String, Long> out = new HashMap<>();
-        Map<String, Quantity> limits = c.getResources() == null || c.getResources().getLimits() == null ? Map.of()
-                : c.getResources().getLimits();
+        Map<String, Quantity> limits =
+                c.getResources() == null || c.getResources().getLimits() == null
+                        ? Map.of()
+                        : c.getResources().getLimits();
         for (String name : units.names()) {
             Quantity q = limits.get(name);
             if (q != null) {
@@ -56,8 +56,11 @@ public final class KubeletAllocate {
     }
 
     private static Optional<String> sameAsk(Map<String, Long> a, Map<String, Long> b) {
-        return a.entrySet().stream().filter(e -> e.getValue() > 0 && e.getValue().equals(b.get(e.getKey())))
-                .map(e -> e.getKey() + ": " + e.getValue()).sorted().findFirst();
+        return a.entrySet().stream()
+                .filter(e -> e.getValue() > 0 && e.getValue().equals(b.get(e.getKey())))
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .sorted()
+                .findFirst();
     }
 
     /** The sizes of a container's shares, card by card, in a fixed order: what its environment carries. */

@@ -1,11 +1,10 @@
 package io.elasticgpu.api.v1alpha1;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import java.util.List;
 import java.util.Map;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * What one share becomes under CUDA MPS, written once for the admission webhook (which refuses a share MPS cannot
@@ -29,13 +28,15 @@ public record MpsLimits(List<Long> memoryMib, int threadPercent, int processes) 
     public MpsLimits {
         memoryMib = List.copyOf(requireNonNull(memoryMib, "memoryMib"));
         if (memoryMib.isEmpty() || memoryMib.stream().anyMatch(m -> m < 0)) {
-            throw new IllegalArgumentException("MPS limits: memory must be 0 (no limit) or more MiB per card, was " + memoryMib);
+            throw new IllegalArgumentException(
+                    "MPS limits: memory must be 0 (no limit) or more MiB per card, was " + memoryMib);
         }
         if (threadPercent < 1 || threadPercent > 100) {
             throw new IllegalArgumentException("MPS limits: thread percentage must be 1..100, was " + threadPercent);
         }
         if (processes < 1 || processes > MAX_PROCESSES) {
-            throw new IllegalArgumentException("MPS limits: processes must be 1..%d, was %d".formatted(MAX_PROCESSES, processes));
+            throw new IllegalArgumentException(
+                    "MPS limits: processes must be 1..%d, was %d".formatted(MAX_PROCESSES, processes));
         }
     }
 
@@ -45,24 +46,26 @@ public record MpsLimits(List<Long> memoryMib, int threadPercent, int processes) 
      * more than its part. A share with no compute part ({@code milli} 0) limits memory only.
      *
      * @throws IllegalArgumentException when MPS cannot hold the share: a part of less than 1 MiB or 1 % per process,
-     *                                  or a whole card (whole cards never go through MPS); the message says what to change
+     * or a whole card (whole cards never go through MPS); the message says what to change
      */
     public static MpsLimits of(List<Share> shares, int processes) {
         if (shares.isEmpty()) {
             throw new IllegalArgumentException("MPS limits: the share names no card");
         }
         if (processes < 1 || processes > MAX_PROCESSES) {
-            throw new IllegalArgumentException("%s must be 1..%d, was %d".formatted(PROCESSES_ANNOTATION, MAX_PROCESSES, processes));
+            throw new IllegalArgumentException(
+                    "%s must be 1..%d, was %d".formatted(PROCESSES_ANNOTATION, MAX_PROCESSES, processes));
         }
         Share first = shares.getFirst();
         if (shares.stream().anyMatch(s -> s.milli() >= 1000)) {
-            throw new IllegalArgumentException("MPS limits: a whole card is not shared through MPS (card %d)".formatted(first.card()));
+            throw new IllegalArgumentException(
+                    "MPS limits: a whole card is not shared through MPS (card %d)".formatted(first.card()));
         }
         List<Long> memory = shares.stream().map(s -> s.memoryMib() / processes).toList();
         for (int i = 0; i < shares.size(); i++) {
             if (shares.get(i).memoryMib() > 0 && memory.get(i) < 1) {
                 throw new IllegalArgumentException(("a share of %d MiB on card %d cannot be divided among %d processes"
-                        + " (MPS limits each process to whole MiB); ask for more memory or lower %s")
+                                + " (MPS limits each process to whole MiB); ask for more memory or lower %s")
                         .formatted(shares.get(i).memoryMib(), shares.get(i).card(), processes, PROCESSES_ANNOTATION));
             }
         }
@@ -70,9 +73,10 @@ public record MpsLimits(List<Long> memoryMib, int threadPercent, int processes) 
         if (first.milli() > 0) {
             percent = first.milli() / 10 / processes;
             if (percent < 1) {
-                throw new IllegalArgumentException(("a compute share of %s %% cannot be divided among %d processes (MPS limits"
-                        + " each process to whole percent); ask for at least %d %% or lower %s")
-                        .formatted(percentText(first.milli()), processes, processes, PROCESSES_ANNOTATION));
+                throw new IllegalArgumentException(
+                        ("a compute share of %s %% cannot be divided among %d processes (MPS limits"
+                                        + " each process to whole percent); ask for at least %d %% or lower %s")
+                                .formatted(percentText(first.milli()), processes, processes, PROCESSES_ANNOTATION));
             }
         }
         return new MpsLimits(memory, percent, processes);
@@ -96,8 +100,9 @@ public record MpsLimits(List<Long> memoryMib, int threadPercent, int processes) 
         } catch (NumberFormatException e) {
             // the message below says what is expected
         }
-        throw new IllegalArgumentException("annotation %s must be a whole number 1..%d (how many CUDA processes share the GPU share), was \"%s\""
-                .formatted(PROCESSES_ANNOTATION, MAX_PROCESSES, value));
+        throw new IllegalArgumentException(
+                "annotation %s must be a whole number 1..%d (how many CUDA processes share the GPU share), was \"%s\""
+                        .formatted(PROCESSES_ANNOTATION, MAX_PROCESSES, value));
     }
 
     private static String percentText(int milli) {

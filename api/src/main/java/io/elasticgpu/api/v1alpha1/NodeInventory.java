@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -29,8 +28,13 @@ import java.util.Set;
 public record NodeInventory(List<Card> cards, List<Link> links) {
 
     /** One GPU. {@code numa} is -1 when unknown. */
-    public record Card(int index, String uuid, String model, @JsonProperty("memoryMiB") long memoryMib, boolean healthy,
-                       int numa) {
+    public record Card(
+            int index,
+            String uuid,
+            String model,
+            @JsonProperty("memoryMiB") long memoryMib,
+            boolean healthy,
+            int numa) {
         public Card {
             requireNonNull(uuid, "uuid");
             requireNonNull(model, "model");
@@ -44,15 +48,17 @@ public record NodeInventory(List<Card> cards, List<Link> links) {
         }
     }
 
-    private static final Set<String> KINDS = Set.of("NVLINK", "PCIE_SWITCH", "HOST_BRIDGE", "NUMA_NODE", "CROSS_SOCKET");
+    private static final Set<String> KINDS =
+            Set.of("NVLINK", "PCIE_SWITCH", "HOST_BRIDGE", "NUMA_NODE", "CROSS_SOCKET");
 
     public NodeInventory {
         cards = List.copyOf(requireNonNull(cards, "cards"));
         links = List.copyOf(links == null ? List.of() : links);
         for (int i = 0; i < cards.size(); i++) {
             if (cards.get(i).index() != i) {
-                throw new IllegalArgumentException("inventory: card at position %d has index %d; indexes must be 0..%d in order"
-                        .formatted(i, cards.get(i).index(), cards.size() - 1));
+                throw new IllegalArgumentException(
+                        "inventory: card at position %d has index %d; indexes must be 0..%d in order"
+                                .formatted(i, cards.get(i).index(), cards.size() - 1));
             }
         }
         Set<String> pairs = new HashSet<>();
@@ -62,8 +68,8 @@ public record NodeInventory(List<Card> cards, List<Link> links) {
                         .formatted(l.a(), l.b(), cards.size()));
             }
             if (!KINDS.contains(l.kind())) {
-                throw new IllegalArgumentException("inventory: link %d-%d has kind %s; use one of %s"
-                        .formatted(l.a(), l.b(), l.kind(), KINDS));
+                throw new IllegalArgumentException(
+                        "inventory: link %d-%d has kind %s; use one of %s".formatted(l.a(), l.b(), l.kind(), KINDS));
             }
             if (!pairs.add(Math.min(l.a(), l.b()) + "-" + Math.max(l.a(), l.b()))) {
                 throw new IllegalArgumentException("inventory: link %d-%d is listed twice".formatted(l.a(), l.b()));
@@ -79,7 +85,7 @@ public record NodeInventory(List<Card> cards, List<Link> links) {
      * @throws IllegalArgumentException when {@code json} is not an inventory, saying what is wrong
      */
     public static NodeInventory fromJson(String json) {
-        return AnnotationJson.read(json, NodeInventory.class, "inventory", i -> i.cards() != null,
-                "a JSON object with \"cards\"");
+        return AnnotationJson.read(
+                json, NodeInventory.class, "inventory", i -> i.cards() != null, "a JSON object with \"cards\"");
     }
 }

@@ -6,7 +6,9 @@ package io.elasticgpu.api.v1alpha1;
  */
 public final class NodeLabels {
 
-    /** GPU product, with characters a label value cannot hold replaced by {@code -}, e.g. {@code NVIDIA-A100-SXM4-80GB}. */
+    /**
+     * GPU product, with characters a label value cannot hold replaced by {@code -}, e.g. {@code NVIDIA-A100-SXM4-80GB}.
+     * */
     public static final String PRODUCT = "elasticgpu.io/gpu.product";
     /** Memory of one card in MiB. */
     public static final String MEMORY = "elasticgpu.io/gpu.memory";
@@ -21,18 +23,20 @@ public final class NodeLabels {
      * {@link #API_DRA} (a ResourceSlice); never both, so that no card is counted twice.
      */
     public static final String API = "elasticgpu.io/gpu.api";
+
     public static final String API_DEVICE_PLUGIN = "device-plugin";
     public static final String API_DRA = "dra";
 
-    private NodeLabels() {
-    }
+    private NodeLabels() {}
 
     /** True for a node whose cards are offered through DRA: what its pods hold, their ResourceClaims say. */
     public static boolean dra(java.util.Map<String, String> labels) {
         return labels != null && API_DRA.equals(labels.get(API));
     }
 
-    /** A string made into a valid label value: at most 63 of {@code [A-Za-z0-9._-]}, starting and ending alphanumeric. */
+    /**
+     * A string made into a valid label value: at most 63 of {@code [A-Za-z0-9._-]}, starting and ending alphanumeric.
+     * */
     public static String value(String raw) {
         String v = raw.strip().replaceAll("[^A-Za-z0-9._-]+", "-");
         if (v.length() > 63) {

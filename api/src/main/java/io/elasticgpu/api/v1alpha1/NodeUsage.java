@@ -1,10 +1,9 @@
 package io.elasticgpu.api.v1alpha1;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-
-import java.util.List;
-
 import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 
 /**
  * What the processes on a node's cards use, as the node agent last measured them through NVML, published in the
@@ -26,8 +25,14 @@ import static java.util.Objects.requireNonNull;
 public record NodeUsage(String measured, List<ContainerUsage> containers, List<Unattributed> unattributed) {
 
     /** One container's use of one card. */
-    public record ContainerUsage(String namespace, String pod, String container, int card,
-                                 @JsonProperty("memoryMiB") long memoryMib, int smPercent, int processes) {
+    public record ContainerUsage(
+            String namespace,
+            String pod,
+            String container,
+            int card,
+            @JsonProperty("memoryMiB") long memoryMib,
+            int smPercent,
+            int processes) {
         public ContainerUsage {
             requireNonNull(namespace, "namespace");
             requireNonNull(pod, "pod");
@@ -36,8 +41,8 @@ public record NodeUsage(String measured, List<ContainerUsage> containers, List<U
     }
 
     /** What no container of a known pod uses on one card. */
-    public record Unattributed(int card, @JsonProperty("memoryMiB") long memoryMib, int processes) {
-    }
+    public record Unattributed(
+            int card, @JsonProperty("memoryMiB") long memoryMib, int processes) {}
 
     public NodeUsage {
         // measured is checked by fromJson, whose message names the annotation and what it expected
@@ -53,7 +58,11 @@ public record NodeUsage(String measured, List<ContainerUsage> containers, List<U
      * @throws IllegalArgumentException when {@code json} is not a usage annotation, saying what is wrong
      */
     public static NodeUsage fromJson(String json) {
-        return AnnotationJson.read(json, NodeUsage.class, "annotation " + Annotations.USAGE, u -> u.measured() != null,
+        return AnnotationJson.read(
+                json,
+                NodeUsage.class,
+                "annotation " + Annotations.USAGE,
+                u -> u.measured() != null,
                 "an object with \"measured\", \"containers\" and \"unattributed\"");
     }
 }

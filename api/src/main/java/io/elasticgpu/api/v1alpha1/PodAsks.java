@@ -2,11 +2,9 @@ package io.elasticgpu.api.v1alpha1;
 
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
-
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -26,30 +24,37 @@ public final class PodAsks {
      * How quantities read: the MiB in one unit of {@code elasticgpu.io/gpu-memory} and of {@code aliyun.com/gpu-mem},
      * and the names of Elastic GPU's own resources (configurable, the compatibility names are not).
      */
-    public record Units(long memoryBlockMib, long aliyunUnitMib, String gpu, String gpuMemory, String gpuCore,
-                        String gpuCount) {
-        public static final Units DEFAULT = new Units(1, 1024, ResourceNames.GPU, ResourceNames.GPU_MEMORY,
-                ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
+    public record Units(
+            long memoryBlockMib, long aliyunUnitMib, String gpu, String gpuMemory, String gpuCore, String gpuCount) {
+        public static final Units DEFAULT = new Units(
+                1, 1024, ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
 
         public Units {
             if (memoryBlockMib < 1 || aliyunUnitMib < 1) {
-                throw new IllegalArgumentException("memory units must be >= 1 MiB, were %d and %d"
-                        .formatted(memoryBlockMib, aliyunUnitMib));
+                throw new IllegalArgumentException(
+                        "memory units must be >= 1 MiB, were %d and %d".formatted(memoryBlockMib, aliyunUnitMib));
             }
         }
 
         /**
          * Every name whose presence makes a pod Elastic GPU's business and that the node agent advertises to kubelet;
-         * HAMi's qualifiers ({@link ResourceNames#HAMI_QUALIFIERS}) make it so too, but no device is allocated for them.
+         * HAMi's qualifiers ({@link ResourceNames#HAMI_QUALIFIERS}) make it so too, but no device is allocated for
+         * them.
          */
         public List<String> names() {
-            return List.of(gpu, gpuMemory, gpuCore, gpuCount, ResourceNames.NVIDIA_GPU, ResourceNames.ALIYUN_GPU_MEM,
-                    ResourceNames.VOLCANO_GPU_MEMORY, ResourceNames.VOLCANO_GPU_NUMBER);
+            return List.of(
+                    gpu,
+                    gpuMemory,
+                    gpuCore,
+                    gpuCount,
+                    ResourceNames.NVIDIA_GPU,
+                    ResourceNames.ALIYUN_GPU_MEM,
+                    ResourceNames.VOLCANO_GPU_MEMORY,
+                    ResourceNames.VOLCANO_GPU_NUMBER);
         }
     }
 
-    private PodAsks() {
-    }
+    private PodAsks() {}
 
     /**
      * The GPU asks of every container that has one: init containers and sidecars first, in spec order, then app
@@ -80,7 +85,8 @@ public final class PodAsks {
         List<Container> all = containers(pod);
         List<String> names = new ArrayList<>(units.names());
         names.addAll(ResourceNames.HAMI_QUALIFIERS);
-        return all.stream().anyMatch(c -> names.stream().anyMatch(n -> gpuQuantities(c).containsKey(n)));
+        return all.stream()
+                .anyMatch(c -> names.stream().anyMatch(n -> gpuQuantities(c).containsKey(n)));
     }
 
     /** Init containers (sidecars among them), then app containers, in spec order: the order kubelet allocates in. */
@@ -123,26 +129,35 @@ public final class PodAsks {
         if (families.isEmpty()) {
             return java.util.Optional.empty();
         }
-        if (name == null || name.isBlank()) { // the API server refuses such a pod; an extender request may still carry one
-            throw new InvalidAskException("a container without a name asks GPUs by the names of %s; every container needs a name"
-                    .formatted(String.join(" and ", families)));
+        if (name == null
+                || name.isBlank()) { // the API server refuses such a pod; an extender request may still carry one
+            throw new InvalidAskException(
+                    "a container without a name asks GPUs by the names of %s; every container needs a name"
+                            .formatted(String.join(" and ", families)));
         }
         if (families.size() > 1) {
-            throw new InvalidAskException("container %s asks GPUs by the names of %s; use one family of names per container"
-                    .formatted(name, String.join(" and ", families)));
+            throw new InvalidAskException(
+                    "container %s asks GPUs by the names of %s; use one family of names per container"
+                            .formatted(name, String.join(" and ", families)));
         }
-        return java.util.Optional.of(switch (families.getFirst()) {
-            case "nvidia.com" -> HamiNames.read(name, role, nvidia, hamiMemory, hamiPercent, hamiCores);
-            case "aliyun.com" -> GpuAsk.slice(name, role, 1, 0, aliyun * units.aliyunUnitMib(), Family.ALIYUN);
-            case "volcano.sh" -> volcano(name, role, volcanoMemory, volcanoNumber);
-            default -> elastic(name, role, units, gpu, memory, core, cardCount);
-        });
+        return java.util.Optional.of(
+                switch (families.getFirst()) {
+                    case "nvidia.com" -> HamiNames.read(name, role, nvidia, hamiMemory, hamiPercent, hamiCores);
+                    case "aliyun.com" -> GpuAsk.slice(name, role, 1, 0, aliyun * units.aliyunUnitMib(), Family.ALIYUN);
+                    case "volcano.sh" -> volcano(name, role, volcanoMemory, volcanoNumber);
+                    default -> elastic(name, role, units, gpu, memory, core, cardCount);
+                });
     }
 
     private static GpuAsk elastic(String name, Role role, Units u, long gpu, long memory, long core, long cardCount) {
         if (gpu > 0 && (memory > 0 || core > 0)) {
-            throw new InvalidAskException(("container %s asks whole cards (%s: %d) and a slice (%s); ask for one or"
-                    + " the other").formatted(name, u.gpu(), gpu, memory > 0 ? u.gpuMemory() + ": " + memory : u.gpuCore() + ": " + core));
+            throw new InvalidAskException(
+                    ("container %s asks whole cards (%s: %d) and a slice (%s); ask for one or" + " the other")
+                            .formatted(
+                                    name,
+                                    u.gpu(),
+                                    gpu,
+                                    memory > 0 ? u.gpuMemory() + ": " + memory : u.gpuCore() + ": " + core));
         }
         if (gpu > 0) {
             if (cardCount > 0) {
@@ -157,7 +172,8 @@ public final class PodAsks {
         }
         if (core > 100) {
             throw new InvalidAskException(("container %s asks %s: %d; a slice is at most 100 (percent of one card);"
-                    + " ask for %s: %d for whole cards").formatted(name, u.gpuCore(), core, u.gpu(), (core + 99) / 100));
+                            + " ask for %s: %d for whole cards")
+                    .formatted(name, u.gpuCore(), core, u.gpu(), (core + 99) / 100));
         }
         int cards = cardCount > 0 ? toInt(cardCount) : 1;
         if (core == 100) {
@@ -169,9 +185,12 @@ public final class PodAsks {
     private static GpuAsk volcano(String name, Role role, long memory, long number) {
         if (memory > 0 && number > 0) {
             throw new InvalidAskException(("container %s asks whole cards (%s: %d) and a slice (%s: %d); ask for one or"
-                    + " the other").formatted(name, ResourceNames.VOLCANO_GPU_NUMBER, number, ResourceNames.VOLCANO_GPU_MEMORY, memory));
+                            + " the other")
+                    .formatted(
+                            name, ResourceNames.VOLCANO_GPU_NUMBER, number, ResourceNames.VOLCANO_GPU_MEMORY, memory));
         }
-        return number > 0 ? GpuAsk.whole(name, role, toInt(number), Family.VOLCANO)
+        return number > 0
+                ? GpuAsk.whole(name, role, toInt(number), Family.VOLCANO)
                 : GpuAsk.slice(name, role, 1, 0, memory, Family.VOLCANO);
     }
 
@@ -199,11 +218,12 @@ public final class PodAsks {
         try {
             value = Quantity.getAmountInBytes(quantity);
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new InvalidAskException("container %s: %s: \"%s\" is not a quantity".formatted(container, resource, quantity));
+            throw new InvalidAskException(
+                    "container %s: %s: \"%s\" is not a quantity".formatted(container, resource, quantity));
         }
         if (value.signum() < 0 || value.stripTrailingZeros().scale() > 0) {
-            throw new InvalidAskException("container %s: %s must be a whole number >= 0, was %s"
-                    .formatted(container, resource, quantity));
+            throw new InvalidAskException(
+                    "container %s: %s must be a whole number >= 0, was %s".formatted(container, resource, quantity));
         }
         if (value.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
             throw new InvalidAskException("container %s: %s: %s is too large".formatted(container, resource, quantity));

@@ -3,7 +3,6 @@ package io.elasticgpu.api.v1alpha1;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,11 @@ import java.util.Map;
 public record PodGrant(String node, Map<String, List<Share>> containers) {
 
     /** What a container holds on one card. */
-    public record Share(int card, String uuid, int milli, @JsonProperty("memoryMiB") long memoryMib) {
+    public record Share(
+            int card,
+            String uuid,
+            int milli,
+            @JsonProperty("memoryMiB") long memoryMib) {
         public Share {
             requireNonNull(uuid, "uuid");
         }
@@ -36,7 +39,11 @@ public record PodGrant(String node, Map<String, List<Share>> containers) {
 
     /** Every card index the pod holds anything on, each once, in first-seen order. */
     public List<Integer> cards() {
-        return containers.values().stream().flatMap(List::stream).map(Share::card).distinct().toList();
+        return containers.values().stream()
+                .flatMap(List::stream)
+                .map(Share::card)
+                .distinct()
+                .toList();
     }
 
     public String toJson() {
@@ -47,7 +54,11 @@ public record PodGrant(String node, Map<String, List<Share>> containers) {
      * @throws IllegalArgumentException when {@code json} is not an allocation
      */
     public static PodGrant fromJson(String json) {
-        return AnnotationJson.read(json, PodGrant.class, "allocation", a -> a.node() != null,
+        return AnnotationJson.read(
+                json,
+                PodGrant.class,
+                "allocation",
+                a -> a.node() != null,
                 "a JSON object with \"node\" and \"containers\"");
     }
 }

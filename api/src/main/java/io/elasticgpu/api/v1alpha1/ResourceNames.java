@@ -34,12 +34,22 @@ public final class ResourceNames {
      * advertises them (kubelet admits a pod without counting extended resources its node does not have), so
      * kube-scheduler must be told to ignore them ({@code ignoredByScheduler: true}).
      */
-    public static final List<String> HAMI_QUALIFIERS = List.of(HAMI_GPU_MEMORY, HAMI_GPU_MEMORY_PERCENTAGE, HAMI_GPU_CORES);
+    public static final List<String> HAMI_QUALIFIERS =
+            List.of(HAMI_GPU_MEMORY, HAMI_GPU_MEMORY_PERCENTAGE, HAMI_GPU_CORES);
 
     /** Every name Elastic GPU schedules. */
-    public static final List<String> ALL = List.of(GPU, GPU_MEMORY, GPU_CORE, GPU_COUNT, NVIDIA_GPU, ALIYUN_GPU_MEM,
-            VOLCANO_GPU_MEMORY, VOLCANO_GPU_NUMBER, HAMI_GPU_MEMORY, HAMI_GPU_MEMORY_PERCENTAGE, HAMI_GPU_CORES);
+    public static final List<String> ALL = List.of(
+            GPU,
+            GPU_MEMORY,
+            GPU_CORE,
+            GPU_COUNT,
+            NVIDIA_GPU,
+            ALIYUN_GPU_MEM,
+            VOLCANO_GPU_MEMORY,
+            VOLCANO_GPU_NUMBER,
+            HAMI_GPU_MEMORY,
+            HAMI_GPU_MEMORY_PERCENTAGE,
+            HAMI_GPU_CORES);
 
-    private ResourceNames() {
-    }
+    private ResourceNames() {}
 }

@@ -14,8 +14,8 @@ public final class ValidationMessages {
     public static final String REQUESTS_UNKNOWN_NAME = "requests may only name elasticgpu.io/gpu, "
             + "elasticgpu.io/gpu-memory, elasticgpu.io/gpu-core and elasticgpu.io/gpu-count";
     /** A request value is not a whole number of at least 1. */
-    public static final String REQUESTS_NOT_POSITIVE = "every request must be a whole number of at least 1, "
-            + "e.g. 4096 or \"4096\"";
+    public static final String REQUESTS_NOT_POSITIVE =
+            "every request must be a whole number of at least 1, " + "e.g. 4096 or \"4096\"";
     /** Whole cards and a slice in one claim. */
     public static final String WHOLE_AND_SLICE = "ask for whole cards or a slice, not both: use elasticgpu.io/gpu "
             + "alone, or elasticgpu.io/gpu-memory and/or elasticgpu.io/gpu-core (with elasticgpu.io/gpu-count for "
@@ -33,18 +33,17 @@ public final class ValidationMessages {
     public static final String CLAIM_SPEC_IMMUTABLE_WHEN_BOUND = "spec cannot change once the claim is Bound: "
             + "create a new claim with the new requests and delete this one";
     /** An ElasticGPU names no source or more than one. */
-    public static final String EXACTLY_ONE_SOURCE = "set exactly one of source.physical, source.gpuShare and "
-            + "source.qGPU";
+    public static final String EXACTLY_ONE_SOURCE =
+            "set exactly one of source.physical, source.gpuShare and " + "source.qGPU";
 
     /** The CEL expression that builds {@link #CORE_ABOVE_ONE_CARD} with the value asked for. */
-    static final String CORE_ABOVE_ONE_CARD_EXPRESSION = "'" + CORE_ABOVE_ONE_CARD
-            + ", was ' + string(self['elasticgpu.io/gpu-core'])";
+    static final String CORE_ABOVE_ONE_CARD_EXPRESSION =
+            "'" + CORE_ABOVE_ONE_CARD + ", was ' + string(self['elasticgpu.io/gpu-core'])";
 
     /** The full text the apiserver returns for a claim asking {@code gpuCore} percent of one card. */
     public static String coreAboveOneCard(String gpuCore) {
         return CORE_ABOVE_ONE_CARD + ", was " + gpuCore;
     }
 
-    private ValidationMessages() {
-    }
+    private ValidationMessages() {}
 }

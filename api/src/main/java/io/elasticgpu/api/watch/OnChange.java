@@ -1,8 +1,8 @@
 package io.elasticgpu.api.watch;
 
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-
 import static java.util.Objects.requireNonNull;
+
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 
 /**
  * An informer handler that runs one action on every add, update and delete, for the components that rebuild what

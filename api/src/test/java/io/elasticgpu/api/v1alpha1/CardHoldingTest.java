@@ -9,9 +9,15 @@ import org.junit.jupiter.api.Test;
 class CardHoldingTest {
 
     private static Pod pod(String phase, boolean deleting) {
-        PodBuilder b = new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").endMetadata();
+        PodBuilder b = new PodBuilder()
+                .withNewMetadata()
+                .withName("p")
+                .withNamespace("ns")
+                .endMetadata();
         if (deleting) {
-            b.editMetadata().withDeletionTimestamp("2026-11-25T00:00:00Z").withDeletionGracePeriodSeconds(60L)
+            b.editMetadata()
+                    .withDeletionTimestamp("2026-11-25T00:00:00Z")
+                    .withDeletionGracePeriodSeconds(60L)
                     .endMetadata();
         }
         if (phase != null) {

@@ -1,5 +1,7 @@
 package io.elasticgpu.api.v1alpha1;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -11,8 +13,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * {@link DraAsks#request} is the inverse of {@link DraAsks#of}: the request made for an ask (as an ElasticGPUClaim of
  * a DRA class gets one) is read back as the same cards and share, so the extender places it as it was asked.
@@ -23,19 +23,31 @@ class DraAsksProperties {
 
     @Provide
     Arbitrary<GpuAsk> asks() {
-        Arbitrary<GpuAsk> whole = Arbitraries.integers().between(1, 8)
+        Arbitrary<GpuAsk> whole = Arbitraries.integers()
+                .between(1, 8)
                 .map(cards -> GpuAsk.whole("claim/c/gpu", Role.APP, cards, Family.DRA));
         // compute in whole percent (as gpu-core gives it), memory in whole blocks, 1..99 % or memory alone
-        Arbitrary<GpuAsk> slice = Combinators.combine(Arbitraries.integers().between(1, 4),
-                        Arbitraries.integers().between(0, 99), Arbitraries.longs().between(1, 320))
-                .as((cards, percent, blocks) -> GpuAsk.slice("claim/c/gpu", Role.APP, cards, percent * 10, blocks * BLOCK, Family.DRA));
+        Arbitrary<GpuAsk> slice = Combinators.combine(
+                        Arbitraries.integers().between(1, 4),
+                        Arbitraries.integers().between(0, 99),
+                        Arbitraries.longs().between(1, 320))
+                .as((cards, percent, blocks) ->
+                        GpuAsk.slice("claim/c/gpu", Role.APP, cards, percent * 10, blocks * BLOCK, Family.DRA));
         return Arbitraries.oneOf(whole, slice);
     }
 
     @Property(tries = 300)
     void aRequestMadeForAnAskIsReadBackAsThatAsk(@ForAll("asks") GpuAsk ask) {
-        ResourceClaim claim = new ResourceClaimBuilder().withNewMetadata().withName("c").endMetadata().withNewSpec()
-                .withNewDevices().addToRequests(DraAsks.request(ask)).endDevices().endSpec().build();
+        ResourceClaim claim = new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withName("c")
+                .endMetadata()
+                .withNewSpec()
+                .withNewDevices()
+                .addToRequests(DraAsks.request(ask))
+                .endDevices()
+                .endSpec()
+                .build();
 
         assertThat(DraAsks.of(claim, BLOCK)).containsExactly(ask);
     }

@@ -8,13 +8,11 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
 import io.fabric8.kubernetes.client.utils.Serialization;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -47,17 +45,19 @@ class ElasticGPUCrdsTest {
     }
 
     static List<String> messages(JSONSchemaProps schema) {
-        return schema.getXKubernetesValidations().stream().map(ValidationRule::getMessage).toList();
+        return schema.getXKubernetesValidations().stream()
+                .map(ValidationRule::getMessage)
+                .toList();
     }
 
     @ParameterizedTest(name = "{0}: kind {1}, {2}, short name {3}, status subresource {4}")
     @CsvSource({
-            "elasticgpuclasses, ElasticGPUClass, Cluster,    egpuclass, false",
-            "elasticgpuclaims,  ElasticGPUClaim, Namespaced, egpuc,     true",
-            "elasticgpus,       ElasticGPU,      Cluster,    egpu,      true",
+        "elasticgpuclasses, ElasticGPUClass, Cluster,    egpuclass, false",
+        "elasticgpuclaims,  ElasticGPUClaim, Namespaced, egpuc,     true",
+        "elasticgpus,       ElasticGPU,      Cluster,    egpu,      true",
     })
-    void eachCrdHasItsNamesScopeAndStatusSubresource(String plural, String kind, String scope, String shortName,
-            boolean status) {
+    void eachCrdHasItsNamesScopeAndStatusSubresource(
+            String plural, String kind, String scope, String shortName, boolean status) {
         CustomResourceDefinition crd = crd(plural);
 
         assertThat(crd.getMetadata().getName()).isEqualTo(plural + ".elasticgpu.io");
@@ -69,28 +69,33 @@ class ElasticGPUCrdsTest {
         assertThat(version.getName()).isEqualTo("v1alpha1");
         assertThat(version.getServed()).isTrue();
         assertThat(version.getStorage()).isTrue();
-        assertThat(version.getSubresources() != null && version.getSubresources().getStatus() != null)
+        assertThat(version.getSubresources() != null
+                        && version.getSubresources().getStatus() != null)
                 .isEqualTo(status);
     }
 
     @ParameterizedTest(name = "{0}: {1}")
-    @CsvSource(delimiter = '|', value = {
-            // The generator orders columns by JSON path; kubectl shows them in that order after NAME.
-            "elasticgpuclasses | Age=.metadata.creationTimestamp, Binding Mode=.spec.bindingMode, "
-                    + "Provisioner=.spec.provisioner, Reclaim Policy=.spec.reclaimPolicy",
-            "elasticgpuclaims  | Age=.metadata.creationTimestamp, Class=.spec.elasticGPUClassName, "
-                    + "Requests=.spec.resources.requests, ElasticGPU=.status.elasticGPUName, Phase=.status.phase",
-            "elasticgpus       | Age=.metadata.creationTimestamp, Claim=.spec.claimRef.name, "
-                    + "Claim Namespace=.spec.claimRef.namespace, Node=.spec.nodeName, Pod=.spec.podRef.name, "
-                    + "Card=.spec.source.*.index, Phase=.status.phase",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // The generator orders columns by JSON path; kubectl shows them in that order after NAME.
+                "elasticgpuclasses | Age=.metadata.creationTimestamp, Binding Mode=.spec.bindingMode, "
+                        + "Provisioner=.spec.provisioner, Reclaim Policy=.spec.reclaimPolicy",
+                "elasticgpuclaims  | Age=.metadata.creationTimestamp, Class=.spec.elasticGPUClassName, "
+                        + "Requests=.spec.resources.requests, ElasticGPU=.status.elasticGPUName, Phase=.status.phase",
+                "elasticgpus       | Age=.metadata.creationTimestamp, Claim=.spec.claimRef.name, "
+                        + "Claim Namespace=.spec.claimRef.namespace, Node=.spec.nodeName, Pod=.spec.podRef.name, "
+                        + "Card=.spec.source.*.index, Phase=.status.phase",
+            })
     void eachCrdHasItsPrinterColumns(String plural, String columns) {
         List<String> actual = onlyVersion(crd(plural)).getAdditionalPrinterColumns().stream()
-                .map(c -> c.getName() + "=" + c.getJsonPath()).toList();
+                .map(c -> c.getName() + "=" + c.getJsonPath())
+                .toList();
 
         assertThat(String.join(", ", actual)).isEqualTo(columns);
         assertThat(onlyVersion(crd(plural)).getAdditionalPrinterColumns())
-                .filteredOn(c -> c.getName().equals("Age")).map(CustomResourceColumnDefinition::getType)
+                .filteredOn(c -> c.getName().equals("Age"))
+                .map(CustomResourceColumnDefinition::getType)
                 .containsExactly("date");
     }
 
@@ -99,12 +104,17 @@ class ElasticGPUCrdsTest {
         CustomResourceDefinition crd = crd("elasticgpuclasses");
 
         assertThat(at(crd, "spec").getRequired()).containsExactly("provisioner");
-        assertThat(at(crd, "spec", "provisioner").getEnum()).map(Object::toString)
-                .containsExactlyInAnyOrder("\"elasticgpu.io/physical\"", "\"elasticgpu.io/gpushare\"",
-                        "\"elasticgpu.io/qgpu\"");
+        assertThat(at(crd, "spec", "provisioner").getEnum())
+                .map(Object::toString)
+                .containsExactlyInAnyOrder(
+                        "\"elasticgpu.io/physical\"", "\"elasticgpu.io/gpushare\"", "\"elasticgpu.io/qgpu\"");
         assertThat(at(crd, "spec", "reclaimPolicy").getDefault().asText()).isEqualTo("Delete");
         assertThat(at(crd, "spec", "bindingMode").getDefault().asText()).isEqualTo("WaitForFirstConsumer");
-        assertThat(at(crd, "spec", "parameters").getAdditionalProperties().getSchema().getType()).isEqualTo("string");
+        assertThat(at(crd, "spec", "parameters")
+                        .getAdditionalProperties()
+                        .getSchema()
+                        .getType())
+                .isEqualTo("string");
     }
 
     @Test
@@ -112,16 +122,23 @@ class ElasticGPUCrdsTest {
         CustomResourceDefinition crd = crd("elasticgpuclaims");
         JSONSchemaProps requests = at(crd, "spec", "resources", "requests");
 
-        assertThat(messages(requests)).containsExactly(ValidationMessages.REQUESTS_EMPTY,
-                ValidationMessages.REQUESTS_UNKNOWN_NAME, ValidationMessages.REQUESTS_NOT_POSITIVE,
-                ValidationMessages.WHOLE_AND_SLICE, ValidationMessages.CORE_ABOVE_ONE_CARD,
-                ValidationMessages.COUNT_WITHOUT_SLICE);
+        assertThat(messages(requests))
+                .containsExactly(
+                        ValidationMessages.REQUESTS_EMPTY,
+                        ValidationMessages.REQUESTS_UNKNOWN_NAME,
+                        ValidationMessages.REQUESTS_NOT_POSITIVE,
+                        ValidationMessages.WHOLE_AND_SLICE,
+                        ValidationMessages.CORE_ABOVE_ONE_CARD,
+                        ValidationMessages.COUNT_WITHOUT_SLICE);
         assertThat(requests.getXKubernetesValidations().get(4).getMessageExpression())
-                .isEqualTo("'" + ValidationMessages.CORE_ABOVE_ONE_CARD + ", was ' + string(self['elasticgpu.io/gpu-core'])");
+                .isEqualTo("'" + ValidationMessages.CORE_ABOVE_ONE_CARD
+                        + ", was ' + string(self['elasticgpu.io/gpu-core'])");
         assertThat(requests.getMaxProperties()).isEqualTo(4L);
-        assertThat(requests.getAdditionalProperties().getSchema().getXKubernetesIntOrString()).isTrue();
+        assertThat(requests.getAdditionalProperties().getSchema().getXKubernetesIntOrString())
+                .isTrue();
         assertThat(at(crd, "spec").getRequired()).containsExactlyInAnyOrder("elasticGPUClassName", "resources");
-        assertThat(at(crd, "status", "phase").getEnum()).map(Object::toString)
+        assertThat(at(crd, "status", "phase").getEnum())
+                .map(Object::toString)
                 .containsExactlyInAnyOrder("\"Pending\"", "\"Bound\"", "\"Lost\"");
     }
 
@@ -131,7 +148,9 @@ class ElasticGPUCrdsTest {
 
         assertThat(root.getXKubernetesValidations()).singleElement().satisfies(rule -> {
             assertThat(rule.getMessage()).isEqualTo(ValidationMessages.CLAIM_SPEC_IMMUTABLE_WHEN_BOUND);
-            assertThat(rule.getRule()).contains("oldSelf.status.phase != 'Bound'").contains("self.spec == oldSelf.spec");
+            assertThat(rule.getRule())
+                    .contains("oldSelf.status.phase != 'Bound'")
+                    .contains("self.spec == oldSelf.spec");
         });
     }
 
@@ -148,7 +167,8 @@ class ElasticGPUCrdsTest {
         assertThat(at(crd, "spec").getRequired()).containsExactly("source");
         assertThat(at(crd, "spec", "claimRef").getProperties()).containsOnlyKeys("namespace", "name", "uid");
         assertThat(at(crd, "spec", "podRef").getProperties()).containsOnlyKeys("namespace", "name", "container");
-        assertThat(at(crd, "status", "phase").getEnum()).map(Object::toString)
+        assertThat(at(crd, "status", "phase").getEnum())
+                .map(Object::toString)
                 .containsExactlyInAnyOrder("\"Available\"", "\"Bound\"", "\"Released\"", "\"Failed\"");
     }
 
@@ -166,7 +186,9 @@ class ElasticGPUCrdsTest {
         assertThat(Serialization.asJson(classSpec))
                 .isEqualTo("{\"provisioner\":\"elasticgpu.io/qgpu\",\"parameters\":{\"isolation\":\"strict\"}}");
         assertThat(Serialization.asJson(source)).isEqualTo("{\"qGPU\":{\"nodeName\":\"gpu-1\",\"index\":3}}");
-        assertThat(Serialization.unmarshal(Serialization.asJson(source), ElasticGPUSource.class).getQGPU().getIndex())
+        assertThat(Serialization.unmarshal(Serialization.asJson(source), ElasticGPUSource.class)
+                        .getQGPU()
+                        .getIndex())
                 .isEqualTo(3);
         assertThat(ValidationMessages.coreAboveOneCard("150")).endsWith("elasticgpu.io/gpu-count, was 150");
     }

@@ -9,11 +9,9 @@ import io.elasticgpu.bench.cluster.ReplayPlan;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,8 +25,7 @@ import java.util.Map;
  */
 public final class Arena {
 
-    private Arena() {
-    }
+    private Arena() {}
 
     /** Runs every contender of {@code options} in turn under {@code workDir}; progress goes to {@code log}. */
     public static List<Standing> run(ArenaOptions options, Path repository, Path workDir, PrintStream log) {
@@ -39,14 +36,29 @@ public final class Arena {
             }
         }
         boolean hami = options.contenders().stream().anyMatch(Contender.Hami.class::isInstance);
-        Stage stage = new Stage(repository, ChartConfig.render(repository), plan, hami ? HamiScheduler.build(repository) : null);
-        log.printf("arena: %s, %d nodes, %d pods to the %.0f %% cut; contenders %s%n", plan.traceName(), plan.nodes().size(),
-                plan.pods().size(), options.replay().cutPct(), options.contenders().stream().map(Contender::name).toList());
+        Stage stage = new Stage(
+                repository, ChartConfig.render(repository), plan, hami ? HamiScheduler.build(repository) : null);
+        log.printf(
+                "arena: %s, %d nodes, %d pods to the %.0f %% cut; contenders %s%n",
+                plan.traceName(),
+                plan.nodes().size(),
+                plan.pods().size(),
+                options.replay().cutPct(),
+                options.contenders().stream().map(Contender::name).toList());
         List<Standing> standings = new ArrayList<>();
         for (Contender c : options.contenders()) {
             Standing s = runOne(c, stage, options, workDir.resolve(c.name()), log);
-            log.printf("arena: %s: %.2f %% allocated, %d bound, %d pending %s, %.1f pods/s, %d cards over capacity, %d GPU pods unaccounted%n", s.name(),
-                    s.allocationPct(), s.podsBound(), s.podsPending(), s.pendingByShape(), s.podsPerSecond(), s.overCommittedCards(), s.unaccounted());
+            log.printf(
+                    "arena: %s: %.2f %% allocated, %d bound, %d pending %s, %.1f pods/s, %d cards over capacity, %d "
+                            + "GPU pods unaccounted%n",
+                    s.name(),
+                    s.allocationPct(),
+                    s.podsBound(),
+                    s.podsPending(),
+                    s.pendingByShape(),
+                    s.podsPerSecond(),
+                    s.overCommittedCards(),
+                    s.unaccounted());
             standings.add(s);
         }
         return standings;
@@ -56,14 +68,22 @@ public final class Arena {
         ReplayPlan plan = stage.plan();
         log.printf("arena: %s: a fresh control plane in %s%n", contender.name(), dir);
         try (ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(dir, Binaries.locate(Binaries.E2E_DIR)));
-             KubernetesClient client = cp.newClient()) {
+                KubernetesClient client = cp.newClient()) {
             // Cards the node list gives no memory get some, as a real device plugin reports: HAMi reads a share of
             // memory in percent of it, and a whole card as all of it (0 MiB would let any number share a card).
-            Map<String, Node> nodes = ClusterReplay.createNodes(client, plan, DraReplay::withMemory, contender::node, log);
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(Stage.NAMESPACE).endMetadata()
-                    .build()).create();
+            Map<String, Node> nodes =
+                    ClusterReplay.createNodes(client, plan, DraReplay::withMemory, contender::node, log);
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(Stage.NAMESPACE)
+                            .endMetadata()
+                            .build())
+                    .create();
             // Pods are refused until kube-controller-manager has made the namespace's default ServiceAccount.
-            client.serviceAccounts().inNamespace(Stage.NAMESPACE).withName("default")
+            client.serviceAccounts()
+                    .inNamespace(Stage.NAMESPACE)
+                    .withName("default")
                     .waitUntilCondition(java.util.Objects::nonNull, 2, java.util.concurrent.TimeUnit.MINUTES);
             List<Pod> pods = new ArrayList<>(plan.pods().size());
             for (int i = 0; i < plan.pods().size(); i++) {
@@ -73,15 +93,29 @@ public final class Arena {
             PodStream.warmUp(client, pods, options.replay().clients());
             try (Contender.Running running = contender.start(cp, client, stage)) {
                 log.printf("arena: %s: creating %d pods%n", contender.name(), pods.size());
-                PodStream.Streamed streamed = PodStream.run(client, pods, options.replay().clients(), options.replay().gated(),
-                        contender.quiet(), done -> log.printf("  %d created%n", done));
+                PodStream.Streamed streamed = PodStream.run(
+                        client,
+                        pods,
+                        options.replay().clients(),
+                        options.replay().gated(),
+                        contender.quiet(),
+                        done -> log.printf("  %d created%n", done));
                 ProcessUse scheduler = ProcessUse.of(running.pid());
                 ProcessUse kubeScheduler = ProcessUse.of(cp.pids().get("kube-scheduler"));
-                List<Pod> placed = client.pods().inNamespace(Stage.NAMESPACE).list().getItems();
+                List<Pod> placed =
+                        client.pods().inNamespace(Stage.NAMESPACE).list().getItems();
                 Contender.Records records = contender.audit(placed, client, nodes, stage);
-                return Standing.of(contender.name(), plan.traceName(), plan.pods(), plan.capacity(), placed, streamed,
-                        records.overCommitted(), records.unaccounted(),
-                        scheduler, kubeScheduler);
+                return Standing.of(
+                        contender.name(),
+                        plan.traceName(),
+                        plan.pods(),
+                        plan.capacity(),
+                        placed,
+                        streamed,
+                        records.overCommitted(),
+                        records.unaccounted(),
+                        scheduler,
+                        kubeScheduler);
             }
         } catch (RuntimeException e) {
             throw e;

@@ -1,7 +1,6 @@
 package io.elasticgpu.bench.arena;
 
 import io.elasticgpu.bench.cluster.ReplayOptions;
-
 import java.nio.file.Path;
 import java.util.List;
 
@@ -17,8 +16,8 @@ import java.util.List;
  */
 public record ArenaOptions(ReplayOptions replay, List<Contender> contenders, Path json, Path chart) {
 
-    public static final List<String> DEFAULT_CONTENDERS = List.of("elastic", "fgd", "hami-binpack-spread",
-            "hami-binpack-binpack", "no-sharing");
+    public static final List<String> DEFAULT_CONTENDERS =
+            List.of("elastic", "fgd", "hami-binpack-spread", "hami-binpack-binpack", "no-sharing");
 
     public ArenaOptions {
         contenders = List.copyOf(contenders);

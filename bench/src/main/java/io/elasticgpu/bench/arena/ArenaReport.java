@@ -1,7 +1,6 @@
 package io.elasticgpu.bench.arena;
 
 import io.elasticgpu.simulator.report.Chart;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -15,21 +14,53 @@ import java.util.Map;
  */
 public final class ArenaReport {
 
-    private ArenaReport() {
-    }
+    private ArenaReport() {}
 
     /** The table; ratios are against the {@code elastic} contender when it ran. */
     public static String table(List<Standing> standings) {
-        Standing ours = standings.stream().filter(s -> s.name().equals("elastic")).findFirst().orElse(standings.getFirst());
-        StringBuilder t = new StringBuilder(String.format(Locale.ROOT,
-                "arena: trace %s, %d pods, ratios against %s%n", ours.trace(), ours.podsBound() + ours.podsPending(), ours.name()));
-        t.append(String.format(Locale.ROOT, "%-22s %9s %7s %7s %7s %8s %7s %13s %6s %6s %8s %8s%n", "contender",
-                "GPU alloc", "ratio", "bound", "pending", "pods/s", "ratio", "p50/p99 s", "over", "lost", "CPU s", "RSS MiB"));
+        Standing ours = standings.stream()
+                .filter(s -> s.name().equals("elastic"))
+                .findFirst()
+                .orElse(standings.getFirst());
+        StringBuilder t = new StringBuilder(String.format(
+                Locale.ROOT,
+                "arena: trace %s, %d pods, ratios against %s%n",
+                ours.trace(),
+                ours.podsBound() + ours.podsPending(),
+                ours.name()));
+        t.append(String.format(
+                Locale.ROOT,
+                "%-22s %9s %7s %7s %7s %8s %7s %13s %6s %6s %8s %8s%n",
+                "contender",
+                "GPU alloc",
+                "ratio",
+                "bound",
+                "pending",
+                "pods/s",
+                "ratio",
+                "p50/p99 s",
+                "over",
+                "lost",
+                "CPU s",
+                "RSS MiB"));
         for (Standing s : standings) {
-            t.append(String.format(Locale.ROOT, "%-22s %8.2f%% %6.3fx %7d %7d %8.1f %6.2fx %6.2f/%-6.2f %6d %6d %8.1f %8d%s%n",
-                    s.name(), s.allocationPct(), s.allocationPct() / ours.allocationPct(), s.podsBound(), s.podsPending(),
-                    s.podsPerSecond(), s.podsPerSecond() / ours.podsPerSecond(), s.p50BoundSeconds(), s.p99BoundSeconds(),
-                    s.overCommittedCards(), s.unaccounted(), s.cpuSeconds(), s.peakRssMib(), s.schedulerAlive() ? "" : "  (its scheduler had exited)"));
+            t.append(String.format(
+                    Locale.ROOT,
+                    "%-22s %8.2f%% %6.3fx %7d %7d %8.1f %6.2fx %6.2f/%-6.2f %6d %6d %8.1f %8d%s%n",
+                    s.name(),
+                    s.allocationPct(),
+                    s.allocationPct() / ours.allocationPct(),
+                    s.podsBound(),
+                    s.podsPending(),
+                    s.podsPerSecond(),
+                    s.podsPerSecond() / ours.podsPerSecond(),
+                    s.p50BoundSeconds(),
+                    s.p99BoundSeconds(),
+                    s.overCommittedCards(),
+                    s.unaccounted(),
+                    s.cpuSeconds(),
+                    s.peakRssMib(),
+                    s.schedulerAlive() ? "" : "  (its scheduler had exited)"));
         }
         return t.toString();
     }
@@ -60,8 +91,13 @@ public final class ArenaReport {
      * read as the simulator's do; SVG or PNG by the file's extension.
      */
     public static void chart(Path file, List<Standing> standings) {
-        Chart.writeLines(file, standings.getFirst().trace() + " in the real control plane", standings.stream()
-                .map(s -> new Chart.Line(s.name(), levels(s.curve()), s.allocationPct())).toList(), Map.of());
+        Chart.writeLines(
+                file,
+                standings.getFirst().trace() + " in the real control plane",
+                standings.stream()
+                        .map(s -> new Chart.Line(s.name(), levels(s.curve()), s.allocationPct()))
+                        .toList(),
+                Map.of());
     }
 
     /**

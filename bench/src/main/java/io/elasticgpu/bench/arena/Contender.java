@@ -7,18 +7,16 @@ import io.elasticgpu.bench.cluster.Audit;
 import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.bench.cluster.ClusterReplay;
 import io.elasticgpu.bench.cluster.ReplayObjects;
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -55,8 +53,7 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
      * @param unaccounted   bound GPU pods the contender keeps no record of (which card they hold): they escape its
      *                      capacity checks
      */
-    record Records(int overCommitted, int unaccounted) {
-    }
+    record Records(int overCommitted, int unaccounted) {}
 
     /** The audit of {@code pods} by the contender's own records. */
     Records audit(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage);
@@ -97,8 +94,9 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         if (name.startsWith("hami-")) {
             String[] p = name.split("-");
             if (p.length != 3 || !List.of("binpack", "spread").containsAll(List.of(p[1], p[2]))) {
-                throw new IllegalArgumentException("a HAMi contender is hami-NODE_POLICY-GPU_POLICY, each binpack or spread,"
-                        + " e.g. hami-binpack-spread (HAMi's default); was \"" + name + "\"");
+                throw new IllegalArgumentException(
+                        "a HAMi contender is hami-NODE_POLICY-GPU_POLICY, each binpack or spread,"
+                                + " e.g. hami-binpack-spread (HAMi's default); was \"" + name + "\"");
             }
             return new Hami(p[1], p[2]);
         }
@@ -110,7 +108,8 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
 
     /**
      * Elastic GPU as the Helm chart ships it, with the given placement policy; its pods ask in our names, or with
-     * {@code hamiNames} the very pods the HAMi contenders get (HAMi's names, which Elastic GPU reads with HAMi's meaning).
+     * {@code hamiNames} the very pods the HAMi contenders get (HAMi's names, which Elastic GPU reads with HAMi's
+     * meaning).
      */
     record Elastic(String policy, boolean hamiNames) implements Contender {
         static final String HAMI_NAMES = "-hami-names";
@@ -124,21 +123,26 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         @Override
         public io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
             Quantity shares = new Quantity(Integer.toString(node.cards().size() * 100));
-            return new NodeBuilder(ReplayObjects.node(name, node)).editStatus().addToCapacity(ResourceNames.NVIDIA_GPU, shares)
-                    .addToAllocatable(ResourceNames.NVIDIA_GPU, shares).endStatus().build();
+            return new NodeBuilder(ReplayObjects.node(name, node))
+                    .editStatus()
+                    .addToCapacity(ResourceNames.NVIDIA_GPU, shares)
+                    .addToAllocatable(ResourceNames.NVIDIA_GPU, shares)
+                    .endStatus()
+                    .build();
         }
 
         @Override
         public Pod pod(TracePod trace, int index, Stage stage) {
-            Pod ours = ReplayObjects.pod(trace, index, Stage.NAMESPACE, stage.chart().schedulerName());
+            Pod ours = ReplayObjects.pod(
+                    trace, index, Stage.NAMESPACE, stage.chart().schedulerName());
             return hamiNames ? Contender.asking(ours, Hami.hamiAsk(trace)) : ours;
         }
 
         @Override
         public Running start(ControlPlane cp, KubernetesClient client, Stage stage) {
             EgpuProcess extender = ClusterReplay.startExtender(cp, stage.chart(), policy, List.of());
-            cp.restartScheduler(ChartConfig.write(stage.chart().withExtenderAt(extender.url()),
-                    cp.workDir().resolve("arena-scheduler.yaml")));
+            cp.restartScheduler(ChartConfig.write(
+                    stage.chart().withExtenderAt(extender.url()), cp.workDir().resolve("arena-scheduler.yaml")));
             return new Running(extender.process().pid(), extender);
         }
 
@@ -163,20 +167,31 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         @Override
         public io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
             io.fabric8.kubernetes.api.model.Node kube = ReplayObjects.node(name, node);
-            NodeInventory inventory = NodeInventory.fromJson(kube.getMetadata().getAnnotations().get(Annotations.INVENTORY));
-            Quantity shares = new Quantity(Integer.toString(node.cards().size() * HamiRegistration.DEFAULT_SPLIT_COUNT));
-            return new NodeBuilder(kube).editMetadata()
-                    .addToAnnotations(HamiRegistration.REGISTER, HamiRegistration.register(
-                            HamiRegistration.devices(inventory, HamiRegistration.DEFAULT_SPLIT_COUNT)))
-                    .addToAnnotations(HamiRegistration.HANDSHAKE, HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()))
-                    .endMetadata().editStatus().addToCapacity(ResourceNames.NVIDIA_GPU, shares)
-                    .addToAllocatable(ResourceNames.NVIDIA_GPU, shares).endStatus().build();
+            NodeInventory inventory =
+                    NodeInventory.fromJson(kube.getMetadata().getAnnotations().get(Annotations.INVENTORY));
+            Quantity shares =
+                    new Quantity(Integer.toString(node.cards().size() * HamiRegistration.DEFAULT_SPLIT_COUNT));
+            return new NodeBuilder(kube)
+                    .editMetadata()
+                    .addToAnnotations(
+                            HamiRegistration.REGISTER,
+                            HamiRegistration.register(
+                                    HamiRegistration.devices(inventory, HamiRegistration.DEFAULT_SPLIT_COUNT)))
+                    .addToAnnotations(
+                            HamiRegistration.HANDSHAKE,
+                            HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()))
+                    .endMetadata()
+                    .editStatus()
+                    .addToCapacity(ResourceNames.NVIDIA_GPU, shares)
+                    .addToAllocatable(ResourceNames.NVIDIA_GPU, shares)
+                    .endStatus()
+                    .build();
         }
 
         @Override
         public Pod pod(TracePod trace, int index, Stage stage) {
-            return Contender.asking(ReplayObjects.pod(trace, index, Stage.NAMESPACE, HamiScheduler.SCHEDULER_NAME),
-                    hamiAsk(trace));
+            return Contender.asking(
+                    ReplayObjects.pod(trace, index, Stage.NAMESPACE, HamiScheduler.SCHEDULER_NAME), hamiAsk(trace));
         }
 
         /**
@@ -202,7 +217,8 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         public Running start(ControlPlane cp, KubernetesClient client, Stage stage) {
             HamiScheduler scheduler = HamiScheduler.start(stage.hamiBinary(), cp, nodePolicy, gpuPolicy);
             try {
-                cp.restartScheduler(Files.writeString(cp.workDir().resolve("arena-scheduler.yaml"), scheduler.schedulerConfig()));
+                cp.restartScheduler(
+                        Files.writeString(cp.workDir().resolve("arena-scheduler.yaml"), scheduler.schedulerConfig()));
             } catch (IOException e) {
                 scheduler.close();
                 throw new UncheckedIOException(e);
@@ -218,8 +234,12 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
             while (standIn.nodesAnswered() < nodes) {
                 if (System.nanoTime() > deadline) {
                     running.closeQuietly();
-                    throw new IllegalStateException("HAMi's scheduler asked %d of %d nodes for their cards in 15 minutes; see %s"
-                            .formatted(standIn.nodesAnswered(), nodes, cp.workDir().resolve("logs/hami-scheduler.log")));
+                    throw new IllegalStateException(
+                            "HAMi's scheduler asked %d of %d nodes for their cards in 15 minutes; see %s"
+                                    .formatted(
+                                            standIn.nodesAnswered(),
+                                            nodes,
+                                            cp.workDir().resolve("logs/hami-scheduler.log")));
                 }
                 io.elasticgpu.bench.cluster.PodStream.sleep(500);
             }
@@ -241,8 +261,15 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
          */
         @Override
         public Records audit(List<Pod> pods, KubernetesClient client, Map<String, Node> nodes, Stage stage) {
-            return new Records(Math.max(HamiAudit.overCommitted(pods, client.nodes().list().getItems()),
-                    HamiAudit.overAsked(pods, pod -> stage.plan().pods().get(Audit.index(pod)).request())),
+            return new Records(
+                    Math.max(
+                            HamiAudit.overCommitted(pods, client.nodes().list().getItems()),
+                            HamiAudit.overAsked(
+                                    pods,
+                                    pod -> stage.plan()
+                                            .pods()
+                                            .get(Audit.index(pod))
+                                            .request())),
                     HamiAudit.unaccounted(pods));
         }
     }
@@ -262,15 +289,20 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         @Override
         public io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
             Quantity cards = new Quantity(Integer.toString(node.cards().size()));
-            return new NodeBuilder(ReplayObjects.node(name, node)).editStatus().addToCapacity(ResourceNames.NVIDIA_GPU, cards)
-                    .addToAllocatable(ResourceNames.NVIDIA_GPU, cards).endStatus().build();
+            return new NodeBuilder(ReplayObjects.node(name, node))
+                    .editStatus()
+                    .addToCapacity(ResourceNames.NVIDIA_GPU, cards)
+                    .addToAllocatable(ResourceNames.NVIDIA_GPU, cards)
+                    .endStatus()
+                    .build();
         }
 
         @Override
         public Pod pod(TracePod trace, int index, Stage stage) {
             Ask r = trace.request();
             Map<String, Quantity> ask = r.needsCards()
-                    ? Map.of(ResourceNames.NVIDIA_GPU, new Quantity(Long.toString(wholeCards(r)))) : Map.of();
+                    ? Map.of(ResourceNames.NVIDIA_GPU, new Quantity(Long.toString(wholeCards(r))))
+                    : Map.of();
             return Contender.asking(ReplayObjects.pod(trace, index, Stage.NAMESPACE, "default-scheduler"), ask);
         }
 
@@ -282,7 +314,7 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
         @Override
         public Running start(ControlPlane cp, KubernetesClient client, Stage stage) {
             cp.restartScheduler(null);
-            return new Running(cp.pids().get("kube-scheduler"), () -> { });
+            return new Running(cp.pids().get("kube-scheduler"), () -> {});
         }
 
         /** kube-scheduler's own count: a node whose pods ask more {@code nvidia.com/gpu} than it has cards. */
@@ -292,25 +324,37 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
             for (Pod p : pods) {
                 if (p.getSpec().getNodeName() != null) {
                     for (Container c : p.getSpec().getContainers()) {
-                        Quantity q = c.getResources().getLimits() == null ? null : c.getResources().getLimits().get(ResourceNames.NVIDIA_GPU);
+                        Quantity q = c.getResources().getLimits() == null
+                                ? null
+                                : c.getResources().getLimits().get(ResourceNames.NVIDIA_GPU);
                         if (q != null) {
-                            asked.merge(p.getSpec().getNodeName(), q.getNumericalAmount().longValue(), Long::sum);
+                            asked.merge(
+                                    p.getSpec().getNodeName(),
+                                    q.getNumericalAmount().longValue(),
+                                    Long::sum);
                         }
                     }
                 }
             }
-            return new Records((int) asked.entrySet().stream()
-                    .mapToLong(e -> Math.max(0, e.getValue() - nodes.get(e.getKey()).cards().size())).sum(), 0);
+            return new Records(
+                    (int) asked.entrySet().stream()
+                            .mapToLong(e -> Math.max(
+                                    0,
+                                    e.getValue() - nodes.get(e.getKey()).cards().size()))
+                            .sum(),
+                    0);
         }
     }
 
     /** Elastic GPU's own resource names, which the other contenders' pods do not ask. */
-    List<String> OURS = List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
+    List<String> OURS =
+            List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
 
     /** The pod with Elastic GPU's resources replaced by {@code ask}, in requests and limits alike. */
     private static Pod asking(Pod ours, Map<String, Quantity> ask) {
         for (Container c : ours.getSpec().getContainers()) {
-            for (Map<String, Quantity> m : java.util.Arrays.asList(c.getResources().getRequests(), c.getResources().getLimits())) {
+            for (Map<String, Quantity> m : java.util.Arrays.asList(
+                    c.getResources().getRequests(), c.getResources().getLimits())) {
                 if (m != null) {
                     m.keySet().removeAll(OURS);
                 }

@@ -2,7 +2,6 @@ package io.elasticgpu.bench.arena;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +23,7 @@ public final class HamiAudit {
         }
     }
 
-    private HamiAudit() {
-    }
+    private HamiAudit() {}
 
     /** One pod's annotation value as card uuid → what it takes there. */
     public static Map<String, Use> parse(String allocated) {
@@ -71,21 +69,28 @@ public final class HamiAudit {
                 parse(allocated).keySet().forEach(card -> milli.merge(card, share, Integer::sum));
             }
         }
-        return (int) milli.values().stream().filter(m -> m > io.elasticgpu.core.model.Card.WHOLE).count();
+        return (int) milli.values().stream()
+                .filter(m -> m > io.elasticgpu.core.model.Card.WHOLE)
+                .count();
     }
 
     /** Bound pods that asked HAMi for a card and carry no allocation of it: HAMi lost track of them. */
     public static int unaccounted(List<Pod> pods) {
-        return (int) pods.stream().filter(p -> p.getSpec().getNodeName() != null && annotation(p) == null
-                && p.getSpec().getContainers().stream().anyMatch(c -> c.getResources().getLimits() != null
-                && c.getResources().getLimits().containsKey("nvidia.com/gpu"))).count();
+        return (int) pods.stream()
+                .filter(p -> p.getSpec().getNodeName() != null
+                        && annotation(p) == null
+                        && p.getSpec().getContainers().stream()
+                                .anyMatch(c -> c.getResources().getLimits() != null
+                                        && c.getResources().getLimits().containsKey("nvidia.com/gpu")))
+                .count();
     }
 
     /** Cards whose pods' shares add up to more than 100 % of its cores or more than its memory, as registered. */
     public static int overCommitted(List<Pod> pods, List<Node> nodes) {
         Map<String, HamiRegistration.Device> cards = new HashMap<>();
         for (Node node : nodes) {
-            String register = node.getMetadata().getAnnotations() == null ? null
+            String register = node.getMetadata().getAnnotations() == null
+                    ? null
                     : node.getMetadata().getAnnotations().get(HamiRegistration.REGISTER);
             if (register != null) {
                 HamiRegistration.read(register).forEach(d -> cards.put(d.id(), d));
@@ -94,7 +99,9 @@ public final class HamiAudit {
         int over = 0;
         for (var e : used(pods).entrySet()) {
             HamiRegistration.Device card = cards.get(e.getKey());
-            if (card == null || e.getValue().cores() > card.devcore() || e.getValue().memoryMib() > card.devmem()) {
+            if (card == null
+                    || e.getValue().cores() > card.devcore()
+                    || e.getValue().memoryMib() > card.devmem()) {
                 over++;
             }
         }
@@ -102,6 +109,8 @@ public final class HamiAudit {
     }
 
     private static String annotation(Pod pod) {
-        return pod.getMetadata().getAnnotations() == null ? null : pod.getMetadata().getAnnotations().get(ALLOCATED);
+        return pod.getMetadata().getAnnotations() == null
+                ? null
+                : pod.getMetadata().getAnnotations().get(ALLOCATED);
     }
 }

@@ -8,15 +8,14 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The part of HAMi's device plugin its scheduler waits for, played for kwok nodes (which run no device plugin):
@@ -32,15 +31,17 @@ public final class HamiNodeStandIn implements AutoCloseable {
     public static final String BIND_PHASE = "hami.io/bind-phase";
     /** The Node annotation HAMi's bind takes as its lock: {@code <time>,<namespace>,<pod>}. */
     public static final String NODE_LOCK = "hami.io/mutex.lock";
+
     static final String ALLOCATING = "allocating";
     static final String SUCCESS = "success";
 
     private static final Logger LOG = LoggerFactory.getLogger(HamiNodeStandIn.class);
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     private final KubernetesClient client;
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon()
-            .name("hami-stand-in").factory());
+    private final ExecutorService writer = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().daemon().name("hami-stand-in").factory());
     private final AtomicBoolean queued = new AtomicBoolean();
     private final java.util.Set<String> answered = java.util.concurrent.ConcurrentHashMap.newKeySet();
     // Set by the constructor after the informers start, which may report before both are set: settle waits for both.
@@ -70,7 +71,11 @@ public final class HamiNodeStandIn implements AutoCloseable {
             try {
                 allocated(pod);
             } catch (KubernetesClientException e) {
-                LOG.warn("pod {}/{}: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(), e.getMessage());
+                LOG.warn(
+                        "pod {}/{}: {}",
+                        pod.getMetadata().getNamespace(),
+                        pod.getMetadata().getName(),
+                        e.getMessage());
             }
         }
         for (Node node : nodes.getStore().list()) {
@@ -90,35 +95,48 @@ public final class HamiNodeStandIn implements AutoCloseable {
      */
     private void allocated(Pod pod) {
         String node = pod.getSpec().getNodeName();
-        if (node == null || !ALLOCATING.equals(annotations(pod.getMetadata().getAnnotations()).get(BIND_PHASE))) {
+        if (node == null
+                || !ALLOCATING.equals(
+                        annotations(pod.getMetadata().getAnnotations()).get(BIND_PHASE))) {
             return;
         }
         String ns = pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName();
         Node current = nodes.getStore().getByKey(node);
-        String lock = current == null ? null : annotations(current.getMetadata().getAnnotations()).get(NODE_LOCK);
+        String lock = current == null
+                ? null
+                : annotations(current.getMetadata().getAnnotations()).get(NODE_LOCK);
         if (lock != null && lock.endsWith("," + ns + "," + name)) {
             try {
                 client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON), """
                         [{"op":"test","path":"/metadata/annotations/%1$s","value":%2$s},
-                         {"op":"remove","path":"/metadata/annotations/%1$s"}]""".formatted(pointer(NODE_LOCK), json(lock)));
+                         {"op":"remove","path":"/metadata/annotations/%1$s"}]""".formatted(
+                                pointer(NODE_LOCK), json(lock)));
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 422) { // 422: the test failed, the lock changed hands since this pass read it
                     throw e;
                 }
             }
         }
-        client.pods().inNamespace(ns).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
-                HamiRegistration.annotationsPatch(Map.of(BIND_PHASE, SUCCESS)));
+        client.pods()
+                .inNamespace(ns)
+                .withName(name)
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        HamiRegistration.annotationsPatch(Map.of(BIND_PHASE, SUCCESS)));
     }
 
     /** The scheduler asks the device plugin to report ({@code Requesting_<time>}): it reports. */
     private void handshake(Node node) {
         String handshake = annotations(node.getMetadata().getAnnotations()).get(HamiRegistration.HANDSHAKE);
         if (handshake != null && handshake.startsWith("Requesting_")) {
-            client.nodes().withName(node.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE),
-                    HamiRegistration.annotationsPatch(Map.of(HamiRegistration.HANDSHAKE,
-                            HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()))));
+            client.nodes()
+                    .withName(node.getMetadata().getName())
+                    .patch(
+                            PatchContext.of(PatchType.JSON_MERGE),
+                            HamiRegistration.annotationsPatch(Map.of(
+                                    HamiRegistration.HANDSHAKE,
+                                    HamiRegistration.reported(Instant.now(), ZoneId.systemDefault()))));
             answered.add(node.getMetadata().getName());
         }
     }

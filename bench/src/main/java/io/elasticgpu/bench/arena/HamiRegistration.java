@@ -1,14 +1,12 @@
 package io.elasticgpu.bench.arena;
 
-import io.elasticgpu.api.v1alpha1.NodeInventory;
-
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
+import io.elasticgpu.api.v1alpha1.NodeInventory;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -31,18 +29,25 @@ public final class HamiRegistration {
 
     /** HAMi's time format for the handshake (Go's {@code time.DateTime}), in the scheduler's local zone. */
     private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     /** One card as HAMi's {@code DeviceInfo}: field names, order and zero-omission as Go marshals it. */
     @JsonInclude(JsonInclude.Include.NON_DEFAULT)
     @JsonPropertyOrder({"id", "index", "count", "devmem", "devcore", "type", "numa", "mode", "health"})
-    public record Device(String id, int index, int count, int devmem, int devcore, String type, int numa, String mode,
-                         boolean health) {
-    }
+    public record Device(
+            String id,
+            int index,
+            int count,
+            int devmem,
+            int devcore,
+            String type,
+            int numa,
+            String mode,
+            boolean health) {}
 
-    private HamiRegistration() {
-    }
+    private HamiRegistration() {}
 
     /**
      * The cards of {@code inventory} as HAMi's device plugin registers them in its default mode ({@code hami-core},
@@ -50,9 +55,18 @@ public final class HamiRegistration {
      * of its cores. A model not starting with "NVIDIA" is prefixed "NVIDIA-", as HAMi does; an unknown NUMA node is 0.
      */
     public static List<Device> devices(NodeInventory inventory, int splitCount) {
-        return inventory.cards().stream().map(c -> new Device(c.uuid(), c.index(), splitCount, Math.toIntExact(c.memoryMib()),
-                100, c.model().startsWith("NVIDIA") ? c.model() : "NVIDIA-" + c.model(), Math.max(0, c.numa()),
-                "hami-core", c.healthy())).toList();
+        return inventory.cards().stream()
+                .map(c -> new Device(
+                        c.uuid(),
+                        c.index(),
+                        splitCount,
+                        Math.toIntExact(c.memoryMib()),
+                        100,
+                        c.model().startsWith("NVIDIA") ? c.model() : "NVIDIA-" + c.model(),
+                        Math.max(0, c.numa()),
+                        "hami-core",
+                        c.healthy()))
+                .toList();
     }
 
     /** The value of {@value #REGISTER}. */
@@ -79,7 +93,7 @@ public final class HamiRegistration {
     /** Reads a {@value #REGISTER} value as HAMi's scheduler does (unknown fields ignored, missing ones zero). */
     public static List<Device> read(String register) {
         try {
-            return JSON.readValue(register, new TypeReference<List<Device>>() { });
+            return JSON.readValue(register, new TypeReference<List<Device>>() {});
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("not a HAMi registration: " + e.getOriginalMessage(), e);
         }

@@ -3,7 +3,6 @@ package io.elasticgpu.bench.arena;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
 import io.elasticgpu.localcluster.controlplane.Ports;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +26,7 @@ public final class HamiScheduler implements AutoCloseable {
     public static final String SCHEDULER_NAME = "hami-scheduler";
     /** HAMi's chart's defaults: pack nodes, spread over a node's cards. */
     public static final String DEFAULT_NODE_POLICY = "binpack";
+
     public static final String DEFAULT_GPU_POLICY = "spread";
 
     /**
@@ -68,11 +68,29 @@ public final class HamiScheduler implements AutoCloseable {
         try {
             Path deviceConfig = Files.writeString(cp.workDir().resolve("hami-device-config.yaml"), DEVICE_CONFIG);
             int port = Ports.free();
-            ManagedProcess process = ManagedProcess.start("hami-scheduler", List.of("env", "KUBECONFIG=" + cp.kubeconfig(),
-                    binary.toString(), "--http_bind", "127.0.0.1:" + port, "--metrics-bind-address", "127.0.0.1:" + Ports.free(),
-                    "--scheduler-name", SCHEDULER_NAME, "--node-scheduler-policy", nodePolicy, "--gpu-scheduler-policy", gpuPolicy,
-                    "--device-config-file", deviceConfig.toString(), CLIENT_RATE.get(0), CLIENT_RATE.get(1),
-                    CLIENT_RATE.get(2), CLIENT_RATE.get(3)), cp.workDir().resolve("logs").resolve("hami-scheduler.log"));
+            ManagedProcess process = ManagedProcess.start(
+                    "hami-scheduler",
+                    List.of(
+                            "env",
+                            "KUBECONFIG=" + cp.kubeconfig(),
+                            binary.toString(),
+                            "--http_bind",
+                            "127.0.0.1:" + port,
+                            "--metrics-bind-address",
+                            "127.0.0.1:" + Ports.free(),
+                            "--scheduler-name",
+                            SCHEDULER_NAME,
+                            "--node-scheduler-policy",
+                            nodePolicy,
+                            "--gpu-scheduler-policy",
+                            gpuPolicy,
+                            "--device-config-file",
+                            deviceConfig.toString(),
+                            CLIENT_RATE.get(0),
+                            CLIENT_RATE.get(1),
+                            CLIENT_RATE.get(2),
+                            CLIENT_RATE.get(3)),
+                    cp.workDir().resolve("logs").resolve("hami-scheduler.log"));
             return new HamiScheduler(process, port);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -90,7 +108,8 @@ public final class HamiScheduler implements AutoCloseable {
     /** The same, with {@code env} added to the build's environment ({@code HAMI_SRC}, {@code EGPU_E2E_CACHE}, ...). */
     static Path build(Path repository, Map<String, String> env) {
         try {
-            ProcessBuilder builder = new ProcessBuilder(repository.resolve("bench/bin/build-hami").toString(), "--print-path")
+            ProcessBuilder builder = new ProcessBuilder(
+                            repository.resolve("bench/bin/build-hami").toString(), "--print-path")
                     .redirectError(ProcessBuilder.Redirect.INHERIT);
             builder.environment().putAll(env);
             Process build = builder.start();
@@ -101,12 +120,15 @@ public final class HamiScheduler implements AutoCloseable {
             }
             return switch (build.exitValue()) {
                 case 0 -> Path.of(out);
-                case 3 -> throw new IllegalStateException("HAMi's scheduler cannot be built: Go is missing (install Go, with"
-                        + " the module proxy reachable, and run again)");
-                case 4 -> throw new IllegalStateException("HAMi's scheduler cannot be built: its source is missing (put"
-                        + " hami-v2.10.0-src.tar.gz in ../shared/peers or set HAMI_SRC to it)");
-                default -> throw new IllegalStateException("bench/bin/build-hami failed with exit status " + build.exitValue()
-                        + "; its output above says why");
+                case 3 ->
+                    throw new IllegalStateException("HAMi's scheduler cannot be built: Go is missing (install Go, with"
+                            + " the module proxy reachable, and run again)");
+                case 4 ->
+                    throw new IllegalStateException("HAMi's scheduler cannot be built: its source is missing (put"
+                            + " hami-v2.10.0-src.tar.gz in ../shared/peers or set HAMI_SRC to it)");
+                default ->
+                    throw new IllegalStateException("bench/bin/build-hami failed with exit status " + build.exitValue()
+                            + "; its output above says why");
             };
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run bench/bin/build-hami: " + e.getMessage(), e);

@@ -2,7 +2,6 @@ package io.elasticgpu.bench.arena;
 
 import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.bench.cluster.ReplayPlan;
-
 import java.nio.file.Path;
 
 /**

@@ -1,14 +1,12 @@
 package io.elasticgpu.bench.arena;
 
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.elasticgpu.bench.cluster.Audit;
 import io.elasticgpu.bench.cluster.PodStream;
 import io.elasticgpu.bench.cluster.ProcessUse;
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.TracePod;
-
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,17 +28,54 @@ import java.util.TreeMap;
  * @param pendingByShape      the pods left pending, by shape: {@code <cards>x<milli per card>}, or {@code cpu}
  * @param curve               GPU allocated against GPU asked, both in percent of capacity, in arrival order
  */
-@JsonPropertyOrder({"name", "trace", "allocationPct", "podsBound", "podsPending", "podsPerSecond", "p50BoundSeconds",
-        "p99BoundSeconds", "overCommittedCards", "unaccounted", "cpuSeconds", "peakRssMib", "schedulerAlive", "kubeSchedulerCpuSeconds", "pendingByShape", "curve"})
-public record Standing(String name, String trace, double allocationPct, int podsBound, int podsPending, double podsPerSecond,
-                       double p50BoundSeconds, double p99BoundSeconds, int overCommittedCards, int unaccounted, double cpuSeconds,
-                       long peakRssMib, boolean schedulerAlive, double kubeSchedulerCpuSeconds,
-                       Map<String, Integer> pendingByShape, List<Point> curve) {
+@JsonPropertyOrder({
+    "name",
+    "trace",
+    "allocationPct",
+    "podsBound",
+    "podsPending",
+    "podsPerSecond",
+    "p50BoundSeconds",
+    "p99BoundSeconds",
+    "overCommittedCards",
+    "unaccounted",
+    "cpuSeconds",
+    "peakRssMib",
+    "schedulerAlive",
+    "kubeSchedulerCpuSeconds",
+    "pendingByShape",
+    "curve"
+})
+public record Standing(
+        String name,
+        String trace,
+        double allocationPct,
+        int podsBound,
+        int podsPending,
+        double podsPerSecond,
+        double p50BoundSeconds,
+        double p99BoundSeconds,
+        int overCommittedCards,
+        int unaccounted,
+        double cpuSeconds,
+        long peakRssMib,
+        boolean schedulerAlive,
+        double kubeSchedulerCpuSeconds,
+        Map<String, Integer> pendingByShape,
+        List<Point> curve) {
 
     /** @param pods the pods at the end; each names its place in {@code plan} ({@link Audit#index}) */
-    static Standing of(String name, String trace, List<TracePod> plan, long capacityMilli, List<Pod> pods,
-                       PodStream.Streamed streamed, int overCommitted, int unaccounted, ProcessUse scheduler,
-                       ProcessUse kubeScheduler) {
+    static Standing of(
+            String name,
+            String trace,
+            List<TracePod> plan,
+            long capacityMilli,
+            List<Pod> pods,
+            PodStream.Streamed streamed,
+            int overCommitted,
+            int unaccounted,
+            ProcessUse scheduler,
+            ProcessUse kubeScheduler) {
         boolean[] bound = new boolean[plan.size()];
         for (Pod p : pods) {
             if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty()) {
@@ -57,14 +92,27 @@ public record Standing(String name, String trace, double allocationPct, int pods
                 pending.merge(r.needsCards() ? r.cards() + "x" + r.milliPerCard() : "cpu", 1, Integer::sum);
             }
         }
-        return new Standing(name, trace, curve.getLast().allocatedPct(), podsBound, plan.size() - podsBound, streamed.podsPerSecond(),
-                streamed.latencySeconds(50), streamed.latencySeconds(99), overCommitted, unaccounted,
-                scheduler.cpuSeconds(), scheduler.peakRssMib(), scheduler.alive(), kubeScheduler.cpuSeconds(), pending, curve);
+        return new Standing(
+                name,
+                trace,
+                curve.getLast().allocatedPct(),
+                podsBound,
+                plan.size() - podsBound,
+                streamed.podsPerSecond(),
+                streamed.latencySeconds(50),
+                streamed.latencySeconds(99),
+                overCommitted,
+                unaccounted,
+                scheduler.cpuSeconds(),
+                scheduler.peakRssMib(),
+                scheduler.alive(),
+                kubeScheduler.cpuSeconds(),
+                pending,
+                curve);
     }
 
     /** A point of the curve: after {@code arrivedPct} of capacity had been asked, {@code allocatedPct} was granted. */
-    public record Point(double arrivedPct, double allocatedPct) {
-    }
+    public record Point(double arrivedPct, double allocatedPct) {}
 
     /**
      * PodGrant against arrival: walking the pods in arrival order, the GPU the bound ones asked, at each whole

@@ -1,6 +1,7 @@
 /**
  * The arena (issue 17), {@code bench/run arena}: peers' schedulers on the same trace, nodes and order as ours, each
- * in a fresh real control plane ({@link io.elasticgpu.bench.arena.Arena}). A {@link io.elasticgpu.bench.arena.Contender}
+ * in a fresh real control plane ({@link io.elasticgpu.bench.arena.Arena}). A {@link
+ * io.elasticgpu.bench.arena.Contender}
  * says how its nodes look, how its pods ask and which scheduler it runs: Elastic GPU as the chart ships it, HAMi's
  * scheduler extender ({@link io.elasticgpu.bench.arena.HamiScheduler}, with what its device plugin would publish,
  * {@link io.elasticgpu.bench.arena.HamiRegistration}, and the part of it its scheduler waits for,

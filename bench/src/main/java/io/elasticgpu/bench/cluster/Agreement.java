@@ -1,7 +1,6 @@
 package io.elasticgpu.bench.cluster;
 
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -13,8 +12,11 @@ import java.util.Objects;
  * @param same            pods placed on the same node (or failed on both sides)
  * @param firstDifference the first pod decided otherwise, with both decisions, or empty when none was
  */
-record Agreement(int same, String firstDifference, Map<String, Integer> pendingInCluster,
-                 Map<String, Integer> failedInSimulator) {
+record Agreement(
+        int same,
+        String firstDifference,
+        Map<String, Integer> pendingInCluster,
+        Map<String, Integer> failedInSimulator) {
 
     static Agreement of(List<TracePod> order, List<String> simulated, Map<String, String> cluster) {
         int same = 0;

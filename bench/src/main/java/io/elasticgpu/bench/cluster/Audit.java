@@ -1,19 +1,17 @@
 package io.elasticgpu.bench.cluster;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
-import io.elasticgpu.core.model.Card;
-import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Card;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +29,14 @@ import java.util.function.Function;
  * @param unaccounted        bound GPU pods without an allocation annotation (must be 0)
  * @param pendingThatFit     pending pods some node could hold as the cluster is now
  */
-public record Audit(long allocatedMilli, int podsBound, int podsPending, int overCommittedCards, int overCommittedHosts,
-             int unaccounted, int pendingThatFit) {
+public record Audit(
+        long allocatedMilli,
+        int podsBound,
+        int podsPending,
+        int overCommittedCards,
+        int overCommittedHosts,
+        int unaccounted,
+        int pendingThatFit) {
 
     /** @param nodes the kwok nodes by name, as the plan made them */
     public static Audit of(List<Pod> pods, Map<String, Node> nodes, List<TracePod> plan) {
@@ -74,7 +78,11 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
                     }
                 }
             }
-            states.put(name, with(states.get(name), PodHolding.of(node.name(), totals, allocation).placements()));
+            states.put(
+                    name,
+                    with(
+                            states.get(name),
+                            PodHolding.of(node.name(), totals, allocation).placements()));
         }
         int overCards = 0;
         int overHosts = 0;
@@ -83,7 +91,8 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
             int[] m = milli.getOrDefault(e.getKey(), new int[cards.size()]);
             long[] mem = memory.getOrDefault(e.getKey(), new long[cards.size()]);
             for (int c = 0; c < cards.size(); c++) {
-                if (m[c] > cards.get(c).computeMilli() || mem[c] > cards.get(c).memoryMib() && cards.get(c).memoryMib() > 0) {
+                if (m[c] > cards.get(c).computeMilli()
+                        || mem[c] > cards.get(c).memoryMib() && cards.get(c).memoryMib() > 0) {
                     overCards++;
                 }
             }
@@ -94,7 +103,8 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
         }
         int pendingThatFit = 0;
         for (Pod pod : pods) {
-            if (pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty()) {
+            if (pod.getSpec().getNodeName() == null
+                    || pod.getSpec().getNodeName().isEmpty()) {
                 Ask r = plan.get(index(pod)).request();
                 if (states.values().stream().anyMatch(s -> s.check(r) == Reason.FITS)) {
                     pendingThatFit++;
@@ -109,7 +119,9 @@ public record Audit(long allocatedMilli, int podsBound, int podsPending, int ove
         return json == null ? null : PodGrant.fromJson(json);
     }
 
-    /** The state with {@code placements} counted even past capacity: the audit counts over-commitment, not refuses it. */
+    /**
+     * The state with {@code placements} counted even past capacity: the audit counts over-commitment, not refuses it.
+     * */
     private static NodeState with(NodeState state, List<Grant> placements) {
         try {
             return state.with(placements);

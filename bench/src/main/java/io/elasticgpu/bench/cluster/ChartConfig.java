@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.client.utils.Serialization;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -30,14 +29,20 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
     private static final String SCHEDULER_CONFIG_MAP = "elastic-gpu-scheduler-config";
     /** The Deployment the extender runs in, as a container of the second scheduler's pods. */
     private static final String SCHEDULER = "elastic-gpu-scheduler";
+
     private static final String EXTENDER = "extender";
 
     /** Renders the chart with the helm {@code deploy/bin/build-helm} provides (building it once if missing). */
     public static ChartConfig render(Path repository) {
         Path deploy = repository.resolve("deploy");
         String helm = helm(deploy);
-        return parse(run(List.of(helm, "template", "elastic-gpu", deploy.resolve("helm/elastic-gpu").toString(),
-                "--namespace", "elastic-gpu-system")));
+        return parse(run(List.of(
+                helm,
+                "template",
+                "elastic-gpu",
+                deploy.resolve("helm/elastic-gpu").toString(),
+                "--namespace",
+                "elastic-gpu-system")));
     }
 
     /** The helm {@code deploy/bin/build-helm} builds into the e2e cache, built first on a machine that lacks it. */
@@ -54,8 +59,17 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
     public static List<DeviceClass> deviceClasses(Path repository) {
         Path deploy = repository.resolve("deploy");
         String helm = helm(deploy);
-        String rendered = run(List.of(helm, "template", "elastic-gpu", deploy.resolve("helm/elastic-gpu").toString(),
-                "--namespace", "elastic-gpu-system", "--set", "nodeAgent.api=dra", "--show-only", "templates/device-classes.yaml"));
+        String rendered = run(List.of(
+                helm,
+                "template",
+                "elastic-gpu",
+                deploy.resolve("helm/elastic-gpu").toString(),
+                "--namespace",
+                "elastic-gpu-system",
+                "--set",
+                "nodeAgent.api=dra",
+                "--show-only",
+                "templates/device-classes.yaml"));
         List<DeviceClass> classes = new ArrayList<>();
         for (String doc : rendered.split("(?m)^---\\s*$")) {
             if (!doc.isBlank() && doc.contains("kind: DeviceClass")) {
@@ -63,7 +77,8 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
             }
         }
         if (classes.isEmpty()) {
-            throw new IllegalStateException("the chart rendered no DeviceClass with nodeAgent.api=dra; was device-classes.yaml renamed?");
+            throw new IllegalStateException(
+                    "the chart rendered no DeviceClass with nodeAgent.api=dra; was device-classes.yaml renamed?");
         }
         return classes;
     }
@@ -74,11 +89,14 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
         try (var docs = YAML.readerFor(JsonNode.class).<JsonNode>readValues(rendered)) {
             while (docs.hasNext()) {
                 JsonNode doc = docs.next();
-                String name = doc == null ? "" : doc.path("metadata").path("name").asText();
+                String name =
+                        doc == null ? "" : doc.path("metadata").path("name").asText();
                 if (doc != null && doc.path("kind").asText().equals("ConfigMap") && name.equals(SCHEDULER_CONFIG_MAP)) {
-                    scheduler = (ObjectNode) YAML.readTree(doc.path("data").path("config.yaml").asText());
+                    scheduler = (ObjectNode)
+                            YAML.readTree(doc.path("data").path("config.yaml").asText());
                 } else if (doc != null && doc.path("kind").asText().equals("Deployment") && name.equals(SCHEDULER)) {
-                    for (JsonNode container : doc.path("spec").path("template").path("spec").path("containers")) {
+                    for (JsonNode container :
+                            doc.path("spec").path("template").path("spec").path("containers")) {
                         if (container.path("name").asText().equals(EXTENDER)) {
                             extender = container;
                         }
@@ -150,8 +168,11 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
             }
         });
         String limit = container.path("resources").path("limits").path("memory").asText("");
-        String percent = jvm.stream().filter(o -> o.startsWith("-XX:MaxRAMPercentage=")).findFirst()
-                .map(o -> o.substring(o.indexOf('=') + 1)).orElse("25");
+        String percent = jvm.stream()
+                .filter(o -> o.startsWith("-XX:MaxRAMPercentage="))
+                .findFirst()
+                .map(o -> o.substring(o.indexOf('=') + 1))
+                .orElse("25");
         if (limit.endsWith("Mi")) {
             long mib = Long.parseLong(limit.substring(0, limit.length() - 2));
             jvm.add("-Xmx" + (long) (mib * Double.parseDouble(percent) / 100) + "m");
@@ -161,7 +182,9 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
 
     private static String run(List<String> command) {
         try {
-            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
                 throw new IllegalStateException(String.join(" ", command) + " failed; see its output above");

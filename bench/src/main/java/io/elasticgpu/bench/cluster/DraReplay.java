@@ -1,11 +1,10 @@
 package io.elasticgpu.bench.cluster;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.DraShares;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.scheduler.cache.PodHolding;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -13,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -28,8 +26,7 @@ import java.util.function.Function;
  */
 public final class DraReplay {
 
-    private DraReplay() {
-    }
+    private DraReplay() {}
 
     /**
      * Memory for the cards the node list gives none (0 MiB): a ResourceSlice must offer some, and the trace's pods
@@ -42,9 +39,20 @@ public final class DraReplay {
         if (node.cards().stream().allMatch(c -> c.memoryMib() > 0)) {
             return node;
         }
-        List<Card> cards = node.cards().stream().map(c -> c.memoryMib() > 0 ? c
-                : new Card(c.index(), c.id(), c.model(), UNKNOWN_CARD_MIB, c.computeMilli(), c.health(), c.numaNode())).toList();
-        return new Node(node.name(), node.cpuMilli(), node.memoryMib(), node.maxPods(), cards, node.labels(), node.topology());
+        List<Card> cards = node.cards().stream()
+                .map(c -> c.memoryMib() > 0
+                        ? c
+                        : new Card(
+                                c.index(),
+                                c.id(),
+                                c.model(),
+                                UNKNOWN_CARD_MIB,
+                                c.computeMilli(),
+                                c.health(),
+                                c.numaNode()))
+                .toList();
+        return new Node(
+                node.name(), node.cpuMilli(), node.memoryMib(), node.maxPods(), cards, node.labels(), node.topology());
     }
 
     /** The memory block the chart gives the extender and the agents (their request policy's step). */
@@ -56,7 +64,10 @@ public final class DraReplay {
     /** The chart's DeviceClasses and one ResourceSlice per node, written from 8 clients. */
     static void publish(KubernetesClient client, Map<String, Node> nodes, long blockMib, List<DeviceClass> classes) {
         classes.forEach(c -> client.resource(c).create());
-        inParallel(nodes.entrySet().stream().map(e -> ReplayObjects.slice(e.getKey(), e.getValue(), blockMib)).toList(),
+        inParallel(
+                nodes.entrySet().stream()
+                        .map(e -> ReplayObjects.slice(e.getKey(), e.getValue(), blockMib))
+                        .toList(),
                 slice -> client.resource(slice).create());
     }
 
@@ -65,17 +76,23 @@ public final class DraReplay {
     }
 
     /** Runs {@code task} on every item from 8 threads; the first failure stops the replay, naming the item. */
-    private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void inParallel(List<T> items,
-                                                                                        java.util.function.Consumer<T> task) {
+    private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void inParallel(
+            List<T> items, java.util.function.Consumer<T> task) {
         try (var pool = Executors.newFixedThreadPool(8)) {
-            List<java.util.concurrent.Future<?>> done = items.stream().<java.util.concurrent.Future<?>>map(
-                    i -> pool.submit(() -> task.accept(i))).toList();
+            List<java.util.concurrent.Future<?>> done = items.stream()
+                    .<java.util.concurrent.Future<?>>map(i -> pool.submit(() -> task.accept(i)))
+                    .toList();
             for (int i = 0; i < done.size(); i++) {
                 try {
                     done.get(i).get();
                 } catch (java.util.concurrent.ExecutionException e) {
-                    throw new IllegalStateException("cannot create %s %s: %s".formatted(items.get(i).getKind(),
-                            items.get(i).getMetadata().getName(), e.getCause().getMessage()), e.getCause());
+                    throw new IllegalStateException(
+                            "cannot create %s %s: %s"
+                                    .formatted(
+                                            items.get(i).getKind(),
+                                            items.get(i).getMetadata().getName(),
+                                            e.getCause().getMessage()),
+                            e.getCause());
                 }
             }
         } catch (InterruptedException e) {
@@ -95,8 +112,8 @@ public final class DraReplay {
         claims.delete();
         inParallel(claims.list().getItems(), c -> {
             try {
-                claims.withName(c.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE),
-                        "{\"metadata\":{\"finalizers\":null}}");
+                claims.withName(c.getMetadata().getName())
+                        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 404) {
                     throw e;
@@ -117,9 +134,13 @@ public final class DraReplay {
      * "container" {@code claim}, counted by the extender's rule: a device consuming all the memory its card offers is
      * the card alone.
      */
-    static Function<Pod, PodGrant> holds(KubernetesClient client, String namespace, Map<String, Node> nodes, long blockMib) {
+    static Function<Pod, PodGrant> holds(
+            KubernetesClient client, String namespace, Map<String, Node> nodes, long blockMib) {
         Map<String, ResourceClaim> byName = new HashMap<>();
-        client.resources(ResourceClaim.class).inNamespace(namespace).list().getItems()
+        client.resources(ResourceClaim.class)
+                .inNamespace(namespace)
+                .list()
+                .getItems()
                 .forEach(c -> byName.put(c.getMetadata().getName(), c));
         return pod -> {
             ResourceClaim claim = byName.get(pod.getMetadata().getName());
@@ -128,9 +149,16 @@ public final class DraReplay {
                 return null;
             }
             String node = shares.getFirst().node();
-            var placements = PodHolding.ofClaim(node, shares, nodes.get(node), blockMib).placements();
-            return new PodGrant(node, Map.of("claim", placements.stream().flatMap(p -> p.shares().stream())
-                    .map(s -> new PodGrant.Share(s.card(), "", s.milli(), s.memoryMib())).toList()));
+            var placements =
+                    PodHolding.ofClaim(node, shares, nodes.get(node), blockMib).placements();
+            return new PodGrant(
+                    node,
+                    Map.of(
+                            "claim",
+                            placements.stream()
+                                    .flatMap(p -> p.shares().stream())
+                                    .map(s -> new PodGrant.Share(s.card(), "", s.milli(), s.memoryMib()))
+                                    .toList()));
         };
     }
 }

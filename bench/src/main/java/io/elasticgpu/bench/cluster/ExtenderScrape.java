@@ -18,8 +18,7 @@ final class ExtenderScrape {
     private static final Pattern VERB_SAMPLE =
             Pattern.compile("^egpu_extender_request_seconds_(sum|count)\\{verb=\"([a-z]+)\"} (\\S+)");
 
-    private ExtenderScrape() {
-    }
+    private ExtenderScrape() {}
 
     /**
      * The extender's counters at one moment: each verb's calls and total seconds, its ledger writes and refusals.
@@ -34,7 +33,9 @@ final class ExtenderScrape {
                 double[] v = verbs.computeIfAbsent(m.group(2), k -> new double[2]);
                 v["count".equals(m.group(1)) ? 0 : 1] += Double.parseDouble(m.group(3));
             });
-            return new Counters(verbs, counter(metrics, "egpu_extender_ledger_writes_total"),
+            return new Counters(
+                    verbs,
+                    counter(metrics, "egpu_extender_ledger_writes_total"),
                     counter(metrics, "egpu_extender_ledger_conflicts_total"));
         }
 
@@ -56,8 +57,10 @@ final class ExtenderScrape {
     }
 
     private static long counter(String metrics, String name) {
-        return metrics.lines().filter(l -> l.startsWith(name + " "))
-                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        return metrics.lines()
+                .filter(l -> l.startsWith(name + " "))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     /**
@@ -72,8 +75,11 @@ final class ExtenderScrape {
 
     private static String scrape(String url) {
         try {
-            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            return HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the extender's metrics: " + e.getMessage(), e);
         } catch (InterruptedException e) {

@@ -1,8 +1,7 @@
 package io.elasticgpu.bench.cluster;
 
-import io.elasticgpu.simulator.trace.TracePod;
-
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
+import io.elasticgpu.simulator.trace.TracePod;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -10,7 +9,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,7 +57,8 @@ public final class PodStream {
             if (latencyNanos.length == 0) {
                 return Double.NaN;
             }
-            return latencyNanos[Math.min(latencyNanos.length - 1, (int) Math.ceil(p / 100.0 * latencyNanos.length) - 1)] / 1e9;
+            return latencyNanos[Math.min(latencyNanos.length - 1, (int) Math.ceil(p / 100.0 * latencyNanos.length) - 1)]
+                    / 1e9;
         }
 
         /**
@@ -79,13 +78,17 @@ public final class PodStream {
         }
 
         /**
-         * The pods {@code cycle} numbers (the scheduling cycle that placed each bound pod) in that order, then the others
+         * The pods {@code cycle} numbers (the scheduling cycle that placed each bound pod) in that order, then the
+         * others
          * in the order they became schedulable: the order kube-scheduler actually decided them in, its retries and
          * backoff included, so that the simulator fed it separates what the order cost from what the placement did.
          */
         List<TracePod> inDecisionOrder(List<TracePod> pods, java.util.Map<String, Long> cycle) {
-            return sorted(pods, Comparator.<Integer>comparingLong(i -> cycle.getOrDefault(pods.get(i).name(), Long.MAX_VALUE))
-                    .thenComparingLong(i -> queuedVersion[i]));
+            return sorted(
+                    pods,
+                    Comparator.<Integer>comparingLong(
+                                    i -> cycle.getOrDefault(pods.get(i).name(), Long.MAX_VALUE))
+                            .thenComparingLong(i -> queuedVersion[i]));
         }
 
         private static List<TracePod> sorted(List<TracePod> pods, Comparator<Integer> by) {
@@ -96,17 +99,28 @@ public final class PodStream {
         }
     }
 
-    private PodStream() {
-    }
+    private PodStream() {}
 
     static final String GATE = "bench.elasticgpu.io/replay";
     /** One write per pod: a JSON patch that removes the gates. */
     private static final String UNGATE = "[{\"op\":\"remove\",\"path\":\"/spec/schedulingGates\"}]";
 
-    public static Streamed run(KubernetesClient client, List<Pod> given, int clients, boolean gated, Duration quiet,
-                        IntConsumer progress) {
-        List<Pod> pods = gated ? given.stream().map(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p).editSpec()
-                .addNewSchedulingGate(GATE).endSpec().build()).toList() : given;
+    public static Streamed run(
+            KubernetesClient client,
+            List<Pod> given,
+            int clients,
+            boolean gated,
+            Duration quiet,
+            IntConsumer progress) {
+        List<Pod> pods = gated
+                ? given.stream()
+                        .map(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p)
+                                .editSpec()
+                                .addNewSchedulingGate(GATE)
+                                .endSpec()
+                                .build())
+                        .toList()
+                : given;
         String namespace = pods.getFirst().getMetadata().getNamespace();
         int n = pods.size();
         long[] queued = new long[n];
@@ -126,12 +140,13 @@ public final class PodStream {
             }
 
             @Override
-            public void onDelete(Pod pod, boolean unknown) {
-            }
+            public void onDelete(Pod pod, boolean unknown) {}
 
             private void seen(Pod pod) {
                 String node = pod.getSpec().getNodeName();
-                if (node != null && !node.isEmpty() && boundAt.putIfAbsent(pod.getMetadata().getName(), System.nanoTime()) == null) {
+                if (node != null
+                        && !node.isEmpty()
+                        && boundAt.putIfAbsent(pod.getMetadata().getName(), System.nanoTime()) == null) {
                     lastBind.set(System.nanoTime());
                 }
             }
@@ -146,13 +161,19 @@ public final class PodStream {
         });
         if (gated) {
             start = System.nanoTime();
-            // Lifted in the order the queue sorts them by (creation), so a pod is never queued before one created earlier.
-            int[] byCreation = java.util.stream.IntStream.range(0, n).boxed()
-                    .sorted(Comparator.comparingLong(i -> queued[i])).mapToInt(Integer::intValue).toArray();
+            // Lifted in the order the queue sorts them by (creation), so a pod is never queued before one created
+            // earlier.
+            int[] byCreation = java.util.stream.IntStream.range(0, n)
+                    .boxed()
+                    .sorted(Comparator.comparingLong(i -> queued[i]))
+                    .mapToInt(Integer::intValue)
+                    .toArray();
             inParallel(clients, n, k -> {
                 int i = byCreation[k];
                 createdAt[i] = System.nanoTime();
-                client.pods().inNamespace(namespace).withName(pods.get(i).getMetadata().getName())
+                client.pods()
+                        .inNamespace(namespace)
+                        .withName(pods.get(i).getMetadata().getName())
                         .patch(PatchContext.of(PatchType.JSON), UNGATE);
             });
         }
@@ -169,12 +190,17 @@ public final class PodStream {
             }
         }
         long first = start;
-        long[] after = boundAt.values().stream().mapToLong(at -> Math.max(0, at - first)).sorted().toArray();
-        return new Streamed(queued, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(), after);
+        long[] after = boundAt.values().stream()
+                .mapToLong(at -> Math.max(0, at - first))
+                .sorted()
+                .toArray();
+        return new Streamed(
+                queued, latencies.stream().mapToLong(Long::longValue).sorted().toArray(), boundAt.size(), after);
     }
 
     /** Where {@link #warmUp} makes its pods; no scheduler has this name: the harness binds them itself. */
     static final String WARM_UP_NAMESPACE = "bench-warm-up";
+
     private static final int WARM_UP_PODS = 500;
 
     /**
@@ -189,11 +215,13 @@ public final class PodStream {
      */
     public static void warmUp(KubernetesClient client, List<Pod> pods, int clients) {
         List<Pod> copies = copies(client, pods, WARM_UP_PODS, WARM_UP_NAMESPACE, "bench-warm-up-nobody");
-        List<String> nodes = client.nodes().list().getItems().stream().map(n -> n.getMetadata().getName()).toList();
+        List<String> nodes = client.nodes().list().getItems().stream()
+                .map(n -> n.getMetadata().getName())
+                .toList();
         var stop = new java.util.concurrent.atomic.AtomicBoolean();
         Thread binder = Thread.ofVirtual().start(() -> bindWarmUp(client, nodes, stop));
         try {
-            run(client, copies, clients, true, Duration.ofSeconds(3), done -> { });
+            run(client, copies, clients, true, Duration.ofSeconds(3), done -> {});
         } finally {
             stop.set(true);
             try {
@@ -221,21 +249,37 @@ public final class PodStream {
      */
     public static void warmUpScheduler(KubernetesClient client, List<Pod> pods, int count, int clients) {
         List<Pod> copies = copies(client, pods, count, WARM_UP_SCHEDULER_NAMESPACE, null);
-        run(client, copies, clients, true, Duration.ofSeconds(5), done -> { });
+        run(client, copies, clients, true, Duration.ofSeconds(5), done -> {});
         deleteAll(client, WARM_UP_SCHEDULER_NAMESPACE);
-        sleep(Duration.ofSeconds(ExtenderConfig.defaults().workloadRefreshSeconds() + 5).toMillis());
+        sleep(Duration.ofSeconds(ExtenderConfig.defaults().workloadRefreshSeconds() + 5)
+                .toMillis());
     }
 
     /** The first {@code count} pods copied into {@code namespace} (made here), for {@code scheduler} unless null. */
-    private static List<Pod> copies(KubernetesClient client, List<Pod> pods, int count, String namespace, String scheduler) {
-        client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-                .withName(namespace).endMetadata().build()).serverSideApply();
-        client.serviceAccounts().inNamespace(namespace).withName("default")
+    private static List<Pod> copies(
+            KubernetesClient client, List<Pod> pods, int count, String namespace, String scheduler) {
+        client.namespaces()
+                .resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(namespace)
+                        .endMetadata()
+                        .build())
+                .serverSideApply();
+        client.serviceAccounts()
+                .inNamespace(namespace)
+                .withName("default")
                 .waitUntilCondition(java.util.Objects::nonNull, 2, java.util.concurrent.TimeUnit.MINUTES);
-        return pods.stream().limit(count).map(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p)
-                .editMetadata().withNamespace(namespace).endMetadata()
-                .editSpec().withSchedulerName(scheduler == null ? p.getSpec().getSchedulerName() : scheduler).endSpec()
-                .build()).toList();
+        return pods.stream()
+                .limit(count)
+                .map(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p)
+                        .editMetadata()
+                        .withNamespace(namespace)
+                        .endMetadata()
+                        .editSpec()
+                        .withSchedulerName(scheduler == null ? p.getSpec().getSchedulerName() : scheduler)
+                        .endSpec()
+                        .build())
+                .toList();
     }
 
     private static void deleteAll(KubernetesClient client, String namespace) {
@@ -246,16 +290,27 @@ public final class PodStream {
     }
 
     /** Binds the warm-up's schedulable pods round robin over {@code nodes} until told to stop. */
-    private static void bindWarmUp(KubernetesClient client, List<String> nodes, java.util.concurrent.atomic.AtomicBoolean stop) {
+    private static void bindWarmUp(
+            KubernetesClient client, List<String> nodes, java.util.concurrent.atomic.AtomicBoolean stop) {
         int next = 0;
         while (!stop.get() && !nodes.isEmpty()) {
             for (Pod pod : client.pods().inNamespace(WARM_UP_NAMESPACE).list().getItems()) {
-                boolean waiting = pod.getSpec().getNodeName() == null && pod.getSpec().getSchedulingGates().isEmpty();
+                boolean waiting = pod.getSpec().getNodeName() == null
+                        && pod.getSpec().getSchedulingGates().isEmpty();
                 if (waiting) {
-                    client.bindings().inNamespace(WARM_UP_NAMESPACE).resource(new io.fabric8.kubernetes.api.model.BindingBuilder()
-                            .withNewMetadata().withName(pod.getMetadata().getName()).endMetadata()
-                            .withNewTarget().withKind("Node").withApiVersion("v1").withName(nodes.get(next++ % nodes.size()))
-                            .endTarget().build()).create();
+                    client.bindings()
+                            .inNamespace(WARM_UP_NAMESPACE)
+                            .resource(new io.fabric8.kubernetes.api.model.BindingBuilder()
+                                    .withNewMetadata()
+                                    .withName(pod.getMetadata().getName())
+                                    .endMetadata()
+                                    .withNewTarget()
+                                    .withKind("Node")
+                                    .withApiVersion("v1")
+                                    .withName(nodes.get(next++ % nodes.size()))
+                                    .endTarget()
+                                    .build())
+                            .create();
                 }
             }
             sleep(100);
@@ -294,8 +349,10 @@ public final class PodStream {
             } catch (KubernetesClientException e) {
                 boolean transient_ = e.getCode() == 429 || e.getCode() >= 500 || e.getCode() == 0;
                 if (!transient_ || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cannot create pod %s: %s".formatted(pod.getMetadata().getName(),
-                            e.getMessage()), e);
+                    throw new IllegalStateException(
+                            "cannot create pod %s: %s"
+                                    .formatted(pod.getMetadata().getName(), e.getMessage()),
+                            e);
                 }
                 sleep(200);
             }

@@ -21,7 +21,10 @@ public record ProcessUse(double cpuSeconds, long peakRssMib, boolean alive) {
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS;
             long hwmKib = Files.readAllLines(Path.of("/proc", Long.toString(pid), "status")).stream()
-                    .filter(l -> l.startsWith("VmHWM:")).mapToLong(l -> Long.parseLong(l.replaceAll("\\D", ""))).findFirst().orElse(0);
+                    .filter(l -> l.startsWith("VmHWM:"))
+                    .mapToLong(l -> Long.parseLong(l.replaceAll("\\D", "")))
+                    .findFirst()
+                    .orElse(0);
             return new ProcessUse(cpu, hwmKib / 1024, !f[0].equals("Z"));
         } catch (IOException | RuntimeException gone) {
             return new ProcessUse(0, 0, false);
@@ -36,7 +39,8 @@ public record ProcessUse(double cpuSeconds, long peakRssMib, boolean alive) {
     }
 
     /** CPU seconds each process of {@code before} has used since. */
-    public static java.util.Map<String, Double> cpuSince(java.util.Map<String, Double> before, java.util.Map<String, Long> pids) {
+    public static java.util.Map<String, Double> cpuSince(
+            java.util.Map<String, Double> before, java.util.Map<String, Long> pids) {
         java.util.Map<String, Double> now = cpu(pids);
         java.util.Map<String, Double> used = new java.util.LinkedHashMap<>();
         before.forEach((name, then) -> used.put(name, Math.max(0, now.getOrDefault(name, then) - then)));

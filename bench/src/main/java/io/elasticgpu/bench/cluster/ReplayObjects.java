@@ -3,9 +3,9 @@ package io.elasticgpu.bench.cluster;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.discovery.Gpu;
@@ -15,7 +15,6 @@ import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.resourceslice.SliceDevices;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -23,7 +22,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -47,18 +45,25 @@ public final class ReplayObjects {
     /** The pod's index in arrival order. */
     public static final String INDEX = "bench.elasticgpu.io/arrival";
 
-    private ReplayObjects() {
-    }
+    private ReplayObjects() {}
 
     public static io.fabric8.kubernetes.api.model.Node node(String name, Node node) {
         Card first = node.cards().getFirst();
-        GpuNodeSpec spec = new GpuNodeSpec(name, node.cards().size(), first.model(), first.memoryMib(), node.cpuMilli(),
-                node.memoryMib(), List.of());
+        GpuNodeSpec spec = new GpuNodeSpec(
+                name,
+                node.cards().size(),
+                first.model(),
+                first.memoryMib(),
+                node.cpuMilli(),
+                node.memoryMib(),
+                List.of());
         // The simulator's pod limit per node, so that neither side stops at kubelet's default of 110.
-        return new NodeBuilder(FakeGpuNodes.toNode(spec)).editStatus()
+        return new NodeBuilder(FakeGpuNodes.toNode(spec))
+                .editStatus()
                 .addToCapacity("pods", new Quantity(Integer.toString(node.maxPods())))
                 .addToAllocatable("pods", new Quantity(Integer.toString(node.maxPods())))
-                .endStatus().build();
+                .endStatus()
+                .build();
     }
 
     /** The node as a DRA-mode agent leaves it: labelled {@code dra}, no extended resource of a device plugin. */
@@ -74,11 +79,20 @@ public final class ReplayObjects {
     static ResourceSlice slice(String name, Node node, long blockMib) {
         List<Gpu> gpus = new ArrayList<>();
         for (Card c : node.cards()) {
-            gpus.add(new Gpu(c.index(), "GPU-%s-%d".formatted(name, c.index()), c.model(), c.memoryMib(),
-                    "00000000:%02x:00.0".formatted(c.index() + 1), c.index(), 0, false));
+            gpus.add(new Gpu(
+                    c.index(),
+                    "GPU-%s-%d".formatted(name, c.index()),
+                    c.model(),
+                    c.memoryMib(),
+                    "00000000:%02x:00.0".formatted(c.index() + 1),
+                    c.index(),
+                    0,
+                    false));
         }
         Hardware hw = new Hardware("570.86.15", gpus, node.topology());
-        CardHealth health = new CardHealth(gpus.size(), new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)),
+        CardHealth health = new CardHealth(
+                gpus.size(),
+                new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)),
                 InstantSource.system());
         return SlicePublisher.slice(name, SliceDevices.devices(hw, health, blockMib), 1, null);
     }
@@ -86,12 +100,23 @@ public final class ReplayObjects {
     /** The claim of a GPU pod under DRA, named as the pod. */
     static ResourceClaim claim(TracePod trace, String namespace, long blockMib) {
         Ask r = trace.request();
-        var exactly = new ResourceClaimBuilder().withNewMetadata().withName(trace.name()).withNamespace(namespace).endMetadata()
-                .withNewSpec().withNewDevices().addNewRequest().withName("gpu").withNewExactly()
-                .withDeviceClassName(DraNames.DRIVER).withCount((long) r.cards());
+        var exactly = new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withName(trace.name())
+                .withNamespace(namespace)
+                .endMetadata()
+                .withNewSpec()
+                .withNewDevices()
+                .addNewRequest()
+                .withName("gpu")
+                .withNewExactly()
+                .withDeviceClassName(DraNames.DRIVER)
+                .withCount((long) r.cards());
         if (!r.wholeCards()) {
-            exactly = exactly.withNewCapacity().addToRequests(DraNames.CORES, new Quantity(Integer.toString(percent(trace))))
-                    .addToRequests(DraNames.MEMORY, new Quantity(blockMib + "Mi")).endCapacity();
+            exactly = exactly.withNewCapacity()
+                    .addToRequests(DraNames.CORES, new Quantity(Integer.toString(percent(trace))))
+                    .addToRequests(DraNames.MEMORY, new Quantity(blockMib + "Mi"))
+                    .endCapacity();
         }
         return exactly.endExactly().endRequest().endDevices().endSpec().build();
     }
@@ -118,23 +143,58 @@ public final class ReplayObjects {
             }
             requests.putAll(limits);
         }
-        PodBuilder pod = new PodBuilder().withNewMetadata().withName(trace.name()).withNamespace(namespace)
-                .addToAnnotations(INDEX, Integer.toString(index)).endMetadata()
-                .withNewSpec().withSchedulerName(schedulerName).withTerminationGracePeriodSeconds(0L)
-                .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10")
-                .withNewResources().withRequests(requests).withLimits(limits.isEmpty() ? null : limits).endResources()
-                .endContainer().endSpec();
+        PodBuilder pod = new PodBuilder()
+                .withNewMetadata()
+                .withName(trace.name())
+                .withNamespace(namespace)
+                .addToAnnotations(INDEX, Integer.toString(index))
+                .endMetadata()
+                .withNewSpec()
+                .withSchedulerName(schedulerName)
+                .withTerminationGracePeriodSeconds(0L)
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.k8s.io/pause:3.10")
+                .withNewResources()
+                .withRequests(requests)
+                .withLimits(limits.isEmpty() ? null : limits)
+                .endResources()
+                .endContainer()
+                .endSpec();
         if (r.needsCards() && dra) {
-            pod.editSpec().addNewResourceClaim().withName("gpu").withResourceClaimName(trace.name()).endResourceClaim()
-                    .editFirstContainer().editResources().addNewClaim().withName("gpu").endClaim().endResources().endContainer()
+            pod.editSpec()
+                    .addNewResourceClaim()
+                    .withName("gpu")
+                    .withResourceClaimName(trace.name())
+                    .endResourceClaim()
+                    .editFirstContainer()
+                    .editResources()
+                    .addNewClaim()
+                    .withName("gpu")
+                    .endClaim()
+                    .endResources()
+                    .endContainer()
                     .endSpec();
         }
         if (!r.models().isEmpty()) {
-            pod.editSpec().withNewAffinity().withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
-                    .addNewNodeSelectorTerm().addNewMatchExpression().withKey(NodeLabels.PRODUCT).withOperator("In")
-                    .withValues(r.models().stream().map(NodeLabels::value).distinct().toList())
-                    .endMatchExpression().endNodeSelectorTerm().endRequiredDuringSchedulingIgnoredDuringExecution()
-                    .endNodeAffinity().endAffinity().endSpec();
+            pod.editSpec()
+                    .withNewAffinity()
+                    .withNewNodeAffinity()
+                    .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                    .addNewNodeSelectorTerm()
+                    .addNewMatchExpression()
+                    .withKey(NodeLabels.PRODUCT)
+                    .withOperator("In")
+                    .withValues(r.models().stream()
+                            .map(NodeLabels::value)
+                            .distinct()
+                            .toList())
+                    .endMatchExpression()
+                    .endNodeSelectorTerm()
+                    .endRequiredDuringSchedulingIgnoredDuringExecution()
+                    .endNodeAffinity()
+                    .endAffinity()
+                    .endSpec();
         }
         return pod.build();
     }
@@ -143,8 +203,9 @@ public final class ReplayObjects {
     public static int percent(TracePod trace) {
         int milli = trace.request().milliPerCard();
         if (milli % 10 != 0) {
-            throw new IllegalArgumentException("pod %s asks %d milli-GPU; gpu-core counts whole percent, so the"
-                    .formatted(trace.name(), milli) + " share must be a multiple of 10");
+            throw new IllegalArgumentException(
+                    "pod %s asks %d milli-GPU; gpu-core counts whole percent, so the".formatted(trace.name(), milli)
+                            + " share must be a multiple of 10");
         }
         return milli / 10;
     }

@@ -27,9 +27,22 @@ import java.util.List;
  *                        ({@code --api dra}); the baseline is then kube-scheduler's own DRA allocator
  * @param json            where to write the result as JSON, or null
  */
-public record ReplayOptions(Path trace, Path nodes, Path events, long seed, double cutPct, String policy, int maxNodes,
-                            Path schedulerConfig, int clients, boolean baseline, boolean gated, List<String> extenderFlags,
-                            int warmExtender, boolean dra, Path json) {
+public record ReplayOptions(
+        Path trace,
+        Path nodes,
+        Path events,
+        long seed,
+        double cutPct,
+        String policy,
+        int maxNodes,
+        Path schedulerConfig,
+        int clients,
+        boolean baseline,
+        boolean gated,
+        List<String> extenderFlags,
+        int warmExtender,
+        boolean dra,
+        Path json) {
 
     public ReplayOptions {
         extenderFlags = List.copyOf(extenderFlags);

@@ -9,7 +9,6 @@ import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.Trace;
 import io.elasticgpu.simulator.trace.TraceFormatException;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,8 +23,14 @@ import java.util.List;
  * @param pods     the pods that arrive before the cut, in arrival order
  * @param capacity the nodes' GPU capacity in milli-cards
  */
-public record ReplayPlan(String traceName, List<Node> nodes, List<TracePod> pods, long capacity, Experiment experiment,
-                         String policy, long seed) {
+public record ReplayPlan(
+        String traceName,
+        List<Node> nodes,
+        List<TracePod> pods,
+        long capacity,
+        Experiment experiment,
+        String policy,
+        long seed) {
 
     /** kwok can play nodes of 1..16 cards ({@code GpuNodeSpec}). */
     static final int MAX_CARDS = 16;
@@ -33,12 +38,17 @@ public record ReplayPlan(String traceName, List<Node> nodes, List<TracePod> pods
     /** @throws IllegalArgumentException (or a {@link TraceFormatException}) naming the file and line to fix */
     public static ReplayPlan of(ReplayOptions o) {
         Trace trace = o.nodes() == null ? OpenbTrace.read(o.trace()) : OpenbTrace.read(o.trace(), o.nodes());
-        Path nodeFile = o.nodes() != null ? o.nodes() : o.trace().toAbsolutePath().resolveSibling(OpenbTrace.GPU_NODE_LIST);
+        Path nodeFile =
+                o.nodes() != null ? o.nodes() : o.trace().toAbsolutePath().resolveSibling(OpenbTrace.GPU_NODE_LIST);
         for (int i = 0; i < trace.nodes().size(); i++) {
             int cards = trace.nodes().get(i).cards().size();
             if (cards < 1 || cards > MAX_CARDS) {
-                throw new TraceFormatException(nodeFile, i + 2, "gpu", "node %s has %d GPUs; a replay node has 1..%d"
-                        .formatted(trace.nodes().get(i).name(), cards, MAX_CARDS));
+                throw new TraceFormatException(
+                        nodeFile,
+                        i + 2,
+                        "gpu",
+                        "node %s has %d GPUs; a replay node has 1..%d"
+                                .formatted(trace.nodes().get(i).name(), cards, MAX_CARDS));
             }
         }
         if (o.maxNodes() > 0 && o.maxNodes() < trace.nodes().size()) {
@@ -60,8 +70,8 @@ public record ReplayPlan(String traceName, List<Node> nodes, List<TracePod> pods
             nodes = order.nodes();
         }
         long capacity = trace.capacityMilli();
-        return new ReplayPlan(trace.name(), nodes, cut(arrivals, capacity, o.cutPct()), capacity, experiment, o.policy(),
-                o.seed());
+        return new ReplayPlan(
+                trace.name(), nodes, cut(arrivals, capacity, o.cutPct()), capacity, experiment, o.policy(), o.seed());
     }
 
     /** {@code milli} GPU milli-cards as a percentage of the plan's capacity. */
@@ -80,14 +90,13 @@ public record ReplayPlan(String traceName, List<Node> nodes, List<TracePod> pods
      * @param usedMilli GPU milli-cards held after the last pod
      * @param nodes     where each pod went (a trace node name), null where it fit nowhere
      */
-    public record Simulated(long usedMilli, List<String> nodes) {
-    }
+    public record Simulated(long usedMilli, List<String> nodes) {}
 
     public Simulated simulate(List<TracePod> order) {
         // its policy's typical pods estimated from these pods, as the extender estimates them from the cluster's
         Experiment asClusterKnows = new Experiment(new Trace(traceName, nodes, order), Experiment.PAPER_INFLATION);
         Replay replay = new Replay(nodes, asClusterKnows.policy(policy, seed), asClusterKnows.metric());
-        EventLog log = replay.run(order, done -> { });
+        EventLog log = replay.run(order, done -> {});
         List<String> placed = new ArrayList<>(log.size());
         for (int i = 0; i < log.size(); i++) {
             placed.add(log.node(i).orElse(null));

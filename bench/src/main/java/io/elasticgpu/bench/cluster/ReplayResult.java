@@ -27,20 +27,73 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param decisionOrder         the simulator on the order kube-scheduler decided the pods in: what is left of the
  *                              difference once kube-scheduler's queue order is taken out
  */
-@JsonPropertyOrder({"trace", "policy", "api", "nodes", "pods", "inClusterPct", "simulatorPct", "differencePoints", "podsBound",
-        "podsPending", "pendingThatFit", "overCommittedCards", "overCommittedHosts", "unaccounted", "podsPerSecond",
-        "baselinePodsPerSecond", "baselinePct", "p50BoundSeconds", "p99BoundSeconds", "cores", "sameDecisions", "firstDifference", "settledFilterCallsPerSecond", "boundAfterSeconds",
-        "baselineBoundAfterSeconds", "extenderVerbs", "ledgerWrites", "ledgerConflicts", "cpuMillisPerPod",
-        "baselineCpuMillisPerPod", "extenderWarmUpPods", "decisionOrder"})
-public record ReplayResult(String trace, String policy, int nodes, int pods, double inClusterPct, double simulatorPct,
-                           double differencePoints, int podsBound, int podsPending, int pendingThatFit,
-                           int overCommittedCards, int overCommittedHosts, int unaccounted, double podsPerSecond,
-                           double baselinePodsPerSecond, double p50BoundSeconds, double p99BoundSeconds, int cores,
-                           int sameDecisions, String firstDifference, double settledFilterCallsPerSecond, String api,
-                           double baselinePct, double[] boundAfterSeconds, double[] baselineBoundAfterSeconds,
-                           java.util.Map<String, VerbTime> extenderVerbs, long ledgerWrites, long ledgerConflicts,
-                           java.util.Map<String, Double> cpuMillisPerPod, java.util.Map<String, Double> baselineCpuMillisPerPod,
-                           int extenderWarmUpPods, DecisionOrder decisionOrder) {
+@JsonPropertyOrder({
+    "trace",
+    "policy",
+    "api",
+    "nodes",
+    "pods",
+    "inClusterPct",
+    "simulatorPct",
+    "differencePoints",
+    "podsBound",
+    "podsPending",
+    "pendingThatFit",
+    "overCommittedCards",
+    "overCommittedHosts",
+    "unaccounted",
+    "podsPerSecond",
+    "baselinePodsPerSecond",
+    "baselinePct",
+    "p50BoundSeconds",
+    "p99BoundSeconds",
+    "cores",
+    "sameDecisions",
+    "firstDifference",
+    "settledFilterCallsPerSecond",
+    "boundAfterSeconds",
+    "baselineBoundAfterSeconds",
+    "extenderVerbs",
+    "ledgerWrites",
+    "ledgerConflicts",
+    "cpuMillisPerPod",
+    "baselineCpuMillisPerPod",
+    "extenderWarmUpPods",
+    "decisionOrder"
+})
+public record ReplayResult(
+        String trace,
+        String policy,
+        int nodes,
+        int pods,
+        double inClusterPct,
+        double simulatorPct,
+        double differencePoints,
+        int podsBound,
+        int podsPending,
+        int pendingThatFit,
+        int overCommittedCards,
+        int overCommittedHosts,
+        int unaccounted,
+        double podsPerSecond,
+        double baselinePodsPerSecond,
+        double p50BoundSeconds,
+        double p99BoundSeconds,
+        int cores,
+        int sameDecisions,
+        String firstDifference,
+        double settledFilterCallsPerSecond,
+        String api,
+        double baselinePct,
+        double[] boundAfterSeconds,
+        double[] baselineBoundAfterSeconds,
+        java.util.Map<String, VerbTime> extenderVerbs,
+        long ledgerWrites,
+        long ledgerConflicts,
+        java.util.Map<String, Double> cpuMillisPerPod,
+        java.util.Map<String, Double> baselineCpuMillisPerPod,
+        int extenderWarmUpPods,
+        DecisionOrder decisionOrder) {
 
     /**
      * The simulator fed the pods in the order kube-scheduler's scheduling cycles decided them (the pods never bound
@@ -54,7 +107,8 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
      * @param sameDecisions    pods the simulator put on the node the cluster did (or failed on both sides)
      * @param firstDifference  the first pod decided otherwise, empty when none was, or why the order is not known
      */
-    public record DecisionOrder(double simulatorPct, double differencePoints, int sameDecisions, String firstDifference) {
+    public record DecisionOrder(
+            double simulatorPct, double differencePoints, int sameDecisions, String firstDifference) {
         static DecisionOrder of(ReplayPlan plan, double inClusterPct, long simulatorMilli, Agreement agreement) {
             double sim = plan.percentOfCapacity(simulatorMilli);
             return new DecisionOrder(sim, inClusterPct - sim, agreement.same(), agreement.firstDifference());
@@ -66,32 +120,68 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
     }
 
     /** One extender verb during the replay: how often kube-scheduler called it, and the mean time to answer. */
-    public record VerbTime(long calls, double meanMillis) {
-    }
+    public record VerbTime(long calls, double meanMillis) {}
 
     private static final int[] BOUND_AFTER = {50, 90, 100};
 
-    static ReplayResult of(ReplayPlan plan, ReplayOptions options, Audit audit, PodStream.Streamed ours, long simulator,
-                           Agreement agreement, double retries, PodStream.Streamed baseline, Audit baselineAudit,
-                           java.util.Map<String, VerbTime> verbs, long[] ledger, java.util.Map<String, Double> cpu,
-                           java.util.Map<String, Double> baselineCpu, DecisionOrder decisionOrder) {
+    static ReplayResult of(
+            ReplayPlan plan,
+            ReplayOptions options,
+            Audit audit,
+            PodStream.Streamed ours,
+            long simulator,
+            Agreement agreement,
+            double retries,
+            PodStream.Streamed baseline,
+            Audit baselineAudit,
+            java.util.Map<String, VerbTime> verbs,
+            long[] ledger,
+            java.util.Map<String, Double> cpu,
+            java.util.Map<String, Double> baselineCpu,
+            DecisionOrder decisionOrder) {
         double inCluster = plan.percentOfCapacity(audit.allocatedMilli());
         double sim = plan.percentOfCapacity(simulator);
-        return new ReplayResult(plan.traceName(), options.policy(), plan.nodes().size(), plan.pods().size(), inCluster, sim,
-                inCluster - sim, audit.podsBound(), audit.podsPending(), audit.pendingThatFit(), audit.overCommittedCards(),
-                audit.overCommittedHosts(), audit.unaccounted(), ours.podsPerSecond(),
-                baseline == null ? Double.NaN : baseline.podsPerSecond(), ours.latencySeconds(50),
-                ours.latencySeconds(99), Runtime.getRuntime().availableProcessors(), agreement.same(),
-                agreement.firstDifference(), retries, options.dra() ? "dra" : "device-plugin",
+        return new ReplayResult(
+                plan.traceName(),
+                options.policy(),
+                plan.nodes().size(),
+                plan.pods().size(),
+                inCluster,
+                sim,
+                inCluster - sim,
+                audit.podsBound(),
+                audit.podsPending(),
+                audit.pendingThatFit(),
+                audit.overCommittedCards(),
+                audit.overCommittedHosts(),
+                audit.unaccounted(),
+                ours.podsPerSecond(),
+                baseline == null ? Double.NaN : baseline.podsPerSecond(),
+                ours.latencySeconds(50),
+                ours.latencySeconds(99),
+                Runtime.getRuntime().availableProcessors(),
+                agreement.same(),
+                agreement.firstDifference(),
+                retries,
+                options.dra() ? "dra" : "device-plugin",
                 baselineAudit == null ? Double.NaN : plan.percentOfCapacity(baselineAudit.allocatedMilli()),
-                boundAfter(ours), boundAfter(baseline), verbs, ledger[0], ledger[1], perPod(cpu, ours.bound()),
-                baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()), options.warmExtender(),
+                boundAfter(ours),
+                boundAfter(baseline),
+                verbs,
+                ledger[0],
+                ledger[1],
+                perPod(cpu, ours.bound()),
+                baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()),
+                options.warmExtender(),
                 decisionOrder);
     }
 
     private static double[] boundAfter(PodStream.Streamed streamed) {
-        return streamed == null ? new double[0]
-                : java.util.Arrays.stream(BOUND_AFTER).mapToDouble(streamed::boundAfterSeconds).toArray();
+        return streamed == null
+                ? new double[0]
+                : java.util.Arrays.stream(BOUND_AFTER)
+                        .mapToDouble(streamed::boundAfterSeconds)
+                        .toArray();
     }
 
     private static String seconds(double[] s) {
@@ -108,20 +198,25 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
         if (millis.isEmpty()) {
             return "not measured";
         }
-        StringBuilder b = new StringBuilder("%.0f ms:".formatted(millis.values().stream().mapToDouble(Double::doubleValue).sum()));
+        StringBuilder b = new StringBuilder("%.0f ms:"
+                .formatted(millis.values().stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum()));
         millis.forEach((name, ms) -> b.append(" %s %.1f".formatted(name, ms)));
         return b.toString();
     }
 
     private String verbs() {
         StringBuilder b = new StringBuilder();
-        extenderVerbs.forEach((verb, t) -> b.append(b.isEmpty() ? "" : ", ").append("%s %d x %.1f ms".formatted(verb, t.calls(), t.meanMillis())));
+        extenderVerbs.forEach((verb, t) ->
+                b.append(b.isEmpty() ? "" : ", ").append("%s %d x %.1f ms".formatted(verb, t.calls(), t.meanMillis())));
         return b.isEmpty() ? "not read" : b.toString();
     }
 
     /** The table {@code bench/run cluster-replay} prints. */
     public String table() {
-        String ratio = Double.isNaN(baselinePodsPerSecond) ? "not measured"
+        String ratio = Double.isNaN(baselinePodsPerSecond)
+                ? "not measured"
                 : "%.1f pods/s, ours %.2fx".formatted(baselinePodsPerSecond, podsPerSecond / baselinePodsPerSecond);
         return """
                 trace %s, policy %s, api %s, %d nodes, %d pods, %d cores, extender %s
@@ -144,13 +239,45 @@ public record ReplayResult(String trace, String policy, int nodes, int pods, dou
                   ledger writes / refused    %d / %d
                   CPU per pod bound          %s
                   baseline CPU per pod bound %s
-                """.formatted(trace, policy, api, nodes, pods, cores,
-                extenderWarmUpPods == 0 ? "in a fresh JVM" : "warmed up on %d pods".formatted(extenderWarmUpPods), inClusterPct, simulatorPct, differencePoints,
-                decisionOrder.simulatorPct(), decisionOrder.differencePoints(), decisionOrder.sameDecisions(), pods,
-                decisionOrder.firstDifference().isEmpty() ? "none" : decisionOrder.firstDifference(), podsBound, podsPending, pendingThatFit, overCommittedCards, overCommittedHosts, unaccounted, podsPerSecond, ratio,
-                Double.isNaN(baselinePct) ? "not audited" : "%.2f %% (kube-scheduler's DRA allocator alone)".formatted(baselinePct),
-                p50BoundSeconds, p99BoundSeconds, sameDecisions, pods, firstDifference.isEmpty() ? "none" : firstDifference,
-                settledFilterCallsPerSecond, seconds(boundAfterSeconds), seconds(baselineBoundAfterSeconds), verbs(),
-                ledgerWrites, ledgerConflicts, perPod(cpuMillisPerPod), perPod(baselineCpuMillisPerPod));
+                """.formatted(
+                trace,
+                policy,
+                api,
+                nodes,
+                pods,
+                cores,
+                extenderWarmUpPods == 0 ? "in a fresh JVM" : "warmed up on %d pods".formatted(extenderWarmUpPods),
+                inClusterPct,
+                simulatorPct,
+                differencePoints,
+                decisionOrder.simulatorPct(),
+                decisionOrder.differencePoints(),
+                decisionOrder.sameDecisions(),
+                pods,
+                decisionOrder.firstDifference().isEmpty() ? "none" : decisionOrder.firstDifference(),
+                podsBound,
+                podsPending,
+                pendingThatFit,
+                overCommittedCards,
+                overCommittedHosts,
+                unaccounted,
+                podsPerSecond,
+                ratio,
+                Double.isNaN(baselinePct)
+                        ? "not audited"
+                        : "%.2f %% (kube-scheduler's DRA allocator alone)".formatted(baselinePct),
+                p50BoundSeconds,
+                p99BoundSeconds,
+                sameDecisions,
+                pods,
+                firstDifference.isEmpty() ? "none" : firstDifference,
+                settledFilterCallsPerSecond,
+                seconds(boundAfterSeconds),
+                seconds(baselineBoundAfterSeconds),
+                verbs(),
+                ledgerWrites,
+                ledgerConflicts,
+                perPod(cpuMillisPerPod),
+                perPod(baselineCpuMillisPerPod));
     }
 }

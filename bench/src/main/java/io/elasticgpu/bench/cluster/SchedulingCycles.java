@@ -20,8 +20,7 @@ final class SchedulingCycles {
 
     private static final Pattern ATTEMPT = Pattern.compile("\"Attempting to schedule pod\" pod=\"([^\"/]+)/([^\"]+)\"");
 
-    private SchedulingCycles() {
-    }
+    private SchedulingCycles() {}
 
     /** Each pod of {@code namespace} by the number (in log order) of its last scheduling attempt. */
     static Map<String, Long> lastAttempts(Path log, String namespace) {

@@ -3,8 +3,8 @@ package io.elasticgpu.bench.gpu;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.NvmlBackend;
@@ -13,7 +13,6 @@ import io.elasticgpu.node.isolation.MpsControl;
 import io.elasticgpu.node.isolation.MpsDirs;
 import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.usage.UsageMonitor;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +82,8 @@ public final class GpuIsolationCheck {
      * @param root    where the check's MPS daemons keep their pipes, logs and /dev/shm
      * @throws io.elasticgpu.node.discovery.DiscoveryException when there is no NVML
      */
-    public static String run(Path python, Path probe, Path control, Path root) throws IOException, InterruptedException {
+    public static String run(Path python, Path probe, Path control, Path root)
+            throws IOException, InterruptedException {
         return JSON.writeValueAsString(new GpuIsolationCheck(python, probe, control, root).measure());
     }
 
@@ -106,14 +106,24 @@ public final class GpuIsolationCheck {
             step("unlimited", () -> out.put("unlimitedTflops", alone(null, null, 1)));
             double unlimited = ((Number) out.get("unlimitedTflops")).doubleValue();
 
-            pods.put(A.name(), new LinkedHashMap<>(Map.of("memoryMib", A.memoryMib(), "percent", A.percent(), "processes", A.processes())));
-            pods.put(B.name(), new LinkedHashMap<>(Map.of("memoryMib", B.memoryMib(), "percent", B.percent(), "processes", B.processes())));
+            pods.put(
+                    A.name(),
+                    new LinkedHashMap<>(
+                            Map.of("memoryMib", A.memoryMib(), "percent", A.percent(), "processes", A.processes())));
+            pods.put(
+                    B.name(),
+                    new LinkedHashMap<>(
+                            Map.of("memoryMib", B.memoryMib(), "percent", B.percent(), "processes", B.processes())));
             out.put("pods", pods);
             IsolationConfig config = IsolationConfig.mps(control, root);
             List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
             out.put("events", events);
-            MpsIsolation mps = MpsIsolation.start(config, hw, nvml, InstantSource.system(), (s, reason, message) ->
-                    events.add("%s %s: %s".formatted(reason, s.holder(), message)));
+            MpsIsolation mps = MpsIsolation.start(
+                    config,
+                    hw,
+                    nvml,
+                    InstantSource.system(),
+                    (s, reason, message) -> events.add("%s %s: %s".formatted(reason, s.holder(), message)));
             try {
                 MpsDirs a = share(mps, card, A);
                 MpsDirs b = share(mps, card, B);
@@ -157,7 +167,8 @@ public final class GpuIsolationCheck {
             step.run();
         } catch (Exception | AssertionError e) {
             @SuppressWarnings("unchecked")
-            Map<String, String> errors = (Map<String, String>) out.computeIfAbsent("errors", k -> new LinkedHashMap<>());
+            Map<String, String> errors =
+                    (Map<String, String>) out.computeIfAbsent("errors", k -> new LinkedHashMap<>());
             errors.put(name, e.toString());
             System.err.println("gpu-isolation: step " + name + " failed: " + e);
         }
@@ -165,8 +176,13 @@ public final class GpuIsolationCheck {
     }
 
     private static MpsDirs share(MpsIsolation mps, Gpu card, Pod p) {
-        return mps.share(MpsIsolation.deviceKey("gpu-check " + p.name()), "gpu-check/" + p.name() + "/main", p.name(),
-                List.of(new Share(0, card.uuid(), p.percent() * 10, p.memoryMib())), p.processes()).orElseThrow();
+        return mps.share(
+                        MpsIsolation.deviceKey("gpu-check " + p.name()),
+                        "gpu-check/" + p.name() + "/main",
+                        p.name(),
+                        List.of(new Share(0, card.uuid(), p.percent() * 10, p.memoryMib())),
+                        p.processes())
+                .orElseThrow();
     }
 
     /**
@@ -175,11 +191,19 @@ public final class GpuIsolationCheck {
      */
     private void limits(NvmlBackend nvml, Pod p, MpsDirs dirs) {
         long limit = p.perProcessMib();
-        try (Probe x = probes.start(p.name() + "-limits", dirs, Probes.env(dirs, true), "limits", Long.toString(limit - 2048),
+        try (Probe x = probes.start(
+                p.name() + "-limits",
+                dirs,
+                Probes.env(dirs, true),
+                "limits",
+                Long.toString(limit - 2048),
                 Long.toString(limit + 1024))) {
             JsonNode start = x.await("start", PROBE);
-            long context = nvml.processes(0).stream().filter(g -> g.pid() == Probe.pidOf(start)).mapToLong(g -> g.usedMemoryMib())
-                    .findFirst().orElse(0);
+            long context = nvml.processes(0).stream()
+                    .filter(g -> g.pid() == Probe.pidOf(start))
+                    .mapToLong(g -> g.usedMemoryMib())
+                    .findFirst()
+                    .orElse(0);
             JsonNode ok = x.await("ok", PROBE);
             JsonNode over = x.await("over", PROBE);
             long seen = start.path("freeMib").asLong() + Math.max(0, context);
@@ -192,9 +216,15 @@ public final class GpuIsolationCheck {
             r.put("seenErrorPct", seenErrorPct);
             r.put("allocUnderLimitOk", ok.path("allocated").asBoolean());
             r.put("allocOverLimitRefused", !over.path("allocated").asBoolean());
-            r.put("memoryLimitHeld", seenErrorPct <= 1.0 && ok.path("allocated").asBoolean() && !over.path("allocated").asBoolean());
+            r.put(
+                    "memoryLimitHeld",
+                    seenErrorPct <= 1.0
+                            && ok.path("allocated").asBoolean()
+                            && !over.path("allocated").asBoolean());
             // The process's environment asked for 100 % and the whole card: it still sees and gets only its share.
-            r.put("envOverrideRefused", seen < limit * 1.01 && !over.path("allocated").asBoolean());
+            r.put(
+                    "envOverrideRefused",
+                    seen < limit * 1.01 && !over.path("allocated").asBoolean());
             x.finish(PROBE);
         }
     }
@@ -207,7 +237,13 @@ public final class GpuIsolationCheck {
             for (int i = 0; i < processes; i++) {
                 Map<String, String> env = Probes.env(dirs, false);
                 env.put("START_FILE", go.toString());
-                running.add(probes.start((p == null ? "plain" : p.name()) + "-" + i, dirs, env, "matmul", Double.toString(MATMUL_SECONDS), "0"));
+                running.add(probes.start(
+                        (p == null ? "plain" : p.name()) + "-" + i,
+                        dirs,
+                        env,
+                        "matmul",
+                        Double.toString(MATMUL_SECONDS),
+                        "0"));
             }
             Probes.startTogether(running, go);
             double sum = 0;
@@ -233,7 +269,13 @@ public final class GpuIsolationCheck {
                 for (int i = 0; i < p.processes(); i++) {
                     Map<String, String> env = Probes.env(p == A ? a : b, false);
                     env.put("START_FILE", go.toString());
-                    Probe x = probes.start(p.name() + "-together-" + i, p == A ? a : b, env, "matmul", Double.toString(MATMUL_SECONDS), "16384");
+                    Probe x = probes.start(
+                            p.name() + "-together-" + i,
+                            p == A ? a : b,
+                            env,
+                            "matmul",
+                            Double.toString(MATMUL_SECONDS),
+                            "16384");
                     running.add(x);
                     byPod.computeIfAbsent(p.name(), k -> new ArrayList<>()).add(x);
                 }
@@ -245,15 +287,18 @@ public final class GpuIsolationCheck {
                 boolean all = true;
                 for (Probe x : byPod.get(p.name())) {
                     JsonNode h = x.await("holding", PROBE);
-                    sum += p.perProcessMib() - h.path("freeMib").asLong(); // under MPS, free = the process's limit - what it holds
+                    sum += p.perProcessMib()
+                            - h.path("freeMib").asLong(); // under MPS, free = the process's limit - what it holds
                     all &= h.path("allocated").asBoolean();
                 }
                 held.put(p.name(), sum);
                 allocated.put(p.name(), all);
             }
             mps.round(); // the agent's loop learns the processes of each share (it would within a second anyway)
-            NodeUsage usage = new UsageMonitor(nvml, hw, Path.of("/proc"), List::of, mps::owners, InstantSource.system())
-                    .sample().usage();
+            NodeUsage usage = new UsageMonitor(
+                            nvml, hw, Path.of("/proc"), List::of, mps::owners, InstantSource.system())
+                    .sample()
+                    .usage();
             Probes.touch(go);
             double total = 0;
             for (Pod p : List.of(A, B)) {
@@ -262,14 +307,21 @@ public final class GpuIsolationCheck {
                     t += x.await("matmul", PROBE).path("tflops").asDouble();
                 }
                 total += t;
-                long read = usage.containers().stream().filter(u -> u.pod().equals(p.name())).mapToLong(NodeUsage.ContainerUsage::memoryMib).sum();
+                long read = usage.containers().stream()
+                        .filter(u -> u.pod().equals(p.name()))
+                        .mapToLong(NodeUsage.ContainerUsage::memoryMib)
+                        .sum();
                 Map<String, Object> r = pods.get(p.name());
                 r.put("togetherTflops", round(t, 1));
                 r.put("togetherFractionOfUnlimited", round(t / unlimited, 3));
                 r.put("heldMib", held.get(p.name()));
                 r.put("heldAllocated", allocated.get(p.name()));
                 r.put("usageReadMib", read);
-                r.put("usageErrorPct", held.get(p.name()) == 0 ? null : round(100.0 * Math.abs(read - held.get(p.name())) / held.get(p.name()), 2));
+                r.put(
+                        "usageErrorPct",
+                        held.get(p.name()) == 0
+                                ? null
+                                : round(100.0 * Math.abs(read - held.get(p.name())) / held.get(p.name()), 2));
                 r.put("heldWithinShare", held.get(p.name()) <= p.memoryMib());
             }
             out.put("togetherTflops", round(total, 1));
@@ -302,8 +354,14 @@ public final class GpuIsolationCheck {
             }
             out.put("extraProcessEnded", ended);
             out.put("extraProcessEndedSeconds", round((System.nanoTime() - t) / 1e9, 1));
-            out.put("firstTwoStillRunning", running.get(0).alive() && running.get(1).alive()
-                    && nvml.processes(0).stream().filter(g -> firstTwo.contains((long) g.pid())).count() == 2);
+            out.put(
+                    "firstTwoStillRunning",
+                    running.get(0).alive()
+                            && running.get(1).alive()
+                            && nvml.processes(0).stream()
+                                            .filter(g -> firstTwo.contains((long) g.pid()))
+                                            .count()
+                                    == 2);
         } finally {
             running.forEach(Probe::close);
         }
@@ -317,7 +375,9 @@ public final class GpuIsolationCheck {
         long after = -1;
         while (System.nanoTime() - t < Duration.ofSeconds(30).toNanos()) {
             long now = MpsControl.pid(a.pipe());
-            if (now > 0 && now != before && ProcessHandle.of(now).map(ProcessHandle::isAlive).orElse(false)) {
+            if (now > 0
+                    && now != before
+                    && ProcessHandle.of(now).map(ProcessHandle::isAlive).orElse(false)) {
                 after = now;
                 break;
             }
@@ -329,7 +389,12 @@ public final class GpuIsolationCheck {
             }
         }
         out.put("daemonRestartSeconds", after > 0 ? round((System.nanoTime() - t) / 1e9, 2) : null);
-        try (Probe x = probes.start("pod-a-after-restart", a, Probes.env(a, true), "limits", Long.toString(A.perProcessMib() - 2048),
+        try (Probe x = probes.start(
+                "pod-a-after-restart",
+                a,
+                Probes.env(a, true),
+                "limits",
+                Long.toString(A.perProcessMib() - 2048),
                 Long.toString(A.perProcessMib() + 1024))) {
             long seen = x.await("start", PROBE).path("freeMib").asLong();
             boolean refused = !x.await("over", PROBE).path("allocated").asBoolean();
@@ -344,11 +409,14 @@ public final class GpuIsolationCheck {
             x.await("holding", PROBE);
             long pid = MpsControl.pid(a.pipe());
             mps.close();
-            MpsIsolation again = MpsIsolation.start(config, hw, nvml, InstantSource.system(), MpsIsolation.Notices.NONE);
+            MpsIsolation again =
+                    MpsIsolation.start(config, hw, nvml, InstantSource.system(), MpsIsolation.Notices.NONE);
             try {
                 again.round();
-                out.put("agentRestartKeptDaemon", again.daemons().daemons().stream().anyMatch(d -> d.pid() == pid)
-                        && MpsControl.pid(a.pipe()) == pid);
+                out.put(
+                        "agentRestartKeptDaemon",
+                        again.daemons().daemons().stream().anyMatch(d -> d.pid() == pid)
+                                && MpsControl.pid(a.pipe()) == pid);
                 out.put("agentRestartDaemons", again.daemons().daemons().size());
                 x.await("done", PROBE); // the process held on across the restart and finished normally
                 out.put("agentRestartProcessFinished", true);

@@ -8,7 +8,6 @@ import static io.elasticgpu.bench.gpu.GpuIsolationCheck.PROBE;
 import io.elasticgpu.bench.gpu.GpuIsolationCheck.Pod;
 import io.elasticgpu.node.isolation.MpsControl;
 import io.elasticgpu.node.isolation.MpsDirs;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,9 +55,21 @@ final class OtherDesigns {
         }
         long daemon = MpsControl.pid(shared.pipe());
         try {
-            return together(shared, Map.of(
-                    A.name(), Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "30", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=20480M"),
-                    B.name(), Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "60", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=40960M")));
+            return together(
+                    shared,
+                    Map.of(
+                            A.name(),
+                                    Map.of(
+                                            "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                                            "30",
+                                            "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+                                            "0=20480M"),
+                            B.name(),
+                                    Map.of(
+                                            "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                                            "60",
+                                            "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+                                            "0=40960M")));
         } finally {
             ProcessBuilder quit = new ProcessBuilder(control.toString());
             quit.environment().put("CUDA_MPS_PIPE_DIRECTORY", shared.pipe().toString());
@@ -86,7 +97,8 @@ final class OtherDesigns {
                     env.putAll(clientEnv.get(p.name()));
                 }
                 env.put("START_FILE", go.toString());
-                running.add(probes.start(p.name() + "-plain", null, env, "matmul", Double.toString(MATMUL_SECONDS), "0"));
+                running.add(
+                        probes.start(p.name() + "-plain", null, env, "matmul", Double.toString(MATMUL_SECONDS), "0"));
             }
             Probes.startTogether(running, go);
             Map<String, Object> r = new LinkedHashMap<>();

@@ -2,7 +2,6 @@ package io.elasticgpu.bench.gpu;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -46,8 +45,16 @@ final class Probe implements AutoCloseable {
     static Probe start(String name, Path python, Path probe, Path shm, Map<String, String> env, String... args) {
         List<String> command = new ArrayList<>();
         if (shm != null) {
-            command.addAll(List.of("unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                    "mount --bind \"$0\" /dev/shm && exec \"$@\"", shm.toString()));
+            command.addAll(List.of(
+                    "unshare",
+                    "--mount",
+                    "--propagation",
+                    "private",
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    "mount --bind \"$0\" /dev/shm && exec \"$@\"",
+                    shm.toString()));
         }
         command.add(python.toString());
         command.add(probe.toString());
@@ -63,7 +70,8 @@ final class Probe implements AutoCloseable {
     }
 
     private void read() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.startsWith("{")) {
@@ -129,7 +137,9 @@ final class Probe implements AutoCloseable {
 
     private String tail() {
         synchronized (other) {
-            return other.isEmpty() ? "nothing else" : String.join(" | ", other.subList(Math.max(0, other.size() - 6), other.size()));
+            return other.isEmpty()
+                    ? "nothing else"
+                    : String.join(" | ", other.subList(Math.max(0, other.size() - 6), other.size()));
         }
     }
 

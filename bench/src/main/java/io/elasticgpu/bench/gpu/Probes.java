@@ -1,7 +1,6 @@
 package io.elasticgpu.bench.gpu;
 
 import io.elasticgpu.node.isolation.MpsDirs;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,8 +16,8 @@ import java.util.Map;
 final class Probes {
 
     /** A process asking for the whole card for itself, as a pod can set its own environment. */
-    private static final Map<String, String> RAISE = Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "100",
-            "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=81559M");
+    private static final Map<String, String> RAISE =
+            Map.of("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "100", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=81559M");
 
     private final Path python;
     private final Path probe;

@@ -1,27 +1,25 @@
 package io.elasticgpu.bench.soak;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus.Phase;
 import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
-import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.NodeConversion;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.PodAsk;
-
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -33,7 +31,8 @@ import java.util.Set;
 /**
  * Reads only the API, every few seconds, and records every broken invariant: a card whose holders' shares add up
  * to more than it has, a bound GPU pod without an allocation, a pending pod that some node has fitted for longer
- * than {@link #FITS_BUT_PENDING}, a claim whose pod holds cards and that is not Bound after {@link #CLAIM_BINDS}; and, after the final drain, allocations left behind: ElasticGPU objects and ledger
+ * than {@link #FITS_BUT_PENDING}, a claim whose pod holds cards and that is not Bound after {@link #CLAIM_BINDS}; and,
+ * after the final drain, allocations left behind: ElasticGPU objects and ledger
  * entries of pods that are gone.
  */
 final class Auditor {
@@ -82,14 +81,20 @@ final class Auditor {
             }
             PodGrant allocation = allocation(pod);
             if (allocation == null && asksGpu(pod)) {
-                violations.add("bound GPU pod without an allocation", pod.getMetadata().getName() + " on " + node);
+                violations.add(
+                        "bound GPU pod without an allocation", pod.getMetadata().getName() + " on " + node);
             }
             if (allocation != null) {
                 add(held, node, allocation);
             }
             NodeState state = states.get(node);
             if (state != null) {
-                states.put(node, with(state, PodHolding.of(node, PodResources.of(pod), allocation).placements()));
+                states.put(
+                        node,
+                        with(
+                                state,
+                                PodHolding.of(node, PodResources.of(pod), allocation)
+                                        .placements()));
             }
         }
         held.forEach((node, cards) -> overCapacity(node, cards, nodes.get(node)));
@@ -104,7 +109,10 @@ final class Auditor {
     private void claims(List<Pod> pods) {
         List<ElasticGPUClaim> claims;
         try {
-            claims = client.resources(ElasticGPUClaim.class).inNamespace(SoakCluster.NAMESPACE).list().getItems();
+            claims = client.resources(ElasticGPUClaim.class)
+                    .inNamespace(SoakCluster.NAMESPACE)
+                    .list()
+                    .getItems();
         } catch (KubernetesClientException e) {
             return;
         }
@@ -121,8 +129,10 @@ final class Auditor {
                 waiting.add(name);
                 long since = claimSince.computeIfAbsent(name, k -> now);
                 if (now - since > CLAIM_BINDS.toNanos() && reportedClaims.add(name)) {
-                    violations.add("claim of a pod holding cards not Bound", "%s is %s %d s after its pod got its cards"
-                            .formatted(name, phase, (now - since) / 1_000_000_000));
+                    violations.add(
+                            "claim of a pod holding cards not Bound",
+                            "%s is %s %d s after its pod got its cards"
+                                    .formatted(name, phase, (now - since) / 1_000_000_000));
                 }
             }
         }
@@ -157,11 +167,14 @@ final class Auditor {
 
     private void overCapacity(String node, long[][] held, Node known) {
         for (int c = 0; c < held.length; c++) {
-            Card card = known != null && c < known.cards().size() ? known.cards().get(c) : null;
+            Card card =
+                    known != null && c < known.cards().size() ? known.cards().get(c) : null;
             long memory = card == null ? Long.MAX_VALUE : card.memoryMib();
             if (held[c][0] > Card.WHOLE || held[c][1] > memory) {
-                violations.add("card above capacity", "%s card %d holds %d milli, %d MiB (of %d MiB)".formatted(node, c,
-                        held[c][0], held[c][1], memory));
+                violations.add(
+                        "card above capacity",
+                        "%s card %d holds %d milli, %d MiB (of %d MiB)"
+                                .formatted(node, c, held[c][0], held[c][1], memory));
             }
         }
     }
@@ -171,13 +184,16 @@ final class Auditor {
         Map<String, Long> still = new HashMap<>();
         for (Pod pod : pods) {
             String name = pod.getMetadata().getName();
-            if (pod.getSpec().getNodeName() != null || pod.getMetadata().getDeletionTimestamp() != null || !fits(pod, states)) {
+            if (pod.getSpec().getNodeName() != null
+                    || pod.getMetadata().getDeletionTimestamp() != null
+                    || !fits(pod, states)) {
                 continue;
             }
             long since = fitsSince.getOrDefault(name, now);
             still.put(name, since);
             if (now - since > FITS_BUT_PENDING.toNanos()) {
-                violations.add("pod pending though a node fits it", name + " for " + (now - since) / 1_000_000_000 + " s");
+                violations.add(
+                        "pod pending though a node fits it", name + " for " + (now - since) / 1_000_000_000 + " s");
                 still.put(name, now); // counted again only after another full period
             }
         }
@@ -193,7 +209,8 @@ final class Auditor {
             return false;
         }
         var requests = ask.asksGpu() ? ask.requests() : ask.hostOnly().requests();
-        return requests.size() == 1 && states.values().stream().anyMatch(s -> s.check(requests.getFirst()) == Reason.FITS);
+        return requests.size() == 1
+                && states.values().stream().anyMatch(s -> s.check(requests.getFirst()) == Reason.FITS);
     }
 
     private static NodeState with(NodeState state, List<io.elasticgpu.core.model.Grant> placements) {
@@ -214,7 +231,11 @@ final class Auditor {
         long entries;
         do {
             Soak.sleep(Duration.ofSeconds(2));
-            gpus = client.resources(ElasticGPU.class).inAnyNamespace().list().getItems().size();
+            gpus = client.resources(ElasticGPU.class)
+                    .inAnyNamespace()
+                    .list()
+                    .getItems()
+                    .size();
             entries = ledgerEntries();
         } while ((gpus > 0 || entries > 0) && System.nanoTime() < deadline);
         if (gpus > 0) {
@@ -226,7 +247,15 @@ final class Auditor {
     }
 
     private long ledgerEntries() {
-        return client.configMaps().inAnyNamespace().withLabel(KubernetesClusterApi.LEDGER_LABEL).list().getItems().stream()
-                .map(ConfigMap::getData).mapToLong(d -> Optional.ofNullable(d).map(Map::size).orElse(0)).sum();
+        return client
+                .configMaps()
+                .inAnyNamespace()
+                .withLabel(KubernetesClusterApi.LEDGER_LABEL)
+                .list()
+                .getItems()
+                .stream()
+                .map(ConfigMap::getData)
+                .mapToLong(d -> Optional.ofNullable(d).map(Map::size).orElse(0))
+                .sum();
     }
 }

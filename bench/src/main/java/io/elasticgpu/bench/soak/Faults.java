@@ -4,12 +4,10 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,11 +24,17 @@ import java.util.TreeMap;
  */
 final class Faults {
 
-    enum Kind { EXTENDER_KILLED, CONTROLLER_LEADER_KILLED, SCHEDULER_KILLED, APISERVER_RESTARTED, CARD_UNHEALTHY,
-        NODE_DELETED, BURST }
-
-    private record Later(long dueNanos, String what, Runnable action) {
+    enum Kind {
+        EXTENDER_KILLED,
+        CONTROLLER_LEADER_KILLED,
+        SCHEDULER_KILLED,
+        APISERVER_RESTARTED,
+        CARD_UNHEALTHY,
+        NODE_DELETED,
+        BURST
     }
+
+    private record Later(long dueNanos, String what, Runnable action) {}
 
     private final SoakCluster cluster;
     private final Load load;
@@ -115,33 +119,49 @@ final class Faults {
         GpuNodeSpec spec = randomNode();
         int card = random.nextInt(spec.cards());
         publish(spec, card);
-        later.add(new Later(System.nanoTime() + giveBackAfter.toNanos(), spec.name() + " card " + card + " healthy",
+        later.add(new Later(
+                System.nanoTime() + giveBackAfter.toNanos(),
+                spec.name() + " card " + card + " healthy",
                 () -> publish(spec, -1)));
         return spec.name() + " card " + card;
     }
 
     /** The node's inventory as its agent would publish it, card {@code unhealthy} (if any) marked unhealthy. */
     private void publish(GpuNodeSpec spec, int unhealthy) {
-        List<NodeInventory.Card> cards = spec.inventory().cards().stream().map(c -> c.index() != unhealthy ? c
-                : new NodeInventory.Card(c.index(), c.uuid(), c.model(), c.memoryMib(), false, c.numa())).toList();
+        List<NodeInventory.Card> cards = spec.inventory().cards().stream()
+                .map(c -> c.index() != unhealthy
+                        ? c
+                        : new NodeInventory.Card(c.index(), c.uuid(), c.model(), c.memoryMib(), false, c.numa()))
+                .toList();
         String json = new NodeInventory(cards, spec.links()).toJson();
         // A merge patch without a resourceVersion, as the agent writes it: kwok's heartbeats change the node all the
         // time, and an edit (read, then write that version) lost that race with a 409 now and then.
         Map<String, Object> patch = Map.of("metadata", Map.of("annotations", Map.of(Annotations.INVENTORY, json)));
-        cluster.client().nodes().withName(spec.name()).patch(PatchContext.of(PatchType.JSON_MERGE),
-                Serialization.asJson(patch));
+        cluster.client()
+                .nodes()
+                .withName(spec.name())
+                .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
     }
 
     private String nodeDeleted() {
         List<String> busy = cluster.client().pods().inNamespace(SoakCluster.NAMESPACE).list().getItems().stream()
-                .map(p -> p.getSpec().getNodeName()).filter(n -> n != null && cluster.nodes().containsKey(n))
-                .distinct().sorted().toList();
+                .map(p -> p.getSpec().getNodeName())
+                .filter(n -> n != null && cluster.nodes().containsKey(n))
+                .distinct()
+                .sorted()
+                .toList();
         GpuNodeSpec spec = busy.isEmpty() ? randomNode() : cluster.nodes().get(busy.get(random.nextInt(busy.size())));
         long pods = cluster.client().pods().inNamespace(SoakCluster.NAMESPACE).list().getItems().stream()
-                .filter(p -> spec.name().equals(p.getSpec().getNodeName())).count();
+                .filter(p -> spec.name().equals(p.getSpec().getNodeName()))
+                .count();
         cluster.client().nodes().withName(spec.name()).delete();
-        later.add(new Later(System.nanoTime() + giveBackAfter.toNanos(), spec.name() + " re-created",
-                () -> cluster.client().nodes().resource(FakeGpuNodes.toNode(spec)).create()));
+        later.add(new Later(
+                System.nanoTime() + giveBackAfter.toNanos(),
+                spec.name() + " re-created",
+                () -> cluster.client()
+                        .nodes()
+                        .resource(FakeGpuNodes.toNode(spec))
+                        .create()));
         return spec.name() + " with " + pods + " pods on it";
     }
 

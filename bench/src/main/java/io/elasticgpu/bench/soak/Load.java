@@ -2,13 +2,11 @@ package io.elasticgpu.bench.soak;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.PodAsks;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +28,7 @@ final class Load implements AutoCloseable {
     /** Create while the live pods ask less than this share of the cluster's GPU. */
     private static final double FILL = 0.95;
 
-    private record Live(long createdAt, long milli, Duration lifetime) {
-    }
+    private record Live(long createdAt, long milli, Duration lifetime) {}
 
     private final KubernetesClient client;
     private final Violations violations;
@@ -49,7 +46,13 @@ final class Load implements AutoCloseable {
     private final AtomicInteger claimed = new AtomicInteger();
     private final SharedIndexInformer<Pod> informer;
 
-    Load(KubernetesClient client, PodShapes shapes, long seed, long capacityMilli, Duration run, Violations violations) {
+    Load(
+            KubernetesClient client,
+            PodShapes shapes,
+            long seed,
+            long capacityMilli,
+            Duration run,
+            Violations violations) {
         this.client = client;
         this.violations = violations;
         this.shapes = shapes;
@@ -116,7 +119,8 @@ final class Load implements AutoCloseable {
         synchronized (random) {
             name = "p-" + created.incrementAndGet();
             shaped = shapes.next(name, random);
-            lifetime = shortest.plusMillis(random.nextLong(longest.minus(shortest).toMillis() + 1));
+            lifetime =
+                    shortest.plusMillis(random.nextLong(longest.minus(shortest).toMillis() + 1));
         }
         live.put(name, new Live(System.nanoTime(), shaped.milli(), lifetime));
         try {
@@ -127,7 +131,8 @@ final class Load implements AutoCloseable {
             if (shaped.claim() != null) {
                 claimed.incrementAndGet();
                 if (!PodAsks.asksGpu(pod, PodAsks.Units.DEFAULT)) {
-                    violations.add("claim not written into its pod", name + " was admitted without its claim's resources");
+                    violations.add(
+                            "claim not written into its pod", name + " was admitted without its claim's resources");
                 }
             }
             return shaped.milli();
@@ -141,8 +146,15 @@ final class Load implements AutoCloseable {
 
     private void delete(String name) {
         try {
-            client.pods().inNamespace(SoakCluster.NAMESPACE).withName(name).withGracePeriod(0).delete();
-            client.resources(ElasticGPUClaim.class).inNamespace(SoakCluster.NAMESPACE).withName(name).delete();
+            client.pods()
+                    .inNamespace(SoakCluster.NAMESPACE)
+                    .withName(name)
+                    .withGracePeriod(0)
+                    .delete();
+            client.resources(ElasticGPUClaim.class)
+                    .inNamespace(SoakCluster.NAMESPACE)
+                    .withName(name)
+                    .delete();
             live.remove(name);
             deleted.incrementAndGet();
         } catch (KubernetesClientException e) {
@@ -153,13 +165,20 @@ final class Load implements AutoCloseable {
     /** Deletes every pod the users made and waits until the API has none left. */
     void drain(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!client.pods().inNamespace(SoakCluster.NAMESPACE).list().getItems().isEmpty()) {
+        while (!client.pods()
+                .inNamespace(SoakCluster.NAMESPACE)
+                .list()
+                .getItems()
+                .isEmpty()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("pods still in namespace " + SoakCluster.NAMESPACE + " after " + timeout);
+                throw new IllegalStateException(
+                        "pods still in namespace " + SoakCluster.NAMESPACE + " after " + timeout);
             }
             // again each time: a create still in flight when the users stopped may land after a delete
             client.pods().inNamespace(SoakCluster.NAMESPACE).withGracePeriod(0).delete();
-            client.resources(ElasticGPUClaim.class).inNamespace(SoakCluster.NAMESPACE).delete();
+            client.resources(ElasticGPUClaim.class)
+                    .inNamespace(SoakCluster.NAMESPACE)
+                    .delete();
             Soak.sleep(Duration.ofSeconds(1));
         }
     }

@@ -1,13 +1,11 @@
 package io.elasticgpu.bench.soak;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.node.kubelet.ContainerResult;
-
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -22,9 +20,8 @@ import java.util.Optional;
 final class NodeAudit {
 
     /** A pod kubelet admitted and runs: what the soak planned for it and what each container was told. */
-    record Running(String uid, String name, List<Grant> placements, PodGrant planned,
-                   Map<String, ContainerResult> told) {
-    }
+    record Running(
+            String uid, String name, List<Grant> placements, PodGrant planned, Map<String, ContainerResult> told) {}
 
     private final Violations violations;
 
@@ -44,39 +41,51 @@ final class NodeAudit {
         for (Running r : running.values()) {
             Optional<PodGrant> recorded = recorded(api.get(r.uid()));
             PodGrant counted = recorded.orElse(r.planned());
-            counted.containers().values().forEach(shares -> shares.forEach(s -> {
-                memory[s.card()] += s.memoryMib();
-                milli[s.card()] += s.milli();
-            }));
+            counted.containers()
+                    .values()
+                    .forEach(shares -> shares.forEach(s -> {
+                        memory[s.card()] += s.memoryMib();
+                        milli[s.card()] += s.milli();
+                    }));
             recorded.ifPresent(a -> compareTold(r, a));
         }
         for (int card = 0; card < NodeRig.CARDS; card++) {
             if (memory[card] > NodeRig.CARD_MIB || milli[card] > 1000) {
-                violations.add("card-over-capacity", "card %d holds %d MiB and %d milli of %d MiB and 1000 milli: %s"
-                        .formatted(card, memory[card], milli[card], NodeRig.CARD_MIB, running.keySet()));
+                violations.add(
+                        "card-over-capacity",
+                        "card %d holds %d MiB and %d milli of %d MiB and 1000 milli: %s"
+                                .formatted(card, memory[card], milli[card], NodeRig.CARD_MIB, running.keySet()));
             }
         }
     }
 
     /** Every running pod has its allocation recorded by now (the agent records within seconds). */
     void recordedAll(Map<String, Running> running, Map<String, Pod> api, String when) {
-        running.values().stream().filter(r -> recorded(api.get(r.uid())).isEmpty()).forEach(r ->
-                violations.add("allocation-not-recorded", "%s: pod %s runs with %s but its allocation is not recorded"
-                        .formatted(when, r.name(), r.told().keySet())));
+        running.values().stream()
+                .filter(r -> recorded(api.get(r.uid())).isEmpty())
+                .forEach(r -> violations.add(
+                        "allocation-not-recorded",
+                        "%s: pod %s runs with %s but its allocation is not recorded"
+                                .formatted(when, r.name(), r.told().keySet())));
     }
 
     /** The memory the agent says it handed out on each card against what the running pods hold; empty if equal. */
-    static Optional<String> ledgerDifference(Map<String, Running> running, Map<String, Pod> api, Map<Integer, Long> agent) {
+    static Optional<String> ledgerDifference(
+            Map<String, Running> running, Map<String, Pod> api, Map<Integer, Long> agent) {
         long[] held = new long[NodeRig.CARDS];
         for (Running r : running.values()) {
-            recorded(api.get(r.uid())).orElse(r.planned()).containers().values()
+            recorded(api.get(r.uid()))
+                    .orElse(r.planned())
+                    .containers()
+                    .values()
                     .forEach(shares -> shares.forEach(s -> held[s.card()] += s.memoryMib()));
         }
         long[] said = new long[NodeRig.CARDS];
         agent.forEach((card, mib) -> said[card] = mib);
-        return Arrays.equals(held, said) ? Optional.empty()
-                : Optional.of("the agent holds %s MiB per card, the running pods %s".formatted(Arrays.toString(said),
-                Arrays.toString(held)));
+        return Arrays.equals(held, said)
+                ? Optional.empty()
+                : Optional.of("the agent holds %s MiB per card, the running pods %s"
+                        .formatted(Arrays.toString(said), Arrays.toString(held)));
     }
 
     private void compareTold(Running r, PodGrant recorded) {
@@ -90,18 +99,27 @@ final class NodeAudit {
                 actual.remove("ELASTICGPU_MEMORY_LIMIT_MIB");
             }
             if (!expected.equals(actual)) {
-                violations.add("told-differs-from-recorded", "pod %s container %s was told %s, recorded %s"
-                        .formatted(r.name(), container, actual, shares));
+                violations.add(
+                        "told-differs-from-recorded",
+                        "pod %s container %s was told %s, recorded %s".formatted(r.name(), container, actual, shares));
             }
         });
     }
 
     private static Map<String, String> expectedEnvironment(List<Share> shares) {
         Map<String, String> env = new HashMap<>();
-        env.put("NVIDIA_VISIBLE_DEVICES", String.join(",", shares.stream().map(Share::uuid).toList()));
-        env.put("ELASTICGPU_CARD_INDEX", String.join(",", shares.stream().map(s -> Integer.toString(s.card())).toList()));
+        env.put(
+                "NVIDIA_VISIBLE_DEVICES",
+                String.join(",", shares.stream().map(Share::uuid).toList()));
+        env.put(
+                "ELASTICGPU_CARD_INDEX",
+                String.join(
+                        ",",
+                        shares.stream().map(s -> Integer.toString(s.card())).toList()));
         if (!shares.isEmpty()) {
-            env.put("ELASTICGPU_MEMORY_LIMIT_MIB", Long.toString(shares.getFirst().memoryMib()));
+            env.put(
+                    "ELASTICGPU_MEMORY_LIMIT_MIB",
+                    Long.toString(shares.getFirst().memoryMib()));
         }
         return env;
     }

@@ -1,21 +1,19 @@
 package io.elasticgpu.bench.soak;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyContext;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.scheduler.cache.NodeConversion;
-import io.elasticgpu.scheduler.decision.PodFit;
 import io.elasticgpu.scheduler.decision.PodAsk;
-
+import io.elasticgpu.scheduler.decision.PodFit;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -28,12 +26,16 @@ import java.util.random.RandomGenerator;
  */
 final class NodePlanner {
 
-    static final PodAsks.Units UNITS = new PodAsks.Units(NodeRig.BLOCK_MIB, NodeRig.ALIYUN_UNIT_MIB,
-            ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
+    static final PodAsks.Units UNITS = new PodAsks.Units(
+            NodeRig.BLOCK_MIB,
+            NodeRig.ALIYUN_UNIT_MIB,
+            ResourceNames.GPU,
+            ResourceNames.GPU_MEMORY,
+            ResourceNames.GPU_CORE,
+            ResourceNames.GPU_COUNT);
 
     /** A pod's cards as the extender would bind them: the annotation, and the placements the planner counts. */
-    record Plan(PodGrant allocation, List<Grant> placements) {
-    }
+    record Plan(PodGrant allocation, List<Grant> placements) {}
 
     private final KubernetesClient client;
     private final String node;
@@ -56,9 +58,12 @@ final class NodePlanner {
             return Optional.empty();
         }
         Node published = NodeConversion.convert(client.nodes().withName(node).get())
-                .orElseThrow(() -> new IllegalStateException("node " + node + " has no inventory the extender can read"));
-        NodeState state = NodeState.empty(published).with(held.stream().flatMap(List::stream).toList());
+                .orElseThrow(
+                        () -> new IllegalStateException("node " + node + " has no inventory the extender can read"));
+        NodeState state = NodeState.empty(published)
+                .with(held.stream().flatMap(List::stream).toList());
         return PodFit.of(ask.gpuOnly(), state, policy) instanceof PodFit.Fits a
-                ? Optional.of(new Plan(a.allocation(published, ask), a.placements())) : Optional.empty();
+                ? Optional.of(new Plan(a.allocation(published, ask), a.placements()))
+                : Optional.empty();
     }
 }

@@ -11,10 +11,8 @@ import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.kubelet.Capacity;
 import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
-
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -47,9 +45,12 @@ final class NodeRig implements AutoCloseable {
     static final long CARD_MIB = 81_920;
     /** The chart's default {@code memoryBlockMib}, given to the agent and to the soak's planner alike. */
     static final long BLOCK_MIB = 16;
+
     static final long ALIYUN_UNIT_MIB = 1024;
     /** The chart's JVM options for the agent. */
-    private static final List<String> JVM = List.of("-XX:+UseSerialGC", "-Xmx64m", "--enable-native-access=ALL-UNNAMED");
+    private static final List<String> JVM =
+            List.of("-XX:+UseSerialGC", "-Xmx64m", "--enable-native-access=ALL-UNNAMED");
+
     private static final Duration READY = Duration.ofMinutes(2);
     private static final GpuNodeSpec SPEC = GpuNodeSpec.of("soak-node", CARDS, "A100-SXM4-80GB", CARD_MIB);
     private static final Pattern MEMORY_GAUGE =
@@ -87,10 +88,17 @@ final class NodeRig implements AutoCloseable {
     static NodeRig start(Path workDir) throws IOException {
         Files.createDirectories(workDir);
         Path simulated = Files.writeString(workDir.resolve("node.yaml"), SIMULATED);
-        ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(workDir.resolve("control-plane"), Binaries.locate(Binaries.E2E_DIR)));
+        ControlPlane cp = ControlPlane.start(
+                ControlPlane.Options.of(workDir.resolve("control-plane"), Binaries.locate(Binaries.E2E_DIR)));
         KubeletDriver kubelet;
         try (KubernetesClient c = cp.newClient()) {
-            c.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+            c.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(NAMESPACE)
+                            .endMetadata()
+                            .build())
+                    .create();
             FakeGpuNodes.createBare(c, List.of(SPEC), Duration.ofMinutes(2));
             Path driver = switch (DriverBinary.locate()) {
                 case DriverBinary.Found(Path path) -> path;
@@ -130,18 +138,46 @@ final class NodeRig implements AutoCloseable {
     /** {@code egpu node-agent} as the chart runs it, ready once it answers /healthz and kubelet lists its devices. */
     void startAgent() {
         metricsPort = Ports.free();
-        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> line = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         line.addAll(JVM);
-        line.addAll(List.of("-jar", EgpuProcess.jar().toString(), "node-agent", "--kubeconfig", cp.kubeconfig().toString(),
-                "--node-name", node, "--backend", "simulated", "--simulated-gpus", simulated.toString(),
-                "--device-plugin-dir", kubelet.pluginDir().toString(),
-                "--pod-resources-socket", kubelet.podResourcesSocket().toString(),
-                "--memory-block-mib", Long.toString(BLOCK_MIB), "--aliyun-unit-mib", Long.toString(ALIYUN_UNIT_MIB),
+        line.addAll(List.of(
+                "-jar",
+                EgpuProcess.jar().toString(),
+                "node-agent",
+                "--kubeconfig",
+                cp.kubeconfig().toString(),
+                "--node-name",
+                node,
+                "--backend",
+                "simulated",
+                "--simulated-gpus",
+                simulated.toString(),
+                "--device-plugin-dir",
+                kubelet.pluginDir().toString(),
+                "--pod-resources-socket",
+                kubelet.podResourcesSocket().toString(),
+                "--memory-block-mib",
+                Long.toString(BLOCK_MIB),
+                "--aliyun-unit-mib",
+                Long.toString(ALIYUN_UNIT_MIB),
                 // Cards hit by an Xid storm come back within the soak instead of after the default five minutes.
-                "--health-quiet-period", "PT5S", "--metrics-listen", "127.0.0.1:" + metricsPort));
-        agent = ManagedProcess.start("node-agent-" + ++incarnation, line, logs().resolve("node-agent-" + incarnation + ".log"));
-        agent.awaitReady(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/healthz"))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200, READY);
+                "--health-quiet-period",
+                "PT5S",
+                "--metrics-listen",
+                "127.0.0.1:" + metricsPort));
+        agent = ManagedProcess.start(
+                "node-agent-" + ++incarnation, line, logs().resolve("node-agent-" + incarnation + ".log"));
+        agent.awaitReady(
+                () -> http.send(
+                                        HttpRequest.newBuilder(
+                                                        URI.create("http://127.0.0.1:" + metricsPort + "/healthz"))
+                                                .timeout(Duration.ofSeconds(2))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200,
+                READY);
         awaitRegistered();
     }
 
@@ -173,7 +209,9 @@ final class NodeRig implements AutoCloseable {
     /** The plugin sockets the agent serves in kubelet's directory. */
     List<Path> pluginSockets() {
         try (Stream<Path> files = Files.list(kubelet.pluginDir())) {
-            return files.filter(p -> p.getFileName().toString().startsWith("egpu-")).sorted().toList();
+            return files.filter(p -> p.getFileName().toString().startsWith("egpu-"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -182,8 +220,11 @@ final class NodeRig implements AutoCloseable {
     /** Appends lines to the simulated backend's events file ({@code xid CARD XID}, ...). */
     void events(List<String> lines) {
         try {
-            Files.writeString(simulated.resolveSibling(simulated.getFileName() + ".events"), String.join("\n", lines) + "\n",
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    simulated.resolveSibling(simulated.getFileName() + ".events"),
+                    String.join("\n", lines) + "\n",
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -192,8 +233,12 @@ final class NodeRig implements AutoCloseable {
     /** What the agent says it has handed out, MiB per card index, from its /metrics; empty when it does not answer. */
     Optional<Map<Integer, Long>> agentMemoryByCard() {
         try {
-            String text = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            String text = http.send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             Map<Integer, Long> held = new HashMap<>();
             for (String line : text.split("\n")) {
                 Matcher m = MEMORY_GAUGE.matcher(line);

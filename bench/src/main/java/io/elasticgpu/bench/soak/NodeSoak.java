@@ -3,12 +3,9 @@ package io.elasticgpu.bench.soak;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.bench.soak.NodeAudit.Running;
-import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.node.kubelet.Admission;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,13 +34,20 @@ import java.util.stream.Collectors;
 public final class NodeSoak {
 
     /** The faults, taking turns. */
-    enum Fault { KUBELET_RESTARTED, AGENT_KILLED_MID_ADMISSION, PLUGIN_SOCKET_DELETED, XID_STORM }
+    enum Fault {
+        KUBELET_RESTARTED,
+        AGENT_KILLED_MID_ADMISSION,
+        PLUGIN_SOCKET_DELETED,
+        XID_STORM
+    }
 
     /** How long the agent has to record allocations and reconcile its ledger after a step before it counts. */
     private static final long SETTLE_MILLIS = 30_000;
     /** Xids that take a card out of service, and application ones the agent must ignore. */
     private static final int[] XIDS = {79, 48, 94, 95, 74, 13, 31, 43};
-    /** After a storm, kubelet and the published inventory may briefly disagree on health: a refusal then is not a bug. */
+    /**
+     * After a storm, kubelet and the published inventory may briefly disagree on health: a refusal then is not a bug.
+     * */
     private static final long STORM_GRACE_NANOS = 20_000_000_000L;
 
     private final NodeRig rig;
@@ -58,6 +62,7 @@ public final class NodeSoak {
     private final Map<String, Running> running = new LinkedHashMap<>();
     /** Pods created and not yet admitted or refused: what the soak planned for each, by uid. */
     private final Map<String, NodePlanner.Plan> plans = new HashMap<>();
+
     private final Map<String, Integer> faults = new TreeMap<>();
     private final List<String> faultLog = new ArrayList<>();
     private final List<Long> admitNanos = new ArrayList<>();
@@ -105,7 +110,8 @@ public final class NodeSoak {
                 rss.sample(rig.pids());
             }
             if (step % 100 == 0) {
-                log.printf("node-soak: step %d, %d admitted, %d running, %d rejected, faults %s, violations %d%n",
+                log.printf(
+                        "node-soak: step %d, %d admitted, %d running, %d rejected, faults %s, violations %d%n",
                         step, admitted(), running.size(), rejected, faults, violations.total());
             }
         }
@@ -123,7 +129,8 @@ public final class NodeSoak {
         while (true) {
             Pod pod = shaped();
             while (true) {
-                Optional<NodePlanner.Plan> plan = planner.plan(pod, running.values().stream().map(Running::placements).toList());
+                Optional<NodePlanner.Plan> plan = planner.plan(
+                        pod, running.values().stream().map(Running::placements).toList());
                 if (plan.isPresent()) {
                     return Optional.of(create(pod, plan.get()));
                 }
@@ -140,22 +147,45 @@ public final class NodeSoak {
             Pod p = shapes.next("p-" + ++serial, random).pod();
             // kube-scheduler would not bind a pod here that asks a resource the node does not offer (volcano.sh's
             // gpu-memory in MiB is too long a device list for kubelet on eight 80 GB cards).
-            if (NodePlanner.asksGpu(p) && rig.kubelet().capacity().capacity().keySet()
-                    .containsAll(p.getSpec().getContainers().getFirst().getResources().getLimits().keySet())) {
-                return new PodBuilder(p).editMetadata().withNamespace(NodeRig.NAMESPACE).endMetadata()
-                        .editSpec().withSchedulerName(null).withNodeName(rig.node()).endSpec().build();
+            if (NodePlanner.asksGpu(p)
+                    && rig.kubelet()
+                            .capacity()
+                            .capacity()
+                            .keySet()
+                            .containsAll(p.getSpec()
+                                    .getContainers()
+                                    .getFirst()
+                                    .getResources()
+                                    .getLimits()
+                                    .keySet())) {
+                return new PodBuilder(p)
+                        .editMetadata()
+                        .withNamespace(NodeRig.NAMESPACE)
+                        .endMetadata()
+                        .editSpec()
+                        .withSchedulerName(null)
+                        .withNodeName(rig.node())
+                        .endSpec()
+                        .build();
             }
         }
     }
 
     /** The pod in the API, bound and annotated as the extender's bind leaves it. */
     private Pod create(Pod pod, NodePlanner.Plan plan) {
-        Pod bound = new PodBuilder(pod).editMetadata()
+        Pod bound = new PodBuilder(pod)
+                .editMetadata()
                 .addToAnnotations(Annotations.ALLOCATION, plan.allocation().toJson())
                 .addToAnnotations(Annotations.ASSUME_TIME, Long.toString(System.nanoTime()))
-                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED).endMetadata().build();
+                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED)
+                .endMetadata()
+                .build();
         created++;
-        Pod made = rig.client().pods().inNamespace(NodeRig.NAMESPACE).resource(bound).create();
+        Pod made = rig.client()
+                .pods()
+                .inNamespace(NodeRig.NAMESPACE)
+                .resource(bound)
+                .create();
         plans.put(made.getMetadata().getUid(), plan);
         return made;
     }
@@ -178,7 +208,10 @@ public final class NodeSoak {
         String uid = pod.getMetadata().getUid();
         NodePlanner.Plan plan = plans.remove(uid);
         if (a instanceof Admission.Admitted ok) {
-            running.put(uid, new Running(uid, pod.getMetadata().getName(), plan.placements(), plan.allocation(), ok.containers()));
+            running.put(
+                    uid,
+                    new Running(
+                            uid, pod.getMetadata().getName(), plan.placements(), plan.allocation(), ok.containers()));
             return;
         }
         rejected++;
@@ -209,7 +242,12 @@ public final class NodeSoak {
     }
 
     private void deleteFromApi(String name) {
-        rig.client().pods().inNamespace(NodeRig.NAMESPACE).withName(name).withGracePeriod(0).delete();
+        rig.client()
+                .pods()
+                .inNamespace(NodeRig.NAMESPACE)
+                .withName(name)
+                .withGracePeriod(0)
+                .delete();
     }
 
     // --- faults -----------------------------------------------------------------------------------------------
@@ -244,8 +282,10 @@ public final class NodeSoak {
         Soak.sleep(Duration.ofMillis(random.nextInt(60)));
         rig.killAgent();
         Admission a = admission.join();
-        logFault("agent SIGKILLed while kubelet admitted %s: %s".formatted(pod.map(p -> p.getMetadata().getName()).orElse("nothing"),
-                a == null ? "-" : a.getClass().getSimpleName()));
+        logFault("agent SIGKILLed while kubelet admitted %s: %s"
+                .formatted(
+                        pod.map(p -> p.getMetadata().getName()).orElse("nothing"),
+                        a == null ? "-" : a.getClass().getSimpleName()));
         rig.startAgent();
         pod.ifPresent(p -> admitted(p, a, true));
     }
@@ -263,14 +303,16 @@ public final class NodeSoak {
             Soak.sleep(Duration.ofMillis(100));
         }
         if (!Files.exists(gone)) {
-            violations.add("plugin-socket-not-restored", gone.getFileName() + " still missing after " + SETTLE_MILLIS + " ms");
+            violations.add(
+                    "plugin-socket-not-restored", gone.getFileName() + " still missing after " + SETTLE_MILLIS + " ms");
         }
         rig.awaitRegistered();
         logFault("plugin socket " + gone.getFileName() + " deleted, served again");
     }
 
     private void storm() {
-        List<Integer> cards = new ArrayList<>(java.util.stream.IntStream.range(0, NodeRig.CARDS).boxed().toList());
+        List<Integer> cards = new ArrayList<>(
+                java.util.stream.IntStream.range(0, NodeRig.CARDS).boxed().toList());
         Collections.shuffle(cards, new java.util.Random(random.nextLong()));
         List<Integer> hit = cards.subList(0, 1 + random.nextInt(3));
         List<String> lines = new ArrayList<>();
@@ -291,7 +333,10 @@ public final class NodeSoak {
 
     private boolean healthyInInventory(int card) {
         var a = rig.client().nodes().withName(rig.node()).get().getMetadata().getAnnotations();
-        return NodeInventory.fromJson(a.get(Annotations.INVENTORY)).cards().get(card).healthy();
+        return NodeInventory.fromJson(a.get(Annotations.INVENTORY))
+                .cards()
+                .get(card)
+                .healthy();
     }
 
     private void logFault(String what) {
@@ -320,8 +365,10 @@ public final class NodeSoak {
             Soak.sleep(Duration.ofMillis(250));
             api = apiPods();
             Map<String, Pod> now = api;
-            boolean recorded = running.values().stream().allMatch(r -> NodeAudit.recorded(now.get(r.uid())).isPresent());
-            difference = rig.agentMemoryByCard().map(held -> NodeAudit.ledgerDifference(running, now, held))
+            boolean recorded = running.values().stream()
+                    .allMatch(r -> NodeAudit.recorded(now.get(r.uid())).isPresent());
+            difference = rig.agentMemoryByCard()
+                    .map(held -> NodeAudit.ledgerDifference(running, now, held))
                     .orElse(Optional.of("the agent's /metrics does not answer"));
             if (recorded && difference.isEmpty()) {
                 return;
@@ -344,10 +391,24 @@ public final class NodeSoak {
         double seconds = (System.nanoTime() - start) / 1e9;
         long[] sorted = admitNanos.stream().mapToLong(Long::longValue).sorted().toArray();
         List<String> events = new ArrayList<>(faultLog);
-        events.add("%d pods refused by kubelet in all (a refusal outside a fault is also a violation)".formatted(rejected));
-        return new SoakResult(seconds / 60, 1, options.seed(), created, 0, admitted(), removed, admitted() / seconds,
-                Soak.percentile(sorted, 50), Soak.percentile(sorted, 99), checks, new TreeMap<>(faults), events,
-                violations.counts(), violations.examples(), rss.trends());
+        events.add("%d pods refused by kubelet in all (a refusal outside a fault is also a violation)"
+                .formatted(rejected));
+        return new SoakResult(
+                seconds / 60,
+                1,
+                options.seed(),
+                created,
+                0,
+                admitted(),
+                removed,
+                admitted() / seconds,
+                Soak.percentile(sorted, 50),
+                Soak.percentile(sorted, 99),
+                checks,
+                new TreeMap<>(faults),
+                events,
+                violations.counts(),
+                violations.examples(),
+                rss.trends());
     }
-
 }

@@ -11,5 +11,4 @@ import java.nio.file.Path;
  * @param trace      the openb pod list the shapes are drawn from
  * @param json       where to write the summary as JSON, or null
  */
-public record NodeSoakOptions(int pods, long seed, int faultEvery, Path trace, Path json) {
-}
+public record NodeSoakOptions(int pods, long seed, int faultEvery, Path trace, Path json) {}

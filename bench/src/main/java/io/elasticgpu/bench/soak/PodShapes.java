@@ -6,11 +6,9 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +26,7 @@ final class PodShapes {
 
     /** The smallest card of the mix (a T4): a memory ask is sized against it so it fits any card. */
     private static final long SMALLEST_CARD_MIB = 15_360;
+
     private static final long MAX_CPU_MILLI = 16_000;
     private static final long MAX_MEMORY_MIB = 65_536;
 
@@ -43,20 +42,21 @@ final class PodShapes {
 
     /** Pods asking in resource names only. */
     static PodShapes from(Path podList, String schedulerName) {
-        return new PodShapes(OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, false);
+        return new PodShapes(
+                OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, false);
     }
 
     /** Also pods whose one-card slice an ElasticGPUClaim asks for them (the webhook writes it into the pod). */
     static PodShapes withClaims(Path podList, String schedulerName) {
-        return new PodShapes(OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, true);
+        return new PodShapes(
+                OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, true);
     }
 
     /**
      * A pod of a random shape named {@code name}, the GPU it asks in milli-cards (for the fill level), and the claim
      * (of the same name) to create before it, or null.
      */
-    record Shaped(Pod pod, long milli, ElasticGPUClaim claim) {
-    }
+    record Shaped(Pod pod, long milli, ElasticGPUClaim claim) {}
 
     Shaped next(String name, RandomGenerator random) {
         Ask r = shapes.get(random.nextInt(shapes.size()));
@@ -66,14 +66,32 @@ final class PodShapes {
         Map<String, Quantity> requests = new LinkedHashMap<>(gpu);
         requests.put("cpu", new Quantity(Math.min(r.cpuMilli(), MAX_CPU_MILLI) + "m"));
         requests.put("memory", new Quantity(Math.min(r.memoryMib(), MAX_MEMORY_MIB) + "Mi"));
-        Pod pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(SoakCluster.NAMESPACE)
-                .withAnnotations(claimed ? Map.of(ClaimAnnotations.key("main"), name) : null).endMetadata()
-                .withNewSpec().withSchedulerName(schedulerName).withTerminationGracePeriodSeconds(0L)
-                .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10")
-                .withNewResources().withRequests(requests).withLimits(gpu.isEmpty() ? null : gpu).endResources()
-                .endContainer().endSpec().build();
-        ElasticGPUClaim claim = claimed ? ElasticGPUClaim.of(SoakCluster.NAMESPACE, name, SoakCluster.CLAIM_CLASS,
-                Map.of(ResourceNames.GPU_CORE, count(Math.max(1, r.milliPerCard() / 10)))) : null;
+        Pod pod = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(SoakCluster.NAMESPACE)
+                .withAnnotations(claimed ? Map.of(ClaimAnnotations.key("main"), name) : null)
+                .endMetadata()
+                .withNewSpec()
+                .withSchedulerName(schedulerName)
+                .withTerminationGracePeriodSeconds(0L)
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.k8s.io/pause:3.10")
+                .withNewResources()
+                .withRequests(requests)
+                .withLimits(gpu.isEmpty() ? null : gpu)
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
+        ElasticGPUClaim claim = claimed
+                ? ElasticGPUClaim.of(
+                        SoakCluster.NAMESPACE,
+                        name,
+                        SoakCluster.CLAIM_CLASS,
+                        Map.of(ResourceNames.GPU_CORE, count(Math.max(1, r.milliPerCard() / 10))))
+                : null;
         return new Shaped(pod, r.needsCards() ? r.totalMilli() : 0, claim);
     }
 
@@ -90,7 +108,8 @@ final class PodShapes {
             return Map.of(ResourceNames.VOLCANO_GPU_MEMORY, count(mib));
         }
         return r.cards() > 1
-                ? Map.of(ResourceNames.GPU_CORE, count(r.milliPerCard() / 10), ResourceNames.GPU_COUNT, count(r.cards()))
+                ? Map.of(
+                        ResourceNames.GPU_CORE, count(r.milliPerCard() / 10), ResourceNames.GPU_COUNT, count(r.cards()))
                 : Map.of(ResourceNames.GPU_CORE, count(Math.max(1, r.milliPerCard() / 10)));
     }
 

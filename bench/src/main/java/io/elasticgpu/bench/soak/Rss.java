@@ -26,13 +26,16 @@ final class Rss {
     private final Map<String, Map<Long, List<Long>>> series = new LinkedHashMap<>();
 
     synchronized void sample(Map<String, Long> pids) {
-        pids.forEach((component, pid) -> read(pid).ifPresent(kib -> series.computeIfAbsent(component,
-                k -> new LinkedHashMap<>()).computeIfAbsent(pid, k -> new ArrayList<>()).add(kib / 1024)));
+        pids.forEach((component, pid) -> read(pid)
+                .ifPresent(kib -> series.computeIfAbsent(component, k -> new LinkedHashMap<>())
+                        .computeIfAbsent(pid, k -> new ArrayList<>())
+                        .add(kib / 1024)));
     }
 
     synchronized Map<String, Trend> trends() {
         Map<String, Trend> trends = new LinkedHashMap<>();
-        series.forEach((component, byPid) -> byPid.values().stream().max(java.util.Comparator.comparingInt(List::size))
+        series.forEach((component, byPid) -> byPid.values().stream()
+                .max(java.util.Comparator.comparingInt(List::size))
                 .ifPresent(s -> trends.put(component, new Trend(s.getFirst(), s.getLast(), s.size()))));
         return trends;
     }

@@ -22,33 +22,45 @@ public final class Soak {
     /** A 5xx answered by one of our HTTP endpoints is logged by it as this (HttpEndpoint, level ERROR). */
     private static final String SERVER_ERROR = "level=ERROR logger=HttpEndpoint";
 
-    private Soak() {
-    }
+    private Soak() {}
 
     public static SoakResult run(SoakOptions options, Path repository, Path workDir, PrintStream log)
             throws InterruptedException {
-        log.printf("soak: %d nodes for %s, a fault every %s, seed %d%n", options.nodes(), options.duration(),
-                options.faultEvery(), options.seed());
+        log.printf(
+                "soak: %d nodes for %s, a fault every %s, seed %d%n",
+                options.nodes(), options.duration(), options.faultEvery(), options.seed());
         try (SoakCluster cluster = SoakCluster.start(options, repository, workDir)) {
             Violations violations = new Violations();
             Auditor auditor = new Auditor(cluster.client(), violations);
             Rss rss = new Rss();
             PodShapes shapes = PodShapes.withClaims(options.trace(), cluster.schedulerName());
-            try (Load load = new Load(cluster.client(), shapes, options.seed(), cluster.capacityMilli(), options.duration(),
-                    violations);
-                 ScheduledExecutorService users = Executors.newSingleThreadScheduledExecutor();
-                 ScheduledExecutorService audit = Executors.newSingleThreadScheduledExecutor()) {
+            try (Load load = new Load(
+                            cluster.client(),
+                            shapes,
+                            options.seed(),
+                            cluster.capacityMilli(),
+                            options.duration(),
+                            violations);
+                    ScheduledExecutorService users = Executors.newSingleThreadScheduledExecutor();
+                    ScheduledExecutorService audit = Executors.newSingleThreadScheduledExecutor()) {
                 Faults faults = new Faults(cluster, load, options);
                 long start = System.nanoTime();
                 users.scheduleWithFixedDelay(quietly(load::step, log), 0, 1, TimeUnit.SECONDS);
-                audit.scheduleWithFixedDelay(quietly(() -> {
-                    auditor.sample();
-                    rss.sample(cluster.pids());
-                }, log), AUDIT_EVERY.toMillis(), AUDIT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+                audit.scheduleWithFixedDelay(
+                        quietly(
+                                () -> {
+                                    auditor.sample();
+                                    rss.sample(cluster.pids());
+                                },
+                                log),
+                        AUDIT_EVERY.toMillis(),
+                        AUDIT_EVERY.toMillis(),
+                        TimeUnit.MILLISECONDS);
                 long end = start + options.duration().toNanos();
                 // A fixed delay after each fault (one that took long, a restart on a loaded machine, delays the next)
-                for (long at = start + options.faultEvery().toNanos(); at < end;
-                     at = System.nanoTime() + options.faultEvery().toNanos()) {
+                for (long at = start + options.faultEvery().toNanos();
+                        at < end;
+                        at = System.nanoTime() + options.faultEvery().toNanos()) {
                     sleep(Duration.ofNanos(Math.max(0, at - System.nanoTime())));
                     faults.next();
                 }
@@ -63,10 +75,23 @@ public final class Soak {
                 auditor.leftBehind(Duration.ofMinutes(2));
                 serverErrors(cluster.logs(), violations);
                 long[] latency = load.latencies();
-                return new SoakResult(options.duration().toSeconds() / 60.0, options.nodes(), options.seed(),
-                        load.created(), load.claimed(), load.bound(), load.deleted(), load.bound() / seconds, percentile(latency, 50),
-                        percentile(latency, 99), auditor.samples(), faults.counts(), faults.log(), violations.counts(),
-                        violations.examples(), rss.trends());
+                return new SoakResult(
+                        options.duration().toSeconds() / 60.0,
+                        options.nodes(),
+                        options.seed(),
+                        load.created(),
+                        load.claimed(),
+                        load.bound(),
+                        load.deleted(),
+                        load.bound() / seconds,
+                        percentile(latency, 50),
+                        percentile(latency, 99),
+                        auditor.samples(),
+                        faults.counts(),
+                        faults.log(),
+                        violations.counts(),
+                        violations.examples(),
+                        rss.trends());
             }
         }
     }
@@ -84,10 +109,11 @@ public final class Soak {
 
     private static void serverErrors(Path logs, Violations violations) {
         try (Stream<Path> files = Files.list(logs)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().matches("(extender|controller)-.*\\.log")).toList()) {
+            for (Path f : files.filter(p -> p.getFileName().toString().matches("(extender|controller)-.*\\.log"))
+                    .toList()) {
                 try (Stream<String> lines = Files.lines(f)) {
-                    lines.filter(l -> l.contains(SERVER_ERROR)).forEach(l -> violations.add("5xx answered",
-                            f.getFileName() + ": " + l));
+                    lines.filter(l -> l.contains(SERVER_ERROR))
+                            .forEach(l -> violations.add("5xx answered", f.getFileName() + ": " + l));
                 }
             }
         } catch (IOException e) {

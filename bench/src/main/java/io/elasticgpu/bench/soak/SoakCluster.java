@@ -1,11 +1,11 @@
 package io.elasticgpu.bench.soak;
 
-import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.components.TcpBalancer;
 import io.elasticgpu.localcluster.controlplane.Binaries;
@@ -15,13 +15,11 @@ import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,6 +61,7 @@ final class SoakCluster implements AutoCloseable {
     private final List<EgpuProcess> controllers = new ArrayList<>();
     /** Each controller replica's webhook port, kept across its restarts, behind one address as the chart's Service. */
     private final List<Integer> webhookPorts = List.of(Ports.free(), Ports.free());
+
     private final TcpBalancer webhook = new TcpBalancer(webhookPorts);
 
     private SoakCluster(ControlPlane cp, ChartConfig chart) {
@@ -86,7 +85,13 @@ final class SoakCluster implements AutoCloseable {
 
     private void startEverything(int nodeCount) {
         for (String ns : List.of(NAMESPACE, SYSTEM)) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(ns)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
         ElasticGPUCrds.apply(client);
         GpuNodeSpec.mixed("soak", nodeCount).forEach(s -> nodes.put(s.name(), s));
@@ -95,36 +100,67 @@ final class SoakCluster implements AutoCloseable {
             extenders.add(startExtender(Ports.free()));
             controllers.add(startController(Ports.free(), webhookPorts.get(i)));
         }
-        cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extenders.getFirst().url()),
-                cp.workDir().resolve("soak-scheduler.yaml")));
-        client.resource(ElasticGPUClass.of(CLAIM_CLASS, ElasticGPUClassSpec.Provisioner.QGPU, null)).create();
+        cp.restartScheduler(ChartConfig.write(
+                chart.withExtenderAt(extenders.getFirst().url()), cp.workDir().resolve("soak-scheduler.yaml")));
+        client.resource(ElasticGPUClass.of(CLAIM_CLASS, ElasticGPUClassSpec.Provisioner.QGPU, null))
+                .create();
         awaitWebhook();
     }
 
     /** Until the webhook answers: a claim's pod comes back with the claim's resources (then both go). */
     private void awaitWebhook() {
-        client.resource(ElasticGPUClaim.of(NAMESPACE, "warm-up", CLAIM_CLASS, Map.of(ResourceNames.GPU_CORE, new Quantity("10"))))
+        client.resource(ElasticGPUClaim.of(
+                        NAMESPACE, "warm-up", CLAIM_CLASS, Map.of(ResourceNames.GPU_CORE, new Quantity("10"))))
                 .create();
-        var pod = WebhookRollout.createOnceMutated(client, NAMESPACE, n -> new PodBuilder().withNewMetadata()
-                .withName("warm-up-" + n).addToAnnotations(ClaimAnnotations.key("main"), "warm-up").endMetadata()
-                .withNewSpec().withSchedulerName("no-scheduler").addNewContainer().withName("main")
-                .withImage("registry.k8s.io/pause:3.10").endContainer().endSpec().build(),
-                WebhookRollout.hasLimit(ResourceNames.GPU_CORE), READY);
+        var pod = WebhookRollout.createOnceMutated(
+                client,
+                NAMESPACE,
+                n -> new PodBuilder()
+                        .withNewMetadata()
+                        .withName("warm-up-" + n)
+                        .addToAnnotations(ClaimAnnotations.key("main"), "warm-up")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withSchedulerName("no-scheduler")
+                        .addNewContainer()
+                        .withName("main")
+                        .withImage("registry.k8s.io/pause:3.10")
+                        .endContainer()
+                        .endSpec()
+                        .build(),
+                WebhookRollout.hasLimit(ResourceNames.GPU_CORE),
+                READY);
         client.pods().resource(pod).withGracePeriod(0).delete();
-        client.resources(ElasticGPUClaim.class).inNamespace(NAMESPACE).withName("warm-up").delete();
+        client.resources(ElasticGPUClaim.class)
+                .inNamespace(NAMESPACE)
+                .withName("warm-up")
+                .delete();
     }
 
     private EgpuProcess startExtender(int port) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        return EgpuProcess.start(chart.extenderJvm(), "scheduler", args, log("extender-" + port), port, "--listen", READY);
+        return EgpuProcess.start(
+                chart.extenderJvm(), "scheduler", args, log("extender-" + port), port, "--listen", READY);
     }
 
     private EgpuProcess startController(int port, int webhookPort) {
-        return EgpuProcess.start(List.of("-Xmx256m", "-XX:+UseSerialGC"), "controller",
-                List.of("--kubeconfig", cp.kubeconfig().toString(), "--namespace-for-lease", SYSTEM,
-                        "--webhook-listen", "127.0.0.1:" + webhookPort, "--webhook-url", "127.0.0.1:" + webhook.port()),
-                log("controller-" + port), port, "--http-listen", READY);
+        return EgpuProcess.start(
+                List.of("-Xmx256m", "-XX:+UseSerialGC"),
+                "controller",
+                List.of(
+                        "--kubeconfig",
+                        cp.kubeconfig().toString(),
+                        "--namespace-for-lease",
+                        SYSTEM,
+                        "--webhook-listen",
+                        "127.0.0.1:" + webhookPort,
+                        "--webhook-url",
+                        "127.0.0.1:" + webhook.port()),
+                log("controller-" + port),
+                port,
+                "--http-listen",
+                READY);
     }
 
     private Path log(String name) {
@@ -176,8 +212,13 @@ final class SoakCluster implements AutoCloseable {
         long deadline = System.nanoTime() + LEASE_TAKEOVER.toNanos();
         String holder = null;
         do {
-            Lease lease = client.leases().inNamespace(SYSTEM).withName(CONTROLLER_LEASE).get();
-            holder = lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+            Lease lease = client.leases()
+                    .inNamespace(SYSTEM)
+                    .withName(CONTROLLER_LEASE)
+                    .get();
+            holder = lease == null || lease.getSpec() == null
+                    ? null
+                    : lease.getSpec().getHolderIdentity();
             for (int i = 0; i < controllers.size(); i++) {
                 EgpuProcess c = controllers.get(i);
                 if (holder != null && holder.contains("-" + c.process().pid() + "-")) {

@@ -14,5 +14,5 @@ import java.time.Duration;
  * @param trace      the openb pod list the shapes are drawn from
  * @param json       where to write the summary as JSON, or null
  */
-public record SoakOptions(Duration duration, int nodes, long seed, Duration faultEvery, int burst, Path trace, Path json) {
-}
+public record SoakOptions(
+        Duration duration, int nodes, long seed, Duration faultEvery, int burst, Path trace, Path json) {}

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
 import javax.xml.parsers.DocumentBuilderFactory;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
@@ -18,17 +16,42 @@ class ArenaReportTest {
     Path dir;
 
     private static Standing standing(String name, double pct, double podsPerSecond, int over) {
-        return new Standing(name, "openb_pod_list_default", pct, 900, 100, podsPerSecond, 0.5, 2.0, over, 0, 12.5, 300, true, 40, java.util.Map.of("1x500", 100),
+        return new Standing(
+                name,
+                "openb_pod_list_default",
+                pct,
+                900,
+                100,
+                podsPerSecond,
+                0.5,
+                2.0,
+                over,
+                0,
+                12.5,
+                300,
+                true,
+                40,
+                java.util.Map.of("1x500", 100),
                 List.of(new Standing.Point(0, 0), new Standing.Point(50, 50), new Standing.Point(100, pct)));
     }
 
     @Test
     void theTableGivesRatiosAgainstElasticWhereverItIsListed() {
-        String table = ArenaReport.table(List.of(standing("hami-binpack-spread", 80, 10, 0), standing("elastic", 95, 20, 0)));
+        String table =
+                ArenaReport.table(List.of(standing("hami-binpack-spread", 80, 10, 0), standing("elastic", 95, 20, 0)));
         assertThat(table).contains("ratios against elastic");
-        assertThat(table.lines().filter(l -> l.startsWith("hami-binpack-spread")).findFirst().orElseThrow())
-                .contains("80.00%").contains("0.842x").contains("0.50x");
-        assertThat(table.lines().filter(l -> l.startsWith("elastic")).findFirst().orElseThrow()).contains("1.000x");
+        assertThat(table.lines()
+                        .filter(l -> l.startsWith("hami-binpack-spread"))
+                        .findFirst()
+                        .orElseThrow())
+                .contains("80.00%")
+                .contains("0.842x")
+                .contains("0.50x");
+        assertThat(table.lines()
+                        .filter(l -> l.startsWith("elastic"))
+                        .findFirst()
+                        .orElseThrow())
+                .contains("1.000x");
     }
 
     @Test
@@ -47,8 +70,10 @@ class ArenaReportTest {
         for (int level = 0; level <= 100; level++) {
             points.add(new Standing.Point(level, level * 0.9));
         }
-        String table = ArenaReport.curveTable(List.of(new Standing(full.name(), full.trace(), 90, 1, 0, 1, 0, 0, 0, 0, 0, 0, true, 0,
-                java.util.Map.of(), points), standing("short", 80, 10, 0)));
+        String table = ArenaReport.curveTable(List.of(
+                new Standing(
+                        full.name(), full.trace(), 90, 1, 0, 1, 0, 0, 0, 0, 0, 0, true, 0, java.util.Map.of(), points),
+                standing("short", 80, 10, 0)));
         assertThat(table.lines().toList().get(1).split("\\s+"))
                 .containsExactly("elastic", "45.00%", "54.00%", "63.00%", "72.00%", "81.00%", "90.00%");
         // Between its points a curve holds the next point's value: 50 % at 50, 80 % from there to 100.
@@ -59,8 +84,12 @@ class ArenaReportTest {
 
     @Test
     void theCurveIsReadAtEachWholePercentOfArrival() {
-        double[] levels = ArenaReport.levels(List.of(new Standing.Point(0, 0), new Standing.Point(1.5, 1.5),
-                new Standing.Point(2.2, 2.0), new Standing.Point(3.0, 2.5), new Standing.Point(3.4, 2.6)));
+        double[] levels = ArenaReport.levels(List.of(
+                new Standing.Point(0, 0),
+                new Standing.Point(1.5, 1.5),
+                new Standing.Point(2.2, 2.0),
+                new Standing.Point(3.0, 2.5),
+                new Standing.Point(3.4, 2.6)));
         // Level 1 is first reached at 1.5 %, level 2 at 2.2 %, level 3 at 3.0 %; the last point is past level 3.
         assertThat(levels).containsExactly(0, 1.5, 2.0, 2.5);
     }

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,9 +21,15 @@ class HamiSchedulerTest {
 
     @Test
     void withoutHamisSourceItSaysWhereToPutIt() {
-        assertThatThrownBy(() -> HamiScheduler.build(REPOSITORY, Map.of("HAMI_SRC", dir.resolve("none.tar.gz").toString(),
-                "EGPU_E2E_CACHE", dir.resolve("cache").toString())))
-                .hasMessageContaining("its source is missing").hasMessageContaining("HAMI_SRC");
+        assertThatThrownBy(() -> HamiScheduler.build(
+                        REPOSITORY,
+                        Map.of(
+                                "HAMI_SRC",
+                                dir.resolve("none.tar.gz").toString(),
+                                "EGPU_E2E_CACHE",
+                                dir.resolve("cache").toString())))
+                .hasMessageContaining("its source is missing")
+                .hasMessageContaining("HAMI_SRC");
     }
 
     @Test
@@ -33,12 +38,21 @@ class HamiSchedulerTest {
         Path source = Files.writeString(dir.resolve("hami-v2.10.0-src.tar.gz"), "not built: go is missing first");
         Path bin = Files.createDirectories(dir.resolve("bin"));
         for (String tool : List.of("bash", "sha256sum", "cut", "sed", "basename", "dirname")) {
-            Path found = List.of(Path.of("/usr/bin", tool), Path.of("/bin", tool)).stream().filter(Files::isExecutable)
-                    .findFirst().orElseThrow(() -> new AssertionError(tool + " is not in /usr/bin or /bin"));
+            Path found = List.of(Path.of("/usr/bin", tool), Path.of("/bin", tool)).stream()
+                    .filter(Files::isExecutable)
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(tool + " is not in /usr/bin or /bin"));
             Files.createSymbolicLink(bin.resolve(tool), found);
         }
-        assertThatThrownBy(() -> HamiScheduler.build(REPOSITORY, Map.of("HAMI_SRC", source.toString(),
-                "EGPU_E2E_CACHE", dir.resolve("cache").toString(), "PATH", bin.toString())))
+        assertThatThrownBy(() -> HamiScheduler.build(
+                        REPOSITORY,
+                        Map.of(
+                                "HAMI_SRC",
+                                source.toString(),
+                                "EGPU_E2E_CACHE",
+                                dir.resolve("cache").toString(),
+                                "PATH",
+                                bin.toString())))
                 .hasMessageContaining("Go is missing");
         assertThat(dir.resolve("cache/bin")).doesNotExist();
     }

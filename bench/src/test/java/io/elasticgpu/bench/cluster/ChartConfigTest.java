@@ -55,9 +55,10 @@ class ChartConfigTest {
     void theSchedulerCallsTheExtenderHereWithoutLeaderElectionAndTheExtenderRunsAsTheChartRunsIt() {
         ChartConfig chart = ChartConfig.parse(RENDERED);
         var config = chart.withExtenderAt("http://127.0.0.1:1234");
-        assertThat(config.path("extenders").findValuesAsText("urlPrefix")).containsExactly("http://127.0.0.1:1234",
-                "http://127.0.0.1:1234");
-        assertThat(config.path("leaderElection").path("leaderElect").asBoolean()).isFalse();
+        assertThat(config.path("extenders").findValuesAsText("urlPrefix"))
+                .containsExactly("http://127.0.0.1:1234", "http://127.0.0.1:1234");
+        assertThat(config.path("leaderElection").path("leaderElect").asBoolean())
+                .isFalse();
         assertThat(config.path("percentageOfNodesToScore").asInt()).isEqualTo(100);
         assertThat(chart.withoutExtender().has("extenders")).isFalse();
         assertThat(chart.schedulerName()).isEqualTo("elastic-gpu-scheduler");

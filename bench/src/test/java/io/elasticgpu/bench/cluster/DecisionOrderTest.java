@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.elasticgpu.bench.ClusterReplayCommand;
 import io.elasticgpu.bench.Lab;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,12 +25,27 @@ class DecisionOrderTest {
     Path dir;
 
     private ReplayPlan plan() throws Exception {
-        Files.write(dir.resolve("openb_node_list_gpu_node.csv"), List.of("sn,cpu_milli,memory_mib,gpu,model",
-                "n0,64000,262144,2,T4", "n1,64000,262144,8,V100M32", "n2,32000,131072,4,P100"));
-        Path pods = Files.write(dir.resolve("pods.csv"), List.of("name,cpu_milli,memory_mib,num_gpu,gpu_milli",
-                "p0,1000,1024,1,500", "p1,1000,1024,4,1000", "p2,1000,1024,1,300", "p3,1000,1024,2,1000",
-                "p4,1000,1024,1,700", "p5,1000,1024,1,250", "p6,1000,1024,1,1000", "p7,4000,8192,0,0"));
-        return ReplayPlan.of(Lab.parse(new ClusterReplayCommand(), "--trace", pods.toString(), "--cut", "60").options());
+        Files.write(
+                dir.resolve("openb_node_list_gpu_node.csv"),
+                List.of(
+                        "sn,cpu_milli,memory_mib,gpu,model",
+                        "n0,64000,262144,2,T4",
+                        "n1,64000,262144,8,V100M32",
+                        "n2,32000,131072,4,P100"));
+        Path pods = Files.write(
+                dir.resolve("pods.csv"),
+                List.of(
+                        "name,cpu_milli,memory_mib,num_gpu,gpu_milli",
+                        "p0,1000,1024,1,500",
+                        "p1,1000,1024,4,1000",
+                        "p2,1000,1024,1,300",
+                        "p3,1000,1024,2,1000",
+                        "p4,1000,1024,1,700",
+                        "p5,1000,1024,1,250",
+                        "p6,1000,1024,1,1000",
+                        "p7,4000,8192,0,0"));
+        return ReplayPlan.of(Lab.parse(new ClusterReplayCommand(), "--trace", pods.toString(), "--cut", "60")
+                .options());
     }
 
     /** A stream in which pod {@code i} of {@code pods} became schedulable {@code i}-th. */
@@ -52,13 +65,20 @@ class DecisionOrderTest {
 
     @Test
     void aBoundPodIsDecidedByItsLastAttemptAndOnlyTheReplaysNamespaceCounts() throws Exception {
-        Path log = Files.write(dir.resolve("kube-scheduler.log"), List.of(
-                "I1126 22:08:50.000001   41234 server.go:167] \"Starting Kubernetes Scheduler\" version=\"v1.36.3\"",
-                attempt("replay", "p1"), attempt("bench-warm-up", "p0"), attempt("replay", "p0"),
-                "I1126 22:08:55.2   41234 schedule_one.go:1325] \"Updating pod condition and nominated node name\" pod=\"replay/p0\"",
-                attempt("replay", "p2"), attempt("replay", "p0")));
-        assertThat(SchedulingCycles.lastAttempts(log, "replay")).containsExactlyInAnyOrderEntriesOf(
-                Map.of("p1", 1L, "p2", 4L, "p0", 5L));
+        Path log = Files.write(
+                dir.resolve("kube-scheduler.log"),
+                List.of(
+                        "I1126 22:08:50.000001   41234 server.go:167] \"Starting Kubernetes Scheduler\" "
+                                + "version=\"v1.36.3\"",
+                        attempt("replay", "p1"),
+                        attempt("bench-warm-up", "p0"),
+                        attempt("replay", "p0"),
+                        "I1126 22:08:55.2   41234 schedule_one.go:1325] \"Updating pod condition and nominated node "
+                                + "name\" pod=\"replay/p0\"",
+                        attempt("replay", "p2"),
+                        attempt("replay", "p0")));
+        assertThat(SchedulingCycles.lastAttempts(log, "replay"))
+                .containsExactlyInAnyOrderEntriesOf(Map.of("p1", 1L, "p2", 4L, "p0", 5L));
     }
 
     @Test
@@ -67,8 +87,9 @@ class DecisionOrderTest {
         for (int i = 0; i < 5; i++) {
             pods.add(new TracePod("p" + i, io.elasticgpu.core.model.Ask.wholeCards(1000, 1024, 1)));
         }
-        List<String> names = queuedInOrder(5).inDecisionOrder(pods, Map.of("p2", 7L, "p4", 9L, "p0", 12L))
-                .stream().map(TracePod::name).toList();
+        List<String> names = queuedInOrder(5).inDecisionOrder(pods, Map.of("p2", 7L, "p4", 9L, "p0", 12L)).stream()
+                .map(TracePod::name)
+                .toList();
         assertThat(names).containsExactly("p2", "p4", "p0", "p1", "p3");
     }
 
@@ -78,7 +99,9 @@ class DecisionOrderTest {
         List<TracePod> created = plan.pods();
         List<TracePod> decided = created.reversed(); // kube-scheduler's queue took them last first
         ReplayPlan.Simulated cluster = plan.simulate(decided);
-        assertThat(cluster.nodes()).as("every pod fits, so none is left for the end").doesNotContainNull();
+        assertThat(cluster.nodes())
+                .as("every pod fits, so none is left for the end")
+                .doesNotContainNull();
         Map<String, String> placedOn = new HashMap<>();
         Map<String, Long> cycles = new HashMap<>();
         for (int k = 0; k < decided.size(); k++) {

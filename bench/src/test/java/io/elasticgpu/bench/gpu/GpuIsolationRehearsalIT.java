@@ -1,17 +1,16 @@
 package io.elasticgpu.bench.gpu;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A rehearsal of {@code bench/run gpu-isolation} without a GPU, so that the check a GPU host runs cannot rot between
@@ -31,43 +30,94 @@ class GpuIsolationRehearsalIT {
     void theGpuCheckRunsEveryStepAndWritesEveryFieldAgainstTheStandIns() throws Exception {
         Path stub = dir.resolve("lib/libnvidia-ml.so.1");
         Files.createDirectories(stub.getParent());
-        run(List.of("gcc", "-shared", "-fPIC", "-O1", "-o", stub.toString(), NODE.resolve("src/test/c/nvml_stub.c").toString(),
-                "-lpthread"), null);
-        Path config = Files.writeString(dir.resolve("nvml.conf"), "driver 580.159.04\n"
-                + "card GPU-11111111-2222-3333-4444-555555555555 00000000:00:06.0 0 -1 0 81559 NVIDIA H100 80GB HBM3\n");
-        Path control = executable(NODE.resolve("src/test/resources/mps/nvidia-cuda-mps-control"), dir.resolve("bin/nvidia-cuda-mps-control"));
-        Path python = executable(Path.of(getClass().getResource("/gpu/fake-python").toURI()), dir.resolve("bin/python3"));
+        run(
+                List.of(
+                        "gcc",
+                        "-shared",
+                        "-fPIC",
+                        "-O1",
+                        "-o",
+                        stub.toString(),
+                        NODE.resolve("src/test/c/nvml_stub.c").toString(),
+                        "-lpthread"),
+                null);
+        Path config = Files.writeString(
+                dir.resolve("nvml.conf"),
+                "driver 580.159.04\n"
+                        + "card GPU-11111111-2222-3333-4444-555555555555 00000000:00:06.0 0 -1 0 81559 NVIDIA H100 "
+                        + "80GB HBM3\n");
+        Path control = executable(
+                NODE.resolve("src/test/resources/mps/nvidia-cuda-mps-control"),
+                dir.resolve("bin/nvidia-cuda-mps-control"));
+        Path python =
+                executable(Path.of(getClass().getResource("/gpu/fake-python").toURI()), dir.resolve("bin/python3"));
         Path json = dir.resolve("gpu-isolation.json");
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), "io.elasticgpu.bench.Lab", "gpu-isolation",
-                "--json", json.toString(), "--mps-control", control.toString(), "--python", python.toString(),
-                "--probe", "probe.py", "--root", dir.resolve("mps").toString());
+        ProcessBuilder pb = new ProcessBuilder(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.elasticgpu.bench.Lab",
+                "gpu-isolation",
+                "--json",
+                json.toString(),
+                "--mps-control",
+                control.toString(),
+                "--python",
+                python.toString(),
+                "--probe",
+                "probe.py",
+                "--root",
+                dir.resolve("mps").toString());
         pb.environment().put("LD_LIBRARY_PATH", stub.getParent().toString());
         pb.environment().put("NVML_STUB_CONFIG", config.toString());
         String output = run(pb.command(), pb);
 
         JsonNode r = new ObjectMapper().readTree(json.toFile());
-        assertThat(r.has("errors")).as("steps that failed: %s%n%s", r.path("errors"), output).isFalse();
+        assertThat(r.has("errors"))
+                .as("steps that failed: %s%n%s", r.path("errors"), output)
+                .isFalse();
         assertThat(r.path("device").asText()).isEqualTo("NVIDIA H100 80GB HBM3");
         assertThat(r.path("driver").asText()).isEqualTo("580.159.04");
-        for (String field : List.of("date", "torch", "cuda", "unlimitedTflops", "togetherTflops", "togetherFractionOfUnlimited",
-                "daemonRestartSeconds", "afterRestartLimitsHeld", "agentRestartKeptDaemon", "extraProcessEnded",
-                "sharedDaemonTogetherTflops", "noMpsTogetherTflops", "usageSample", "checks")) {
+        for (String field : List.of(
+                "date",
+                "torch",
+                "cuda",
+                "unlimitedTflops",
+                "togetherTflops",
+                "togetherFractionOfUnlimited",
+                "daemonRestartSeconds",
+                "afterRestartLimitsHeld",
+                "agentRestartKeptDaemon",
+                "extraProcessEnded",
+                "sharedDaemonTogetherTflops",
+                "noMpsTogetherTflops",
+                "usageSample",
+                "checks")) {
             assertThat(r.has(field)).as(field).isTrue();
         }
         for (String pod : List.of("pod-a", "pod-b")) {
-            for (String field : List.of("memoryLimitHeld", "envOverrideRefused", "aloneTflops", "togetherTflops",
-                    "usageErrorPct", "seenLimitMib", "heldMib")) {
-                assertThat(r.path("pods").path(pod).has(field)).as(pod + "." + field).isTrue();
+            for (String field : List.of(
+                    "memoryLimitHeld",
+                    "envOverrideRefused",
+                    "aloneTflops",
+                    "togetherTflops",
+                    "usageErrorPct",
+                    "seenLimitMib",
+                    "heldMib")) {
+                assertThat(r.path("pods").path(pod).has(field))
+                        .as(pod + "." + field)
+                        .isTrue();
             }
         }
         assertThat(r.path("agentRestartKeptDaemon").asBoolean()).isTrue();
         assertThat(r.path("daemonRestartSeconds").asDouble()).isBetween(0.0, 10.0);
         try (var left = Files.list(dir.resolve("mps"))) {
             assertThat(left.filter(Files::isDirectory).map(p -> p.getFileName().toString()))
-                    .as("the check's share daemons end with it").allMatch(n -> !n.startsWith("dp-"));
+                    .as("the check's share daemons end with it")
+                    .allMatch(n -> !n.startsWith("dp-"));
         }
     }
 
@@ -87,7 +137,9 @@ class GpuIsolationRehearsalIT {
             p.destroyForcibly();
         }
         String text = Files.readString(log);
-        assertThat(ended).as("%s did not end within 5 minutes%n%s", command, text).isTrue();
+        assertThat(ended)
+                .as("%s did not end within 5 minutes%n%s", command, text)
+                .isTrue();
         assertThat(p.exitValue()).as("%s%n%s", command, text).isZero();
         return text;
     }

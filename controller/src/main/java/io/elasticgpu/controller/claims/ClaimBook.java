@@ -4,7 +4,6 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.BindingMode;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
-
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

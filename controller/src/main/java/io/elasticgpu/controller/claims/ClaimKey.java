@@ -13,7 +13,8 @@ public record ClaimKey(String namespace, String name) implements Comparable<Clai
     }
 
     public static ClaimKey of(ElasticGPUClaim claim) {
-        return new ClaimKey(claim.getMetadata().getNamespace(), claim.getMetadata().getName());
+        return new ClaimKey(
+                claim.getMetadata().getNamespace(), claim.getMetadata().getName());
     }
 
     @Override

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus.Phase;
-
 import java.util.Objects;
 
 /** The status a claim should have: a phase and, when Bound or Lost, the ElasticGPU. */
@@ -32,7 +31,8 @@ public record ClaimState(Phase phase, String elasticGpuName) {
         if (status == null || status.getPhase() == null) {
             return null;
         }
-        return new ClaimState(status.getPhase(), status.getPhase() == Phase.Pending ? null : status.getElasticGPUName());
+        return new ClaimState(
+                status.getPhase(), status.getPhase() == Phase.Pending ? null : status.getElasticGPUName());
     }
 
     public boolean sameAs(ElasticGPUClaimStatus status) {

@@ -2,7 +2,6 @@ package io.elasticgpu.controller.claims;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
-
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -23,25 +22,30 @@ import java.util.TreeMap;
  */
 public final class ClaimStates {
 
-    private ClaimStates() {
-    }
+    private ClaimStates() {}
 
     /**
      * @param inventories node name → its inventory; a node missing here is taken as healthy (no news is no loss)
      * @return every claim's state, sorted by claim
      */
-    public static Map<ClaimKey, ClaimState> of(ClaimBook book, List<Holding> holdings,
-                                               Map<String, NodeInventory> inventories) {
+    public static Map<ClaimKey, ClaimState> of(
+            ClaimBook book, List<Holding> holdings, Map<String, NodeInventory> inventories) {
         Map<ClaimKey, ClaimState> states = new TreeMap<>();
         for (ElasticGPUClaim claim : book.claims()) {
             ClaimKey key = ClaimKey.of(claim);
             String uid = claim.getMetadata().getUid();
             Optional<Holding> held = holdings.stream()
-                    .filter(h -> h.claim().equals(key) && (h.claimUid() == null || uid == null || h.claimUid().equals(uid)))
+                    .filter(h -> h.claim().equals(key)
+                            && (h.claimUid() == null
+                                    || uid == null
+                                    || h.claimUid().equals(uid)))
                     .min(Comparator.comparing(Holding::elasticGpuName));
-            states.put(key, held.map(h -> healthy(h, inventories)
-                    ? ClaimState.bound(h.elasticGpuName()) : ClaimState.lost(h.elasticGpuName()))
-                    .orElse(ClaimState.PENDING));
+            states.put(
+                    key,
+                    held.map(h -> healthy(h, inventories)
+                                    ? ClaimState.bound(h.elasticGpuName())
+                                    : ClaimState.lost(h.elasticGpuName()))
+                            .orElse(ClaimState.PENDING));
         }
         return states;
     }

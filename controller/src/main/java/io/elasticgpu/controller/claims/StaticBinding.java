@@ -7,7 +7,6 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaimStatus.Phase;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.BindingMode;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -30,12 +29,13 @@ public final class StaticBinding {
         }
     }
 
-    private StaticBinding() {
-    }
+    private StaticBinding() {}
 
     /** @return claim → the ElasticGPU to bind it to, sorted by claim */
     public static Map<ClaimKey, String> of(ClaimBook book, Map<ClaimKey, ClaimState> states, List<Offer> offers) {
-        List<Offer> free = new ArrayList<>(offers.stream().sorted(Comparator.comparing(Offer::elasticGpuName)).toList());
+        List<Offer> free = new ArrayList<>(offers.stream()
+                .sorted(Comparator.comparing(Offer::elasticGpuName))
+                .toList());
         Map<ClaimKey, String> binds = new TreeMap<>();
         for (ElasticGPUClaim claim : book.claims()) {
             ClaimKey key = ClaimKey.of(claim);
@@ -47,22 +47,27 @@ public final class StaticBinding {
             if (requests.isEmpty() || requests.getOrDefault(ResourceNames.GPU_COUNT, 1L) > 1) {
                 continue;
             }
-            free.stream().filter(o -> covers(o.capacity(), requests)).findFirst().ifPresent(o -> {
-                binds.put(key, o.elasticGpuName());
-                free.remove(o);
-            });
+            free.stream()
+                    .filter(o -> covers(o.capacity(), requests))
+                    .findFirst()
+                    .ifPresent(o -> {
+                        binds.put(key, o.elasticGpuName());
+                        free.remove(o);
+                    });
         }
         return binds;
     }
 
     private static boolean covers(Map<String, Long> capacity, Map<String, Long> requests) {
-        return requests.entrySet().stream().filter(r -> !r.getKey().equals(ResourceNames.GPU_COUNT))
+        return requests.entrySet().stream()
+                .filter(r -> !r.getKey().equals(ResourceNames.GPU_COUNT))
                 .allMatch(r -> capacity.getOrDefault(r.getKey(), 0L) >= r.getValue());
     }
 
     private static Map<String, Long> requests(ElasticGPUClaim claim) {
         Map<String, Long> requests = new TreeMap<>();
-        if (claim.getSpec() == null || claim.getSpec().getResources() == null
+        if (claim.getSpec() == null
+                || claim.getSpec().getResources() == null
                 || claim.getSpec().getResources().getRequests() == null) {
             return requests;
         }

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -26,6 +25,7 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     private final SharedIndexInformer<Pod> pods;
     /** Null on a cluster without DRA's v1 API (before Kubernetes 1.34): no claim can hold a card there. */
     private final SharedIndexInformer<ResourceClaim> claims;
+
     private final AtomicLong changes = new AtomicLong();
     private long builtAt = -1;
     private ClusterView view;
@@ -33,7 +33,9 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     private ClusterWatch(KubernetesClient client) {
         this.nodes = counted(client.nodes().runnableInformer(0));
         this.pods = counted(client.pods().inAnyNamespace().runnableInformer(0));
-        this.claims = DraApi.served(client) ? counted(client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0)) : null;
+        this.claims = DraApi.served(client)
+                ? counted(client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0))
+                : null;
     }
 
     /** Starts the informers and returns at once; {@link #synced()} tells when their first lists are in. */
@@ -56,8 +58,11 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     public synchronized ClusterView get() {
         long seen = changes.get();
         if (view == null || seen != builtAt) {
-            view = ClusterView.of(nodes.getStore().list(), pods.getStore().list(),
-                    claims == null ? List.of() : claims.getStore().list(), Scope.ALL);
+            view = ClusterView.of(
+                    nodes.getStore().list(),
+                    pods.getStore().list(),
+                    claims == null ? List.of() : claims.getStore().list(),
+                    Scope.ALL);
             builtAt = seen;
         }
         return view;

@@ -6,7 +6,6 @@ import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpRequest;
 import io.elasticgpu.http.HttpResponse;
 import io.elasticgpu.http.Route;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -15,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,12 +44,15 @@ public final class DashboardServer implements AutoCloseable {
      * @param ready answers {@code /readyz}: the view is complete once the informers have synced
      * @throws UncheckedIOException when the address cannot be bound
      */
-    public static DashboardServer start(InetSocketAddress address, Supplier<ClusterView> view, BooleanSupplier ready,
-                                        ControllerMetrics metrics) {
+    public static DashboardServer start(
+            InetSocketAddress address, Supplier<ClusterView> view, BooleanSupplier ready, ControllerMetrics metrics) {
         HttpEndpoint endpoint = HttpEndpoint.on(address)
                 .get("/", r -> HttpResponse.redirect("/ui/"))
                 .route(new Route("GET", "/ui", true, 0, DashboardServer::file, null))
-                .get("/api/v1/cluster", r -> HttpResponse.json(ViewFormat.JSON.render(view.get()).getBytes(StandardCharsets.UTF_8)))
+                .get(
+                        "/api/v1/cluster",
+                        r -> HttpResponse.json(
+                                ViewFormat.JSON.render(view.get()).getBytes(StandardCharsets.UTF_8)))
                 .health(ready, "nodes and pods not listed yet")
                 .metrics(metrics.registry())
                 .start("Change --http-listen.");
@@ -67,14 +68,15 @@ public final class DashboardServer implements AutoCloseable {
     private static HttpResponse file(HttpRequest request) throws IOException {
         String path = request.path();
         if (path.equals("/ui")) {
-            return HttpResponse.redirect("/ui/");         // relative links in the page need the trailing slash
+            return HttpResponse.redirect("/ui/"); // relative links in the page need the trailing slash
         }
         String name = path.startsWith("/ui/") ? path.substring("/ui/".length()) : null;
         String type = name == null ? null : FILES.get(name);
         if (type == null) {
             return HttpResponse.text(404, "not found: " + path + "; the dashboard is at /ui/");
         }
-        try (InputStream in = DashboardServer.class.getResourceAsStream("ui/" + (name.isEmpty() ? "index.html" : name))) {
+        try (InputStream in =
+                DashboardServer.class.getResourceAsStream("ui/" + (name.isEmpty() ? "index.html" : name))) {
             if (in == null) {
                 throw new IllegalStateException("the jar lacks the dashboard file " + name);
             }

@@ -1,24 +1,23 @@
 package io.elasticgpu.controller.provisioning;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec.ReclaimPolicy;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
-import io.elasticgpu.api.v1alpha1.PodAsks;
-import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
-import io.elasticgpu.api.v1alpha1.DraNames;
-import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.elasticgpu.controller.claims.ClaimKey;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
-
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -36,15 +35,14 @@ import java.util.function.Function;
  *       pods {@code egpu inspect} counts: not finished, not being deleted, allocation on the node it is bound to),
  *       phase {@code Bound}; {@code physical} for containers that ask whole cards, else {@code gpuShare};</li>
  *   <li>with a {@code claimRef} when the pod names an existing claim for that container;</li>
- *   <li>one per (ResourceClaim, card) of every DRA claim kube-scheduler allocated on our cards, phase {@code Bound};</li>
+ * <li>one per (ResourceClaim, card) of every DRA claim kube-scheduler allocated on our cards, phase {@code Bound};</li>
  *   <li>plus, once their pod is gone, the ones bound to a claim whose class says {@code Retain}: kept, phase
  *       {@code Released}, claimRef kept. Released ones stay until a person deletes them.</li>
  * </ul>
  */
 public final class Desired {
 
-    private Desired() {
-    }
+    private Desired() {}
 
     /** Without claims: every allocation, nothing retained. */
     public static SortedMap<String, DesiredGpu> of(Collection<Pod> pods) {
@@ -56,7 +54,8 @@ public final class Desired {
      *                 are taken from it
      * @return by name
      */
-    public static SortedMap<String, DesiredGpu> of(Collection<Pod> pods, ClaimBook book, Collection<DesiredGpu> existing) {
+    public static SortedMap<String, DesiredGpu> of(
+            Collection<Pod> pods, ClaimBook book, Collection<DesiredGpu> existing) {
         return of(pods, List.of(), Map.of(), book, existing);
     }
 
@@ -66,16 +65,20 @@ public final class Desired {
      *
      * @param inventories each GPU node's inventory, by node name (the uuid of each card)
      */
-    public static SortedMap<String, DesiredGpu> of(Collection<Pod> pods, Collection<ResourceClaim> draClaims,
-                                                   Map<String, NodeInventory> inventories, ClaimBook book,
-                                                   Collection<DesiredGpu> existing) {
+    public static SortedMap<String, DesiredGpu> of(
+            Collection<Pod> pods,
+            Collection<ResourceClaim> draClaims,
+            Map<String, NodeInventory> inventories,
+            ClaimBook book,
+            Collection<DesiredGpu> existing) {
         SortedMap<String, DesiredGpu> desired = new TreeMap<>();
         for (Pod pod : pods) {
             forPod(pod, book).forEach(g -> desired.putIfAbsent(g.name(), g));
         }
         Map<String, Consumer> consumers = consumers(pods);
         for (ResourceClaim claim : draClaims) {
-            Consumer consumer = consumers.get(claim.getMetadata().getNamespace() + "/" + claim.getMetadata().getName());
+            Consumer consumer = consumers.get(claim.getMetadata().getNamespace() + "/"
+                    + claim.getMetadata().getName());
             forDraClaim(claim, inventories, consumer, book).forEach(g -> desired.putIfAbsent(g.name(), g));
         }
         for (DesiredGpu gpu : existing) {
@@ -84,7 +87,8 @@ public final class Desired {
             }
             if (gpu.phase() == Phase.Released) {
                 desired.put(gpu.name(), gpu);
-            } else if (gpu.claimRef() != null && book.reclaimPolicy(gpu.claimRef().key()) == ReclaimPolicy.Retain) {
+            } else if (gpu.claimRef() != null
+                    && book.reclaimPolicy(gpu.claimRef().key()) == ReclaimPolicy.Retain) {
                 desired.put(gpu.name(), gpu.withPhase(Phase.Released));
             }
         }
@@ -120,11 +124,17 @@ public final class Desired {
             boolean wholeCards = whole.getOrDefault(container, false);
             DesiredGpu.ClaimRef claimRef = claimRef(ns, claims.get(container), book);
             for (PodGrant.Share share : shares) {
-                gpus.add(new DesiredGpu(ElasticGPUNames.of(allocation.node(), share.card(), uid, container), uid,
-                        allocation.node(), share.card(), share.uuid(),
+                gpus.add(new DesiredGpu(
+                        ElasticGPUNames.of(allocation.node(), share.card(), uid, container),
+                        uid,
+                        allocation.node(),
+                        share.card(),
+                        share.uuid(),
                         wholeCards ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
-                        capacity(share, wholeCards), new DesiredGpu.PodRef(ns, pod.getMetadata().getName(), container),
-                        claimRef, Phase.Bound));
+                        capacity(share, wholeCards),
+                        new DesiredGpu.PodRef(ns, pod.getMetadata().getName(), container),
+                        claimRef,
+                        Phase.Bound));
             }
         });
         return gpus;
@@ -133,7 +143,8 @@ public final class Desired {
     /**
      * The ElasticGPUs one DRA claim's allocation stands for (read by {@link DraShares}, as the node agent prepares it
      * and the views count it): held by the claim (the first pod it is reserved for, with {@code claim/<name>} as the
-     * container; no pod reference before one is reserved), {@code physical} for a whole card, else {@code gpuShare} with what it consumed.
+     * container; no pod reference before one is reserved), {@code physical} for a whole card, else {@code gpuShare}
+     * with what it consumed.
      * None for a device that is not a card of the node's inventory (the views report that as a problem).
      */
     static List<DesiredGpu> forDraClaim(ResourceClaim claim, Map<String, NodeInventory> inventories) {
@@ -144,8 +155,7 @@ public final class Desired {
      * A pod that uses a DRA claim on behalf of an ElasticGPUClaim-naming container, and which container each of the
      * claim's requests is for.
      */
-    record Consumer(Pod pod, Function<String, String> containerOf) {
-    }
+    record Consumer(Pod pod, Function<String, String> containerOf) {}
 
     /**
      * The DRA claims that stand for pods' containers, by {@code namespace/claim}: the claim kube-scheduler made for a
@@ -159,15 +169,20 @@ public final class Desired {
             String ns = pod.getMetadata().getNamespace();
             var status = pod.getStatus() == null ? null : pod.getStatus().getExtendedResourceClaimStatus();
             if (status != null && status.getResourceClaimName() != null) {
-                byClaim.put(ns + "/" + status.getResourceClaimName(), new Consumer(pod, request -> requester(pod, request)));
+                byClaim.put(
+                        ns + "/" + status.getResourceClaimName(),
+                        new Consumer(pod, request -> requester(pod, request)));
             }
             if (pod.getStatus() == null || pod.getStatus().getResourceClaimStatuses() == null) {
                 continue;
             }
-            ClaimAnnotations.of(pod).forEach((container, claim) -> pod.getStatus().getResourceClaimStatuses().stream()
-                    .filter(c -> DraNames.claimTemplate(claim).equals(c.getName()) && c.getResourceClaimName() != null)
-                    .findFirst().ifPresent(c -> byClaim.put(ns + "/" + c.getResourceClaimName(),
-                            new Consumer(pod, request -> container))));
+            ClaimAnnotations.of(pod)
+                    .forEach((container, claim) -> pod.getStatus().getResourceClaimStatuses().stream()
+                            .filter(c -> DraNames.claimTemplate(claim).equals(c.getName())
+                                    && c.getResourceClaimName() != null)
+                            .findFirst()
+                            .ifPresent(c -> byClaim.put(
+                                    ns + "/" + c.getResourceClaimName(), new Consumer(pod, request -> container))));
         }
         return byClaim;
     }
@@ -177,31 +192,45 @@ public final class Desired {
      * each card's ElasticGPU names that container and the ElasticGPUClaim the container names (its
      * {@code elasticgpu.io/egpuc-<container>} annotation): so ElasticGPUClaims are bound on DRA nodes.
      */
-    static List<DesiredGpu> forDraClaim(ResourceClaim claim, Map<String, NodeInventory> inventories,
-                                        Consumer consumer, ClaimBook book) {
+    static List<DesiredGpu> forDraClaim(
+            ResourceClaim claim, Map<String, NodeInventory> inventories, Consumer consumer, ClaimBook book) {
         String ns = claim.getMetadata().getNamespace();
         String name = claim.getMetadata().getName();
         String uid = claim.getMetadata().getUid();
-        String pod = claim.getStatus() == null || claim.getStatus().getReservedFor() == null ? null
-                : claim.getStatus().getReservedFor().stream().filter(r -> "pods".equals(r.getResource()))
-                        .map(ResourceClaimConsumerReference::getName).findFirst().orElse(null);
+        String pod = claim.getStatus() == null || claim.getStatus().getReservedFor() == null
+                ? null
+                : claim.getStatus().getReservedFor().stream()
+                        .filter(r -> "pods".equals(r.getResource()))
+                        .map(ResourceClaimConsumerReference::getName)
+                        .findFirst()
+                        .orElse(null);
         List<DesiredGpu> gpus = new java.util.ArrayList<>();
         for (DraShares.DraShare share : DraShares.of(claim)) {
             NodeInventory inventory = inventories.get(share.node());
-            if (inventory == null || share.card() < 0 || share.card() >= inventory.cards().size()) {
+            if (inventory == null
+                    || share.card() < 0
+                    || share.card() >= inventory.cards().size()) {
                 continue;
             }
             String requester = consumer == null ? null : consumer.containerOf().apply(share.request());
             String container = requester != null ? requester : "claim/" + name;
             String holder = requester != null ? consumer.pod().getMetadata().getName() : pod;
-            DesiredGpu.ClaimRef claimRef = requester == null ? null
+            DesiredGpu.ClaimRef claimRef = requester == null
+                    ? null
                     : claimRef(ns, ClaimAnnotations.of(consumer.pod()).get(requester), book);
-            PodGrant.Share asShare = new PodGrant.Share(share.card(), inventory.cards().get(share.card()).uuid(),
-                    share.milli(), share.memoryMib());
+            PodGrant.Share asShare = new PodGrant.Share(
+                    share.card(), inventory.cards().get(share.card()).uuid(), share.milli(), share.memoryMib());
             // The name carries the claim's uid; the pod-uid label is left off: a claim is not a pod.
-            gpus.add(new DesiredGpu(ElasticGPUNames.of(share.node(), share.card(), uid, container), null, share.node(),
-                    share.card(), asShare.uuid(), share.wholeCard() ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
-                    capacity(asShare, share.wholeCard()), holder == null ? null : new DesiredGpu.PodRef(ns, holder, container), claimRef,
+            gpus.add(new DesiredGpu(
+                    ElasticGPUNames.of(share.node(), share.card(), uid, container),
+                    null,
+                    share.node(),
+                    share.card(),
+                    asShare.uuid(),
+                    share.wholeCard() ? DesiredGpu.Source.PHYSICAL : DesiredGpu.Source.GPU_SHARE,
+                    capacity(asShare, share.wholeCard()),
+                    holder == null ? null : new DesiredGpu.PodRef(ns, holder, container),
+                    claimRef,
                     Phase.Bound));
         }
         return gpus;
@@ -210,7 +239,10 @@ public final class Desired {
     /** The container of {@code pod} that the request {@code request} of its extended-resource claim was made for. */
     private static String requester(Pod pod, String request) {
         return pod.getStatus().getExtendedResourceClaimStatus().getRequestMappings().stream()
-                .filter(m -> request.equals(m.getRequestName())).map(m -> m.getContainerName()).findFirst().orElse(null);
+                .filter(m -> request.equals(m.getRequestName()))
+                .map(m -> m.getContainerName())
+                .findFirst()
+                .orElse(null);
     }
 
     /**
@@ -238,7 +270,9 @@ public final class Desired {
             return null;
         }
         Optional<ElasticGPUClaim> claim = book.claim(new ClaimKey(ns, claimName));
-        return claim.map(c -> new DesiredGpu.ClaimRef(ns, claimName, c.getMetadata().getUid())).orElse(null);
+        return claim.map(c ->
+                        new DesiredGpu.ClaimRef(ns, claimName, c.getMetadata().getUid()))
+                .orElse(null);
     }
 
     /** Which containers ask whole cards; a pod whose asks cannot be read counts as slices. */
@@ -253,5 +287,4 @@ public final class Desired {
         }
         return whole;
     }
-
 }

@@ -11,7 +11,6 @@ import io.elasticgpu.controller.claims.ClaimKey;
 import io.elasticgpu.controller.claims.Holding;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,15 +25,27 @@ import java.util.TreeMap;
  * @param capacity resource name → whole number, as in the spec ({@code elasticgpu.io/gpu: 1} for a whole card)
  * @param claimRef the claim it is bound to, or null
  */
-public record DesiredGpu(String name, String podUid, String node, int card, String uuid, Source source,
-                         Map<String, String> capacity, PodRef podRef, ClaimRef claimRef, Phase phase) {
+public record DesiredGpu(
+        String name,
+        String podUid,
+        String node,
+        int card,
+        String uuid,
+        Source source,
+        Map<String, String> capacity,
+        PodRef podRef,
+        ClaimRef claimRef,
+        Phase phase) {
 
     /** Which of the spec's sources is set. */
-    public enum Source { PHYSICAL, GPU_SHARE, QGPU }
+    public enum Source {
+        PHYSICAL,
+        GPU_SHARE,
+        QGPU
+    }
 
     /** The pod and container that hold it. */
-    public record PodRef(String namespace, String name, String container) {
-    }
+    public record PodRef(String namespace, String name, String container) {}
 
     /** The claim it is bound to; {@code uid} may be null when unknown. */
     public record ClaimRef(String namespace, String name, String uid) {
@@ -149,15 +160,31 @@ public record DesiredGpu(String name, String podUid, String node, int card, Stri
             spec.getCapacity().forEach((k, v) -> capacity.put(k, v == null ? "" : v.toString()));
         }
         Map<String, String> labels = gpu.getMetadata().getLabels();
-        PodRef podRef = spec.getPodRef() == null ? null : new PodRef(spec.getPodRef().getNamespace(),
-                spec.getPodRef().getName(), spec.getPodRef().getContainer());
-        ClaimRef claimRef = spec.getClaimRef() == null ? null : new ClaimRef(spec.getClaimRef().getNamespace(),
-                spec.getClaimRef().getName(), spec.getClaimRef().getUid());
+        PodRef podRef = spec.getPodRef() == null
+                ? null
+                : new PodRef(
+                        spec.getPodRef().getNamespace(),
+                        spec.getPodRef().getName(),
+                        spec.getPodRef().getContainer());
+        ClaimRef claimRef = spec.getClaimRef() == null
+                ? null
+                : new ClaimRef(
+                        spec.getClaimRef().getNamespace(),
+                        spec.getClaimRef().getName(),
+                        spec.getClaimRef().getUid());
         Phase phase = gpu.getStatus() == null || gpu.getStatus().getPhase() == null
-                ? Phase.Available : gpu.getStatus().getPhase();
-        return new DesiredGpu(gpu.getMetadata().getName(), labels == null ? null : labels.get(ManagedLabels.POD_UID),
+                ? Phase.Available
+                : gpu.getStatus().getPhase();
+        return new DesiredGpu(
+                gpu.getMetadata().getName(),
+                labels == null ? null : labels.get(ManagedLabels.POD_UID),
                 Objects.requireNonNullElse(spec.getNodeName(), ""),
                 where == null || where.getIndex() == null ? -1 : where.getIndex(),
-                where == null ? null : where.getUuid(), source, capacity, podRef, claimRef, phase);
+                where == null ? null : where.getUuid(),
+                source,
+                capacity,
+                podRef,
+                claimRef,
+                phase);
     }
 }

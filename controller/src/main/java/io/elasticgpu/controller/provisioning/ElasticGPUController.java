@@ -23,7 +23,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +34,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +84,8 @@ public final class ElasticGPUController implements AutoCloseable {
         claims = inform(client.resources(ElasticGPUClaim.class).inAnyNamespace().runnableInformer(0));
         classes = inform(client.resources(ElasticGPUClass.class).runnableInformer(0));
         if (DraApi.served(client)) {
-            draClaims = inform(client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0));
+            draClaims = inform(
+                    client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0));
         }
         informers.forEach(i -> i.start().toCompletableFuture().join());
         long period = resyncPeriod.toMillis();
@@ -133,25 +132,40 @@ public final class ElasticGPUController implements AutoCloseable {
     }
 
     private void syncOnce() {
-        ClaimBook book = new ClaimBook(claims.getStore().list(), classes.getStore().list());
+        ClaimBook book =
+                new ClaimBook(claims.getStore().list(), classes.getStore().list());
         templates.ensure(claims.getStore().list(), classes.getStore().list());
         Map<String, ElasticGPU> managed = new TreeMap<>();
-        gpus.getStore().list().stream().filter(ManagedLabels::isManaged).forEach(g -> managed.put(g.getMetadata().getName(), g));
+        gpus.getStore().list().stream()
+                .filter(ManagedLabels::isManaged)
+                .forEach(g -> managed.put(g.getMetadata().getName(), g));
         Map<String, DesiredGpu> actual = new TreeMap<>();
         managed.forEach((name, g) -> actual.put(name, DesiredGpu.from(g)));
 
         Map<String, NodeInventory> inventories = inventories();
-        Map<String, DesiredGpu> desired = Desired.of(pods.getStore().list(),
-                draClaims == null ? List.of() : draClaims.getStore().list(), inventories, book, actual.values());
+        Map<String, DesiredGpu> desired = Desired.of(
+                pods.getStore().list(),
+                draClaims == null ? List.of() : draClaims.getStore().list(),
+                inventories,
+                book,
+                actual.values());
         GpuPlan plan = GpuPlan.between(desired, actual);
         plan.create().forEach(this::create);
         plan.update().forEach(want -> update(managed.get(want.name()), want));
         plan.delete().forEach(this::delete);
 
-        List<Holding> holdings = new ArrayList<>(desired.values().stream().map(DesiredGpu::holding)
-                .flatMap(Optional::stream).toList());
-        List<ElasticGPU> preCreated = gpus.getStore().list().stream().filter(g -> !ManagedLabels.isManaged(g)).toList();
-        preCreated.stream().map(DesiredGpu::from).map(DesiredGpu::holding).flatMap(Optional::stream).forEach(holdings::add);
+        List<Holding> holdings = new ArrayList<>(desired.values().stream()
+                .map(DesiredGpu::holding)
+                .flatMap(Optional::stream)
+                .toList());
+        List<ElasticGPU> preCreated = gpus.getStore().list().stream()
+                .filter(g -> !ManagedLabels.isManaged(g))
+                .toList();
+        preCreated.stream()
+                .map(DesiredGpu::from)
+                .map(DesiredGpu::holding)
+                .flatMap(Optional::stream)
+                .forEach(holdings::add);
         Map<ClaimKey, ClaimState> states = new TreeMap<>(ClaimStates.of(book, holdings, inventories));
         bindPreCreated(book, states, preCreated);
         states.forEach((key, state) -> writeClaim(book, key, state));
@@ -176,8 +190,11 @@ public final class ElasticGPUController implements AutoCloseable {
                 offers.add(new StaticBinding.Offer(read.name(), capacity));
             } else if (read.claimRef() != null && read.phase() != Phase.Released) {
                 Optional<ElasticGPUClaim> claim = book.claim(read.claimRef().key());
-                boolean gone = claim.isEmpty() || read.claimRef().uid() != null
-                        && !read.claimRef().uid().equals(claim.get().getMetadata().getUid());
+                boolean gone = claim.isEmpty()
+                        || read.claimRef().uid() != null
+                                && !read.claimRef()
+                                        .uid()
+                                        .equals(claim.get().getMetadata().getUid());
                 Phase phase = gone ? Phase.Released : Phase.Bound;
                 if (phase != read.phase()) {
                     writePhase(gpu, phase);
@@ -214,7 +231,8 @@ public final class ElasticGPUController implements AutoCloseable {
             copy.getStatus().setPhase(phase);
             client.resource(copy).updateStatus();
         } catch (KubernetesClientException e) {
-            ignoreConflicts(e, "write the phase of ElasticGPU " + gpu.getMetadata().getName());
+            ignoreConflicts(
+                    e, "write the phase of ElasticGPU " + gpu.getMetadata().getName());
         }
     }
 

@@ -7,10 +7,10 @@ public final class ElasticGPUNames {
 
     /** Characters of the pod's uid kept in the name: enough to tell pods of one name apart over time. */
     static final int UID_PREFIX = 8;
+
     private static final int MAX = 253;
 
-    private ElasticGPUNames() {
-    }
+    private ElasticGPUNames() {}
 
     /**
      * {@code <node>-<card>-<pod uid prefix>-<container>}, lower-cased, every character a DNS subdomain may not hold
@@ -19,8 +19,10 @@ public final class ElasticGPUNames {
      */
     public static String of(String node, int card, String podUid, String container) {
         String uid = podUid.length() > UID_PREFIX ? podUid.substring(0, UID_PREFIX) : podUid;
-        String raw = (node + "-" + card + "-" + uid + "-" + container).toLowerCase(Locale.ROOT)
-                .replaceAll("[^a-z0-9.-]", "-").replaceAll("\\.{2,}", ".");
+        String raw = (node + "-" + card + "-" + uid + "-" + container)
+                .toLowerCase(Locale.ROOT)
+                .replaceAll("[^a-z0-9.-]", "-")
+                .replaceAll("\\.{2,}", ".");
         if (raw.length() > MAX) {
             raw = raw.substring(0, MAX);
         }

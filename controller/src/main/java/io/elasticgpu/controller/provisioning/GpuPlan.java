@@ -24,15 +24,20 @@ public record GpuPlan(List<DesiredGpu> create, List<DesiredGpu> update, List<Str
         List<DesiredGpu> create = new ArrayList<>();
         List<DesiredGpu> update = new ArrayList<>();
         List<String> delete = new ArrayList<>();
-        desired.values().stream().sorted(java.util.Comparator.comparing(DesiredGpu::name)).forEach(want -> {
-            DesiredGpu have = actual.get(want.name());
-            if (have == null) {
-                create.add(want);
-            } else if (!have.equals(want)) {
-                update.add(want);
-            }
-        });
-        actual.keySet().stream().filter(name -> !desired.containsKey(name)).sorted().forEach(delete::add);
+        desired.values().stream()
+                .sorted(java.util.Comparator.comparing(DesiredGpu::name))
+                .forEach(want -> {
+                    DesiredGpu have = actual.get(want.name());
+                    if (have == null) {
+                        create.add(want);
+                    } else if (!have.equals(want)) {
+                        update.add(want);
+                    }
+                });
+        actual.keySet().stream()
+                .filter(name -> !desired.containsKey(name))
+                .sorted()
+                .forEach(delete::add);
         return new GpuPlan(create, update, delete);
     }
 

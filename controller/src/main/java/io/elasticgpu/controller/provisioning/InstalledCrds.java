@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,8 +18,7 @@ public final class InstalledCrds {
     public static final String HOW_TO_INSTALL =
             "kubectl apply -f api/target/classes/META-INF/fabric8/ (the CRDs the api module generates)";
 
-    private InstalledCrds() {
-    }
+    private InstalledCrds() {}
 
     /** Empty when all three are served, else the message saying which are missing and how to install them. */
     public static Optional<String> missing(KubernetesClient client) {
@@ -35,9 +33,12 @@ public final class InstalledCrds {
                 .formatted(String.join(", ", missing), HOW_TO_INSTALL));
     }
 
-    private static void check(KubernetesClient client, Class<? extends HasMetadata> type, String crd, List<String> missing) {
+    private static void check(
+            KubernetesClient client, Class<? extends HasMetadata> type, String crd, List<String> missing) {
         try {
-            client.resources(type).inAnyNamespace().list(new ListOptionsBuilder().withLimit(1L).build());
+            client.resources(type)
+                    .inAnyNamespace()
+                    .list(new ListOptionsBuilder().withLimit(1L).build());
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 missing.add(crd);

@@ -7,11 +7,9 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,16 +101,20 @@ public record Leadership(String namespace, String identity, Duration leaseDurati
     /** Campaigns in the background; when elected, starts a controller from {@code controllers}. */
     public Election run(KubernetesClient client, Supplier<ElasticGPUController> controllers) {
         Election election = new Election(identity, controllers);
-        LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-                .withName(LEASE_NAME)
-                .withLock(new LeaseLock(namespace, LEASE_NAME, identity))
-                .withLeaseDuration(leaseDuration)
-                .withRenewDeadline(leaseDuration.multipliedBy(2).dividedBy(3))
-                .withRetryPeriod(leaseDuration.dividedBy(7))
-                .withReleaseOnCancel(true)
-                .withLeaderCallbacks(new LeaderCallbacks(election::lead, election::stopLeading,
-                        leader -> LOG.info("leader of {}/{} is {}", namespace, LEASE_NAME, leader)))
-                .build()).build();
+        LeaderElector elector = client.leaderElector()
+                .withConfig(new LeaderElectionConfigBuilder()
+                        .withName(LEASE_NAME)
+                        .withLock(new LeaseLock(namespace, LEASE_NAME, identity))
+                        .withLeaseDuration(leaseDuration)
+                        .withRenewDeadline(leaseDuration.multipliedBy(2).dividedBy(3))
+                        .withRetryPeriod(leaseDuration.dividedBy(7))
+                        .withReleaseOnCancel(true)
+                        .withLeaderCallbacks(new LeaderCallbacks(
+                                election::lead,
+                                election::stopLeading,
+                                leader -> LOG.info("leader of {}/{} is {}", namespace, LEASE_NAME, leader)))
+                        .build())
+                .build();
         CompletableFuture<?> running = elector.start();
         synchronized (election) {
             election.running = running;

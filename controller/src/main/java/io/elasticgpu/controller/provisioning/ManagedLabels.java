@@ -1,7 +1,6 @@
 package io.elasticgpu.controller.provisioning;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
-
 import java.util.Map;
 
 /** The labels on the ElasticGPUs this controller makes; it never touches one without them. */
@@ -12,8 +11,7 @@ public final class ManagedLabels {
     /** The uid of the pod whose allocation the ElasticGPU stands for. */
     public static final String POD_UID = "elasticgpu.io/pod-uid";
 
-    private ManagedLabels() {
-    }
+    private ManagedLabels() {}
 
     public static boolean isManaged(ElasticGPU gpu) {
         Map<String, String> labels = gpu.getMetadata().getLabels();

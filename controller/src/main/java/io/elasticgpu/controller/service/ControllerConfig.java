@@ -1,12 +1,11 @@
 package io.elasticgpu.controller.service;
 
-import io.elasticgpu.controller.webhook.WebhookConfig;
+import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.controller.webhook.WebhookConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * How the controller runs, made with {@link #builder}. Immutable; checked on construction, and a message names the
@@ -20,8 +19,12 @@ import static java.util.Objects.requireNonNull;
  * @param webhook        the admission webhook every replica serves, if any ({@code --no-webhook}: none)
  * @param resync         how often the controller goes over every pod and ElasticGPU even without events
  */
-public record ControllerConfig(InetSocketAddress httpListen, String leaseNamespace, boolean leaderElection,
-                               Optional<WebhookConfig> webhook, Duration resync) {
+public record ControllerConfig(
+        InetSocketAddress httpListen,
+        String leaseNamespace,
+        boolean leaderElection,
+        Optional<WebhookConfig> webhook,
+        Duration resync) {
 
     /**
      * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix
@@ -33,10 +36,12 @@ public record ControllerConfig(InetSocketAddress httpListen, String leaseNamespa
         requireNonNull(resync, "resync");
         if (!leaseNamespace.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
             throw new IllegalArgumentException(("controller: --namespace-for-lease must be a namespace name (lower-case"
-                    + " letters, digits and '-'), was \"%s\"; e.g. elastic-gpu-system").formatted(leaseNamespace));
+                            + " letters, digits and '-'), was \"%s\"; e.g. elastic-gpu-system")
+                    .formatted(leaseNamespace));
         }
         if (resync.isNegative() || resync.isZero()) {
-            throw new IllegalArgumentException("controller: the resync period must be positive, was " + resync + "; e.g. PT1M");
+            throw new IllegalArgumentException(
+                    "controller: the resync period must be positive, was " + resync + "; e.g. PT1M");
         }
     }
 
@@ -56,8 +61,7 @@ public record ControllerConfig(InetSocketAddress httpListen, String leaseNamespa
         private Optional<WebhookConfig> webhook = Optional.empty();
         private Duration resync = Duration.ofMinutes(1);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder withHttpListen(InetSocketAddress address) {
             httpListen = address;
@@ -85,7 +89,8 @@ public record ControllerConfig(InetSocketAddress httpListen, String leaseNamespa
             return this;
         }
 
-        /** @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
+        /**
+         * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
         public ControllerConfig build() {
             return new ControllerConfig(httpListen, leaseNamespace, leaderElection, webhook, resync);
         }

@@ -6,9 +6,7 @@ import io.elasticgpu.controller.dashboard.DashboardServer;
 import io.elasticgpu.controller.provisioning.ElasticGPUController;
 import io.elasticgpu.controller.provisioning.Leadership;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Objects;
@@ -16,7 +14,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,13 +29,18 @@ public final class ControllerService implements AutoCloseable {
 
     /** Started parts, the last started first. */
     private final Deque<AutoCloseable> parts;
+
     private final DashboardServer dashboard;
     private final Optional<AdmissionWebhook> webhook;
     private final AtomicReference<ElasticGPUController> leading;
     private final CompletableFuture<Void> lost;
 
-    private ControllerService(Deque<AutoCloseable> parts, DashboardServer dashboard, Optional<AdmissionWebhook> webhook,
-                              AtomicReference<ElasticGPUController> leading, CompletableFuture<Void> lost) {
+    private ControllerService(
+            Deque<AutoCloseable> parts,
+            DashboardServer dashboard,
+            Optional<AdmissionWebhook> webhook,
+            AtomicReference<ElasticGPUController> leading,
+            CompletableFuture<Void> lost) {
         this.parts = parts;
         this.dashboard = dashboard;
         this.webhook = webhook;
@@ -58,7 +60,10 @@ public final class ControllerService implements AutoCloseable {
         try {
             ClusterWatch watch = ClusterWatch.start(client);
             parts.push(watch);
-            DashboardServer dashboard = DashboardServer.start(config.httpListen(), watch, watch::synced,
+            DashboardServer dashboard = DashboardServer.start(
+                    config.httpListen(),
+                    watch,
+                    watch::synced,
                     new ControllerMetrics(watch, () -> leads(leading), () -> syncs(leading)));
             parts.push(dashboard);
             Optional<AdmissionWebhook> webhook = config.webhook().map(w -> AdmissionWebhook.start(client, w));
@@ -83,8 +88,8 @@ public final class ControllerService implements AutoCloseable {
     }
 
     /** What only the leader does: keep ElasticGPUs and claims in step with the pods. */
-    private static ElasticGPUController controller(KubernetesClient client, ControllerConfig config,
-                                                   AtomicReference<ElasticGPUController> leading) {
+    private static ElasticGPUController controller(
+            KubernetesClient client, ControllerConfig config, AtomicReference<ElasticGPUController> leading) {
         ElasticGPUController controller = new ElasticGPUController(client, config.resync());
         leading.set(controller);
         return controller;
@@ -92,8 +97,9 @@ public final class ControllerService implements AutoCloseable {
 
     /** The pid tells replicas on one host apart in the Lease (and lets a test find the leader's process). */
     private static String identity() {
-        return Objects.requireNonNullElseGet(System.getenv("HOSTNAME"), () -> "egpu-controller")
-                + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+        return Objects.requireNonNullElseGet(System.getenv("HOSTNAME"), () -> "egpu-controller") + "-"
+                + ProcessHandle.current().pid() + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private static boolean leads(AtomicReference<ElasticGPUController> leading) {

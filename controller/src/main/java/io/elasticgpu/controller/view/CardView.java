@@ -11,9 +11,18 @@ import java.util.List;
  *                      readable {@code elasticgpu.io/usage})
  * @param usageMeasured when it was measured (ISO-8601, UTC); null when unknown
  */
-public record CardView(int index, String uuid, String model, boolean healthy, long memoryGrantedMib, long memoryUsedMib,
-                       long memoryTotalMib, int computeGrantedPercent, int computeTotalPercent, String usageMeasured,
-                       List<Holder> holders) {
+public record CardView(
+        int index,
+        String uuid,
+        String model,
+        boolean healthy,
+        long memoryGrantedMib,
+        long memoryUsedMib,
+        long memoryTotalMib,
+        int computeGrantedPercent,
+        int computeTotalPercent,
+        String usageMeasured,
+        List<Holder> holders) {
 
     public CardView {
         holders = List.copyOf(holders);

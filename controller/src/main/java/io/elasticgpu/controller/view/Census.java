@@ -1,6 +1,5 @@
 package io.elasticgpu.controller.view;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.DraShares;
@@ -8,16 +7,16 @@ import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
-
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,8 +29,8 @@ import java.util.TreeMap;
  */
 final class Census {
 
-    private static final Comparator<Holder> HOLDER_ORDER = Comparator.comparing(Holder::namespace)
-            .thenComparing(Holder::pod).thenComparing(Holder::container);
+    private static final Comparator<Holder> HOLDER_ORDER =
+            Comparator.comparing(Holder::namespace).thenComparing(Holder::pod).thenComparing(Holder::container);
 
     /** A DRA claim's holder is named {@code claim/<name>} where a pod's holder names its container. */
     private static final String DRA_CONTAINER_PREFIX = "claim/";
@@ -43,6 +42,7 @@ final class Census {
     private final Map<String, NodeUsage> usages = new HashMap<>();
     /** Every holder of each card, all namespaces: node → card index → holders. */
     private final Map<String, Map<Integer, List<Holder>>> holders = new TreeMap<>();
+
     private final Map<String, Map<Integer, Integer>> milliByCard = new HashMap<>(); // node -> card -> milli
     private final Set<String> podsHolding = new HashSet<>();
     private final List<PendingPod> pending = new ArrayList<>();
@@ -61,9 +61,17 @@ final class Census {
         }
         pods.forEach(this::readPod);
         claims.forEach(this::readClaim);
-        List<NodeView> views = inventories.keySet().stream().filter(scope::showsNode).map(this::nodeView).toList();
-        return new ClusterView(scope, summary(views), views,
-                pending.stream().sorted(Comparator.comparing(PendingPod::namespace).thenComparing(PendingPod::pod)).toList(),
+        List<NodeView> views = inventories.keySet().stream()
+                .filter(scope::showsNode)
+                .map(this::nodeView)
+                .toList();
+        return new ClusterView(
+                scope,
+                summary(views),
+                views,
+                pending.stream()
+                        .sorted(Comparator.comparing(PendingPod::namespace).thenComparing(PendingPod::pod))
+                        .toList(),
                 problems.stream().sorted(Comparator.comparing(Problem::object)).toList());
     }
 
@@ -72,8 +80,10 @@ final class Census {
         String json = annotation(node, Annotations.INVENTORY);
         if (json == null) {
             if ("true".equals(label(node, NodeLabels.PRESENT)) && scope.showsNode(name)) {
-                problem("node " + name, "labelled %s=true but has no %s annotation; is the node agent running there?"
-                        .formatted(NodeLabels.PRESENT, Annotations.INVENTORY));
+                problem(
+                        "node " + name,
+                        "labelled %s=true but has no %s annotation; is the node agent running there?"
+                                .formatted(NodeLabels.PRESENT, Annotations.INVENTORY));
             }
             return;
         }
@@ -130,47 +140,70 @@ final class Census {
             return;
         }
         // A pod being deleted still holds its cards (CardHolding); the view says so instead of its last phase.
-        String phase = CardHolding.terminating(pod) ? "terminating"
+        String phase = CardHolding.terminating(pod)
+                ? "terminating"
                 : Objects.requireNonNullElse(annotation(pod, Annotations.PHASE), "unknown");
-        allocation.containers().forEach((container, shares) -> shares.forEach(share -> hold(node, share.card(),
-                new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase), share.milli())));
+        allocation
+                .containers()
+                .forEach((container, shares) -> shares.forEach(share -> hold(
+                        node,
+                        share.card(),
+                        new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase),
+                        share.milli())));
         if (scope.showsNode(node)) {
             podsHolding.add(ns + "/" + name);
         }
     }
 
     /**
-     * A DRA claim kube-scheduler allocated on our cards (read by {@link DraShares}, as the node agent prepares it): each
+     * A DRA claim kube-scheduler allocated on our cards (read by {@link DraShares}, as the node agent prepares it):
+     * each
      * device it holds is one holder, named after the pods it is reserved for ({@code claim/<name>} as the container).
      */
     private void readClaim(ResourceClaim claim) {
         String ns = claim.getMetadata().getNamespace();
         String name = claim.getMetadata().getName();
-        List<String> users = claim.getStatus() == null || claim.getStatus().getReservedFor() == null ? List.of()
-                : claim.getStatus().getReservedFor().stream().filter(r -> "pods".equals(r.getResource()))
-                        .map(ResourceClaimConsumerReference::getName).toList();
+        List<String> users = claim.getStatus() == null || claim.getStatus().getReservedFor() == null
+                ? List.of()
+                : claim.getStatus().getReservedFor().stream()
+                        .filter(r -> "pods".equals(r.getResource()))
+                        .map(ResourceClaimConsumerReference::getName)
+                        .toList();
         String pod = users.isEmpty() ? "(no pod)" : String.join(",", users);
         for (DraShares.DraShare share : DraShares.of(claim)) {
             NodeInventory inventory = inventories.get(share.node());
-            if (inventory == null || share.card() < 0 || share.card() >= inventory.cards().size()) {
+            if (inventory == null
+                    || share.card() < 0
+                    || share.card() >= inventory.cards().size()) {
                 if (scope.showsNamespace(ns)) {
-                    problem("claim " + ns + "/" + name, "allocation names device %s of pool %s, which is no card of a node with a readable GPU inventory"
-                            .formatted(share.device(), share.node()));
+                    problem(
+                            "claim " + ns + "/" + name,
+                            ("allocation names device %s of pool %s, which is no card of a node with a readable GPU "
+                                            + "inventory")
+                                    .formatted(share.device(), share.node()));
                 }
                 continue;
             }
-            long memory = share.wholeCard() ? inventory.cards().get(share.card()).memoryMib() : share.memoryMib();
-            hold(share.node(), share.card(),
-                    new Holder(ns, pod, DRA_CONTAINER_PREFIX + name, memory, (share.milli() + 5) / 10, "dra"), share.milli());
+            long memory =
+                    share.wholeCard() ? inventory.cards().get(share.card()).memoryMib() : share.memoryMib();
+            hold(
+                    share.node(),
+                    share.card(),
+                    new Holder(ns, pod, DRA_CONTAINER_PREFIX + name, memory, (share.milli() + 5) / 10, "dra"),
+                    share.milli());
             if (scope.showsNode(share.node())) {
                 users.forEach(u -> podsHolding.add(ns + "/" + u));
             }
         }
     }
 
-    /** Counts {@code holder} on card {@code card} of {@code node}: its share in the list and its exact milli in the sum. */
+    /**
+     * Counts {@code holder} on card {@code card} of {@code node}: its share in the list and its exact milli in the sum.
+     * */
     private void hold(String node, int card, Holder holder, int milli) {
-        holders.computeIfAbsent(node, n -> new TreeMap<>()).computeIfAbsent(card, c -> new ArrayList<>()).add(holder);
+        holders.computeIfAbsent(node, n -> new TreeMap<>())
+                .computeIfAbsent(card, c -> new ArrayList<>())
+                .add(holder);
         milliByCard.computeIfAbsent(node, n -> new TreeMap<>()).merge(card, milli, Integer::sum);
     }
 
@@ -208,25 +241,50 @@ final class Census {
         List<CardView> cards = new ArrayList<>();
         for (NodeInventory.Card card : inventory.cards()) {
             List<Holder> all = byCard.getOrDefault(card.index(), List.of());
-            List<NodeUsage.ContainerUsage> used = usage == null ? List.of()
-                    : usage.containers().stream().filter(u -> u.card() == card.index()).toList();
+            List<NodeUsage.ContainerUsage> used = usage == null
+                    ? List.of()
+                    : usage.containers().stream()
+                            .filter(u -> u.card() == card.index())
+                            .toList();
             long memory = all.stream().mapToLong(Holder::memoryMib).sum();
             // Holders show rounded percents; the card's total and the over-commit check use the exact milli.
             int milli = milliByCard.getOrDefault(name, Map.of()).getOrDefault(card.index(), 0);
             int compute = (milli + 5) / 10;
             if (memory > card.memoryMib() || milli > 1000) {
-                problem("node " + name, "card %d is over-committed: %d/%d MiB, %d/100%% compute"
-                        .formatted(card.index(), memory, card.memoryMib(), compute));
+                problem(
+                        "node " + name,
+                        "card %d is over-committed: %d/%d MiB, %d/100%% compute"
+                                .formatted(card.index(), memory, card.memoryMib(), compute));
             }
-            List<Holder> shown = all.stream().filter(h -> scope.showsNamespace(h.namespace())).sorted(HOLDER_ORDER)
-                    .map(h -> usage == null ? h : withUse(h, used)).toList();
-            long memoryUsed = usage == null ? -1 : used.stream().mapToLong(NodeUsage.ContainerUsage::memoryMib).sum()
-                    + usage.unattributed().stream().filter(u -> u.card() == card.index())
-                            .mapToLong(NodeUsage.Unattributed::memoryMib).sum();
-            cards.add(new CardView(card.index(), card.uuid(), card.model(), card.healthy(), memory, memoryUsed,
-                    card.memoryMib(), compute, 100, usage == null ? null : usage.measured(), shown));
+            List<Holder> shown = all.stream()
+                    .filter(h -> scope.showsNamespace(h.namespace()))
+                    .sorted(HOLDER_ORDER)
+                    .map(h -> usage == null ? h : withUse(h, used))
+                    .toList();
+            long memoryUsed = usage == null
+                    ? -1
+                    : used.stream()
+                                    .mapToLong(NodeUsage.ContainerUsage::memoryMib)
+                                    .sum()
+                            + usage.unattributed().stream()
+                                    .filter(u -> u.card() == card.index())
+                                    .mapToLong(NodeUsage.Unattributed::memoryMib)
+                                    .sum();
+            cards.add(new CardView(
+                    card.index(),
+                    card.uuid(),
+                    card.model(),
+                    card.healthy(),
+                    memory,
+                    memoryUsed,
+                    card.memoryMib(),
+                    compute,
+                    100,
+                    usage == null ? null : usage.measured(),
+                    shown));
         }
-        Set<String> models = new java.util.TreeSet<>(inventory.cards().stream().map(NodeInventory.Card::model).toList());
+        Set<String> models = new java.util.TreeSet<>(
+                inventory.cards().stream().map(NodeInventory.Card::model).toList());
         String model = models.size() == 1 ? models.iterator().next() : models.isEmpty() ? "none" : "mixed";
         String driver = Objects.requireNonNullElse(label(nodeObjects.get(name), NodeLabels.DRIVER), "");
         return new NodeView(name, model, driver, NvlinkIslands.of(inventory), cards);
@@ -240,22 +298,31 @@ final class Census {
     private static Holder withUse(Holder holder, List<NodeUsage.ContainerUsage> used) {
         boolean claim = holder.container().startsWith(DRA_CONTAINER_PREFIX);
         Set<String> pods = claim ? new HashSet<>(List.of(holder.pod().split(","))) : Set.of(holder.pod());
-        List<NodeUsage.ContainerUsage> its = used.stream().filter(u -> u.namespace().equals(holder.namespace())
-                && pods.contains(u.pod()) && (claim || u.container().equals(holder.container()))).toList();
-        long memory = its.stream().mapToLong(NodeUsage.ContainerUsage::memoryMib).sum();
-        int sm = its.stream().anyMatch(u -> u.smPercent() < 0) ? -1
+        List<NodeUsage.ContainerUsage> its = used.stream()
+                .filter(u -> u.namespace().equals(holder.namespace())
+                        && pods.contains(u.pod())
+                        && (claim || u.container().equals(holder.container())))
+                .toList();
+        long memory =
+                its.stream().mapToLong(NodeUsage.ContainerUsage::memoryMib).sum();
+        int sm = its.stream().anyMatch(u -> u.smPercent() < 0)
+                ? -1
                 : its.stream().mapToInt(NodeUsage.ContainerUsage::smPercent).sum();
         return holder.withUse(memory, sm);
     }
 
     private Summary summary(List<NodeView> views) {
         List<CardView> cards = views.stream().flatMap(n -> n.cards().stream()).toList();
-        return new Summary(views.size(), cards.size(), (int) cards.stream().filter(c -> !c.healthy()).count(),
+        return new Summary(
+                views.size(),
+                cards.size(),
+                (int) cards.stream().filter(c -> !c.healthy()).count(),
                 cards.stream().mapToLong(CardView::memoryGrantedMib).sum(),
                 cards.stream().mapToLong(CardView::memoryTotalMib).sum(),
                 cards.stream().mapToLong(CardView::computeGrantedPercent).sum(),
                 cards.stream().mapToLong(CardView::computeTotalPercent).sum(),
-                podsHolding.size(), podsPending);
+                podsHolding.size(),
+                podsPending);
     }
 
     private void podProblem(String ns, String name, String node, String reason) {
@@ -273,7 +340,6 @@ final class Census {
         return message.replaceAll("(?s)\\s*\\(start marker at \\[Source:.*$", "")
                 .replaceAll("(?s)\\s*at \\[Source:.*$", "");
     }
-
 
     private static String annotation(HasMetadata object, String key) {
         Map<String, String> annotations = object.getMetadata().getAnnotations();

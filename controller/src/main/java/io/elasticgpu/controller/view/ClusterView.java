@@ -3,7 +3,6 @@ package io.elasticgpu.controller.view;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.util.List;
 
 /**
@@ -15,8 +14,8 @@ import java.util.List;
  * @param pending  pods that ask GPUs and are not bound, in the scope's namespace, sorted
  * @param problems annotations that could not be read (also a node's usage) or do not match the nodes, in scope, sorted
  */
-public record ClusterView(Scope scope, Summary summary, List<NodeView> nodes, List<PendingPod> pending,
-                          List<Problem> problems) {
+public record ClusterView(
+        Scope scope, Summary summary, List<NodeView> nodes, List<PendingPod> pending, List<Problem> problems) {
 
     public ClusterView {
         nodes = List.copyOf(nodes);

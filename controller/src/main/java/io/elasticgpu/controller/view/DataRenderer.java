@@ -14,10 +14,11 @@ final class DataRenderer {
 
     private static final ObjectWriter JSON;
     private static final ObjectWriter YAML = new ObjectMapper(YAMLFactory.builder()
-            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-            .disable(YAMLGenerator.Feature.SPLIT_LINES)
-            .build()).writer();
+                    .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                    .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                    .disable(YAMLGenerator.Feature.SPLIT_LINES)
+                    .build())
+            .writer();
 
     static {
         DefaultIndenter lines = new DefaultIndenter("  ", "\n");
@@ -31,8 +32,7 @@ final class DataRenderer {
         JSON = new ObjectMapper().writer(printer);
     }
 
-    private DataRenderer() {
-    }
+    private DataRenderer() {}
 
     static String json(ClusterView view) {
         return write(JSON, view) + "\n";

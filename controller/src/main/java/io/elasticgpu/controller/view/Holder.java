@@ -12,8 +12,15 @@ package io.elasticgpu.controller.view;
  * @param smPercent     the card's SM utilization its processes account for; -1 when unknown: no readable usage, or
  *                      NVML names none of its processes
  */
-public record Holder(String namespace, String pod, String container, long memoryMib, int percent, String phase,
-                     long usedMemoryMib, int smPercent) {
+public record Holder(
+        String namespace,
+        String pod,
+        String container,
+        long memoryMib,
+        int percent,
+        String phase,
+        long usedMemoryMib,
+        int smPercent) {
 
     /** Use not measured. */
     public Holder(String namespace, String pod, String container, long memoryMib, int percent, String phase) {

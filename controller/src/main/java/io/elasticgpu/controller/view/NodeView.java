@@ -7,8 +7,8 @@ import java.util.List;
  * groups of cards joined by NVLink, each sorted, the lowest card first; {@code driver} is from the node's label, empty
  * when it has none.
  */
-public record NodeView(String name, String model, String driver, List<List<Integer>> nvlinkIslands,
-                       List<CardView> cards) {
+public record NodeView(
+        String name, String model, String driver, List<List<Integer>> nvlinkIslands, List<CardView> cards) {
 
     public NodeView {
         nvlinkIslands = nvlinkIslands.stream().map(List::copyOf).toList();

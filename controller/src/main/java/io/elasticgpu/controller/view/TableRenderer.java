@@ -1,7 +1,6 @@
 package io.elasticgpu.controller.view;
 
 import io.elasticgpu.api.v1alpha1.Annotations;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,10 +17,12 @@ public final class TableRenderer {
 
     /** The widest line {@code table} prints. */
     public static final int WIDTH = 80;
+
     private static final String ELLIPSIS = "…";
     private static final String CARD_LINE = "  %-4s  %-21s  %11s  %4s  %s";
     /** The same with the memory used beside that granted, and a mark where a container uses more than granted. */
     private static final String MEASURED_CARD_LINE = "  %-4s  %-21s  %11s  %5s%-1s %4s  %s";
+
     private static final String OVER_MARK = "!";
 
     private final boolean wide;
@@ -39,7 +40,9 @@ public final class TableRenderer {
         }
         if (!view.pending().isEmpty()) {
             lines.add("");
-            String pods = view.pending().stream().map(p -> p.namespace() + "/" + p.pod()).collect(Collectors.joining(", "));
+            String pods = view.pending().stream()
+                    .map(p -> p.namespace() + "/" + p.pod())
+                    .collect(Collectors.joining(", "));
             wrap("pending (%d): %s".formatted(view.pending().size(), pods), "  ", lines);
         }
         if (!view.problems().isEmpty()) {
@@ -56,31 +59,46 @@ public final class TableRenderer {
         Summary s = view.summary();
         String unhealthy = s.unhealthyCards() == 0 ? "" : " (%d unhealthy)".formatted(s.unhealthyCards());
         lines.add("GPU nodes  %d, %d card%s%s".formatted(s.nodes(), s.cards(), s.cards() == 1 ? "" : "s", unhealthy));
-        lines.add("memory     %s/%s GiB granted (%d%%)".formatted(gib(s.memoryGrantedMib()),
-                gib(s.memoryCapacityMib()), percent(s.memoryGrantedMib(), s.memoryCapacityMib())));
-        lines.add("compute    %d/%d granted, 100 per card (%d%%)".formatted(s.computeGrantedPercent(),
-                s.computeCapacityPercent(), percent(s.computeGrantedPercent(), s.computeCapacityPercent())));
+        lines.add("memory     %s/%s GiB granted (%d%%)"
+                .formatted(
+                        gib(s.memoryGrantedMib()),
+                        gib(s.memoryCapacityMib()),
+                        percent(s.memoryGrantedMib(), s.memoryCapacityMib())));
+        lines.add("compute    %d/%d granted, 100 per card (%d%%)"
+                .formatted(
+                        s.computeGrantedPercent(),
+                        s.computeCapacityPercent(),
+                        percent(s.computeGrantedPercent(), s.computeCapacityPercent())));
         lines.add("pods       %d holding cards, %d pending".formatted(s.podsHoldingCards(), s.podsPending()));
         Scope scope = view.scope();
         if (scope.node() != null) {
-            wrap("scope      node %s only; pending pods are counted cluster-wide".formatted(scope.node()),
-                    "           ", lines);
+            wrap(
+                    "scope      node %s only; pending pods are counted cluster-wide".formatted(scope.node()),
+                    "           ",
+                    lines);
         }
         if (scope.namespace() != null) {
-            wrap("scope      namespace %s: its pods only; totals count all namespaces"
-                    .formatted(scope.namespace()), "           ", lines);
+            wrap(
+                    "scope      namespace %s: its pods only; totals count all namespaces".formatted(scope.namespace()),
+                    "           ",
+                    lines);
         }
     }
 
     private void node(NodeView node, List<String> lines) {
-        StringBuilder header = new StringBuilder(node.name()).append("  ").append(node.cards().size()).append(" × ")
+        StringBuilder header = new StringBuilder(node.name())
+                .append("  ")
+                .append(node.cards().size())
+                .append(" × ")
                 .append(node.model());
         if (!node.driver().isEmpty()) {
             header.append("  driver ").append(node.driver());
         }
         if (!node.nvlinkIslands().isEmpty()) {
-            header.append("  NVLink ").append(node.nvlinkIslands().stream().map(TableRenderer::cardRange)
-                    .collect(Collectors.joining(" ")));
+            header.append("  NVLink ")
+                    .append(node.nvlinkIslands().stream()
+                            .map(TableRenderer::cardRange)
+                            .collect(Collectors.joining(" ")));
         }
         lines.add(wide ? header.toString() : cut(header.toString(), WIDTH));
         // A node's agent measures all its cards at once, or none: the USED column only where it did.
@@ -91,12 +109,20 @@ public final class TableRenderer {
             lines.add("  used: unknown, no readable " + Annotations.USAGE + " annotation");
         }
         String last = wide ? "UUID" : "PODS";
-        lines.add((measured ? MEASURED_CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "USED", "", "CORE", last)
-                : CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "CORE", last)).stripTrailing());
-        int podWidth = node.cards().stream().flatMap(c -> c.holders().stream())
-                .mapToInt(h -> h.podName().length()).max().orElse(0);
-        int containerWidth = node.cards().stream().flatMap(c -> c.holders().stream())
-                .mapToInt(h -> h.container().length()).max().orElse(0);
+        lines.add((measured
+                        ? MEASURED_CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "USED", "", "CORE", last)
+                        : CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "CORE", last))
+                .stripTrailing());
+        int podWidth = node.cards().stream()
+                .flatMap(c -> c.holders().stream())
+                .mapToInt(h -> h.podName().length())
+                .max()
+                .orElse(0);
+        int containerWidth = node.cards().stream()
+                .flatMap(c -> c.holders().stream())
+                .mapToInt(h -> h.container().length())
+                .max()
+                .orElse(0);
         boolean anyOver = false;
         for (CardView card : node.cards()) {
             String pods = card.holders().stream().map(Holder::pod).distinct().collect(Collectors.joining(", "));
@@ -105,14 +131,21 @@ public final class TableRenderer {
             boolean over = card.holders().stream().anyMatch(Holder::usesMoreThanGranted);
             anyOver |= over;
             String prefix = measured
-                    ? MEASURED_CARD_LINE.formatted(index, cut(card.model(), 21), granted, gib(card.memoryUsedMib()),
-                            over ? OVER_MARK : "", card.computeGrantedPercent() + "%", "")
-                    : CARD_LINE.formatted(index, cut(card.model(), 21), granted, card.computeGrantedPercent() + "%", "");
+                    ? MEASURED_CARD_LINE.formatted(
+                            index,
+                            cut(card.model(), 21),
+                            granted,
+                            gib(card.memoryUsedMib()),
+                            over ? OVER_MARK : "",
+                            card.computeGrantedPercent() + "%",
+                            "")
+                    : CARD_LINE.formatted(
+                            index, cut(card.model(), 21), granted, card.computeGrantedPercent() + "%", "");
             lines.add((wide ? prefix + card.uuid() : prefix + cut(pods, WIDTH - prefix.length())).stripTrailing());
             if (wide) {
                 for (Holder h : card.holders()) {
-                    lines.add(("        %-" + podWidth + "s  %-" + containerWidth + "s  %s").formatted(h.podName(),
-                            h.container(), holderFigures(h)));
+                    lines.add(("        %-" + podWidth + "s  %-" + containerWidth + "s  %s")
+                            .formatted(h.podName(), h.container(), holderFigures(h)));
                 }
             }
         }
@@ -131,15 +164,21 @@ public final class TableRenderer {
      * use ({@code -} unknown); the phase.
      */
     private static String holderFigures(Holder h) {
-        return "%7s granted / %7s used MiB%-6s  core %3d%% / SM %4s  %s".formatted(mib(h.memoryMib()),
-                h.usedMemoryMib() < 0 ? "-" : mib(h.usedMemoryMib()), h.usesMoreThanGranted() ? "  OVER" : "",
-                h.percent(), h.smPercent() < 0 ? "-" : h.smPercent() + "%", h.phase());
+        return "%7s granted / %7s used MiB%-6s  core %3d%% / SM %4s  %s"
+                .formatted(
+                        mib(h.memoryMib()),
+                        h.usedMemoryMib() < 0 ? "-" : mib(h.usedMemoryMib()),
+                        h.usesMoreThanGranted() ? "  OVER" : "",
+                        h.percent(),
+                        h.smPercent() < 0 ? "-" : h.smPercent() + "%",
+                        h.phase());
     }
 
     /** {@code 0-3} for consecutive cards, else {@code 0,2,5}. */
     private static String cardRange(List<Integer> cards) {
         boolean consecutive = cards.getLast() - cards.getFirst() == cards.size() - 1;
-        return consecutive && cards.size() > 1 ? cards.getFirst() + "-" + cards.getLast()
+        return consecutive && cards.size() > 1
+                ? cards.getFirst() + "-" + cards.getLast()
                 : cards.stream().map(String::valueOf).collect(Collectors.joining(","));
     }
 

@@ -14,7 +14,8 @@ public enum ViewFormat {
     YAML;
 
     /** The names {@code -o} accepts, comma-separated. */
-    public static final String CHOICES = Arrays.stream(values()).map(ViewFormat::toString).collect(Collectors.joining(", "));
+    public static final String CHOICES =
+            Arrays.stream(values()).map(ViewFormat::toString).collect(Collectors.joining(", "));
 
     public String render(ClusterView view) {
         return switch (this) {
@@ -27,9 +28,11 @@ public enum ViewFormat {
 
     /** @throws IllegalArgumentException naming the choices when {@code name} is none of them */
     public static ViewFormat parse(String name) {
-        return Arrays.stream(values()).filter(f -> f.toString().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(
-                        "expected one of %s, was \"%s\"".formatted(CHOICES, name)));
+        return Arrays.stream(values())
+                .filter(f -> f.toString().equals(name))
+                .findFirst()
+                .orElseThrow(
+                        () -> new IllegalArgumentException("expected one of %s, was \"%s\"".formatted(CHOICES, name)));
     }
 
     @Override

@@ -4,17 +4,14 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpResponse;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-
+import java.util.function.Function;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 
@@ -40,8 +37,11 @@ public final class AdmissionWebhook implements AutoCloseable {
     private final ServingCertificates certificates;
     private final InetSocketAddress listen;
 
-    private AdmissionWebhook(HttpEndpoint server, ScheduledExecutorService rotation, ServingCertificates certificates,
-                             InetSocketAddress listen) {
+    private AdmissionWebhook(
+            HttpEndpoint server,
+            ScheduledExecutorService rotation,
+            ServingCertificates certificates,
+            InetSocketAddress listen) {
         this.server = server;
         this.rotation = rotation;
         this.certificates = certificates;
@@ -54,8 +54,11 @@ public final class AdmissionWebhook implements AutoCloseable {
      * replica. The apiserver may take a moment to use a new configuration.
      */
     public static AdmissionWebhook start(KubernetesClient client, WebhookConfig config) {
-        ServingCertificates certificates = new ServingCertificates(WebhookCa.shared(client, config.caSecret(), config.clock()),
-                config.certificateNames(), config.certificateLifetime(), config.clock());
+        ServingCertificates certificates = new ServingCertificates(
+                WebhookCa.shared(client, config.caSecret(), config.clock()),
+                config.certificateNames(),
+                config.certificateLifetime(),
+                config.clock());
         SSLContext tls;
         try {
             tls = SSLContext.getInstance("TLS");
@@ -66,36 +69,52 @@ public final class AdmissionWebhook implements AutoCloseable {
         HttpEndpoint server = serve(config.listen(), tls, config.shares(), namespace -> new ClaimMutation.Claims() {
             @Override
             public Optional<ElasticGPUClaim> find(String name) {
-                return Optional.ofNullable(client.resources(ElasticGPUClaim.class).inNamespace(namespace).withName(name).get());
+                return Optional.ofNullable(client.resources(ElasticGPUClaim.class)
+                        .inNamespace(namespace)
+                        .withName(name)
+                        .get());
             }
 
             @Override
             public Optional<ElasticGPUClass> gpuClass(String name) {
-                return Optional.ofNullable(client.resources(ElasticGPUClass.class).withName(name).get());
+                return Optional.ofNullable(
+                        client.resources(ElasticGPUClass.class).withName(name).get());
             }
         });
-        ScheduledExecutorService rotation = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().daemon().name("webhook-certificate-rotation").factory());
+        ScheduledExecutorService rotation = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                .daemon()
+                .name("webhook-certificate-rotation")
+                .factory());
         AdmissionWebhook webhook = new AdmissionWebhook(server, rotation, certificates, config.listen());
         try {
-            WebhookRegistration.apply(client, WebhookRegistration.configuration(config, webhook.address().getPort(),
-                    certificates.caPem()));
+            WebhookRegistration.apply(
+                    client,
+                    WebhookRegistration.configuration(config, webhook.address().getPort(), certificates.caPem()));
         } catch (RuntimeException e) {
             webhook.close();
             throw e;
         }
         long every = config.rotationCheck().toMillis();
         rotation.scheduleWithFixedDelay(webhook::rotateIfDue, every, every, TimeUnit.MILLISECONDS);
-        LOG.info("admission webhook on {}, MutatingWebhookConfiguration {}",
-                webhook.address(), config.configurationName());
+        LOG.info(
+                "admission webhook on {}, MutatingWebhookConfiguration {}",
+                webhook.address(),
+                config.configurationName());
         return webhook;
     }
 
     /** The webhook's routes on {@code listen}: over TLS, or plain HTTP when {@code tls} is null (tests only). */
-    static HttpEndpoint serve(InetSocketAddress listen, SSLContext tls, ShareAdmission shares,
-                              Function<String, ClaimMutation.Claims> claimsIn) {
+    static HttpEndpoint serve(
+            InetSocketAddress listen,
+            SSLContext tls,
+            ShareAdmission shares,
+            Function<String, ClaimMutation.Claims> claimsIn) {
         HttpEndpoint.Builder builder = HttpEndpoint.on(listen)
-                .post(WebhookConfig.PATH, MutatePodsHandler.MAX_BODY_BYTES, new MutatePodsHandler(claimsIn, shares), null)
+                .post(
+                        WebhookConfig.PATH,
+                        MutatePodsHandler.MAX_BODY_BYTES,
+                        new MutatePodsHandler(claimsIn, shares),
+                        null)
                 .get("/healthz", r -> HttpResponse.text(200, "ok"));
         return (tls == null ? builder : builder.tls(tls)).start("Change the webhook's listen address.");
     }
@@ -103,7 +122,8 @@ public final class AdmissionWebhook implements AutoCloseable {
     private void rotateIfDue() {
         try {
             if (certificates.rotateIfDue()) {
-                LOG.info("renewed the webhook's serving certificate, valid until {}",
+                LOG.info(
+                        "renewed the webhook's serving certificate, valid until {}",
                         certificates.serving().getNotAfter().toInstant());
             }
         } catch (RuntimeException e) {

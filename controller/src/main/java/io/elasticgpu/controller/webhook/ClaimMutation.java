@@ -7,11 +7,9 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.InvalidAskException;
-
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -67,8 +65,7 @@ public final class ClaimMutation {
     /** The answer for one pod: a closed set. */
     public sealed interface Decision {
         /** The pod names no claim: admit it as it is. */
-        record Unchanged() implements Decision {
-        }
+        record Unchanged() implements Decision {}
 
         /** Admit the pod with these operations applied. */
         record Patch(List<PatchOperation> operations) implements Decision {
@@ -78,20 +75,20 @@ public final class ClaimMutation {
         }
 
         /** Refuse the pod; {@code message} says what to change. */
-        record Rejected(int code, String message) implements Decision {
-        }
+        record Rejected(int code, String message) implements Decision {}
     }
 
-    private ClaimMutation() {
-    }
+    private ClaimMutation() {}
 
     /**
      * @param namespace the namespace the pod is created in (the admission request's, which a pod's own metadata may
      *                  leave empty)
      */
     public static Decision decide(String namespace, Pod pod, Claims claims) {
-        Map<String, String> annotations = pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null
-                ? Map.of() : new TreeMap<>(pod.getMetadata().getAnnotations());
+        Map<String, String> annotations =
+                pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null
+                        ? Map.of()
+                        : new TreeMap<>(pod.getMetadata().getAnnotations());
         String podName = namespace + "/" + podName(pod);
         List<Container> containers = containersOf(pod);
         List<PatchOperation> operations = new ArrayList<>();
@@ -102,51 +99,81 @@ public final class ClaimMutation {
                 continue;
             }
             String containerName = key.substring(ANNOTATION_PREFIX.length());
-            String claimName = annotation.getValue() == null ? "" : annotation.getValue().strip();
+            String claimName =
+                    annotation.getValue() == null ? "" : annotation.getValue().strip();
             int index = indexOf(containers, containerName);
             if (index < 0) {
-                return new Decision.Rejected(BAD_REQUEST, ("pod %s: annotation %s names container %s, which the pod"
-                        + " does not have (containers: %s); the key must be %s<container>").formatted(podName, key,
-                        containerName.isEmpty() ? "\"\"" : containerName, String.join(", ",
-                                containers.stream().map(Container::getName).toList()), ANNOTATION_PREFIX));
+                return new Decision.Rejected(
+                        BAD_REQUEST,
+                        ("pod %s: annotation %s names container %s, which the pod"
+                                        + " does not have (containers: %s); the key must be %s<container>")
+                                .formatted(
+                                        podName,
+                                        key,
+                                        containerName.isEmpty() ? "\"\"" : containerName,
+                                        String.join(
+                                                ", ",
+                                                containers.stream()
+                                                        .map(Container::getName)
+                                                        .toList()),
+                                        ANNOTATION_PREFIX));
             }
             if (claimName.isEmpty()) {
-                return new Decision.Rejected(BAD_REQUEST, ("pod %s: annotation %s is empty; set it to the name of"
-                        + " an ElasticGPUClaim in namespace %s").formatted(podName, key, namespace));
+                return new Decision.Rejected(
+                        BAD_REQUEST,
+                        ("pod %s: annotation %s is empty; set it to the name of"
+                                        + " an ElasticGPUClaim in namespace %s")
+                                .formatted(podName, key, namespace));
             }
             if (claimName.contains("/")) {
-                return new Decision.Rejected(BAD_REQUEST, ("pod %s: annotation %s is %s, but ElasticGPUClaims are"
-                        + " namespaced and a pod can only use claims of its own namespace %s; create the claim in %s"
-                        + " and give its name alone").formatted(podName, key, claimName, namespace, namespace));
+                return new Decision.Rejected(
+                        BAD_REQUEST,
+                        ("pod %s: annotation %s is %s, but ElasticGPUClaims are"
+                                        + " namespaced and a pod can only use claims of its own namespace %s; create "
+                                        + "the claim in %s"
+                                        + " and give its name alone")
+                                .formatted(podName, key, claimName, namespace, namespace));
             }
             Optional<ElasticGPUClaim> claim = claims.find(claimName);
             if (claim.isEmpty()) {
-                return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s, which does"
-                        + " not exist in namespace %s; create it or fix the annotation %s")
-                        .formatted(podName, containerName, claimName, namespace, key));
+                return new Decision.Rejected(
+                        FORBIDDEN,
+                        ("pod %s: container %s names ElasticGPUClaim %s, which does"
+                                        + " not exist in namespace %s; create it or fix the annotation %s")
+                                .formatted(podName, containerName, claimName, namespace, key));
             }
             Map<String, String> asked = ClaimAsks.requests(claim.get());
             if (asked.isEmpty()) {
-                return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace"
-                        + " %s, which asks for none of %s; fix the claim's spec.resources.requests")
-                        .formatted(podName, containerName, claimName, namespace, String.join(", ", COPIED)));
+                return new Decision.Rejected(
+                        FORBIDDEN,
+                        ("pod %s: container %s names ElasticGPUClaim %s in namespace"
+                                        + " %s, which asks for none of %s; fix the claim's spec.resources.requests")
+                                .formatted(podName, containerName, claimName, namespace, String.join(", ", COPIED)));
             }
             GpuAsk ask;
             try {
                 ask = ClaimAsks.ask(containerName, asked);
             } catch (InvalidAskException e) {
-                return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace"
-                        + " %s, which asks what Elastic GPU cannot give: %s; fix the claim's spec.resources.requests"
-                        + " (the CRD's validation did not run on it: was it written through an older version?)")
-                        .formatted(podName, containerName, claimName, namespace, e.getMessage()));
+                return new Decision.Rejected(
+                        FORBIDDEN,
+                        ("pod %s: container %s names ElasticGPUClaim %s in namespace"
+                                        + " %s, which asks what Elastic GPU cannot give: %s; fix the claim's "
+                                        + "spec.resources.requests"
+                                        + " (the CRD's validation did not run on it: was it written through an older "
+                                        + "version?)")
+                                .formatted(podName, containerName, claimName, namespace, e.getMessage()));
             }
-            String className = claim.get().getSpec() == null ? null : claim.get().getSpec().getElasticGPUClassName();
-            if (className != null && ClaimAsks.throughDra(claims.gpuClass(className).orElse(null))) {
+            String className =
+                    claim.get().getSpec() == null ? null : claim.get().getSpec().getElasticGPUClassName();
+            if (className != null
+                    && ClaimAsks.throughDra(claims.gpuClass(className).orElse(null))) {
                 Optional<String> why = notThroughDra(ask);
                 if (why.isPresent()) {
-                    return new Decision.Rejected(FORBIDDEN, ("pod %s: container %s names ElasticGPUClaim %s in namespace %s"
-                            + " of class %s, which serves its claims through DRA: %s").formatted(podName, containerName,
-                            claimName, namespace, className, why.get()));
+                    return new Decision.Rejected(
+                            FORBIDDEN,
+                            ("pod %s: container %s names ElasticGPUClaim %s in namespace %s"
+                                            + " of class %s, which serves its claims through DRA: %s")
+                                    .formatted(podName, containerName, claimName, namespace, className, why.get()));
                 }
                 operations.add(DraClaimPatch.container(path(pod, index), containers.get(index), claimName));
                 draClaims.add(claimName);
@@ -162,7 +189,8 @@ public final class ClaimMutation {
 
     /** Whether the pod has a claim annotation at all (what the webhook's matchCondition checks on the apiserver). */
     public static boolean namesAClaim(Pod pod) {
-        return pod.getMetadata() != null && pod.getMetadata().getAnnotations() != null
+        return pod.getMetadata() != null
+                && pod.getMetadata().getAnnotations() != null
                 && pod.getMetadata().getAnnotations().keySet().stream().anyMatch(k -> k.startsWith(ANNOTATION_PREFIX));
     }
 
@@ -180,7 +208,9 @@ public final class ClaimMutation {
 
     /** The JSON pointer of the {@code index}-th of {@link #containersOf}. */
     private static String path(Pod pod, int index) {
-        int apps = pod.getSpec().getContainers() == null ? 0 : pod.getSpec().getContainers().size();
+        int apps = pod.getSpec().getContainers() == null
+                ? 0
+                : pod.getSpec().getContainers().size();
         return index < apps ? "/spec/containers/" + index : "/spec/initContainers/" + (index - apps);
     }
 
@@ -194,8 +224,10 @@ public final class ClaimMutation {
         }
         // "add" on an existing member replaces it (RFC 6902 4.1): the whole map, the container's own names kept.
         return List.of(
-                PatchOperation.add(resources + "/limits", merged(container.getResources().getLimits(), asked)),
-                PatchOperation.add(resources + "/requests", merged(container.getResources().getRequests(), asked)));
+                PatchOperation.add(
+                        resources + "/limits", merged(container.getResources().getLimits(), asked)),
+                PatchOperation.add(
+                        resources + "/requests", merged(container.getResources().getRequests(), asked)));
     }
 
     private static Map<String, String> merged(Map<String, Quantity> existing, Map<String, String> asked) {
@@ -235,6 +267,8 @@ public final class ClaimMutation {
         if (name != null && !name.isEmpty()) {
             return name;
         }
-        return pod.getMetadata().getGenerateName() == null ? "" : pod.getMetadata().getGenerateName() + "*";
+        return pod.getMetadata().getGenerateName() == null
+                ? ""
+                : pod.getMetadata().getGenerateName() + "*";
     }
 }

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodResourceClaim;
 import io.fabric8.kubernetes.api.model.ResourceClaim;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,16 +20,17 @@ import java.util.Set;
  */
 final class DraClaimPatch {
 
-    private DraClaimPatch() {
-    }
+    private DraClaimPatch() {}
 
     /** The container's {@code resources.claims}, with the pod claim of ElasticGPUClaim {@code claim} added. */
     static PatchOperation container(String containerPath, Container container, String claim) {
         List<Object> claims = new ArrayList<>();
         if (container.getResources() != null && container.getResources().getClaims() != null) {
             for (ResourceClaim c : container.getResources().getClaims()) {
-                claims.add(c.getRequest() == null ? Map.of("name", c.getName())
-                        : ordered("name", c.getName(), "request", c.getRequest()));
+                claims.add(
+                        c.getRequest() == null
+                                ? Map.of("name", c.getName())
+                                : ordered("name", c.getName(), "request", c.getRequest()));
             }
         }
         claims.add(Map.of("name", DraNames.claimTemplate(claim)));
@@ -43,7 +43,9 @@ final class DraClaimPatch {
     /** The pod's {@code spec.resourceClaims}, with one made from each ElasticGPUClaim of {@code claims} added. */
     static PatchOperation pod(Pod pod, Set<String> claims) {
         List<Object> entries = new ArrayList<>();
-        List<PodResourceClaim> own = pod.getSpec().getResourceClaims() == null ? List.of() : pod.getSpec().getResourceClaims();
+        List<PodResourceClaim> own = pod.getSpec().getResourceClaims() == null
+                ? List.of()
+                : pod.getSpec().getResourceClaims();
         for (PodResourceClaim c : own) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("name", c.getName());

@@ -1,5 +1,12 @@
 package io.elasticgpu.controller.webhook;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.elasticgpu.http.BadRequest;
+import io.elasticgpu.http.HttpRequest;
+import io.elasticgpu.http.HttpResponse;
+import io.elasticgpu.http.Route;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
@@ -8,16 +15,6 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReviewBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-
-import io.elasticgpu.http.BadRequest;
-import io.elasticgpu.http.HttpRequest;
-import io.elasticgpu.http.HttpResponse;
-import io.elasticgpu.http.Route;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -67,8 +64,11 @@ final class MutatePodsHandler implements Route.Handler {
         if (review == null || review.getRequest() == null) {
             throw new BadRequest("the AdmissionReview has no request");
         }
-        AdmissionReview answer = new AdmissionReviewBuilder().withApiVersion("admission.k8s.io/v1")
-                .withKind("AdmissionReview").withResponse(respond(review.getRequest())).build();
+        AdmissionReview answer = new AdmissionReviewBuilder()
+                .withApiVersion("admission.k8s.io/v1")
+                .withKind("AdmissionReview")
+                .withResponse(respond(review.getRequest()))
+                .build();
         return HttpResponse.json(serialization.asJson(answer).getBytes(StandardCharsets.UTF_8));
     }
 
@@ -81,19 +81,27 @@ final class MutatePodsHandler implements Route.Handler {
         try {
             pod = serialization.convertValue(request.getObject(), Pod.class);
         } catch (RuntimeException e) {
-            return response.withAllowed(false).withStatus(new StatusBuilder().withCode(400).withReason("BadRequest")
-                    .withMessage("the object is not a readable Pod: " + e.getMessage()).build()).build();
+            return response.withAllowed(false)
+                    .withStatus(new StatusBuilder()
+                            .withCode(400)
+                            .withReason("BadRequest")
+                            .withMessage("the object is not a readable Pod: " + e.getMessage())
+                            .build())
+                    .build();
         }
-        String namespace = request.getNamespace() != null ? request.getNamespace()
+        String namespace = request.getNamespace() != null
+                ? request.getNamespace()
                 : pod.getMetadata() == null ? "" : pod.getMetadata().getNamespace();
         ClaimMutation.Decision decision;
         try {
             decision = ClaimMutation.decide(namespace, pod, claimsIn.apply(namespace));
         } catch (RuntimeException e) {
             LOG.warn("cannot read ElasticGPUClaims in namespace {}", namespace, e);
-            decision = new ClaimMutation.Decision.Rejected(500, ("cannot read ElasticGPUClaims in namespace %s: %s;"
-                    + " create the pod again once the webhook can reach the apiserver")
-                    .formatted(namespace, e.getMessage()));
+            decision = new ClaimMutation.Decision.Rejected(
+                    500,
+                    ("cannot read ElasticGPUClaims in namespace %s: %s;"
+                                    + " create the pod again once the webhook can reach the apiserver")
+                            .formatted(namespace, e.getMessage()));
         }
         if (!(decision instanceof ClaimMutation.Decision.Rejected)) {
             Optional<String> refusal = shareRefusal(namespace, pod, decision);
@@ -102,17 +110,25 @@ final class MutatePodsHandler implements Route.Handler {
             }
         }
         return switch (decision) {
-            case ClaimMutation.Decision.Unchanged() -> response.withAllowed(true).build();
-            case ClaimMutation.Decision.Patch(var operations) -> response.withAllowed(true).withPatchType("JSONPatch")
-                    .withPatch(Base64.getEncoder().encodeToString(
-                            serialization.asJson(operations).getBytes(StandardCharsets.UTF_8)))
-                    .build();
-            case ClaimMutation.Decision.Rejected(int code, String message) -> response.withAllowed(false)
-                    .withStatus(new StatusBuilder().withCode(code).withMessage(message)
-                            .withReason(code == ClaimMutation.FORBIDDEN ? "Forbidden" : code == 500 ? "InternalError"
-                                    : "BadRequest")
-                            .build())
-                    .build();
+            case ClaimMutation.Decision.Unchanged() ->
+                response.withAllowed(true).build();
+            case ClaimMutation.Decision.Patch(var operations) ->
+                response.withAllowed(true)
+                        .withPatchType("JSONPatch")
+                        .withPatch(Base64.getEncoder()
+                                .encodeToString(serialization.asJson(operations).getBytes(StandardCharsets.UTF_8)))
+                        .build();
+            case ClaimMutation.Decision.Rejected(int code, String message) ->
+                response.withAllowed(false)
+                        .withStatus(new StatusBuilder()
+                                .withCode(code)
+                                .withMessage(message)
+                                .withReason(
+                                        code == ClaimMutation.FORBIDDEN
+                                                ? "Forbidden"
+                                                : code == 500 ? "InternalError" : "BadRequest")
+                                .build())
+                        .build();
         };
     }
 
@@ -126,7 +142,8 @@ final class MutatePodsHandler implements Route.Handler {
             return shares.refusal(namespace + "/" + ClaimMutation.podName(admitted), admitted);
         } catch (RuntimeException e) {
             // Never a 5xx for what the pod carries: the node agent checks the same rule when it allocates.
-            LOG.warn("cannot check the GPU shares of pod {}/{}; admitting it", namespace, ClaimMutation.podName(pod), e);
+            LOG.warn(
+                    "cannot check the GPU shares of pod {}/{}; admitting it", namespace, ClaimMutation.podName(pod), e);
             return Optional.empty();
         }
     }
@@ -147,7 +164,8 @@ final class MutatePodsHandler implements Route.Handler {
             if (!"add".equals(operation.op()) || !(parent instanceof ObjectNode object)) {
                 throw new IllegalStateException("cannot apply " + operation + " to the pod");
             }
-            object.set(unescape(tokens[tokens.length - 1]), serialization.convertValue(operation.value(), JsonNode.class));
+            object.set(
+                    unescape(tokens[tokens.length - 1]), serialization.convertValue(operation.value(), JsonNode.class));
         }
         return serialization.convertValue(tree, Pod.class);
     }

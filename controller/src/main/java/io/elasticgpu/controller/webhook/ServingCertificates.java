@@ -2,7 +2,6 @@ package io.elasticgpu.controller.webhook;
 
 import io.elasticgpu.http.tls.CertificateAuthority;
 import io.elasticgpu.http.tls.IssuedCertificate;
-
 import java.net.Socket;
 import java.security.Principal;
 import java.security.PrivateKey;
@@ -13,7 +12,6 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
-
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
@@ -28,6 +26,7 @@ final class ServingCertificates {
 
     /** Ten years: the CA is kept in a Secret; deleting the Secret and restarting the replicas makes a new one. */
     static final Duration CA_LIFETIME = Duration.ofDays(3650);
+
     private static final String ALIAS_PREFIX = "serving-";
 
     private final CertificateAuthority authority;
@@ -107,7 +106,12 @@ final class ServingCertificates {
 
     /** A serving certificate for {@link #names}; the first name is also its CN. */
     private IssuedCertificate issue() {
-        return authority.issue(names.getFirst(), null, List.of(CertificateAuthority.Usage.SERVER), names, lifetime,
+        return authority.issue(
+                names.getFirst(),
+                null,
+                List.of(CertificateAuthority.Usage.SERVER),
+                names,
+                lifetime,
                 CertificateAuthority.KeyType.EC);
     }
 
@@ -123,7 +127,8 @@ final class ServingCertificates {
             public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
                 // Our keys are EC; TLS 1.2 may ask for "EC_EC" (ECDH suites signed with ECDSA) as well as "EC".
                 return keyType != null && (keyType.equals("EC") || keyType.startsWith("EC_"))
-                        ? ALIAS_PREFIX + current.get().number() : null;
+                        ? ALIAS_PREFIX + current.get().number()
+                        : null;
             }
 
             @Override

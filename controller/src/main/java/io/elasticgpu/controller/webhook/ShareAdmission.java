@@ -1,13 +1,11 @@
 package io.elasticgpu.controller.webhook;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.PodAsks;
-
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -80,13 +78,15 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units) {
         if (slices.isEmpty()) {
             return Optional.empty();
         }
-        Map<String, String> annotations = pod.getMetadata() == null ? null : pod.getMetadata().getAnnotations();
+        Map<String, String> annotations =
+                pod.getMetadata() == null ? null : pod.getMetadata().getAnnotations();
         int processes;
         try {
             processes = MpsLimits.processes(annotations);
         } catch (IllegalArgumentException e) {
             return Optional.of(("pod %s: %s; set it to how many CUDA processes each container with a GPU slice runs at"
-                    + " once, or remove it for 1").formatted(podName, e.getMessage()));
+                            + " once, or remove it for 1")
+                    .formatted(podName, e.getMessage()));
         }
         if (isolation == Isolation.NONE) {
             return Optional.empty();
@@ -95,8 +95,10 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units) {
             try {
                 MpsLimits.of(shares(ask), processes);
             } catch (IllegalArgumentException e) {
-                return Optional.of(("pod %s: container %s asks a GPU slice that CUDA MPS cannot hold (this cluster holds"
-                        + " slices to their shares with MPS): %s").formatted(podName, ask.container(), e.getMessage()));
+                return Optional.of(
+                        ("pod %s: container %s asks a GPU slice that CUDA MPS cannot hold (this cluster holds"
+                                        + " slices to their shares with MPS): %s")
+                                .formatted(podName, ask.container(), e.getMessage()));
             }
         }
         return Optional.empty();

@@ -22,8 +22,15 @@ import java.util.Objects;
  * @param shares              what GPU shares the node agents can hold, by their isolation and units: which pods
  *                            asking GPU slices are refused ({@link ShareAdmission}) and which are sent to the webhook
  */
-public record WebhookConfig(InetSocketAddress listen, Target target, Duration certificateLifetime, Duration rotationCheck,
-                            String configurationName, InstantSource clock, SecretRef caSecret, ShareAdmission shares) {
+public record WebhookConfig(
+        InetSocketAddress listen,
+        Target target,
+        Duration certificateLifetime,
+        Duration rotationCheck,
+        String configurationName,
+        InstantSource clock,
+        SecretRef caSecret,
+        ShareAdmission shares) {
 
     /** The default name of the Secret holding the webhook's CA. */
     public static final String CA_SECRET_NAME = "elastic-gpu-webhook-ca";
@@ -63,7 +70,8 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
             public Url {
                 Objects.requireNonNull(host, "host");
                 if (port < 0 || port > 65535) {
-                    throw new IllegalArgumentException("webhook: the port of --webhook-url must be 0..65535, was " + port);
+                    throw new IllegalArgumentException(
+                            "webhook: the port of --webhook-url must be 0..65535, was " + port);
                 }
             }
 
@@ -98,16 +106,26 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
                 }
             }
         }
-        name("the CA's Secret namespace (--namespace-for-lease)", "a namespace name", caSecret.namespace(), LABEL,
+        name(
+                "the CA's Secret namespace (--namespace-for-lease)",
+                "a namespace name",
+                caSecret.namespace(),
+                LABEL,
                 "elastic-gpu-system");
         name("the CA's Secret", "a Secret name", caSecret.name(), SUBDOMAIN, CA_SECRET_NAME);
-        name("configurationName", "a MutatingWebhookConfiguration name", configurationName, SUBDOMAIN, CONFIGURATION_NAME);
+        name(
+                "configurationName",
+                "a MutatingWebhookConfiguration name",
+                configurationName,
+                SUBDOMAIN,
+                CONFIGURATION_NAME);
         if (certificateLifetime.compareTo(Duration.ofMinutes(3)) < 0) {
             throw new IllegalArgumentException("webhook: certificateLifetime must be at least 3 minutes, was "
                     + certificateLifetime + "; a certificate is renewed when a third of it remains, e.g. PT24H");
         }
         if (rotationCheck.isNegative() || rotationCheck.isZero()) {
-            throw new IllegalArgumentException("webhook: rotationCheck must be positive, was " + rotationCheck + "; e.g. PT1M");
+            throw new IllegalArgumentException(
+                    "webhook: rotationCheck must be positive, was " + rotationCheck + "; e.g. PT1M");
         }
     }
 
@@ -118,8 +136,9 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
 
     private static void name(String setting, String what, String value, String pattern, String example) {
         if (!value.matches(pattern) || value.length() > 253) {
-            throw new IllegalArgumentException("webhook: %s must be %s (lower-case letters, digits and '-'), was \"%s\"; e.g. %s"
-                    .formatted(setting, what, value, example));
+            throw new IllegalArgumentException(
+                    "webhook: %s must be %s (lower-case letters, digits and '-'), was \"%s\"; e.g. %s"
+                            .formatted(setting, what, value, example));
         }
     }
 
@@ -156,7 +175,9 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
             this.caSecret = caSecret;
         }
 
-        /** Registered at {@code https://<host>:<port>} ({@code --webhook-url}), e.g. a balancer in front of several replicas. */
+        /**
+         * Registered at {@code https://<host>:<port>} ({@code --webhook-url}), e.g. a balancer in front of several
+         * replicas. */
         public Builder withUrl(String host, int port) {
             target = new Target.Url(host, port);
             return this;
@@ -196,18 +217,19 @@ public record WebhookConfig(InetSocketAddress listen, Target target, Duration ce
             return this;
         }
 
-        /** @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
+        /**
+         * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
         public WebhookConfig build() {
-            return new WebhookConfig(listen, target, certificateLifetime, rotationCheck, configurationName, clock, caSecret,
-                    shares);
+            return new WebhookConfig(
+                    listen, target, certificateLifetime, rotationCheck, configurationName, clock, caSecret, shares);
         }
     }
 
     /** The names the serving certificate carries. */
     List<String> certificateNames() {
         return switch (target) {
-            case Target.Service s -> List.of(s.name() + "." + s.namespace() + ".svc",
-                    s.name() + "." + s.namespace() + ".svc.cluster.local");
+            case Target.Service s ->
+                List.of(s.name() + "." + s.namespace() + ".svc", s.name() + "." + s.namespace() + ".svc.cluster.local");
             case Target.Url u -> List.of(u.host());
         };
     }

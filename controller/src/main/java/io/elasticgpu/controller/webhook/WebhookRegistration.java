@@ -1,17 +1,14 @@
 package io.elasticgpu.controller.webhook;
 
+import io.elasticgpu.api.v1alpha1.MpsLimits;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfig;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
-import io.elasticgpu.api.v1alpha1.MpsLimits;
-import io.elasticgpu.api.v1alpha1.ResourceNames;
-
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookBuilder;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -36,37 +33,52 @@ final class WebhookRegistration {
 
     /** The webhook's name inside the configuration (a fully qualified name, as the apiserver requires). */
     static final String WEBHOOK_NAME = "claims.elasticgpu.io";
+
     static final String MATCH_CONDITION = "names-an-elastic-gpu-claim";
     static final String MATCH_EXPRESSION = "has(object.metadata.annotations) && object.metadata.annotations"
             + ".exists(k, k.startsWith('" + ClaimMutation.ANNOTATION_PREFIX + "'))";
     /** The webhook of pods naming no claim whose GPU shares are checked. */
     static final String SHARES_WEBHOOK_NAME = "shares.elasticgpu.io";
+
     static final String SHARES_MATCH_CONDITION = "asks-a-gpu-share-and-names-no-claim";
     private static final String FIELD_MANAGER = "elastic-gpu-webhook";
 
-    private WebhookRegistration() {
-    }
+    private WebhookRegistration() {}
 
     static MutatingWebhookConfiguration configuration(WebhookConfig config, int listenPort, String caPem) {
         WebhookClientConfigBuilder client = new WebhookClientConfigBuilder()
                 .withCaBundle(Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII)));
         WebhookClientConfig clientConfig = switch (config.target()) {
-            case WebhookConfig.Target.Service s -> client.withNewService().withName(s.name())
-                    .withNamespace(s.namespace()).withPort(s.port()).withPath(WebhookConfig.PATH).endService().build();
-            case WebhookConfig.Target.Url u -> client.withUrl("https://" + (u.host().contains(":") ? "[" + u.host() + "]"
-                    : u.host()) + ":" + (u.port() == 0 ? listenPort : u.port()) + WebhookConfig.PATH).build();
+            case WebhookConfig.Target.Service s ->
+                client.withNewService()
+                        .withName(s.name())
+                        .withNamespace(s.namespace())
+                        .withPort(s.port())
+                        .withPath(WebhookConfig.PATH)
+                        .endService()
+                        .build();
+            case WebhookConfig.Target.Url u ->
+                client.withUrl("https://" + (u.host().contains(":") ? "[" + u.host() + "]" : u.host()) + ":"
+                                + (u.port() == 0 ? listenPort : u.port()) + WebhookConfig.PATH)
+                        .build();
         };
         return new MutatingWebhookConfigurationBuilder()
-                .withNewMetadata().withName(config.configurationName())
-                .addToLabels("app.kubernetes.io/name", "elastic-gpu").endMetadata()
+                .withNewMetadata()
+                .withName(config.configurationName())
+                .addToLabels("app.kubernetes.io/name", "elastic-gpu")
+                .endMetadata()
                 .addToWebhooks(webhook(WEBHOOK_NAME, clientConfig, "Fail", MATCH_CONDITION, MATCH_EXPRESSION))
-                .addToWebhooks(webhook(SHARES_WEBHOOK_NAME, clientConfig, "Ignore", SHARES_MATCH_CONDITION,
+                .addToWebhooks(webhook(
+                        SHARES_WEBHOOK_NAME,
+                        clientConfig,
+                        "Ignore",
+                        SHARES_MATCH_CONDITION,
                         sharesExpression(config.shares())))
                 .build();
     }
 
-    private static MutatingWebhook webhook(String name, WebhookClientConfig clientConfig, String failurePolicy,
-                                           String condition, String expression) {
+    private static MutatingWebhook webhook(
+            String name, WebhookClientConfig clientConfig, String failurePolicy, String condition, String expression) {
         return new MutatingWebhookBuilder()
                 .withName(name)
                 .withClientConfig(clientConfig)
@@ -76,9 +88,17 @@ final class WebhookRegistration {
                 .withMatchPolicy("Equivalent")
                 .withReinvocationPolicy("Never")
                 .withTimeoutSeconds(10)
-                .addNewRule().withOperations("CREATE").withApiGroups("").withApiVersions("v1").withResources("pods")
-                .withScope("Namespaced").endRule()
-                .addNewMatchCondition().withName(condition).withExpression(expression).endMatchCondition()
+                .addNewRule()
+                .withOperations("CREATE")
+                .withApiGroups("")
+                .withApiVersions("v1")
+                .withResources("pods")
+                .withScope("Namespaced")
+                .endRule()
+                .addNewMatchCondition()
+                .withName(condition)
+                .withExpression(expression)
+                .endMatchCondition()
                 .build();
     }
 
@@ -106,6 +126,9 @@ final class WebhookRegistration {
     }
     /** Creates the configuration or brings it to this one (server-side apply, taking over its fields). */
     static void apply(KubernetesClient client, MutatingWebhookConfiguration configuration) {
-        client.resource(configuration).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+        client.resource(configuration)
+                .fieldManager(FIELD_MANAGER)
+                .forceConflicts()
+                .serverSideApply();
     }
 }

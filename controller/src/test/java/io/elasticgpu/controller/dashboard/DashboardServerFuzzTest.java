@@ -2,11 +2,9 @@ package io.elasticgpu.controller.dashboard;
 
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.http.HttpFuzz;
-
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.List;
-
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -24,7 +22,10 @@ class DashboardServerFuzzTest {
 
     @BeforeContainer
     static void start() {
-        server = DashboardServer.start(new InetSocketAddress("127.0.0.1", 0), () -> VIEW, () -> true,
+        server = DashboardServer.start(
+                new InetSocketAddress("127.0.0.1", 0),
+                () -> VIEW,
+                () -> true,
                 new ControllerMetrics(() -> VIEW, () -> true, () -> 7));
         base = URI.create("http://127.0.0.1:" + server.port() + "/");
     }
@@ -41,9 +42,23 @@ class DashboardServerFuzzTest {
 
     @Provide
     Arbitrary<String> paths() {
-        return Arbitraries.oneOf(Arbitraries.of("", "ui", "ui/", "ui/app.js", "ui/../pom.xml", "ui/x/../../etc/passwd",
-                        "uix", "api/v1/cluster", "api/v1/cluster?x=1", "api/v1/", "metrics", "metrics?name[]=a", "healthz",
-                        "readyz", "ui/index.html%00"),
+        return Arbitraries.oneOf(
+                Arbitraries.of(
+                        "",
+                        "ui",
+                        "ui/",
+                        "ui/app.js",
+                        "ui/../pom.xml",
+                        "ui/x/../../etc/passwd",
+                        "uix",
+                        "api/v1/cluster",
+                        "api/v1/cluster?x=1",
+                        "api/v1/",
+                        "metrics",
+                        "metrics?name[]=a",
+                        "healthz",
+                        "readyz",
+                        "ui/index.html%00"),
                 Arbitraries.strings().withChars("aiu/.-_=?&xz").ofMaxLength(30));
     }
 
@@ -53,8 +68,8 @@ class DashboardServerFuzzTest {
     }
 
     @Property(tries = 300)
-    void anyRequestGetsAnAnswerBelow500AndTheServerKeepsServing(@ForAll("methods") String method,
-                                                              @ForAll("paths") String path, @ForAll("bodies") byte[] body) {
+    void anyRequestGetsAnAnswerBelow500AndTheServerKeepsServing(
+            @ForAll("methods") String method, @ForAll("paths") String path, @ForAll("bodies") byte[] body) {
         HttpFuzz.answersBelow500AndKeepsServing(base, method, path, body);
     }
 }

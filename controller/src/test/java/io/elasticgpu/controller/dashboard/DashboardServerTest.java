@@ -13,7 +13,6 @@ import io.elasticgpu.controller.view.PendingPod;
 import io.elasticgpu.controller.view.Problem;
 import io.elasticgpu.controller.view.Scope;
 import io.elasticgpu.controller.view.Summary;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -25,7 +24,6 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +31,8 @@ import org.junit.jupiter.api.Test;
 /** The dashboard server over real HTTP: the page's files, the view as JSON, the metrics, and what it refuses. */
 class DashboardServerTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
     private final AtomicReference<ClusterView> view = new AtomicReference<>(view(true));
     private final AtomicBoolean ready = new AtomicBoolean(true);
@@ -42,7 +41,10 @@ class DashboardServerTest {
 
     @BeforeEach
     void start() {
-        server = DashboardServer.start(new InetSocketAddress("127.0.0.1", 0), view::get, ready::get,
+        server = DashboardServer.start(
+                new InetSocketAddress("127.0.0.1", 0),
+                view::get,
+                ready::get,
                 new ControllerMetrics(view::get, leader::get, () -> 7));
     }
 
@@ -56,7 +58,8 @@ class DashboardServerTest {
         HttpResponse<String> page = get("/ui/");
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.headers().firstValue("Content-Type")).hasValue("text/html; charset=utf-8");
-        assertThat(page.body()).contains("<script src=\"app.js\"></script>", "<link rel=\"stylesheet\" href=\"style.css\">");
+        assertThat(page.body())
+                .contains("<script src=\"app.js\"></script>", "<link rel=\"stylesheet\" href=\"style.css\">");
         assertThat(get("/ui/app.js").body()).contains("/api/v1/cluster");
         assertThat(get("/ui/style.css").headers().firstValue("Content-Type")).hasValue("text/css; charset=utf-8");
     }
@@ -72,8 +75,12 @@ class DashboardServerTest {
 
     @Test
     void nothingElseOnTheClasspathIsReachable() throws Exception {
-        for (String path : List.of("/ui/DashboardServer.class", "/ui/../dashboard/DashboardServer.class",
-                "/ui/%2e%2e/logback.xml", "/ui/ui/app.js", "/nowhere")) {
+        for (String path : List.of(
+                "/ui/DashboardServer.class",
+                "/ui/../dashboard/DashboardServer.class",
+                "/ui/%2e%2e/logback.xml",
+                "/ui/ui/app.js",
+                "/nowhere")) {
             assertThat(get(path).statusCode()).as(path).isEqualTo(404);
         }
     }
@@ -101,18 +108,25 @@ class DashboardServerTest {
         assertThat(card.at("/holders/0/memoryMib").asLong()).isEqualTo(20480);
         assertThat(card.at("/holders/0/usedMemoryMib").asLong()).isEqualTo(22000);
         assertThat(card.at("/holders/0/smPercent").asInt()).isEqualTo(87);
-        assertThat(get("/ui/app.js").body()).contains("card.memoryUsedMib", "h.usedMemoryMib", "h.smPercent",
-                "card.usageMeasured");
+        assertThat(get("/ui/app.js").body())
+                .contains("card.memoryUsedMib", "h.usedMemoryMib", "h.smPercent", "card.usageMeasured");
     }
 
     @Test
     void metricsCountTheClusterAndTellWhetherThisReplicaLeads() throws Exception {
         view.set(view(false));
         String metrics = get("/metrics").body();
-        assertThat(metrics).contains("egpu_cluster_cards{health=\"healthy\"} 1", "egpu_cluster_cards{health=\"unhealthy\"} 1",
-                "egpu_cluster_gpu_memory_allocated_mib 20480", "egpu_cluster_gpu_memory_capacity_mib 65536",
-                "egpu_cluster_gpu_compute_allocated_percent 100", "egpu_cluster_pods_pending_gpus 1",
-                "egpu_cluster_view_problems 1", "egpu_controller_leader 1", "egpu_controller_syncs_total 7");
+        assertThat(metrics)
+                .contains(
+                        "egpu_cluster_cards{health=\"healthy\"} 1",
+                        "egpu_cluster_cards{health=\"unhealthy\"} 1",
+                        "egpu_cluster_gpu_memory_allocated_mib 20480",
+                        "egpu_cluster_gpu_memory_capacity_mib 65536",
+                        "egpu_cluster_gpu_compute_allocated_percent 100",
+                        "egpu_cluster_pods_pending_gpus 1",
+                        "egpu_cluster_view_problems 1",
+                        "egpu_controller_leader 1",
+                        "egpu_controller_syncs_total 7");
 
         leader.set(false);
         assertThat(get("/metrics").body()).contains("egpu_controller_leader 0");
@@ -129,8 +143,11 @@ class DashboardServerTest {
 
     @Test
     void writesAreRefusedBecauseTheServerIsReadOnly() throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(uri("/api/v1/cluster"))
-                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(uri("/api/v1/cluster"))
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(405);
         assertThat(r.headers().firstValue("Allow")).hasValue("GET");
         assertThat(r.body()).contains("POST is not allowed here; use GET");
@@ -139,21 +156,39 @@ class DashboardServerTest {
     @Test
     void aTakenPortIsReportedWithTheOptionToChange() throws IOException {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            assertThatThrownBy(() -> DashboardServer.start(new InetSocketAddress("127.0.0.1", taken.getLocalPort()),
-                    view::get, ready::get, new ControllerMetrics(view::get, leader::get, () -> 0)))
-                    .isInstanceOf(UncheckedIOException.class).hasMessageContaining("--http-listen");
+            assertThatThrownBy(() -> DashboardServer.start(
+                            new InetSocketAddress("127.0.0.1", taken.getLocalPort()),
+                            view::get,
+                            ready::get,
+                            new ControllerMetrics(view::get, leader::get, () -> 0)))
+                    .isInstanceOf(UncheckedIOException.class)
+                    .hasMessageContaining("--http-listen");
         }
     }
 
     /** One node of two 32 GiB cards: a whole-card pod on card 0, card 1 free (healthy or not), a pod pending. */
     static ClusterView view(boolean secondHealthy) {
-        CardView busy = new CardView(0, "GPU-0", "Tesla-V100", true, 20480, 22528, 32768, 100, 100,
-                "2026-11-27T10:00:00Z", List.of(new Holder("ml", "train", "main", 20480, 100, "allocated", 22000, 87)));
-        CardView free = new CardView(1, "GPU-1", "Tesla-V100", secondHealthy, 0, 66, 32768, 0, 100, "2026-11-27T10:00:00Z",
-                List.of());
+        CardView busy = new CardView(
+                0,
+                "GPU-0",
+                "Tesla-V100",
+                true,
+                20480,
+                22528,
+                32768,
+                100,
+                100,
+                "2026-11-27T10:00:00Z",
+                List.of(new Holder("ml", "train", "main", 20480, 100, "allocated", 22000, 87)));
+        CardView free = new CardView(
+                1, "GPU-1", "Tesla-V100", secondHealthy, 0, 66, 32768, 0, 100, "2026-11-27T10:00:00Z", List.of());
         NodeView node = new NodeView("gpu-a", "Tesla-V100", "", List.of(List.of(0, 1)), List.of(busy, free));
         Summary summary = new Summary(1, 2, secondHealthy ? 0 : 1, 20480, 65536, 100, 200, 1, 1);
-        return new ClusterView(Scope.ALL, summary, List.of(node), List.of(new PendingPod("ml", "waiting")),
+        return new ClusterView(
+                Scope.ALL,
+                summary,
+                List.of(node),
+                List.of(new PendingPod("ml", "waiting")),
                 List.of(new Problem("pod ml/broken", "elasticgpu.io/allocation is not JSON")));
     }
 

@@ -4,11 +4,9 @@ import static io.elasticgpu.controller.provisioning.TestPods.slicePod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
-
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.junit.jupiter.api.Test;
 
 class GpuPlanTest {
@@ -26,11 +24,14 @@ class GpuPlanTest {
     @Test
     void repairsDriftBothWaysCreatingTheMissingFixingTheChangedAndDeletingOrphans() {
         Map<String, DesiredGpu> actual = new TreeMap<>(DESIRED);
-        actual.remove("gpu-a8-0-aaaaaaaa-main");                                           // deleted by hand
-        actual.put("gpu-a8-1-bbbbbbbb-main", DESIRED.get("gpu-a8-1-bbbbbbbb-main").withPhase(Phase.Available)); // changed
+        actual.remove("gpu-a8-0-aaaaaaaa-main"); // deleted by hand
+        actual.put(
+                "gpu-a8-1-bbbbbbbb-main", DESIRED.get("gpu-a8-1-bbbbbbbb-main").withPhase(Phase.Available)); // changed
         DesiredGpu orphan = Desired.of(List.of(slicePod("gone", "dddddddd-1", "gpu-a8", 3, 300, 4096)))
-                .values().iterator().next();
-        actual.put(orphan.name(), orphan);                                                  // its pod is gone
+                .values()
+                .iterator()
+                .next();
+        actual.put(orphan.name(), orphan); // its pod is gone
 
         GpuPlan plan = GpuPlan.between(DESIRED, actual);
 

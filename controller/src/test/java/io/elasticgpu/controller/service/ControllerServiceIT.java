@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -16,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,8 +35,14 @@ class ControllerServiceIT {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
-        client = new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl("http://127.0.0.1:" + closed)
-                .withRequestTimeout(1_000).withConnectionTimeout(1_000).withRequestRetryBackoffLimit(0).build()).build();
+        client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder()
+                        .withMasterUrl("http://127.0.0.1:" + closed)
+                        .withRequestTimeout(1_000)
+                        .withConnectionTimeout(1_000)
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
     }
 
     @AfterEach
@@ -48,13 +52,17 @@ class ControllerServiceIT {
 
     @Test
     void aReplicaServesItsDashboardAtOnceCampaignsWithoutLeadingAndGivesThePortBackWhenClosed() throws Exception {
-        ControllerConfig config = ControllerConfig.builder().withHttpListen(new InetSocketAddress("127.0.0.1", 0)).build();
+        ControllerConfig config = ControllerConfig.builder()
+                .withHttpListen(new InetSocketAddress("127.0.0.1", 0))
+                .build();
 
         ControllerService service = ControllerService.start(client, config);
         int port = service.dashboardPort();
         try {
             assertThat(get(port, "/healthz").statusCode()).isEqualTo(200);
-            assertThat(get(port, "/readyz").statusCode()).as("no node or pod listed yet").isEqualTo(503);
+            assertThat(get(port, "/readyz").statusCode())
+                    .as("no node or pod listed yet")
+                    .isEqualTo(503);
             assertThat(get(port, "/metrics").body()).contains("egpu_controller_leader 0.0");
             assertThat(service.leads()).isFalse();
             assertThat(service.webhook()).isEmpty();
@@ -73,15 +81,19 @@ class ControllerServiceIT {
     void aTakenDashboardPortStopsTheReplicaSayingWhichFlagToChange() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             ControllerConfig config = ControllerConfig.builder()
-                    .withHttpListen(new InetSocketAddress("127.0.0.1", taken.getLocalPort())).build();
+                    .withHttpListen(new InetSocketAddress("127.0.0.1", taken.getLocalPort()))
+                    .build();
 
-            assertThatThrownBy(() -> ControllerService.start(client, config)).isInstanceOf(UncheckedIOException.class)
+            assertThatThrownBy(() -> ControllerService.start(client, config))
+                    .isInstanceOf(UncheckedIOException.class)
                     .hasMessageContaining("--http-listen");
         }
     }
 
     private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -6,13 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-
 import java.util.List;
 import java.util.Map;
-
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** What the view counts, card by card and in total, and what it refuses to count. */
 class ClusterViewTest {
@@ -20,23 +18,28 @@ class ClusterViewTest {
     private final ClusterView all = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods());
 
     private static CardView card(ClusterView view, String node, int index) {
-        return view.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().cards().get(index);
+        return view.nodes().stream()
+                .filter(n -> n.name().equals(node))
+                .findFirst()
+                .orElseThrow()
+                .cards()
+                .get(index);
     }
 
     @ParameterizedTest(name = "{0} card {1}: {2}/{3} MiB, {4}% by {5} holders")
     @CsvSource({
-            // whole card of train-big: 81920 MiB, 1000 milli = 100 %
-            "gpu-a8, 0, 81920, 81920, 100, 1",
-            // infer-a 20480 + notebook (assumed, not yet bound) 8192 = 28672 MiB; 50 % + 30 % = 80 %
-            "gpu-a8, 4, 28672, 81920, 80, 2",
-            // pipeline's two containers: prep 4096 + model 16384 = 20480 MiB; 20 % + 40 % = 60 %
-            "gpu-a8, 5, 20480, 81920, 60, 2",
-            // done (Succeeded) holds nothing now; leaving (being deleted, still Running) holds card 7 until it stops
-            "gpu-a8, 7, 81920, 81920, 100, 1",
-            // aliyun-share 8192 MiB at 0 % + batch worker 2048 MiB at 30 % = 10240 MiB, 30 %
-            "gpu-t2, 0, 10240, 15360, 30, 2",
-            // ghost names card 9 of a 2-card node: a problem, counted nowhere
-            "gpu-t2, 1, 0, 15360, 0, 0",
+        // whole card of train-big: 81920 MiB, 1000 milli = 100 %
+        "gpu-a8, 0, 81920, 81920, 100, 1",
+        // infer-a 20480 + notebook (assumed, not yet bound) 8192 = 28672 MiB; 50 % + 30 % = 80 %
+        "gpu-a8, 4, 28672, 81920, 80, 2",
+        // pipeline's two containers: prep 4096 + model 16384 = 20480 MiB; 20 % + 40 % = 60 %
+        "gpu-a8, 5, 20480, 81920, 60, 2",
+        // done (Succeeded) holds nothing now; leaving (being deleted, still Running) holds card 7 until it stops
+        "gpu-a8, 7, 81920, 81920, 100, 1",
+        // aliyun-share 8192 MiB at 0 % + batch worker 2048 MiB at 30 % = 10240 MiB, 30 %
+        "gpu-t2, 0, 10240, 15360, 30, 2",
+        // ghost names card 9 of a 2-card node: a problem, counted nowhere
+        "gpu-t2, 1, 0, 15360, 0, 0",
     })
     void aCardsGrantIsTheSumOfItsHolders(String node, int index, long granted, long total, int percent, int holders) {
         CardView card = card(all, node, index);
@@ -68,7 +71,9 @@ class ClusterViewTest {
         ClusterView teamB = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope(null, "team-b"));
         assertThat(teamB.summary()).isEqualTo(all.summary());
         assertThat(card(teamB, "gpu-a8", 4).memoryGrantedMib()).isEqualTo(28672);
-        assertThat(card(teamB, "gpu-a8", 4).holders()).extracting(Holder::podName).containsExactly("team-b/notebook-7f9c2");
+        assertThat(card(teamB, "gpu-a8", 4).holders())
+                .extracting(Holder::podName)
+                .containsExactly("team-b/notebook-7f9c2");
         assertThat(teamB.pending()).isEmpty();
         assertThat(teamB.problems()).extracting(Problem::object).containsExactly("node gpu-new", "pod team-b/ghost");
     }
@@ -83,40 +88,66 @@ class ClusterViewTest {
 
     @Test
     void aNodeScopeNamingNoGpuNodeSaysWhichNodesThereAre() {
-        assertThatThrownBy(() -> ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope("cpu-1", null)))
+        assertThatThrownBy(
+                        () -> ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope("cpu-1", null)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("node cpu-1 has no readable GPU inventory; GPU nodes: gpu-a8, gpu-t2");
     }
 
     @Test
     void badAnnotationsBecomeProblemsWithTheirReason() {
-        assertThat(all.problems()).containsExactly(
-                new Problem("node gpu-new", "labelled elasticgpu.io/gpu.present=true but has no elasticgpu.io/inventory"
-                        + " annotation; is the node agent running there?"),
-                new Problem("pod ml/broken", "allocation: not valid JSON: Unexpected end-of-input: expected close marker"
-                        + " for Object"),
-                new Problem("pod team-b/ghost", "allocation names card 9 on node gpu-t2, which has cards 0..1"));
+        assertThat(all.problems())
+                .containsExactly(
+                        new Problem(
+                                "node gpu-new",
+                                "labelled elasticgpu.io/gpu.present=true but has no elasticgpu.io/inventory"
+                                        + " annotation; is the node agent running there?"),
+                        new Problem(
+                                "pod ml/broken",
+                                "allocation: not valid JSON: Unexpected end-of-input: expected close marker"
+                                        + " for Object"),
+                        new Problem(
+                                "pod team-b/ghost", "allocation names card 9 on node gpu-t2, which has cards 0..1"));
     }
 
     @Test
     void aUuidThatIsNotTheCardsAnOtherNodeAndAnOvercommittedCardAreProblems() {
         List<io.fabric8.kubernetes.api.model.Pod> pods = List.of(
-                ClusterFixture.holder("ml", "stale", "gpu-t2", "allocated", Map.of("main", List.of(
-                        new Share(0, "GPU-old", 1000, T4_MIB)))),
-                ClusterFixture.holder("ml", "moved", "gpu-a8", "allocated", Map.of("main", List.of(
-                        ClusterFixture.whole("gpu-a8", 0)))),
-                ClusterFixture.holder("ml", "first", "gpu-a8", "allocated", Map.of("main", List.of(
-                        ClusterFixture.whole("gpu-a8", 1)))),
-                ClusterFixture.holder("ml", "second", "gpu-a8", "allocated", Map.of("main", List.of(
-                        new Share(1, ClusterFixture.uuid("gpu-a8", 1), 500, 1024)))));
+                ClusterFixture.holder(
+                        "ml",
+                        "stale",
+                        "gpu-t2",
+                        "allocated",
+                        Map.of("main", List.of(new Share(0, "GPU-old", 1000, T4_MIB)))),
+                ClusterFixture.holder(
+                        "ml",
+                        "moved",
+                        "gpu-a8",
+                        "allocated",
+                        Map.of("main", List.of(ClusterFixture.whole("gpu-a8", 0)))),
+                ClusterFixture.holder(
+                        "ml",
+                        "first",
+                        "gpu-a8",
+                        "allocated",
+                        Map.of("main", List.of(ClusterFixture.whole("gpu-a8", 1)))),
+                ClusterFixture.holder(
+                        "ml",
+                        "second",
+                        "gpu-a8",
+                        "allocated",
+                        Map.of("main", List.of(new Share(1, ClusterFixture.uuid("gpu-a8", 1), 500, 1024)))));
         pods.get(1).getSpec().setNodeName("gpu-t2");
         ClusterView view = ClusterView.of(ClusterFixture.nodes(), pods);
-        assertThat(view.problems()).extracting(p -> p.object() + ": " + p.reason()).containsExactly(
-                "node gpu-a8: card 1 is over-committed: 82944/81920 MiB, 150/100% compute",
-                "node gpu-new: labelled elasticgpu.io/gpu.present=true but has no elasticgpu.io/inventory"
-                        + " annotation; is the node agent running there?",
-                "pod ml/moved: allocation names node gpu-a8 but the pod is bound to gpu-t2",
-                "pod ml/stale: allocation names card 0 as GPU-old, but card 0 on node gpu-t2 is GPU-gpu-t2-0000");
+        assertThat(view.problems())
+                .extracting(p -> p.object() + ": " + p.reason())
+                .containsExactly(
+                        "node gpu-a8: card 1 is over-committed: 82944/81920 MiB, 150/100% compute",
+                        "node gpu-new: labelled elasticgpu.io/gpu.present=true but has no elasticgpu.io/inventory"
+                                + " annotation; is the node agent running there?",
+                        "pod ml/moved: allocation names node gpu-a8 but the pod is bound to gpu-t2",
+                        "pod ml/stale: allocation names card 0 as GPU-old, but card 0 on node gpu-t2 is "
+                                + "GPU-gpu-t2-0000");
     }
 
     @Test

@@ -4,30 +4,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** The table fits a terminal of 80 columns whatever the names in the cluster. */
 class TableRendererTest {
 
     @ParameterizedTest(name = "node={0} namespace={1}")
-    @CsvSource(nullValues = "-", value = {"-, -", "-, team-b", "gpu-t2, -", "gpu-a8, ml"})
+    @CsvSource(
+            nullValues = "-",
+            value = {"-, -", "-, team-b", "gpu-t2, -", "gpu-a8, ml"})
     void everyTableLineFitsEightyColumns(String node, String namespace) {
         String table = ViewFormat.TABLE.render(
                 ClusterView.of(ClusterFixture.nodes(), crowdedPods(), new Scope(node, namespace)));
-        assertThat(table.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(TableRenderer.WIDTH));
+        assertThat(table.lines())
+                .allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(TableRenderer.WIDTH));
     }
 
     @Test
     void aLongPodListIsCutWithAnEllipsisAtTheEightiethColumn() {
         String table = ViewFormat.TABLE.render(ClusterView.of(ClusterFixture.nodes(), crowdedPods()));
-        String card3 = table.lines().filter(l -> l.startsWith("  3 ")).findFirst().orElseThrow();
+        String card3 =
+                table.lines().filter(l -> l.startsWith("  3 ")).findFirst().orElseThrow();
         assertThat(card3).hasSize(80).endsWith("…").contains("slice-00, slice-01");
     }
 
@@ -50,30 +52,34 @@ class TableRendererTest {
         String wide = ViewFormat.WIDE.render(ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods()));
         assertThat(wide).contains("""
                   0     Tesla T4                 10.0/15.0   10.6!  30%  GPU-gpu-t2-0000
-                        ml/aliyun-share                                          app       8,192 granted /   9,216 used MiB  OVER  core   0% / SM    -  allocated
-                        ml/batch-inference-worker-with-a-rather-long-name-5d8f7  worker    2,048 granted /   1,536 used MiB        core  30% / SM  27%  allocated
+                        ml/aliyun-share                                          app       8,192 granted /   9,216 \
+                used MiB  OVER  core   0% / SM    -  allocated
+                        ml/batch-inference-worker-with-a-rather-long-name-5d8f7  worker    2,048 granted /   1,536 \
+                used MiB        core  30% / SM  27%  allocated
                 """);
     }
 
     @Test
     void aNodeWithoutUsageSaysWhatItsPodsUseIsUnknownRatherThanZero() {
-        String wide = ViewFormat.WIDE.render(ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(),
-                new Scope("gpu-a8", null)));
+        String wide = ViewFormat.WIDE.render(
+                ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope("gpu-a8", null)));
         assertThat(wide).contains("""
                 gpu-a8  8 × NVIDIA A100-SXM4-80GB  driver 570.86.15  NVLink 0-3 4-7
                   used: unknown, no readable elasticgpu.io/usage annotation
                   CARD  MODEL                  GRANTED GiB  CORE  UUID
                 """, """
                   4     NVIDIA A100-SXM4-80GB    28.0/80.0   80%  GPU-gpu-a8-0004
-                        ml/infer-a             server    20,480 granted /       - used MiB        core  50% / SM    -  allocated
-                        team-b/notebook-7f9c2  jupyter    8,192 granted /       - used MiB        core  30% / SM    -  assumed
+                        ml/infer-a             server    20,480 granted /       - used MiB        core  50% / SM    - \
+                 allocated
+                        team-b/notebook-7f9c2  jupyter    8,192 granted /       - used MiB        core  30% / SM    - \
+                 assumed
                 """);
     }
 
     @Test
     void aNodeWithAMalformedUsageAnnotationShowsItsUseAsUnknownAndTheProblem() {
-        String table = ViewFormat.TABLE.render(ClusterView.of(ClusterFixture.nodesWithUsage("gpu-t2", "not json"),
-                ClusterFixture.pods(), new Scope("gpu-t2", null)));
+        String table = ViewFormat.TABLE.render(ClusterView.of(
+                ClusterFixture.nodesWithUsage("gpu-t2", "not json"), ClusterFixture.pods(), new Scope("gpu-t2", null)));
         assertThat(table).contains("""
                 gpu-t2  2 × Tesla T4  driver 550.54.15
                   used: unknown, no readable elasticgpu.io/usage annotation
@@ -97,8 +103,12 @@ class TableRendererTest {
     private static List<Pod> crowdedPods() {
         List<Pod> pods = new ArrayList<>(ClusterFixture.pods());
         for (int i = 0; i < 10; i++) {
-            pods.add(ClusterFixture.holder("ml", "slice-%02d".formatted(i), "gpu-a8", "allocated", Map.of("main",
-                    List.of(new Share(3, ClusterFixture.uuid("gpu-a8", 3), 100, 1024)))));
+            pods.add(ClusterFixture.holder(
+                    "ml",
+                    "slice-%02d".formatted(i),
+                    "gpu-a8",
+                    "allocated",
+                    Map.of("main", List.of(new Share(3, ClusterFixture.uuid("gpu-a8", 3), 100, 1024)))));
         }
         pods.add(ClusterFixture.withAllocationJson("team-b", "x".repeat(120), "gpu-a8", "[1, 2"));
         return pods;

@@ -7,9 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.api.v1alpha1.NodeUsage.ContainerUsage;
-
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,18 +19,26 @@ class UsageViewTest {
     private final ClusterView all = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods());
 
     private static CardView card(ClusterView view, String node, int index) {
-        return view.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().cards().get(index);
+        return view.nodes().stream()
+                .filter(n -> n.name().equals(node))
+                .findFirst()
+                .orElseThrow()
+                .cards()
+                .get(index);
     }
 
     private static Holder holder(CardView card, String pod) {
-        return card.holders().stream().filter(h -> h.pod().equals(pod)).findFirst().orElseThrow();
+        return card.holders().stream()
+                .filter(h -> h.pod().equals(pod))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
     void aHolderUsesWhatTheNodesUsageSaysOfItsContainerOnItsCard() {
         CardView card = card(all, "gpu-t2", 0);
-        assertThat(holder(card, BATCH_WORKER)).isEqualTo(
-                new Holder("ml", BATCH_WORKER, "worker", 2048, 30, "allocated", 1536, 27));
+        assertThat(holder(card, BATCH_WORKER))
+                .isEqualTo(new Holder("ml", BATCH_WORKER, "worker", 2048, 30, "allocated", 1536, 27));
         assertThat(holder(card, BATCH_WORKER).usesMoreThanGranted()).isFalse();
     }
 
@@ -55,7 +61,8 @@ class UsageViewTest {
 
     @Test
     void aCardCountsTheUseOfHoldersANamespaceScopeHides() {
-        ClusterView teamB = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope("gpu-t2", "team-b"));
+        ClusterView teamB =
+                ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope("gpu-t2", "team-b"));
         assertThat(card(teamB, "gpu-t2", 0).holders()).isEmpty();
         assertThat(card(teamB, "gpu-t2", 0).memoryUsedMib()).isEqualTo(10818);
     }
@@ -65,27 +72,35 @@ class UsageViewTest {
         CardView card = card(all, "gpu-a8", 4);
         assertThat(card.memoryUsedMib()).isEqualTo(-1);
         assertThat(card.usageMeasured()).isNull();
-        assertThat(card.holders()).extracting(Holder::usedMemoryMib, Holder::smPercent)
+        assertThat(card.holders())
+                .extracting(Holder::usedMemoryMib, Holder::smPercent)
                 .containsOnly(tuple(-1L, -1));
         assertThat(card.holders()).noneMatch(Holder::usesMoreThanGranted);
     }
 
     @Test
     void aHolderWhoseContainerRunsNothingOnAMeasuredCardUsesNothing() {
-        String onlyTheWorker = new NodeUsage(MEASURED, List.of(
-                new ContainerUsage("ml", BATCH_WORKER, "worker", 0, 1536, 27, 2)), List.of()).toJson();
-        ClusterView view = ClusterView.of(ClusterFixture.nodesWithUsage("gpu-t2", onlyTheWorker), ClusterFixture.pods());
-        assertThat(holder(card(view, "gpu-t2", 0), "aliyun-share")).extracting(Holder::usedMemoryMib, Holder::smPercent)
+        String onlyTheWorker = new NodeUsage(
+                        MEASURED, List.of(new ContainerUsage("ml", BATCH_WORKER, "worker", 0, 1536, 27, 2)), List.of())
+                .toJson();
+        ClusterView view =
+                ClusterView.of(ClusterFixture.nodesWithUsage("gpu-t2", onlyTheWorker), ClusterFixture.pods());
+        assertThat(holder(card(view, "gpu-t2", 0), "aliyun-share"))
+                .extracting(Holder::usedMemoryMib, Holder::smPercent)
                 .containsExactly(0L, 0);
         assertThat(card(view, "gpu-t2", 0).memoryUsedMib()).isEqualTo(1536);
     }
 
     @Test
     void aMalformedUsageAnnotationIsAProblemNamingTheNodeAndTheParseError() {
-        ClusterView view = ClusterView.of(ClusterFixture.nodesWithUsage("gpu-t2",
-                "{\"measured\": \"2026-11-27T10:00:00Z\", \"containers\": ["), ClusterFixture.pods());
-        assertThat(view.problems()).contains(new Problem("node gpu-t2",
-                "annotation elasticgpu.io/usage: not valid JSON: Unexpected end-of-input: expected close marker for Array"));
+        ClusterView view = ClusterView.of(
+                ClusterFixture.nodesWithUsage("gpu-t2", "{\"measured\": \"2026-11-27T10:00:00Z\", \"containers\": ["),
+                ClusterFixture.pods());
+        assertThat(view.problems())
+                .contains(new Problem(
+                        "node gpu-t2",
+                        "annotation elasticgpu.io/usage: not valid JSON: Unexpected end-of-input: expected "
+                                + "close marker for Array"));
         assertThat(card(view, "gpu-t2", 0).memoryUsedMib()).isEqualTo(-1);
         assertThat(card(view, "gpu-t2", 0).usageMeasured()).isNull();
         assertThat(card(view, "gpu-t2", 0).memoryGrantedMib()).isEqualTo(10240);

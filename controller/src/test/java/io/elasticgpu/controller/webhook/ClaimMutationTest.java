@@ -3,24 +3,21 @@ package io.elasticgpu.controller.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
+import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.api.v1alpha1.ElasticGPUClaimSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUResources;
 import io.elasticgpu.controller.webhook.ClaimMutation.Decision;
 import io.elasticgpu.controller.webhook.ClaimMutation.PatchOperation;
-
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -46,91 +43,158 @@ class ClaimMutationTest {
 
     static Stream<Arguments> cases() {
         return Stream.of(
-                Arguments.of("no annotations: untouched",
-                        pod(Map.of(), bare("main")), new Decision.Unchanged()),
-                Arguments.of("other annotations only: untouched",
+                Arguments.of("no annotations: untouched", pod(Map.of(), bare("main")), new Decision.Unchanged()),
+                Arguments.of(
+                        "other annotations only: untouched",
                         pod(Map.of("elasticgpu.io/allocation", "{}", "egpuc-main", "slice"), bare("main")),
                         new Decision.Unchanged()),
-                Arguments.of("container without resources: the whole resources object is added",
+                Arguments.of(
+                        "container without resources: the whole resources object is added",
                         pod(Map.of("elasticgpu.io/egpuc-main", "slice"), bare("main")),
-                        new Decision.Patch(List.of(add("/spec/containers/0/resources",
-                                Map.of("limits", ordered(MEM, "4096", CORE, "30"),
-                                        "requests", ordered(MEM, "4096", CORE, "30")))))),
-                Arguments.of("container with cpu: limits and requests replaced by theirs plus the claim's",
-                        pod(Map.of("elasticgpu.io/egpuc-main", "two-slices"),
+                        new Decision.Patch(List.of(add(
+                                "/spec/containers/0/resources",
+                                Map.of(
+                                        "limits",
+                                        ordered(MEM, "4096", CORE, "30"),
+                                        "requests",
+                                        ordered(MEM, "4096", CORE, "30")))))),
+                Arguments.of(
+                        "container with cpu: limits and requests replaced by theirs plus the claim's",
+                        pod(
+                                Map.of("elasticgpu.io/egpuc-main", "two-slices"),
                                 withResources("main", Map.of("cpu", "1"), Map.of("cpu", "500m"))),
                         new Decision.Patch(List.of(
-                                add("/spec/containers/0/resources/limits", ordered("cpu", "1", MEM, "8192", COUNT, "2")),
-                                add("/spec/containers/0/resources/requests",
+                                add(
+                                        "/spec/containers/0/resources/limits",
+                                        ordered("cpu", "1", MEM, "8192", COUNT, "2")),
+                                add(
+                                        "/spec/containers/0/resources/requests",
                                         ordered("cpu", "500m", MEM, "8192", COUNT, "2"))))),
-                Arguments.of("the claim overrides what the container already asks of the same name",
-                        pod(Map.of("elasticgpu.io/egpuc-main", "whole"),
+                Arguments.of(
+                        "the claim overrides what the container already asks of the same name",
+                        pod(
+                                Map.of("elasticgpu.io/egpuc-main", "whole"),
                                 withResources("main", Map.of(GPU, "1"), Map.of(GPU, "1"))),
-                        new Decision.Patch(List.of(add("/spec/containers/0/resources/limits", ordered(GPU, "2")),
-                                add("/spec/containers/0/resources/requests", ordered(GPU, "2"))))),
-                Arguments.of("two containers, two claims: patched in annotation key order (sidecar < trainer)",
-                        pod(Map.of("elasticgpu.io/egpuc-trainer", "whole", "elasticgpu.io/egpuc-sidecar", "slice"),
-                                bare("trainer"), bare("sidecar")),
                         new Decision.Patch(List.of(
-                                add("/spec/containers/1/resources", Map.of("limits", ordered(MEM, "4096", CORE, "30"),
-                                        "requests", ordered(MEM, "4096", CORE, "30"))),
-                                add("/spec/containers/0/resources", Map.of("limits", ordered(GPU, "2"),
-                                        "requests", ordered(GPU, "2")))))),
-                Arguments.of("missing claim",
+                                add("/spec/containers/0/resources/limits", ordered(GPU, "2")),
+                                add("/spec/containers/0/resources/requests", ordered(GPU, "2"))))),
+                Arguments.of(
+                        "two containers, two claims: patched in annotation key order (sidecar < trainer)",
+                        pod(
+                                Map.of("elasticgpu.io/egpuc-trainer", "whole", "elasticgpu.io/egpuc-sidecar", "slice"),
+                                bare("trainer"),
+                                bare("sidecar")),
+                        new Decision.Patch(List.of(
+                                add(
+                                        "/spec/containers/1/resources",
+                                        Map.of(
+                                                "limits",
+                                                ordered(MEM, "4096", CORE, "30"),
+                                                "requests",
+                                                ordered(MEM, "4096", CORE, "30"))),
+                                add(
+                                        "/spec/containers/0/resources",
+                                        Map.of("limits", ordered(GPU, "2"), "requests", ordered(GPU, "2")))))),
+                Arguments.of(
+                        "missing claim",
                         pod(Map.of("elasticgpu.io/egpuc-main", "big-gpu"), bare("main")),
-                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim big-gpu,"
-                                + " which does not exist in namespace team-a; create it or fix the annotation"
-                                + " elasticgpu.io/egpuc-main")),
-                Arguments.of("container that does not exist",
+                        new Decision.Rejected(
+                                403,
+                                "pod team-a/train: container main names ElasticGPUClaim big-gpu,"
+                                        + " which does not exist in namespace team-a; create it or fix the annotation"
+                                        + " elasticgpu.io/egpuc-main")),
+                Arguments.of(
+                        "container that does not exist",
                         pod(Map.of("elasticgpu.io/egpuc-mian", "slice"), bare("main"), bare("logs")),
-                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc-mian names"
-                                + " container mian, which the pod does not have (containers: main, logs); the key must"
-                                + " be elasticgpu.io/egpuc-<container>")),
-                Arguments.of("no container name at all",
+                        new Decision.Rejected(
+                                400,
+                                "pod team-a/train: annotation elasticgpu.io/egpuc-mian names"
+                                        + " container mian, which the pod does not have (containers: main, logs); "
+                                        + "the key must"
+                                        + " be elasticgpu.io/egpuc-<container>")),
+                Arguments.of(
+                        "no container name at all",
                         pod(Map.of("elasticgpu.io/egpuc-", "slice"), bare("main")),
-                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc- names"
-                                + " container \"\", which the pod does not have (containers: main); the key must"
-                                + " be elasticgpu.io/egpuc-<container>")),
-                Arguments.of("claim of another namespace",
+                        new Decision.Rejected(
+                                400,
+                                "pod team-a/train: annotation elasticgpu.io/egpuc- names"
+                                        + " container \"\", which the pod does not have (containers: main); the key "
+                                        + "must"
+                                        + " be elasticgpu.io/egpuc-<container>")),
+                Arguments.of(
+                        "claim of another namespace",
                         pod(Map.of("elasticgpu.io/egpuc-main", "team-b/slice"), bare("main")),
-                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc-main is"
-                                + " team-b/slice, but ElasticGPUClaims are namespaced and a pod can only use claims of"
-                                + " its own namespace team-a; create the claim in team-a and give its name alone")),
-                Arguments.of("empty claim name",
+                        new Decision.Rejected(
+                                400,
+                                "pod team-a/train: annotation elasticgpu.io/egpuc-main is"
+                                        + " team-b/slice, but ElasticGPUClaims are namespaced and a pod can only use "
+                                        + "claims of"
+                                        + " its own namespace team-a; create the claim in team-a and give its name "
+                                        + "alone")),
+                Arguments.of(
+                        "empty claim name",
                         pod(Map.of("elasticgpu.io/egpuc-main", " "), bare("main")),
-                        new Decision.Rejected(400, "pod team-a/train: annotation elasticgpu.io/egpuc-main is empty;"
-                                + " set it to the name of an ElasticGPUClaim in namespace team-a")),
-                Arguments.of("claim asking for none of the four names",
+                        new Decision.Rejected(
+                                400,
+                                "pod team-a/train: annotation elasticgpu.io/egpuc-main is empty;"
+                                        + " set it to the name of an ElasticGPUClaim in namespace team-a")),
+                Arguments.of(
+                        "claim asking for none of the four names",
                         pod(Map.of("elasticgpu.io/egpuc-main", "hollow"), bare("main")),
-                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim hollow in"
-                                + " namespace team-a, which asks for none of elasticgpu.io/gpu, elasticgpu.io/gpu-memory,"
-                                + " elasticgpu.io/gpu-core, elasticgpu.io/gpu-count; fix the claim's"
-                                + " spec.resources.requests")),
-                Arguments.of("a claim that bypassed the CRD's validation is refused with what to fix",
+                        new Decision.Rejected(
+                                403,
+                                "pod team-a/train: container main names ElasticGPUClaim hollow in"
+                                        + " namespace team-a, which asks for none of elasticgpu.io/gpu, "
+                                        + "elasticgpu.io/gpu-memory,"
+                                        + " elasticgpu.io/gpu-core, elasticgpu.io/gpu-count; fix the claim's"
+                                        + " spec.resources.requests")),
+                Arguments.of(
+                        "a claim that bypassed the CRD's validation is refused with what to fix",
                         pod(Map.of("elasticgpu.io/egpuc-main", "over-card"), bare("main")),
-                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim over-card"
-                                + " in namespace team-a, which asks what Elastic GPU cannot give: " + invalid(CORE, "150")
-                                + "; fix the claim's spec.resources.requests (the CRD's validation did not run on it: was"
-                                + " it written through an older version?)")),
-                Arguments.of("a count without a slice, from a claim that bypassed validation",
+                        new Decision.Rejected(
+                                403,
+                                "pod team-a/train: container main names ElasticGPUClaim over-card"
+                                        + " in namespace team-a, which asks what Elastic GPU cannot give: "
+                                        + invalid(CORE, "150")
+                                        + "; fix the claim's spec.resources.requests (the CRD's validation did not "
+                                        + "run on it: was"
+                                        + " it written through an older version?)")),
+                Arguments.of(
+                        "a count without a slice, from a claim that bypassed validation",
                         pod(Map.of("elasticgpu.io/egpuc-main", "count-alone"), bare("main")),
-                        new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim count-alone"
-                                + " in namespace team-a, which asks what Elastic GPU cannot give: " + invalid(COUNT, "2")
-                                + "; fix the claim's spec.resources.requests (the CRD's validation did not run on it: was"
-                                + " it written through an older version?)")),
-                Arguments.of("one good and one bad annotation: rejected, nothing patched",
-                        pod(Map.of("elasticgpu.io/egpuc-main", "slice", "elasticgpu.io/egpuc-logs", "nope"),
-                                bare("main"), bare("logs")),
-                        new Decision.Rejected(403, "pod team-a/train: container logs names ElasticGPUClaim nope,"
-                                + " which does not exist in namespace team-a; create it or fix the annotation"
-                                + " elasticgpu.io/egpuc-logs")));
+                        new Decision.Rejected(
+                                403,
+                                "pod team-a/train: container main names ElasticGPUClaim count-alone"
+                                        + " in namespace team-a, which asks what Elastic GPU cannot give: "
+                                        + invalid(COUNT, "2")
+                                        + "; fix the claim's spec.resources.requests (the CRD's validation did not "
+                                        + "run on it: was"
+                                        + " it written through an older version?)")),
+                Arguments.of(
+                        "one good and one bad annotation: rejected, nothing patched",
+                        pod(
+                                Map.of("elasticgpu.io/egpuc-main", "slice", "elasticgpu.io/egpuc-logs", "nope"),
+                                bare("main"),
+                                bare("logs")),
+                        new Decision.Rejected(
+                                403,
+                                "pod team-a/train: container logs names ElasticGPUClaim nope,"
+                                        + " which does not exist in namespace team-a; create it or fix the annotation"
+                                        + " elasticgpu.io/egpuc-logs")));
     }
 
     /** What the one rule of asks says of a container {@code main} asking {@code value} of {@code name}. */
     private static String invalid(String name, String value) {
-        Pod alone = new io.fabric8.kubernetes.api.model.PodBuilder().withNewSpec().addNewContainer().withName("main")
-                .withNewResources().addToLimits(name, new io.fabric8.kubernetes.api.model.Quantity(value)).endResources()
-                .endContainer().endSpec().build();
+        Pod alone = new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("main")
+                .withNewResources()
+                .addToLimits(name, new io.fabric8.kubernetes.api.model.Quantity(value))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
         try {
             io.elasticgpu.api.v1alpha1.PodAsks.of(alone, io.elasticgpu.api.v1alpha1.PodAsks.Units.DEFAULT);
             throw new AssertionError(name + "=" + value + " is a valid ask");
@@ -148,26 +212,46 @@ class ClaimMutationTest {
 
     @Test
     void aPodNamedByTheApiserverIsCalledByItsGenerateName() {
-        Pod pod = new PodBuilder().withNewMetadata().withGenerateName("train-7f9c-")
-                .addToAnnotations("elasticgpu.io/egpuc-main", "big-gpu").endMetadata()
-                .withNewSpec().addToContainers(bare("main").build()).endSpec().build();
+        Pod pod = new PodBuilder()
+                .withNewMetadata()
+                .withGenerateName("train-7f9c-")
+                .addToAnnotations("elasticgpu.io/egpuc-main", "big-gpu")
+                .endMetadata()
+                .withNewSpec()
+                .addToContainers(bare("main").build())
+                .endSpec()
+                .build();
 
-        assertThat(ClaimMutation.decide("team-a", pod, claim -> Optional.empty())).isEqualTo(new Decision.Rejected(403,
-                "pod team-a/train-7f9c-*: container main names ElasticGPUClaim big-gpu, which does not exist in"
-                        + " namespace team-a; create it or fix the annotation elasticgpu.io/egpuc-main"));
+        assertThat(ClaimMutation.decide("team-a", pod, claim -> Optional.empty()))
+                .isEqualTo(new Decision.Rejected(
+                        403,
+                        "pod team-a/train-7f9c-*: container main names ElasticGPUClaim big-gpu, which does not exist in"
+                                + " namespace team-a; create it or fix the annotation elasticgpu.io/egpuc-main"));
     }
 
     /** Issue 13, defect 5: an init container naming a claim was refused as "a container the pod does not have". */
     @Test
     void anInitContainerNamingAClaimIsPatchedAtItsOwnPath() {
-        Pod pod = new PodBuilder(pod(Map.of("elasticgpu.io/egpuc-warmup", "slice", "elasticgpu.io/egpuc-main", "whole"),
-                bare("main"))).editSpec().addToInitContainers(bare("setup").build(), bare("warmup").build()).endSpec().build();
+        Pod pod = new PodBuilder(pod(
+                        Map.of("elasticgpu.io/egpuc-warmup", "slice", "elasticgpu.io/egpuc-main", "whole"),
+                        bare("main")))
+                .editSpec()
+                .addToInitContainers(bare("setup").build(), bare("warmup").build())
+                .endSpec()
+                .build();
 
-        assertThat(ClaimMutation.decide("team-a", pod, name -> Optional.ofNullable(CLAIMS.get(name)))).isEqualTo(
-                new Decision.Patch(List.of(
-                        add("/spec/containers/0/resources", Map.of("limits", ordered(GPU, "2"), "requests", ordered(GPU, "2"))),
-                        add("/spec/initContainers/1/resources", Map.of("limits", ordered(MEM, "4096", CORE, "30"),
-                                "requests", ordered(MEM, "4096", CORE, "30"))))));
+        assertThat(ClaimMutation.decide("team-a", pod, name -> Optional.ofNullable(CLAIMS.get(name))))
+                .isEqualTo(new Decision.Patch(List.of(
+                        add(
+                                "/spec/containers/0/resources",
+                                Map.of("limits", ordered(GPU, "2"), "requests", ordered(GPU, "2"))),
+                        add(
+                                "/spec/initContainers/1/resources",
+                                Map.of(
+                                        "limits",
+                                        ordered(MEM, "4096", CORE, "30"),
+                                        "requests",
+                                        ordered(MEM, "4096", CORE, "30"))))));
     }
 
     /** team-a's claims, with class qgpu serving them through DRA. */
@@ -179,7 +263,8 @@ class ClaimMutationTest {
 
         @Override
         public Optional<ElasticGPUClass> gpuClass(String name) {
-            ElasticGPUClass dra = ElasticGPUClass.of(name, ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete);
+            ElasticGPUClass dra = ElasticGPUClass.of(
+                    name, ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete);
             dra.getSpec().setApi(ElasticGPUClassSpec.Api.DRA);
             return Optional.of(dra);
         }
@@ -187,15 +272,25 @@ class ClaimMutationTest {
 
     @Test
     void aClaimOfADraClassBecomesAPodClaimFromItsTemplateThatTheContainerUses() {
-        Pod pod = new PodBuilder(pod(Map.of("elasticgpu.io/egpuc-main", "slice"), withResources("main", Map.of("cpu", "1"),
-                Map.of("cpu", "1")))).editSpec().addNewResourceClaim().withName("scratch").withResourceClaimName("disk")
-                .endResourceClaim().endSpec().build();
+        Pod pod = new PodBuilder(pod(
+                        Map.of("elasticgpu.io/egpuc-main", "slice"),
+                        withResources("main", Map.of("cpu", "1"), Map.of("cpu", "1"))))
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("scratch")
+                .withResourceClaimName("disk")
+                .endResourceClaim()
+                .endSpec()
+                .build();
 
-        assertThat(ClaimMutation.decide("team-a", pod, THROUGH_DRA)).isEqualTo(new Decision.Patch(List.of(
-                add("/spec/containers/0/resources/claims", List.of(Map.of("name", "egpuc-slice"))),
-                add("/spec/resourceClaims", List.of(
-                        Map.of("name", "scratch", "resourceClaimName", "disk"),
-                        Map.of("name", "egpuc-slice", "resourceClaimTemplateName", "egpuc-slice"))))));
+        assertThat(ClaimMutation.decide("team-a", pod, THROUGH_DRA))
+                .isEqualTo(new Decision.Patch(List.of(
+                        add("/spec/containers/0/resources/claims", List.of(Map.of("name", "egpuc-slice"))),
+                        add(
+                                "/spec/resourceClaims",
+                                List.of(
+                                        Map.of("name", "scratch", "resourceClaimName", "disk"),
+                                        Map.of("name", "egpuc-slice", "resourceClaimTemplateName", "egpuc-slice"))))));
     }
 
     @Test
@@ -213,23 +308,37 @@ class ClaimMutationTest {
             }
         };
 
-        assertThat(ClaimMutation.decide("team-a", pod(Map.of("elasticgpu.io/egpuc-main", "fast"), bare("main")), claims))
-                .isEqualTo(new Decision.Rejected(403, "pod team-a/train: container main names ElasticGPUClaim fast in"
-                        + " namespace team-a of class qgpu, which serves its claims through DRA: main asks compute alone"
-                        + " (30 % of a card); through DRA a share must name its memory too (elasticgpu.io/gpu-memory),"
-                        + " or ask whole cards"));
+        assertThat(ClaimMutation.decide(
+                        "team-a", pod(Map.of("elasticgpu.io/egpuc-main", "fast"), bare("main")), claims))
+                .isEqualTo(new Decision.Rejected(
+                        403,
+                        "pod team-a/train: container main names ElasticGPUClaim fast in"
+                                + " namespace team-a of class qgpu, which serves its claims through DRA: main asks "
+                                + "compute alone"
+                                + " (30 % of a card); through DRA a share must name its memory too "
+                                + "(elasticgpu.io/gpu-memory),"
+                                + " or ask whole cards"));
     }
 
     @Test
     void namesAClaimIsWhatTheMatchConditionChecks() {
-        assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/egpuc-main", "x"), bare("main")))).isTrue();
-        assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/allocation", "x"), bare("main")))).isFalse();
+        assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/egpuc-main", "x"), bare("main"))))
+                .isTrue();
+        assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/allocation", "x"), bare("main"))))
+                .isFalse();
         assertThat(ClaimMutation.namesAClaim(pod(Map.of(), bare("main")))).isFalse();
     }
 
     static Pod pod(Map<String, String> annotations, ContainerBuilder... containers) {
-        return new PodBuilder().withNewMetadata().withName("train").withAnnotations(annotations).endMetadata()
-                .withNewSpec().withContainers(Stream.of(containers).map(ContainerBuilder::build).toList()).endSpec()
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName("train")
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewSpec()
+                .withContainers(
+                        Stream.of(containers).map(ContainerBuilder::build).toList())
+                .endSpec()
                 .build();
     }
 
@@ -237,8 +346,12 @@ class ClaimMutationTest {
         return new ContainerBuilder().withName(name).withImage("trainer:1");
     }
 
-    private static ContainerBuilder withResources(String name, Map<String, String> limits, Map<String, String> requests) {
-        return bare(name).withNewResources().withLimits(quantities(limits)).withRequests(quantities(requests))
+    private static ContainerBuilder withResources(
+            String name, Map<String, String> limits, Map<String, String> requests) {
+        return bare(name)
+                .withNewResources()
+                .withLimits(quantities(limits))
+                .withRequests(quantities(requests))
                 .endResources();
     }
 

@@ -9,17 +9,14 @@ import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
 import io.elasticgpu.http.HttpRequest;
 import io.elasticgpu.http.HttpResponse;
-
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
-
 import org.junit.jupiter.api.Test;
 
 /** The wire: an AdmissionReview as the kube-apiserver sends it in, the response it reads back. */
@@ -27,35 +24,40 @@ class MutatePodsHandlerTest {
 
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
-    private final MutatePodsHandler handler = new MutatePodsHandler(namespace -> name ->
-            "team-a".equals(namespace) && "slice".equals(name)
+    private final MutatePodsHandler handler =
+            new MutatePodsHandler(namespace -> name -> "team-a".equals(namespace) && "slice".equals(name)
                     ? Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096")))
                     : Optional.empty());
 
     @Test
     void aPodNamingAClaimIsAnsweredWithABase64JsonPatch() {
-        AdmissionResponse response = handler.respond(review("{\"elasticgpu.io/egpuc-main\": \"slice\"}").getRequest());
+        AdmissionResponse response = handler.respond(
+                review("{\"elasticgpu.io/egpuc-main\": \"slice\"}").getRequest());
 
         assertThat(response.getUid()).isEqualTo("705ab4f5-6393-11e8-b7cc-42010a800002");
         assertThat(response.getAllowed()).isTrue();
         assertThat(response.getPatchType()).isEqualTo("JSONPatch");
-        assertThat(new String(Base64.getDecoder().decode(response.getPatch()), StandardCharsets.UTF_8)).isEqualTo(
-                "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\",\"value\":{\"limits\":"
-                        + "{\"elasticgpu.io/gpu-memory\":\"4096\"},\"requests\":{\"elasticgpu.io/gpu-memory\":\"4096\"}}}]");
+        assertThat(new String(Base64.getDecoder().decode(response.getPatch()), StandardCharsets.UTF_8))
+                .isEqualTo("[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\",\"value\":{\"limits\":"
+                        + "{\"elasticgpu.io/gpu-memory\":\"4096\"},"
+                        + "\"requests\":{\"elasticgpu.io/gpu-memory\":\"4096\"}}}]");
         assertThat(response.getStatus()).isNull();
     }
 
     @Test
     void aPodNamingAMissingClaimIsRefusedWith403AndTheMessage() {
-        AdmissionResponse response = handler.respond(review("{\"elasticgpu.io/egpuc-main\": \"big-gpu\"}").getRequest());
+        AdmissionResponse response = handler.respond(
+                review("{\"elasticgpu.io/egpuc-main\": \"big-gpu\"}").getRequest());
 
         assertThat(response.getAllowed()).isFalse();
         assertThat(response.getPatch()).isNull();
         assertThat(response.getStatus().getCode()).isEqualTo(403);
         assertThat(response.getStatus().getReason()).isEqualTo("Forbidden");
-        assertThat(response.getStatus().getMessage()).isEqualTo("pod team-a/train: container main names"
-                + " ElasticGPUClaim big-gpu, which does not exist in namespace team-a; create it or fix the annotation"
-                + " elasticgpu.io/egpuc-main");
+        assertThat(response.getStatus().getMessage())
+                .isEqualTo("pod team-a/train: container main names"
+                        + " ElasticGPUClaim big-gpu, which does not exist in namespace team-a; create it or fix the "
+                        + "annotation"
+                        + " elasticgpu.io/egpuc-main");
     }
 
     @Test
@@ -73,12 +75,14 @@ class MutatePodsHandlerTest {
             throw new IllegalStateException("connection refused");
         });
 
-        AdmissionResponse response = failing.respond(review("{\"elasticgpu.io/egpuc-main\": \"slice\"}").getRequest());
+        AdmissionResponse response = failing.respond(
+                review("{\"elasticgpu.io/egpuc-main\": \"slice\"}").getRequest());
 
         assertThat(response.getAllowed()).isFalse();
         assertThat(response.getStatus().getCode()).isEqualTo(500);
-        assertThat(response.getStatus().getMessage()).isEqualTo("cannot read ElasticGPUClaims in namespace team-a:"
-                + " connection refused; create the pod again once the webhook can reach the apiserver");
+        assertThat(response.getStatus().getMessage())
+                .isEqualTo("cannot read ElasticGPUClaims in namespace team-a:"
+                        + " connection refused; create the pod again once the webhook can reach the apiserver");
     }
 
     /** team-a's claims, of a class served as extended resources: slice (4 GiB), thin and dra (1 % and 4 GiB). */
@@ -87,71 +91,92 @@ class MutatePodsHandlerTest {
         public Optional<ElasticGPUClaim> find(String name) {
             return switch (name) {
                 case "slice" -> Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096")));
-                case "thin", "dra" -> Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096",
-                        "elasticgpu.io/gpu-core", "1")));
+                case "thin", "dra" ->
+                    Optional.of(ClaimMutationTest.claim(
+                            Map.of("elasticgpu.io/gpu-memory", "4096", "elasticgpu.io/gpu-core", "1")));
                 default -> Optional.empty();
             };
         }
     };
 
     /** The webhook of a cluster whose node agents run with --isolation mps. */
-    private final MutatePodsHandler mps = new MutatePodsHandler(namespace -> TEAM_A,
-            new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT));
+    private final MutatePodsHandler mps =
+            new MutatePodsHandler(namespace -> TEAM_A, new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT));
 
     @Test
     void aPodAskingASliceWithABadProcessCountIsRefusedWith400InsideA200Review() {
-        byte[] body = reviewJson("{\"elasticgpu.io/gpu-processes\": \"0\"}",
-                "{\"limits\": {\"elasticgpu.io/gpu-memory\": \"4096\"}}").getBytes(StandardCharsets.UTF_8);
+        byte[] body = reviewJson(
+                        "{\"elasticgpu.io/gpu-processes\": \"0\"}",
+                        "{\"limits\": {\"elasticgpu.io/gpu-memory\": \"4096\"}}")
+                .getBytes(StandardCharsets.UTF_8);
 
         HttpResponse answer = handler.handle(new HttpRequest("POST", URI.create("/mutate-pods"), Map.of(), body));
 
         assertThat(answer.status()).isEqualTo(200);
-        AdmissionResponse response = JSON.unmarshal(new String(answer.body(), StandardCharsets.UTF_8), AdmissionReview.class)
+        AdmissionResponse response = JSON.unmarshal(
+                        new String(answer.body(), StandardCharsets.UTF_8), AdmissionReview.class)
                 .getResponse();
         assertThat(response.getUid()).isEqualTo("705ab4f5-6393-11e8-b7cc-42010a800002");
         assertThat(response.getAllowed()).isFalse();
         assertThat(response.getPatch()).isNull();
         assertThat(response.getStatus().getCode()).isEqualTo(400);
         assertThat(response.getStatus().getReason()).isEqualTo("BadRequest");
-        assertThat(response.getStatus().getMessage()).isEqualTo("pod team-a/train: annotation elasticgpu.io/gpu-processes"
-                + " must be a whole number 1..48 (how many CUDA processes share the GPU share), was \"0\"; set it to how"
-                + " many CUDA processes each container with a GPU slice runs at once, or remove it for 1");
+        assertThat(response.getStatus().getMessage())
+                .isEqualTo("pod team-a/train: annotation elasticgpu.io/gpu-processes"
+                        + " must be a whole number 1..48 (how many CUDA processes share the GPU share), was \"0\"; "
+                        + "set it to how"
+                        + " many CUDA processes each container with a GPU slice runs at once, or remove it for 1");
     }
 
     @Test
     void withMpsAPodAskingAShareMpsCannotDivideIsRefusedWithWhatToAsk() {
-        AdmissionResponse response = mps.respond(review("{\"elasticgpu.io/gpu-processes\": \"2\"}",
-                "{\"limits\": {\"elasticgpu.io/gpu-core\": \"1\", \"elasticgpu.io/gpu-memory\": \"4096\"}}").getRequest());
+        AdmissionResponse response = mps.respond(review(
+                        "{\"elasticgpu.io/gpu-processes\": \"2\"}",
+                        "{\"limits\": {\"elasticgpu.io/gpu-core\": \"1\", \"elasticgpu.io/gpu-memory\": \"4096\"}}")
+                .getRequest());
 
         assertThat(response.getAllowed()).isFalse();
         assertThat(response.getStatus().getCode()).isEqualTo(400);
-        assertThat(response.getStatus().getMessage()).isEqualTo("pod team-a/train: container main asks a GPU slice that"
-                + " CUDA MPS cannot hold (this cluster holds slices to their shares with MPS): a compute share of 1 %"
-                + " cannot be divided among 2 processes (MPS limits each process to whole percent); ask for at least 2 %"
-                + " or lower elasticgpu.io/gpu-processes");
+        assertThat(response.getStatus().getMessage())
+                .isEqualTo("pod team-a/train: container main asks a GPU slice that"
+                        + " CUDA MPS cannot hold (this cluster holds slices to their shares with MPS): a compute "
+                        + "share of 1 %"
+                        + " cannot be divided among 2 processes (MPS limits each process to whole percent); ask for "
+                        + "at least 2 %"
+                        + " or lower elasticgpu.io/gpu-processes");
         // Without isolation the same pod is admitted as it is.
-        assertThat(handler.respond(review("{\"elasticgpu.io/gpu-processes\": \"2\"}",
-                "{\"limits\": {\"elasticgpu.io/gpu-core\": \"1\", \"elasticgpu.io/gpu-memory\": \"4096\"}}")
-                .getRequest()).getAllowed()).isTrue();
+        assertThat(handler.respond(review(
+                                        "{\"elasticgpu.io/gpu-processes\": \"2\"}",
+                                        "{\"limits\": {\"elasticgpu.io/gpu-core\": \"1\", "
+                                                + "\"elasticgpu.io/gpu-memory\": \"4096\"}}")
+                                .getRequest())
+                        .getAllowed())
+                .isTrue();
     }
 
     @Test
     void withMpsAClaimsShareIsCheckedAsThePodWillHaveIt() {
-        AdmissionResponse refused = mps.respond(review("{\"elasticgpu.io/egpuc-main\": \"thin\","
-                + " \"elasticgpu.io/gpu-processes\": \"2\"}").getRequest());
-        AdmissionResponse patched = mps.respond(review("{\"elasticgpu.io/egpuc-main\": \"slice\","
-                + " \"elasticgpu.io/gpu-processes\": \"2\"}").getRequest());
+        AdmissionResponse refused = mps.respond(
+                review("{\"elasticgpu.io/egpuc-main\": \"thin\"," + " \"elasticgpu.io/gpu-processes\": \"2\"}")
+                        .getRequest());
+        AdmissionResponse patched = mps.respond(
+                review("{\"elasticgpu.io/egpuc-main\": \"slice\"," + " \"elasticgpu.io/gpu-processes\": \"2\"}")
+                        .getRequest());
 
         assertThat(refused.getAllowed()).isFalse();
-        assertThat(refused.getStatus().getMessage()).isEqualTo("pod team-a/train: container main asks a GPU slice that"
-                + " CUDA MPS cannot hold (this cluster holds slices to their shares with MPS): a compute share of 1 %"
-                + " cannot be divided among 2 processes (MPS limits each process to whole percent); ask for at least 2 %"
-                + " or lower elasticgpu.io/gpu-processes");
+        assertThat(refused.getStatus().getMessage())
+                .isEqualTo("pod team-a/train: container main asks a GPU slice that"
+                        + " CUDA MPS cannot hold (this cluster holds slices to their shares with MPS): a compute "
+                        + "share of 1 %"
+                        + " cannot be divided among 2 processes (MPS limits each process to whole percent); ask for "
+                        + "at least 2 %"
+                        + " or lower elasticgpu.io/gpu-processes");
         // 4096 MiB / 2 = 2048 MiB each: the patch is the one without isolation.
         assertThat(patched.getAllowed()).isTrue();
-        assertThat(new String(Base64.getDecoder().decode(patched.getPatch()), StandardCharsets.UTF_8)).isEqualTo(
-                "[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\",\"value\":{\"limits\":"
-                        + "{\"elasticgpu.io/gpu-memory\":\"4096\"},\"requests\":{\"elasticgpu.io/gpu-memory\":\"4096\"}}}]");
+        assertThat(new String(Base64.getDecoder().decode(patched.getPatch()), StandardCharsets.UTF_8))
+                .isEqualTo("[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\",\"value\":{\"limits\":"
+                        + "{\"elasticgpu.io/gpu-memory\":\"4096\"},"
+                        + "\"requests\":{\"elasticgpu.io/gpu-memory\":\"4096\"}}}]");
     }
 
     @Test
@@ -164,17 +189,18 @@ class MutatePodsHandlerTest {
 
             @Override
             public Optional<ElasticGPUClass> gpuClass(String name) {
-                ElasticGPUClass dra = ElasticGPUClass.of(name, ElasticGPUClassSpec.Provisioner.QGPU,
-                        ElasticGPUClassSpec.ReclaimPolicy.Delete);
+                ElasticGPUClass dra = ElasticGPUClass.of(
+                        name, ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete);
                 dra.getSpec().setApi(ElasticGPUClassSpec.Api.DRA);
                 return Optional.of(dra);
             }
         };
-        MutatePodsHandler handler = new MutatePodsHandler(namespace -> throughDra,
-                new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT));
+        MutatePodsHandler handler = new MutatePodsHandler(
+                namespace -> throughDra, new ShareAdmission(Isolation.MPS, PodAsks.Units.DEFAULT));
 
-        AdmissionResponse response = handler.respond(review("{\"elasticgpu.io/egpuc-main\": \"dra\","
-                + " \"elasticgpu.io/gpu-processes\": \"two\"}").getRequest());
+        AdmissionResponse response = handler.respond(
+                review("{\"elasticgpu.io/egpuc-main\": \"dra\"," + " \"elasticgpu.io/gpu-processes\": \"two\"}")
+                        .getRequest());
 
         assertThat(response.getAllowed()).isTrue();
         assertThat(new String(Base64.getDecoder().decode(response.getPatch()), StandardCharsets.UTF_8))
@@ -183,8 +209,9 @@ class MutatePodsHandlerTest {
 
     @Test
     void aPodAskingWholeCardsIsAdmittedWhateverItsProcessCount() {
-        AdmissionResponse response = mps.respond(review("{\"elasticgpu.io/gpu-processes\": \"100\"}",
-                "{\"limits\": {\"elasticgpu.io/gpu\": \"1\"}}").getRequest());
+        AdmissionResponse response = mps.respond(
+                review("{\"elasticgpu.io/gpu-processes\": \"100\"}", "{\"limits\": {\"elasticgpu.io/gpu\": \"1\"}}")
+                        .getRequest());
 
         assertThat(response.getAllowed()).isTrue();
         assertThat(response.getPatch()).isNull();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
@@ -14,13 +13,11 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
-
 import org.junit.jupiter.api.Test;
 
 /** The webhook's certificates: what they name, who signed them, and their renewal on a fake clock. */
@@ -54,15 +51,16 @@ class ServingCertificatesTest {
         X509Certificate serving = certificates.serving();
 
         serving.verify(certificates.ca().getPublicKey());
-        assertThat(serving.getSubjectAlternativeNames()).containsExactly(
-                List.of(2, "egpu-webhook.egpu-system.svc"), List.of(7, "127.0.0.1"));
+        assertThat(serving.getSubjectAlternativeNames())
+                .containsExactly(List.of(2, "egpu-webhook.egpu-system.svc"), List.of(7, "127.0.0.1"));
         assertThat(serving.getExtendedKeyUsage()).containsExactly("1.3.6.1.5.5.7.3.1");
         assertThat(serving.getBasicConstraints()).isEqualTo(-1);
         assertThat(certificates.ca().getBasicConstraints()).isGreaterThanOrEqualTo(0);
         // Backdated one minute for clock skew, valid for the lifetime from now.
         assertThat(serving.getNotBefore().toInstant()).isEqualTo(clock.instant().minus(Duration.ofMinutes(1)));
         assertThat(serving.getNotAfter().toInstant()).isEqualTo(clock.instant().plus(Duration.ofHours(1)));
-        assertThat(certificates.caPem()).startsWith("-----BEGIN CERTIFICATE-----\n")
+        assertThat(certificates.caPem())
+                .startsWith("-----BEGIN CERTIFICATE-----\n")
                 .endsWith("-----END CERTIFICATE-----\n");
     }
 
@@ -107,7 +105,9 @@ class ServingCertificatesTest {
             clock.advance(Duration.ofMinutes(25));
             assertThat(certificates.rotateIfDue()).isTrue();
 
-            assertThat(handshake(server.getAddress())).isEqualTo(certificates.serving()).isNotEqualTo(first);
+            assertThat(handshake(server.getAddress()))
+                    .isEqualTo(certificates.serving())
+                    .isNotEqualTo(first);
         } finally {
             server.stop(0);
         }
@@ -127,21 +127,25 @@ class ServingCertificatesTest {
      */
     private static X509Certificate handshake(InetSocketAddress address) throws Exception {
         SSLContext client = SSLContext.getInstance("TLS");
-        client.init(null, new TrustManager[] {new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {
-            }
+        client.init(
+                null,
+                new TrustManager[] {
+                    new X509TrustManager() {
+                        @Override
+                        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
 
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {
-            }
+                        @Override
+                        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
-        try (SSLSocket socket = (SSLSocket) client.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
+                        @Override
+                        public X509Certificate[] getAcceptedIssuers() {
+                            return new X509Certificate[0];
+                        }
+                    }
+                },
+                null);
+        try (SSLSocket socket =
+                (SSLSocket) client.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
             socket.startHandshake();
             return (X509Certificate) socket.getSession().getPeerCertificates()[0];
         }

@@ -3,22 +3,19 @@ package io.elasticgpu.controller.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
-
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -47,87 +44,131 @@ class ShareAdmissionTest {
     static Stream<Arguments> withMps() {
         return Stream.of(
                 // 300 milli / 10 / 1 = 30 %; 4096 MiB / 1: held.
-                Arguments.of("30 % and 4 GiB, no annotation (1 process)",
+                Arguments.of(
+                        "30 % and 4 GiB, no annotation (1 process)",
                         pod(Map.of(), container("main", CORE, "30", MEM, "4096")), null),
                 // 300 / 10 / 4 = 7.5, 7 % each; 4096 / 4 = 1024 MiB each: held.
-                Arguments.of("30 % among 4 processes",
+                Arguments.of(
+                        "30 % among 4 processes",
                         pod(Map.of(PROCESSES, "4"), container("main", CORE, "30", MEM, "4096")), null),
                 // 10 / 10 / 2 = 0.5 %: less than the whole percent MPS limits a process to.
-                Arguments.of("1 % among 2 processes",
+                Arguments.of(
+                        "1 % among 2 processes",
                         pod(Map.of(PROCESSES, "2"), container("main", CORE, "1", MEM, "4096")),
                         CANNOT_HOLD.formatted("main") + "a compute share of 1 % cannot be divided among 2 processes"
                                 + " (MPS limits each process to whole percent); ask for at least 2 % or lower"
                                 + " elasticgpu.io/gpu-processes"),
                 // 470 / 10 / 48 = 0.98 %: refused; the fix asks for 48 %.
-                Arguments.of("47 % among 48 processes",
+                Arguments.of(
+                        "47 % among 48 processes",
                         pod(Map.of(PROCESSES, "48"), container("main", CORE, "47")),
                         CANNOT_HOLD.formatted("main") + "a compute share of 47 % cannot be divided among 48 processes"
                                 + " (MPS limits each process to whole percent); ask for at least 48 % or lower"
                                 + " elasticgpu.io/gpu-processes"),
                 // 480 / 10 / 48 = 1 % each: held, just.
-                Arguments.of("48 % among 48 processes",
-                        pod(Map.of(PROCESSES, "48"), container("main", CORE, "48")), null),
+                Arguments.of(
+                        "48 % among 48 processes", pod(Map.of(PROCESSES, "48"), container("main", CORE, "48")), null),
                 // 3 MiB / 4 = 0.75 MiB: less than the whole MiB MPS limits a process to.
-                Arguments.of("3 MiB among 4 processes",
+                Arguments.of(
+                        "3 MiB among 4 processes",
                         pod(Map.of(PROCESSES, "4"), container("main", MEM, "3")),
                         CANNOT_HOLD.formatted("main") + "a share of 3 MiB on card 0 cannot be divided among 4 processes"
                                 + " (MPS limits each process to whole MiB); ask for more memory or lower"
                                 + " elasticgpu.io/gpu-processes"),
                 // 4 MiB / 4 = 1 MiB each; no compute part: 100 % each.
-                Arguments.of("4 MiB among 4 processes, memory only",
-                        pod(Map.of(PROCESSES, " 4 "), container("main", MEM, "4")), null),
+                Arguments.of(
+                        "4 MiB among 4 processes, memory only",
+                        pod(Map.of(PROCESSES, " 4 "), container("main", MEM, "4")),
+                        null),
                 // Each of the 2 cards: 3 MiB / 4 = 0.75 MiB; the first card is named.
-                Arguments.of("3 MiB on each of 2 cards among 4 processes",
+                Arguments.of(
+                        "3 MiB on each of 2 cards among 4 processes",
                         pod(Map.of(PROCESSES, "4"), container("main", MEM, "3", COUNT, "2")),
                         CANNOT_HOLD.formatted("main") + "a share of 3 MiB on card 0 cannot be divided among 4 processes"
                                 + " (MPS limits each process to whole MiB); ask for more memory or lower"
                                 + " elasticgpu.io/gpu-processes"),
                 // Whole cards never go through MPS, whatever the process count.
-                Arguments.of("a whole card among 48 processes",
-                        pod(Map.of(PROCESSES, "48"), container("main", GPU, "1")), null),
+                Arguments.of(
+                        "a whole card among 48 processes",
+                        pod(Map.of(PROCESSES, "48"), container("main", GPU, "1")),
+                        null),
                 // gpu-core: 100 is the whole card.
-                Arguments.of("100 % is a whole card",
-                        pod(Map.of(PROCESSES, "48"), container("main", CORE, "100")), null),
+                Arguments.of(
+                        "100 % is a whole card", pod(Map.of(PROCESSES, "48"), container("main", CORE, "100")), null),
                 // HAMi's names: nvidia.com/gpucores 1 is 10 milli; 10 / 10 / 2 = 0.5 %.
-                Arguments.of("HAMi's 1 % among 2 processes",
-                        pod(Map.of(PROCESSES, "2"), container("main", "nvidia.com/gpu", "1", "nvidia.com/gpumem", "4096",
-                                "nvidia.com/gpucores", "1")),
+                Arguments.of(
+                        "HAMi's 1 % among 2 processes",
+                        pod(
+                                Map.of(PROCESSES, "2"),
+                                container(
+                                        "main",
+                                        "nvidia.com/gpu",
+                                        "1",
+                                        "nvidia.com/gpumem",
+                                        "4096",
+                                        "nvidia.com/gpucores",
+                                        "1")),
                         CANNOT_HOLD.formatted("main") + "a compute share of 1 % cannot be divided among 2 processes"
                                 + " (MPS limits each process to whole percent); ask for at least 2 % or lower"
                                 + " elasticgpu.io/gpu-processes"),
                 // Aliyun's GiB: 1 x 1024 MiB / 48 = 21 MiB each.
-                Arguments.of("Aliyun's 1 GiB among 48 processes",
-                        pod(Map.of(PROCESSES, "48"), container("main", "aliyun.com/gpu-mem", "1")), null),
+                Arguments.of(
+                        "Aliyun's 1 GiB among 48 processes",
+                        pod(Map.of(PROCESSES, "48"), container("main", "aliyun.com/gpu-mem", "1")),
+                        null),
                 // Memory in percent has no MiB until the card is chosen; no compute part: 100 % each.
-                Arguments.of("HAMi's 10 % of memory among 48 processes",
-                        pod(Map.of(PROCESSES, "48"), container("main", "nvidia.com/gpu", "1",
-                                "nvidia.com/gpumem-percentage", "10")), null),
+                Arguments.of(
+                        "HAMi's 10 % of memory among 48 processes",
+                        pod(
+                                Map.of(PROCESSES, "48"),
+                                container("main", "nvidia.com/gpu", "1", "nvidia.com/gpumem-percentage", "10")),
+                        null),
                 // An init container's share is divided among the pod's processes too: 20 / 10 / 3 = 0.67 %.
-                Arguments.of("an init container's 2 % among 3 processes",
-                        pod(Map.of(PROCESSES, "3"), container("main", CORE, "50")).edit().editSpec()
-                                .addToInitContainers(container("warmup", CORE, "2")).endSpec().build(),
+                Arguments.of(
+                        "an init container's 2 % among 3 processes",
+                        pod(Map.of(PROCESSES, "3"), container("main", CORE, "50"))
+                                .edit()
+                                .editSpec()
+                                .addToInitContainers(container("warmup", CORE, "2"))
+                                .endSpec()
+                                .build(),
                         CANNOT_HOLD.formatted("warmup") + "a compute share of 2 % cannot be divided among 3 processes"
                                 + " (MPS limits each process to whole percent); ask for at least 3 % or lower"
                                 + " elasticgpu.io/gpu-processes"),
                 Arguments.of("no GPU at all, 1 process", pod(Map.of(), container("main")), null),
                 // The annotation is checked on pods asking slices only.
-                Arguments.of("a bad annotation on a pod asking no GPU",
-                        pod(Map.of(PROCESSES, "49"), container("main")), null),
-                Arguments.of("a bad annotation on a pod asking whole cards",
-                        pod(Map.of(PROCESSES, "many"), container("main", GPU, "2")), null),
-                // HAMi's nvidia.com/gpucores without a memory part is the card alone.
-                Arguments.of("HAMi's 1 % without memory is a whole card",
-                        pod(Map.of(PROCESSES, "2"), container("main", "nvidia.com/gpu", "1", "nvidia.com/gpucores", "1")),
+                Arguments.of(
+                        "a bad annotation on a pod asking no GPU",
+                        pod(Map.of(PROCESSES, "49"), container("main")),
                         null),
-                Arguments.of("0 processes", pod(Map.of(PROCESSES, "0"), container("main", CORE, "30")),
+                Arguments.of(
+                        "a bad annotation on a pod asking whole cards",
+                        pod(Map.of(PROCESSES, "many"), container("main", GPU, "2")),
+                        null),
+                // HAMi's nvidia.com/gpucores without a memory part is the card alone.
+                Arguments.of(
+                        "HAMi's 1 % without memory is a whole card",
+                        pod(
+                                Map.of(PROCESSES, "2"),
+                                container("main", "nvidia.com/gpu", "1", "nvidia.com/gpucores", "1")),
+                        null),
+                Arguments.of(
+                        "0 processes",
+                        pod(Map.of(PROCESSES, "0"), container("main", CORE, "30")),
                         BAD_PROCESSES.formatted("0")),
-                Arguments.of("49 processes: more than MPS serves", pod(Map.of(PROCESSES, "49"), container("main", MEM, "4096")),
+                Arguments.of(
+                        "49 processes: more than MPS serves",
+                        pod(Map.of(PROCESSES, "49"), container("main", MEM, "4096")),
                         BAD_PROCESSES.formatted("49")),
-                Arguments.of("not a number", pod(Map.of(PROCESSES, "two"), container("main", MEM, "4096")),
+                Arguments.of(
+                        "not a number",
+                        pod(Map.of(PROCESSES, "two"), container("main", MEM, "4096")),
                         BAD_PROCESSES.formatted("two")),
                 // An ask PodAsks refuses (over 100 %) is the extender's and the agent's to name, as before.
-                Arguments.of("an unreadable ask is not refused here",
-                        pod(Map.of(PROCESSES, "0"), container("main", CORE, "150")), null));
+                Arguments.of(
+                        "an unreadable ask is not refused here",
+                        pod(Map.of(PROCESSES, "0"), container("main", CORE, "150")),
+                        null));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -139,45 +180,60 @@ class ShareAdmissionTest {
     @Test
     void withoutIsolationOnlyTheAnnotationIsChecked() {
         // 1 % among 2 processes: nothing divides the share.
-        assertThat(ShareAdmission.NONE.refusal("team-a/train",
-                pod(Map.of(PROCESSES, "2"), container("main", CORE, "1")))).isEmpty();
-        assertThat(ShareAdmission.NONE.refusal("team-a/train",
-                pod(Map.of(PROCESSES, "-1"), container("main", CORE, "1")))).contains(BAD_PROCESSES.formatted("-1"));
+        assertThat(ShareAdmission.NONE.refusal(
+                        "team-a/train", pod(Map.of(PROCESSES, "2"), container("main", CORE, "1"))))
+                .isEmpty();
+        assertThat(ShareAdmission.NONE.refusal(
+                        "team-a/train", pod(Map.of(PROCESSES, "-1"), container("main", CORE, "1"))))
+                .contains(BAD_PROCESSES.formatted("-1"));
     }
 
     @Test
     void memoryIsReadInTheAgentsUnits() {
-        ShareAdmission blocksOf16 = new ShareAdmission(Isolation.MPS, new PodAsks.Units(16, 1024,
-                GPU, MEM, CORE, COUNT));
+        ShareAdmission blocksOf16 =
+                new ShareAdmission(Isolation.MPS, new PodAsks.Units(16, 1024, GPU, MEM, CORE, COUNT));
         Pod pod = pod(Map.of(PROCESSES, "16"), container("main", MEM, "1"));
 
         // 1 block of 16 MiB / 16 = 1 MiB each.
         assertThat(blocksOf16.refusal("team-a/train", pod)).isEmpty();
         // In MiB: 1 / 16 = 0.06 MiB.
-        assertThat(MPS.refusal("team-a/train", pod)).contains(CANNOT_HOLD.formatted("main") + "a share of 1 MiB on"
-                + " card 0 cannot be divided among 16 processes (MPS limits each process to whole MiB); ask for more"
-                + " memory or lower elasticgpu.io/gpu-processes");
+        assertThat(MPS.refusal("team-a/train", pod))
+                .contains(CANNOT_HOLD.formatted("main") + "a share of 1 MiB on"
+                        + " card 0 cannot be divided among 16 processes (MPS limits each process to whole MiB); ask "
+                        + "for more"
+                        + " memory or lower elasticgpu.io/gpu-processes");
     }
 
     @Test
     void oneShareIsBuiltPerCardWithTheAsksComputeAndMemory() {
-        assertThat(ShareAdmission.shares(GpuAsk.slice("main", GpuAsk.Role.APP, 2, 250, 8192, GpuAsk.Family.ELASTIC_GPU)))
+        assertThat(ShareAdmission.shares(
+                        GpuAsk.slice("main", GpuAsk.Role.APP, 2, 250, 8192, GpuAsk.Family.ELASTIC_GPU)))
                 .containsExactly(new Share(0, "", 250, 8192), new Share(1, "", 250, 8192));
-        assertThat(ShareAdmission.shares(GpuAsk.slice("main", GpuAsk.Role.APP, Integer.MAX_VALUE, 250, 0,
-                GpuAsk.Family.ELASTIC_GPU))).hasSize(ShareAdmission.MAX_CARDS);
+        assertThat(ShareAdmission.shares(
+                        GpuAsk.slice("main", GpuAsk.Role.APP, Integer.MAX_VALUE, 250, 0, GpuAsk.Family.ELASTIC_GPU)))
+                .hasSize(ShareAdmission.MAX_CARDS);
     }
 
     @Test
     void theIsolationFlagTakesTheAgentsTwoNames() {
         assertThat(Isolation.of("none", "--isolation")).isEqualTo(Isolation.NONE);
         assertThat(Isolation.of("MPS", "--isolation")).isEqualTo(Isolation.MPS);
-        assertThatThrownBy(() -> Isolation.of("hami", "--isolation")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Isolation.of("hami", "--isolation"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--isolation must be none or mps, was hami");
     }
 
     static Pod pod(Map<String, String> annotations, Container... containers) {
-        return new PodBuilder().withNewMetadata().withName("train").withNamespace("team-a").withAnnotations(annotations)
-                .endMetadata().withNewSpec().withContainers(containers).endSpec().build();
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName("train")
+                .withNamespace("team-a")
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewSpec()
+                .withContainers(containers)
+                .endSpec()
+                .build();
     }
 
     /** A container whose limits are {@code name, value, name, value …}. */
@@ -187,6 +243,8 @@ class ShareAdmissionTest {
             q.put(limits[i], new Quantity(limits[i + 1]));
         }
         ContainerBuilder c = new ContainerBuilder().withName(name).withImage("trainer:1");
-        return q.isEmpty() ? c.build() : c.withNewResources().withLimits(q).endResources().build();
+        return q.isEmpty()
+                ? c.build()
+                : c.withNewResources().withLimits(q).endResources().build();
     }
 }

@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpFuzz;
-
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -30,24 +28,29 @@ class WebhookFuzzTest {
 
     private static final String REVIEW = MutatePodsHandlerTest.reviewJson("{\"elasticgpu.io/egpuc-main\": \"slice\"}");
     /** A pod asking a slice, its process count annotated: what the shares check reads. */
-    private static final String SHARE_REVIEW = MutatePodsHandlerTest.reviewJson("{\"elasticgpu.io/gpu-processes\": \"2\"}",
+    private static final String SHARE_REVIEW = MutatePodsHandlerTest.reviewJson(
+            "{\"elasticgpu.io/gpu-processes\": \"2\"}",
             "{\"limits\": {\"elasticgpu.io/gpu-core\": \"30\", \"elasticgpu.io/gpu-memory\": \"4096\","
                     + " \"elasticgpu.io/gpu-count\": \"2\"}}");
     /** A pod naming a claim and annotated: the claim's patch applied, then its shares checked. */
     private static final String CLAIM_SHARE_REVIEW = MutatePodsHandlerTest.reviewJson(
             "{\"elasticgpu.io/egpuc-main\": \"slice\", \"elasticgpu.io/gpu-processes\": \"48\"}",
             "{\"limits\": {\"cpu\": \"1\"}}");
+
     private static final AtomicInteger READS = new AtomicInteger();
     private static HttpEndpoint server;
     private static URI base;
 
     @BeforeContainer
     static void start() {
-        server = AdmissionWebhook.serve(new InetSocketAddress("127.0.0.1", 0), null,
+        server = AdmissionWebhook.serve(
+                new InetSocketAddress("127.0.0.1", 0),
+                null,
                 new ShareAdmission(ShareAdmission.Isolation.MPS, PodAsks.Units.DEFAULT),
                 namespace -> name -> {
                     READS.incrementAndGet();
-                    return "slice".equals(name) ? Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096")))
+                    return "slice".equals(name)
+                            ? Optional.of(ClaimMutationTest.claim(Map.of("elasticgpu.io/gpu-memory", "4096")))
                             : Optional.empty();
                 });
         base = URI.create("http://127.0.0.1:" + server.port() + "/");
@@ -60,8 +63,8 @@ class WebhookFuzzTest {
 
     @Provide
     Arbitrary<byte[]> bodies() {
-        return HttpFuzz.bodies(List.of(REVIEW, SHARE_REVIEW, CLAIM_SHARE_REVIEW, "{}", "{\"request\":{}}",
-                "{\"request\":{\"object\":[]}}"));
+        return HttpFuzz.bodies(List.of(
+                REVIEW, SHARE_REVIEW, CLAIM_SHARE_REVIEW, "{}", "{\"request\":{}}", "{\"request\":{\"object\":[]}}"));
     }
 
     @Property(tries = 400)

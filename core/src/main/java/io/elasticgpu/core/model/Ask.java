@@ -8,7 +8,8 @@ import java.util.List;
  * What one pod asks for. Immutable.
  *
  * <p>Three shapes exist: CPU-only ({@code cards == 0}); whole cards ({@code milliPerCard == 1000}, exclusive); and
- * slices ({@code cards} distinct cards, each giving {@code milliPerCard} compute and/or memory: {@code memoryMibPerCard},
+ * slices ({@code cards} distinct cards, each giving {@code milliPerCard} compute and/or memory: {@code
+ * memoryMibPerCard},
  * or {@code memoryPercentPerCard} of whichever card it is given, as HAMi's {@code gpumem-percentage} asks).
  *
  * @param cpuMilli         CPU in milli-cores
@@ -20,8 +21,14 @@ import java.util.List;
  * @param memoryPercentPerCard device memory taken on each card in percent of that card's memory (1..99), 0 when
  *                         asked in MiB or not at all; {@link #memoryMibOn} turns it into MiB for a given card
  */
-public record Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard,
-                      List<String> models, int memoryPercentPerCard) {
+public record Ask(
+        long cpuMilli,
+        long memoryMib,
+        int cards,
+        int milliPerCard,
+        long memoryMibPerCard,
+        List<String> models,
+        int memoryPercentPerCard) {
 
     /** A request whose memory, if any, is asked in MiB. */
     public Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard, List<String> models) {
@@ -38,8 +45,9 @@ public record Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, lo
             throw new IllegalArgumentException("request: cards must be >= 0, was %d".formatted(cards));
         }
         if (milliPerCard < 0 || milliPerCard > Card.WHOLE) {
-            throw new IllegalArgumentException(("request: milliPerCard must be 0..%d, was %d;"
-                    + " ask for %d to get whole cards").formatted(Card.WHOLE, milliPerCard, Card.WHOLE));
+            throw new IllegalArgumentException(
+                    ("request: milliPerCard must be 0..%d, was %d;" + " ask for %d to get whole cards")
+                            .formatted(Card.WHOLE, milliPerCard, Card.WHOLE));
         }
         if (memoryMibPerCard < 0) {
             throw new IllegalArgumentException(
@@ -47,23 +55,29 @@ public record Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, lo
         }
         if (memoryPercentPerCard < 0 || memoryPercentPerCard > 99) {
             throw new IllegalArgumentException(("request: memoryPercentPerCard must be 0..99, was %d; all of a card's"
-                    + " memory is the whole card").formatted(memoryPercentPerCard));
+                            + " memory is the whole card")
+                    .formatted(memoryPercentPerCard));
         }
         if (memoryPercentPerCard > 0 && (memoryMibPerCard > 0 || milliPerCard == Card.WHOLE)) {
-            throw new IllegalArgumentException(("request: memory in percent (%d) goes with neither memory in MiB (%d) nor"
-                    + " whole cards; ask one of them").formatted(memoryPercentPerCard, memoryMibPerCard));
+            throw new IllegalArgumentException(
+                    ("request: memory in percent (%d) goes with neither memory in MiB (%d) nor"
+                                    + " whole cards; ask one of them")
+                            .formatted(memoryPercentPerCard, memoryMibPerCard));
         }
         if (cards == 0 && (milliPerCard > 0 || memoryMibPerCard > 0 || memoryPercentPerCard > 0)) {
-            throw new IllegalArgumentException(("request: asks %d milli and %d MiB per card but 0 cards;"
-                    + " set cards to at least 1").formatted(milliPerCard, memoryMibPerCard));
+            throw new IllegalArgumentException(
+                    ("request: asks %d milli and %d MiB per card but 0 cards;" + " set cards to at least 1")
+                            .formatted(milliPerCard, memoryMibPerCard));
         }
         if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0 && memoryPercentPerCard == 0) {
             throw new IllegalArgumentException(("request: asks %d cards but no compute or memory on them;"
-                    + " set milliPerCard or memoryMibPerCard").formatted(cards));
+                            + " set milliPerCard or memoryMibPerCard")
+                    .formatted(cards));
         }
         if (milliPerCard == Card.WHOLE && memoryMibPerCard > 0) {
             throw new IllegalArgumentException(("request: whole cards already include all their memory;"
-                    + " drop memoryMibPerCard (%d) or ask for less than %d milli").formatted(memoryMibPerCard, Card.WHOLE));
+                            + " drop memoryMibPerCard (%d) or ask for less than %d milli")
+                    .formatted(memoryMibPerCard, Card.WHOLE));
         }
         for (String model : models) {
             if (model == null || model.isBlank()) {

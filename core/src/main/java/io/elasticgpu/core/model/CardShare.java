@@ -13,8 +13,9 @@ public record CardShare(int card, int milli, long memoryMib) {
             throw new IllegalArgumentException("card share: card must be >= 0, was %d".formatted(card));
         }
         if (milli < 0 || milli > Card.WHOLE || memoryMib < 0) {
-            throw new IllegalArgumentException("card share on card %d: milli must be 0..%d and memoryMib >= 0, were %d and %d"
-                    .formatted(card, Card.WHOLE, milli, memoryMib));
+            throw new IllegalArgumentException(
+                    "card share on card %d: milli must be 0..%d and memoryMib >= 0, were %d and %d"
+                            .formatted(card, Card.WHOLE, milli, memoryMib));
         }
     }
 }

@@ -26,7 +26,8 @@ public record Grant(String node, Ask request, List<CardShare> shares) {
         Set<Integer> seen = new HashSet<>();
         for (CardShare share : shares) {
             if (!seen.add(share.card())) {
-                throw new IllegalArgumentException("placement on %s: card %d chosen twice".formatted(node, share.card()));
+                throw new IllegalArgumentException(
+                        "placement on %s: card %d chosen twice".formatted(node, share.card()));
             }
         }
     }

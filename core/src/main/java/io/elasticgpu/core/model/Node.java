@@ -16,8 +16,14 @@ import java.util.Map;
  * @param labels    node labels, carried for policies that read them
  * @param topology  link matrix over {@code cards}
  */
-public record Node(String name, long cpuMilli, long memoryMib, int maxPods, List<Card> cards,
-                   Map<String, String> labels, Topology topology) {
+public record Node(
+        String name,
+        long cpuMilli,
+        long memoryMib,
+        int maxPods,
+        List<Card> cards,
+        Map<String, String> labels,
+        Topology topology) {
 
     public Node {
         requireNonNull(name, "name");
@@ -33,8 +39,9 @@ public record Node(String name, long cpuMilli, long memoryMib, int maxPods, List
         }
         for (int i = 0; i < cards.size(); i++) {
             if (cards.get(i).index() != i) {
-                throw new IllegalArgumentException("node %s: card at position %d has index %d; indexes must be 0..%d in order"
-                        .formatted(name, i, cards.get(i).index(), cards.size() - 1));
+                throw new IllegalArgumentException(
+                        "node %s: card at position %d has index %d; indexes must be 0..%d in order"
+                                .formatted(name, i, cards.get(i).index(), cards.size() - 1));
             }
         }
         if (topology.size() != cards.size()) {
@@ -45,7 +52,8 @@ public record Node(String name, long cpuMilli, long memoryMib, int maxPods, List
 
     /** A node whose cards are joined by nothing better than the host, as traces describe them. */
     public static Node of(String name, long cpuMilli, long memoryMib, int maxPods, List<Card> cards) {
-        return new Node(name, cpuMilli, memoryMib, maxPods, cards, Map.of(), Topology.uniform(cards.size(), Link.UNKNOWN));
+        return new Node(
+                name, cpuMilli, memoryMib, maxPods, cards, Map.of(), Topology.uniform(cards.size(), Link.UNKNOWN));
     }
 
     /** The GPU model of the node: that of its first card, or the empty string for a node without cards. */

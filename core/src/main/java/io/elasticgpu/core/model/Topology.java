@@ -11,7 +11,7 @@ public final class Topology {
 
     private final int size;
     private final Link[] links; // row-major size x size
-    private final int[] ranks;  // Link.rank() of each pair, kept for the hot path of multi-card choice
+    private final int[] ranks; // Link.rank() of each pair, kept for the hot path of multi-card choice
 
     private Topology(int size, Link[] links) {
         this.size = size;

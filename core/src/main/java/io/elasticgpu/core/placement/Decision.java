@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.snapshot.Reason;
-
 import java.util.Map;
 
 /** The outcome of one scheduling cycle: where the request goes, or why it goes nowhere. */

@@ -2,16 +2,15 @@ package io.elasticgpu.core.placement;
 
 import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.ClusterState;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
-
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.stream.Collectors;

@@ -4,7 +4,6 @@ import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -3,7 +3,6 @@ package io.elasticgpu.core.policy;
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.Arrays;
 import java.util.function.IntToLongFunction;
 
@@ -17,8 +16,7 @@ public final class CardChoice {
     /** Above this many candidate sets, {@link #linked} falls back to the greedy rule of seed 000. */
     static final int EXHAUSTIVE_LIMIT = 20_000;
 
-    private CardChoice() {
-    }
+    private CardChoice() {}
 
     /** Best fit: a one-card slice takes the card with the least room that fits; other requests {@link #linked}. */
     public static int[] tightest(Ask r, NodeState s) {
@@ -56,8 +54,8 @@ public final class CardChoice {
         int[] candidates = s.fittingCards(r);
         int k = r.cards();
         if (candidates.length < k) {
-            throw new IllegalStateException("node %s: %d cards fit %s, %d needed"
-                    .formatted(s.name(), candidates.length, r, k));
+            throw new IllegalStateException(
+                    "node %s: %d cards fit %s, %d needed".formatted(s.name(), candidates.length, r, k));
         }
         if (candidates.length == k || allAlike(candidates, s)) {
             return Arrays.copyOf(candidates, k);
@@ -106,8 +104,8 @@ public final class CardChoice {
      */
     public static int[] bestLinked(int[] candidates, int k, Topology t, IntToLongFunction load) {
         if (candidates.length < k) {
-            throw new IllegalArgumentException("%d cards wanted, %d offered: %s".formatted(k, candidates.length,
-                    Arrays.toString(candidates)));
+            throw new IllegalArgumentException(
+                    "%d cards wanted, %d offered: %s".formatted(k, candidates.length, Arrays.toString(candidates)));
         }
         int[] pick = new int[k];
         for (int i = 0; i < k; i++) {
@@ -175,8 +173,10 @@ public final class CardChoice {
                     min = Math.min(min, rank);
                     sum += rank;
                 }
-                if (best < 0 || min > bestMin || (min == bestMin && (sum > bestSum
-                        || (sum == bestSum && s.freeShare(c[i]) > s.freeShare(c[best]))))) {
+                if (best < 0
+                        || min > bestMin
+                        || (min == bestMin
+                                && (sum > bestSum || (sum == bestSum && s.freeShare(c[i]) > s.freeShare(c[best]))))) {
                     best = i;
                     bestMin = min;
                     bestSum = sum;

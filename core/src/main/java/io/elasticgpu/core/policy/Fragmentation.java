@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -72,7 +71,11 @@ public final class Fragmentation {
 
     /** F(n) of a node as it is. */
     public double of(NodeState node) {
-        return of(node.freeCpu(), node.freeMemory(), FreeShares.of(node), node.node().model());
+        return of(
+                node.freeCpu(),
+                node.freeMemory(),
+                FreeShares.of(node),
+                node.node().model());
     }
 
     /**
@@ -136,7 +139,8 @@ public final class Fragmentation {
     private boolean[] access(String model) {
         boolean[] out = new boolean[models.size()];
         for (int t = 0; t < out.length; t++) {
-            out[t] = models.get(t).isEmpty() || (!model.isEmpty() && models.get(t).contains(model));
+            out[t] = models.get(t).isEmpty()
+                    || (!model.isEmpty() && models.get(t).contains(model));
         }
         return out;
     }

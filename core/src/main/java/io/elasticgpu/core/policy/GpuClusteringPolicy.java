@@ -2,7 +2,6 @@ package io.elasticgpu.core.policy;
 
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.Map;
 
 /**

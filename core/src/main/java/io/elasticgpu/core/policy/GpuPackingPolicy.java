@@ -1,9 +1,8 @@
 package io.elasticgpu.core.policy;
 
-import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.Comparator;
 import java.util.stream.IntStream;
 
@@ -35,8 +34,11 @@ public final class GpuPackingPolicy implements Policy {
         if (fullyFree == cards) {
             return Math.max(33 - cards, cards);
         }
-        int[] ascending = IntStream.range(0, cards).boxed()
-                .sorted(Comparator.comparingInt(i -> free[i])).mapToInt(Integer::intValue).toArray();
+        int[] ascending = IntStream.range(0, cards)
+                .boxed()
+                .sorted(Comparator.comparingInt(i -> free[i]))
+                .mapToInt(Integer::intValue)
+                .toArray();
         int wanted = r.cards();
         int freeTaken = 0;
         long freePercent = 0;

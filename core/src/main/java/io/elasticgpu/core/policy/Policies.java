@@ -9,13 +9,13 @@ public final class Policies {
     public static final String DEFAULT = "elastic";
 
     /** The six policies of the FGD paper, in the paper's order. */
-    public static final List<String> PAPER = PolicyName.PAPER.stream().map(PolicyName::text).toList();
+    public static final List<String> PAPER =
+            PolicyName.PAPER.stream().map(PolicyName::text).toList();
 
     /** Every name {@link #create} accepts. */
     public static final List<String> NAMES = PolicyName.texts();
 
-    private Policies() {
-    }
+    private Policies() {}
 
     /**
      * @throws IllegalArgumentException for an unknown name, listing the known ones ({@link PolicyName#parse}), or

@@ -27,6 +27,5 @@ public interface Policy {
     }
 
     /** Rescales the scores of one scheduling cycle, {@code scores[0..count)}, in place. Most policies need not. */
-    default void normalize(double[] scores, int count) {
-    }
+    default void normalize(double[] scores, int count) {}
 }

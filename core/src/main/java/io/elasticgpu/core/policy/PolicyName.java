@@ -25,7 +25,8 @@ public enum PolicyName {
     public static final PolicyName DEFAULT = ELASTIC;
 
     /** The six policies of the FGD paper, in the paper's order. */
-    public static final List<PolicyName> PAPER = List.of(RANDOM, DOT_PRODUCT, GPU_CLUSTERING, GPU_PACKING, BEST_FIT, FGD);
+    public static final List<PolicyName> PAPER =
+            List.of(RANDOM, DOT_PRODUCT, GPU_CLUSTERING, GPU_PACKING, BEST_FIT, FGD);
 
     /** In a list ({@link #parseList}): the paper's six. */
     public static final String PAPER_GROUP = "paper";
@@ -70,7 +71,8 @@ public enum PolicyName {
      * first named; blanks around names are ignored.
      *
      * @param option the option or key the list came from, for the message (e.g. {@code --policy})
-     * @throws IllegalArgumentException {@code unknown policy "tetris" in --policy; choose from elastic, …, paper or all}
+     * @throws IllegalArgumentException {@code unknown policy "tetris" in --policy; choose from elastic, …, paper or
+     * all}
      */
     public static List<PolicyName> parseList(String text, String option) {
         LinkedHashSet<PolicyName> names = new LinkedHashSet<>();
@@ -91,8 +93,11 @@ public enum PolicyName {
     /** The one message for a name that is none of these: the name, where it was, and what to write instead. */
     private static IllegalArgumentException unknown(String name, String where, boolean groups) {
         String known = String.join(", ", texts());
-        return new IllegalArgumentException("unknown policy \"%s\"%s; choose %s".formatted(name, where,
-                groups ? "from %s, %s or %s".formatted(known, PAPER_GROUP, ALL_GROUP) : "one of: " + known));
+        return new IllegalArgumentException("unknown policy \"%s\"%s; choose %s"
+                .formatted(
+                        name,
+                        where,
+                        groups ? "from %s, %s or %s".formatted(known, PAPER_GROUP, ALL_GROUP) : "one of: " + known));
     }
 
     /** The name as users write it. */

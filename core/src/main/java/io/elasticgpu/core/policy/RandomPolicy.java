@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.random.RandomGenerator;
 
 /**

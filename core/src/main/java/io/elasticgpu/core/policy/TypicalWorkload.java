@@ -3,7 +3,6 @@ package io.elasticgpu.core.policy;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Ask;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -23,8 +22,8 @@ public final class TypicalWorkload {
         public Typical {
             requireNonNull(shape, "shape");
             if (!(probability >= 0 && probability <= 1)) {
-                throw new IllegalArgumentException("typical pod %s: probability must be 0..1, was %s"
-                        .formatted(shape, probability));
+                throw new IllegalArgumentException(
+                        "typical pod %s: probability must be 0..1, was %s".formatted(shape, probability));
             }
         }
     }
@@ -63,7 +62,8 @@ public final class TypicalWorkload {
         groups.forEach((shape, memory) -> counts.put(shape, memory.size()));
         List<Map.Entry<Ask, Integer>> ranked = new ArrayList<>(counts.entrySet());
         ranked.sort(Map.Entry.<Ask, Integer>comparingByValue()
-                .thenComparing(Map.Entry.comparingByKey(SHAPE_ORDER)).reversed());
+                .thenComparing(Map.Entry.comparingByKey(SHAPE_ORDER))
+                .reversed());
         // The arithmetic below follows the paper's artifact operation by operation, so that frequencies, and with
         // them every FGD score, come out bit for bit the same.
         double total = pods.size();
@@ -98,12 +98,24 @@ public final class TypicalWorkload {
     }
 
     private static Ask withMemory(Ask shape, long memoryMib) {
-        return new Ask(shape.cpuMilli(), memoryMib, shape.cards(), shape.milliPerCard(), shape.memoryMibPerCard(),
-                shape.models(), shape.memoryPercentPerCard());
+        return new Ask(
+                shape.cpuMilli(),
+                memoryMib,
+                shape.cards(),
+                shape.milliPerCard(),
+                shape.memoryMibPerCard(),
+                shape.models(),
+                shape.memoryPercentPerCard());
     }
 
     private static Ask shapeOf(Ask pod) {
-        return new Ask(pod.cpuMilli(), 0, pod.cards(), pod.milliPerCard(), pod.memoryMibPerCard(), pod.models(),
+        return new Ask(
+                pod.cpuMilli(),
+                0,
+                pod.cards(),
+                pod.milliPerCard(),
+                pod.memoryMibPerCard(),
+                pod.models(),
                 pod.memoryPercentPerCard());
     }
 
@@ -119,6 +131,10 @@ public final class TypicalWorkload {
     /** The share of observed pods the kept shapes cover, 0..1. */
     public double coverage(List<Ask> pods) {
         var kept = typicals.stream().map(t -> withMemory(t.shape(), 0)).toList();
-        return pods.stream().map(TypicalWorkload::shapeOf).filter(kept::contains).count() / (double) pods.size();
+        return pods.stream()
+                        .map(TypicalWorkload::shapeOf)
+                        .filter(kept::contains)
+                        .count()
+                / (double) pods.size();
     }
 }

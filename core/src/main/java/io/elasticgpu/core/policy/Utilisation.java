@@ -6,8 +6,7 @@ import io.elasticgpu.core.snapshot.NodeState;
 /** How full a node would be after a placement, 0..100, for the production policies. */
 final class Utilisation {
 
-    private Utilisation() {
-    }
+    private Utilisation() {}
 
     static double cpuAfter(Ask r, NodeState s) {
         long capacity = s.node().cpuMilli();

@@ -2,9 +2,8 @@ package io.elasticgpu.core.snapshot;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Grant;
-
+import io.elasticgpu.core.model.Node;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -8,8 +8,7 @@ import io.elasticgpu.core.model.Ask;
  */
 final class FitCheck {
 
-    private FitCheck() {
-    }
+    private FitCheck() {}
 
     static Reason reason(Ask r, NodeState s) {
         if (s.freePods() < 1) {
@@ -59,17 +58,29 @@ final class FitCheck {
         String node = s.name();
         return switch (reason) {
             case FITS -> new Fit.Fits();
-            case TOO_MANY_PODS -> new Fit.DoesNotFit(reason, node,
-                    "already runs %d of its %d pods".formatted(s.pods(), s.node().maxPods()));
-            case INSUFFICIENT_CPU -> new Fit.DoesNotFit(reason, node,
-                    "%d milli-CPU free, the pod asks %d".formatted(s.freeCpu(), r.cpuMilli()));
-            case INSUFFICIENT_MEMORY -> new Fit.DoesNotFit(reason, node,
-                    "%d MiB of memory free, the pod asks %d".formatted(s.freeMemory(), r.memoryMib()));
+            case TOO_MANY_PODS ->
+                new Fit.DoesNotFit(
+                        reason,
+                        node,
+                        "already runs %d of its %d pods"
+                                .formatted(s.pods(), s.node().maxPods()));
+            case INSUFFICIENT_CPU ->
+                new Fit.DoesNotFit(
+                        reason, node, "%d milli-CPU free, the pod asks %d".formatted(s.freeCpu(), r.cpuMilli()));
+            case INSUFFICIENT_MEMORY ->
+                new Fit.DoesNotFit(
+                        reason,
+                        node,
+                        "%d MiB of memory free, the pod asks %d".formatted(s.freeMemory(), r.memoryMib()));
             case NO_GPU -> new Fit.DoesNotFit(reason, node, "no GPUs");
-            case MODEL_NOT_ACCEPTED -> new Fit.DoesNotFit(reason, node, "%s cards; the pod accepts only %s"
-                    .formatted(s.node().model(), String.join(", ", r.models())));
-            case NO_HEALTHY_GPU -> new Fit.DoesNotFit(reason, node,
-                    "all of its %d cards the pod accepts are unhealthy".formatted(s.cardCount()));
+            case MODEL_NOT_ACCEPTED ->
+                new Fit.DoesNotFit(
+                        reason,
+                        node,
+                        "%s cards; the pod accepts only %s".formatted(s.node().model(), String.join(", ", r.models())));
+            case NO_HEALTHY_GPU ->
+                new Fit.DoesNotFit(
+                        reason, node, "all of its %d cards the pod accepts are unhealthy".formatted(s.cardCount()));
             case INSUFFICIENT_GPU -> new Fit.DoesNotFit(reason, node, gpuDetail(r, s));
         };
     }
@@ -92,7 +103,8 @@ final class FitCheck {
             if (!s.card(i).healthy() || !r.acceptsModel(s.card(i).model())) {
                 continue;
             }
-            long free = byPercent ? s.freeMemory(i) * 100 / Math.max(1, s.card(i).memoryMib())
+            long free = byPercent
+                    ? s.freeMemory(i) * 100 / Math.max(1, s.card(i).memoryMib())
                     : byMemory ? s.freeMemory(i) : s.freeMilli(i);
             if (free > bestFree) {
                 best = i;

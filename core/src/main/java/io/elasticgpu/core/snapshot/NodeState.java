@@ -2,12 +2,11 @@ package io.elasticgpu.core.snapshot;
 
 import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
-
+import io.elasticgpu.core.model.Node;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,14 +28,20 @@ public final class NodeState {
     private final long freeShareTotal;
     // Derived at construction so that fit checks read two small arrays rather than every Card object: the
     // extender checks thousands of nodes per call, and chasing cards through the heap is what costs there.
-    private final int[] availableMilli;   // free compute of each healthy card; -1 for an unhealthy one
+    private final int[] availableMilli; // free compute of each healthy card; -1 for an unhealthy one
     private final long[] availableMemory; // free memory of each card
     private final long freeCpu;
     private final long freeMemory;
     private final int freePods;
 
-    private NodeState(Node node, long usedCpu, long usedMemory, int pods, int[] usedMilli, long[] usedCardMemory,
-                      Map<String, Integer> gpuPodTags) {
+    private NodeState(
+            Node node,
+            long usedCpu,
+            long usedMemory,
+            int pods,
+            int[] usedMilli,
+            long[] usedCardMemory,
+            Map<String, Integer> gpuPodTags) {
         this.node = node;
         this.usedCpu = usedCpu;
         this.usedMemory = usedMemory;
@@ -254,8 +259,8 @@ public final class NodeState {
                 int i = cardIndex(share);
                 Card c = card(i);
                 if (r.wholeCards() && (milli[i] != 0 || cardMemory[i] != 0)) {
-                    throw new IllegalStateException("node %s: card %d is not free for a whole-card placement"
-                            .formatted(node.name(), i));
+                    throw new IllegalStateException(
+                            "node %s: card %d is not free for a whole-card placement".formatted(node.name(), i));
                 }
                 milli[i] += share.milli();
                 cardMemory[i] += share.memoryMib();
@@ -309,7 +314,8 @@ public final class NodeState {
                 milli[i] -= share.milli();
                 cardMemory[i] -= share.memoryMib();
                 if (milli[i] < 0 || cardMemory[i] < 0) {
-                    throw new IllegalStateException("node %s: card %d does not hold %s".formatted(node.name(), i, share));
+                    throw new IllegalStateException(
+                            "node %s: card %d does not hold %s".formatted(node.name(), i, share));
                 }
             }
             tags = tagged(tags, r, -1);
@@ -333,8 +339,8 @@ public final class NodeState {
         for (int i = 0; i < usedMilli.length; i++) {
             Card c = updated.cards().get(i);
             if (usedMilli[i] > c.computeMilli() || usedCardMemory[i] > c.memoryMib()) {
-                throw new IllegalArgumentException("node %s: card %d holds more than its new capacity"
-                        .formatted(node.name(), i));
+                throw new IllegalArgumentException(
+                        "node %s: card %d holds more than its new capacity".formatted(node.name(), i));
             }
         }
         return new NodeState(updated, usedCpu, usedMemory, pods, usedMilli, usedCardMemory, gpuPodTags);
@@ -352,26 +358,34 @@ public final class NodeState {
 
     private void checkNode(Grant placement) {
         if (!placement.node().equals(node.name())) {
-            throw new IllegalArgumentException("placement for node %s applied to node %s"
-                    .formatted(placement.node(), node.name()));
+            throw new IllegalArgumentException(
+                    "placement for node %s applied to node %s".formatted(placement.node(), node.name()));
         }
     }
 
     private int cardIndex(CardShare share) {
         if (share.card() >= usedMilli.length) {
-            throw new IllegalArgumentException("node %s has %d cards, no card %d"
-                    .formatted(node.name(), usedMilli.length, share.card()));
+            throw new IllegalArgumentException(
+                    "node %s has %d cards, no card %d".formatted(node.name(), usedMilli.length, share.card()));
         }
         return share.card();
     }
 
     private IllegalStateException over(String what, long wanted, long capacity) {
-        return new IllegalStateException("node %s would hold %d %s, capacity %d".formatted(node.name(), wanted, what, capacity));
+        return new IllegalStateException(
+                "node %s would hold %d %s, capacity %d".formatted(node.name(), wanted, what, capacity));
     }
 
     @Override
     public String toString() {
-        return "NodeState[%s cpu=%d/%d mem=%d/%d pods=%d milli=%s]".formatted(node.name(), usedCpu, node.cpuMilli(),
-                usedMemory, node.memoryMib(), pods, java.util.Arrays.toString(usedMilli));
+        return "NodeState[%s cpu=%d/%d mem=%d/%d pods=%d milli=%s]"
+                .formatted(
+                        node.name(),
+                        usedCpu,
+                        node.cpuMilli(),
+                        usedMemory,
+                        node.memoryMib(),
+                        pods,
+                        java.util.Arrays.toString(usedMilli));
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class AskTest {
@@ -61,7 +60,8 @@ class AskTest {
     @Test
     void rejectsCardsWithoutAnyShare() {
         assertThatThrownBy(() -> new Ask(0, 0, 2, 0, 0, List.of()))
-                .hasMessage("request: asks 2 cards but no compute or memory on them; set milliPerCard or memoryMibPerCard");
+                .hasMessage(
+                        "request: asks 2 cards but no compute or memory on them; set milliPerCard or memoryMibPerCard");
     }
 
     @Test

@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.elasticgpu.core.placement.Placer;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
-
 import java.util.ArrayList;
 import java.util.List;
-
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -30,7 +28,9 @@ class MemoryPercentTest {
         assertThat(percent(300, 30).memoryMibOn(t4)).isEqualTo(4_608);
         assertThat(percent(300, 30).memoryMibOn(a100)).isEqualTo(24_576);
         assertThat(percent(0, 33).memoryMibOn(Card.of(0, "odd", "X", 1_000))).isEqualTo(330);
-        assertThat(percent(0, 40).shareOf(t4)).as("a memory-only share weighs its percent").isEqualTo(400);
+        assertThat(percent(0, 40).shareOf(t4))
+                .as("a memory-only share weighs its percent")
+                .isEqualTo(400);
         assertThat(new Ask(0, 0, 1, 300, 2_048, List.of()).memoryMibOn(a100)).isEqualTo(2_048);
     }
 
@@ -48,14 +48,17 @@ class MemoryPercentTest {
         NodeState state = NodeState.empty(node);
         state = state.with(Placer.placement(percent(500, 60), state, new int[] {0}));
         assertThat(state.freeMemory(0)).isEqualTo(15_360 - 9_216);
-        assertThat(state.check(percent(100, 50))).as("60 % + 50 % of the memory").isEqualTo(Reason.INSUFFICIENT_GPU);
+        assertThat(state.check(percent(100, 50)))
+                .as("60 % + 50 % of the memory")
+                .isEqualTo(Reason.INSUFFICIENT_GPU);
         assertThat(state.check(percent(100, 40))).isEqualTo(Reason.FITS);
     }
 
     /** Shares whose percents add up to at most 100 always fit on one card, whatever its memory: they round down. */
     @Property
-    void percentsThatAddUpToAWholeCardFitOnIt(@ForAll @IntRange(min = 1, max = 200_000) int cardMib,
-                                              @ForAll @Size(min = 1, max = 12) List<@IntRange(min = 1, max = 99) Integer> wanted) {
+    void percentsThatAddUpToAWholeCardFitOnIt(
+            @ForAll @IntRange(min = 1, max = 200_000) int cardMib,
+            @ForAll @Size(min = 1, max = 12) List<@IntRange(min = 1, max = 99) Integer> wanted) {
         List<Integer> percents = new ArrayList<>();
         int sum = 0;
         for (int p : wanted) {
@@ -68,7 +71,9 @@ class MemoryPercentTest {
         NodeState state = NodeState.empty(node);
         for (int p : percents) {
             Ask r = percent(0, p);
-            assertThat(state.check(r)).as("%d %% after %s on %d MiB", p, percents, cardMib).isEqualTo(Reason.FITS);
+            assertThat(state.check(r))
+                    .as("%d %% after %s on %d MiB", p, percents, cardMib)
+                    .isEqualTo(Reason.FITS);
             state = state.with(Placer.placement(r, state, new int[] {0}));
         }
         assertThat(state.freeMemory(0)).isGreaterThanOrEqualTo(0);

@@ -5,18 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class NodeAndTopologyTest {
 
     @Test
     void nvlinkOutranksEveryPciePathAndMoreLanesOutrankFewer() {
-        assertThat(Link.nvlink(1).rank()).isGreaterThan(Link.of(LinkKind.PCIE_SWITCH).rank());
+        assertThat(Link.nvlink(1).rank())
+                .isGreaterThan(Link.of(LinkKind.PCIE_SWITCH).rank());
         assertThat(Link.nvlink(2).rank()).isGreaterThan(Link.nvlink(1).rank());
-        assertThat(Link.of(LinkKind.PCIE_SWITCH).rank()).isGreaterThan(Link.of(LinkKind.HOST_BRIDGE).rank());
-        assertThat(Link.of(LinkKind.HOST_BRIDGE).rank()).isGreaterThan(Link.of(LinkKind.NUMA_NODE).rank());
-        assertThat(Link.of(LinkKind.NUMA_NODE).rank()).isGreaterThan(Link.of(LinkKind.CROSS_SOCKET).rank());
+        assertThat(Link.of(LinkKind.PCIE_SWITCH).rank())
+                .isGreaterThan(Link.of(LinkKind.HOST_BRIDGE).rank());
+        assertThat(Link.of(LinkKind.HOST_BRIDGE).rank())
+                .isGreaterThan(Link.of(LinkKind.NUMA_NODE).rank());
+        assertThat(Link.of(LinkKind.NUMA_NODE).rank())
+                .isGreaterThan(Link.of(LinkKind.CROSS_SOCKET).rank());
     }
 
     @Test
@@ -35,8 +38,7 @@ class NodeAndTopologyTest {
 
     @Test
     void linkKindAndLanesMustAgree() {
-        assertThatThrownBy(() -> new Link(LinkKind.NVLINK, 0))
-                .hasMessage("link: NVLINK needs nvlinks >= 1, was 0");
+        assertThatThrownBy(() -> new Link(LinkKind.NVLINK, 0)).hasMessage("link: NVLINK needs nvlinks >= 1, was 0");
         assertThatThrownBy(() -> new Link(LinkKind.PCIE_SWITCH, 2))
                 .hasMessage("link: PCIE_SWITCH cannot have nvlinks, was 2");
     }

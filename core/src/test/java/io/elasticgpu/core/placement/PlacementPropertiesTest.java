@@ -2,27 +2,25 @@ package io.elasticgpu.core.placement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
+import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.model.Health;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyContext;
 import io.elasticgpu.core.policy.TypicalWorkload;
 import io.elasticgpu.core.snapshot.ClusterState;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
-
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -39,12 +37,16 @@ class PlacementPropertiesTest {
     private static final List<String> MODELS = List.of("T4", "A100", "V100M32");
 
     @Property(tries = 200)
-    void capacityIsNeverExceededAndEveryPlacementSatisfiesItsRequest(@ForAll("clusters") List<Node> nodes,
-            @ForAll("workloads") List<Ask> pods, @ForAll("policies") String policy, @ForAll long seed) {
+    void capacityIsNeverExceededAndEveryPlacementSatisfiesItsRequest(
+            @ForAll("clusters") List<Node> nodes,
+            @ForAll("workloads") List<Ask> pods,
+            @ForAll("policies") String policy,
+            @ForAll long seed) {
         ClusterState cluster = new ClusterState(nodes);
         Placer placer = new Placer(Policies.create(policy, context(pods, seed)));
         List<Grant> held = new ArrayList<>();
-        RandomGenerator departures = RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
+        RandomGenerator departures =
+                RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
         for (Ask pod : pods) {
             if (placer.place(pod, cluster) instanceof Decision.Placed placed) {
                 NodeState before = cluster.node(placed.placement().node());
@@ -62,8 +64,11 @@ class PlacementPropertiesTest {
     }
 
     @Property(tries = 30)
-    void everyPolicyDecidesTheSameWayForTheSameSeed(@ForAll("clusters") List<Node> nodes,
-            @ForAll("workloads") List<Ask> pods, @ForAll("policies") String policy, @ForAll long seed) {
+    void everyPolicyDecidesTheSameWayForTheSameSeed(
+            @ForAll("clusters") List<Node> nodes,
+            @ForAll("workloads") List<Ask> pods,
+            @ForAll("policies") String policy,
+            @ForAll long seed) {
         assertThat(run(nodes, pods, policy, seed)).isEqualTo(run(nodes, pods, policy, seed));
     }
 
@@ -75,7 +80,8 @@ class PlacementPropertiesTest {
             Decision d = placer.place(pod, cluster);
             if (d instanceof Decision.Placed placed) {
                 cluster.assume(placed.placement());
-                decisions.add(placed.placement().node() + List.of(placed.placement().shares()));
+                decisions.add(
+                        placed.placement().node() + List.of(placed.placement().shares()));
             } else {
                 decisions.add("-");
             }
@@ -84,8 +90,8 @@ class PlacementPropertiesTest {
     }
 
     private static PolicyContext context(List<Ask> pods, long seed) {
-        return PolicyContext.of(RandomGeneratorFactory.of("L64X128MixRandom").create(seed),
-                TypicalWorkload.estimate(pods, 95));
+        return PolicyContext.of(
+                RandomGeneratorFactory.of("L64X128MixRandom").create(seed), TypicalWorkload.estimate(pods, 95));
     }
 
     private static void assertSatisfies(Grant p, NodeState node) {
@@ -95,7 +101,9 @@ class PlacementPropertiesTest {
         for (CardShare share : p.shares()) {
             Card card = node.card(share.card());
             assertThat(card.healthy()).as("card %s healthy", card.id()).isTrue();
-            assertThat(r.acceptsModel(card.model())).as("model %s accepted by %s", card.model(), r.models()).isTrue();
+            assertThat(r.acceptsModel(card.model()))
+                    .as("model %s accepted by %s", card.model(), r.models())
+                    .isTrue();
             if (r.wholeCards()) {
                 assertThat(node.idle(share.card())).isTrue();
             } else {
@@ -142,20 +150,28 @@ class PlacementPropertiesTest {
         Arbitrary<Long> memory = Arbitraries.longs().between(1_024, 262_144);
         Arbitrary<Integer> sick = Arbitraries.integers().between(-1, 7);
         Arbitrary<Boolean> nvlinkPairs = Arbitraries.of(true, false);
-        return Combinators.combine(cards, model, cpu, memory, sick, nvlinkPairs).as((k, m, c, mem, unhealthy, pairs) -> {
-            List<Card> list = new ArrayList<>();
-            for (int i = 0; i < k; i++) {
-                list.add(new Card(i, "g" + i, m, 16_384, Card.WHOLE, i == unhealthy ? Health.UNHEALTHY : Health.HEALTHY, -1));
-            }
-            Topology.Builder t = Topology.builder(k);
-            for (int i = 0; pairs && i + 1 < k; i += 2) {
-                t.link(i, i + 1, Link.nvlink(2));
-            }
-            if (k > 2) {
-                t.link(0, k - 1, Link.of(LinkKind.PCIE_SWITCH));
-            }
-            return new Node("n", c, mem, 20, list, Map.of(), t.build());
-        });
+        return Combinators.combine(cards, model, cpu, memory, sick, nvlinkPairs)
+                .as((k, m, c, mem, unhealthy, pairs) -> {
+                    List<Card> list = new ArrayList<>();
+                    for (int i = 0; i < k; i++) {
+                        list.add(new Card(
+                                i,
+                                "g" + i,
+                                m,
+                                16_384,
+                                Card.WHOLE,
+                                i == unhealthy ? Health.UNHEALTHY : Health.HEALTHY,
+                                -1));
+                    }
+                    Topology.Builder t = Topology.builder(k);
+                    for (int i = 0; pairs && i + 1 < k; i += 2) {
+                        t.link(i, i + 1, Link.nvlink(2));
+                    }
+                    if (k > 2) {
+                        t.link(0, k - 1, Link.of(LinkKind.PCIE_SWITCH));
+                    }
+                    return new Node("n", c, mem, 20, list, Map.of(), t.build());
+                });
     }
 
     @Provide
@@ -163,12 +179,20 @@ class PlacementPropertiesTest {
         Arbitrary<Long> cpu = Arbitraries.longs().between(0, 16_000);
         Arbitrary<Long> memory = Arbitraries.longs().between(0, 65_536);
         Arbitrary<Ask> cpuOnly = Combinators.combine(cpu, memory).as(Ask::cpuOnly);
-        Arbitrary<Ask> whole = Combinators.combine(cpu, memory, Arbitraries.integers().between(1, 4))
+        Arbitrary<Ask> whole = Combinators.combine(
+                        cpu, memory, Arbitraries.integers().between(1, 4))
                 .as(Ask::wholeCards);
-        Arbitrary<Ask> slice = Combinators.combine(cpu, memory, Arbitraries.integers().between(1, 3),
-                Arbitraries.integers().between(0, 999), Arbitraries.of(0L, 0L, 4_096L, 6_144L, 10_240L))
+        Arbitrary<Ask> slice = Combinators.combine(
+                        cpu,
+                        memory,
+                        Arbitraries.integers().between(1, 3),
+                        Arbitraries.integers().between(0, 999),
+                        Arbitraries.of(0L, 0L, 4_096L, 6_144L, 10_240L))
                 .as((c, m, k, milli, mib) -> new Ask(c, m, k, milli == 0 && mib == 0 ? 1 : milli, mib, List.of()));
         Arbitrary<Ask> restricted = slice.map(r -> r.withModels(List.of("A100")));
-        return Arbitraries.oneOf(cpuOnly, whole, slice, restricted).list().ofMinSize(1).ofMaxSize(60);
+        return Arbitraries.oneOf(cpuOnly, whole, slice, restricted)
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(60);
     }
 }

@@ -10,17 +10,16 @@ import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.ClusterState;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
-
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class PlacerTest {
 
     @Test
     void onEqualScoresTheEarlierNodeWins() {
-        ClusterState cluster = new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
+        ClusterState cluster =
+                new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
         Decision d = new Placer(new BinpackPolicy()).place(Ask.wholeCards(1000, 1000, 1), cluster);
         assertThat(d).isInstanceOfSatisfying(Decision.Placed.class, p -> {
             assertThat(p.placement().node()).isEqualTo("b");
@@ -30,7 +29,8 @@ class PlacerTest {
 
     @Test
     void theHigherScoreWinsWhateverTheOrder() {
-        ClusterState cluster = new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
+        ClusterState cluster =
+                new ClusterState(List.of(node("b", 8000, 8000, 2, "T4"), node("a", 8000, 8000, 2, "T4")));
         Placer placer = new Placer(new BinpackPolicy());
         cluster.assume(((Decision.Placed) placer.place(Ask.wholeCards(0, 0, 1), cluster)).placement());
         // b is now half full: binpack sends the next card there too, not to a
@@ -41,17 +41,20 @@ class PlacerTest {
 
     @Test
     void saysWhyNothingFits() {
-        ClusterState cluster = new ClusterState(List.of(node("a", 1000, 8000, 2, "T4"), node("b", 8000, 8000, 1, "T4")));
+        ClusterState cluster =
+                new ClusterState(List.of(node("a", 1000, 8000, 2, "T4"), node("b", 8000, 8000, 1, "T4")));
         Decision d = new Placer(new BinpackPolicy()).place(Ask.wholeCards(2000, 0, 2), cluster);
-        assertThat(d).isEqualTo(new Decision.Unschedulable("0/2 nodes fit: 1 insufficient cpu, 1 insufficient gpu",
-                Map.of(Reason.INSUFFICIENT_CPU, 1, Reason.INSUFFICIENT_GPU, 1)));
+        assertThat(d)
+                .isEqualTo(new Decision.Unschedulable(
+                        "0/2 nodes fit: 1 insufficient cpu, 1 insufficient gpu",
+                        Map.of(Reason.INSUFFICIENT_CPU, 1, Reason.INSUFFICIENT_GPU, 1)));
     }
 
     @Test
     void rescoresOnlyNodesThatChanged() {
         CountingPolicy counting = new CountingPolicy();
-        ClusterState cluster = new ClusterState(List.of(node("a", 8000, 8000, 2, "T4"), node("b", 8000, 8000, 2, "T4"),
-                node("c", 8000, 8000, 2, "T4")));
+        ClusterState cluster = new ClusterState(List.of(
+                node("a", 8000, 8000, 2, "T4"), node("b", 8000, 8000, 2, "T4"), node("c", 8000, 8000, 2, "T4")));
         Placer placer = new Placer(counting);
         Ask r = Ask.computeSlice(0, 0, 100);
         cluster.assume(((Decision.Placed) placer.place(r, cluster)).placement());
@@ -75,7 +78,8 @@ class PlacerTest {
         @Override
         public Choice choose(Ask request, NodeState node) {
             calls++;
-            return new Choice(0, node.fittingCards(request).length > 0 ? new int[] {node.fittingCards(request)[0]} : new int[0]);
+            return new Choice(
+                    0, node.fittingCards(request).length > 0 ? new int[] {node.fittingCards(request)[0]} : new int[0]);
         }
     }
 }

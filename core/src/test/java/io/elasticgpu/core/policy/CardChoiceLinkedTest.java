@@ -1,12 +1,11 @@
 package io.elasticgpu.core.policy;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
 import org.junit.jupiter.api.Test;
-
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link CardChoice#bestLinked}: the node agent's choice among the cards kubelet offers (it was LinkedCards). */
 class CardChoiceLinkedTest {
@@ -42,7 +41,8 @@ class CardChoiceLinkedTest {
     void amongEquallyLinkedCardsTheLeastLoadedWin() {
         int[] load = {3, 0, 2, 0, 1, 1, 1, 1};
 
-        int[] chosen = CardChoice.bestLinked(new int[] {0, 1, 2, 3}, 2, Topology.uniform(8, Link.of(LinkKind.PCIE_SWITCH)), c -> load[c]);
+        int[] chosen = CardChoice.bestLinked(
+                new int[] {0, 1, 2, 3}, 2, Topology.uniform(8, Link.of(LinkKind.PCIE_SWITCH)), c -> load[c]);
 
         assertThat(chosen).containsExactly(1, 3);
     }

@@ -3,24 +3,25 @@ package io.elasticgpu.core.policy;
 import static io.elasticgpu.core.Fixtures.withUsed;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class CardChoiceTest {
 
     /** Cards 0-1 and 2-3 are NVLink pairs; every other pair crosses sockets. */
     private static Node twoPairs() {
-        Topology t = Topology.builder(4).link(0, 1, Link.nvlink(2)).link(2, 3, Link.nvlink(2)).build();
+        Topology t = Topology.builder(4)
+                .link(0, 1, Link.nvlink(2))
+                .link(2, 3, Link.nvlink(2))
+                .build();
         return new Node("n", 64_000, 1 << 20, 110, cards(4), Map.of(), t);
     }
 
@@ -34,7 +35,8 @@ class CardChoiceTest {
 
     @Test
     void twoCardsComeFromOneNvlinkPairLowestFirst() {
-        assertThat(CardChoice.linked(Ask.wholeCards(0, 0, 2), NodeState.empty(twoPairs()))).containsExactly(0, 1);
+        assertThat(CardChoice.linked(Ask.wholeCards(0, 0, 2), NodeState.empty(twoPairs())))
+                .containsExactly(0, 1);
     }
 
     @Test

@@ -4,18 +4,16 @@ import static io.elasticgpu.core.Fixtures.node;
 import static io.elasticgpu.core.Fixtures.withUsed;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.List;
 import java.util.stream.Stream;
-
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** The paper's baselines, formula by formula; each case's comment shows the arithmetic. */
 class PaperPoliciesTest {
@@ -23,7 +21,8 @@ class PaperPoliciesTest {
     static Stream<Arguments> dotProduct() {
         return Stream.of(
                 // node c=64000 G=2000, pod rc=8000 R=1000:
-                // (64000/128000)(8000/128000) + (2000/8000)(1000/8000) = 0.03125 + 0.03125 = 0.0625; 100(1 - 0.0625/2) = 96.875
+                // (64000/128000)(8000/128000) + (2000/8000)(1000/8000) = 0.03125 + 0.03125 = 0.0625; 100(1 - 0.0625/2)
+                // = 96.875
                 Arguments.of("half-cpu two free cards", 64_000, 2, Ask.wholeCards(8000, 0, 1), 96),
                 // node c=128000 G=8000, pod rc=128000 R=8000: 1 + 1 = 2; 100(1 - 2/2) = 0
                 Arguments.of("pod takes the whole node", 128_000, 8, Ask.wholeCards(128_000, 0, 8), 0),
@@ -99,7 +98,8 @@ class PaperPoliciesTest {
         // free [500, 1000, 300, 1000]: the tightest card that fits 200 is card 2 (300)
         assertThat(new DotProductPolicy().choose(slice, s).cards()).containsExactly(2);
         assertThat(new GpuPackingPolicy().choose(slice, s).cards()).containsExactly(2);
-        assertThat(new BestFitPolicy().choose(Ask.wholeCards(0, 0, 2), s).cards()).containsExactly(1, 3);
+        assertThat(new BestFitPolicy().choose(Ask.wholeCards(0, 0, 2), s).cards())
+                .containsExactly(1, 3);
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.random.RandomGenerator;
-
 import org.junit.jupiter.api.Test;
 
 class PoliciesTest {
@@ -13,8 +12,8 @@ class PoliciesTest {
 
     @Test
     void everyNameBuildsThePolicyOfThatName() {
-        var workload = TypicalWorkload.of(java.util.List.of(new TypicalWorkload.Typical(
-                io.elasticgpu.core.model.Ask.cpuOnly(1, 1), 1.0)));
+        var workload = TypicalWorkload.of(
+                java.util.List.of(new TypicalWorkload.Typical(io.elasticgpu.core.model.Ask.cpuOnly(1, 1), 1.0)));
         PolicyContext context = PolicyContext.of(RandomGenerator.of("L64X128MixRandom"), workload);
         for (String name : Policies.NAMES) {
             assertThat(Policies.create(name, context).name()).isEqualTo(name);
@@ -23,8 +22,8 @@ class PoliciesTest {
 
     @Test
     void unknownNamesListTheKnownOnes() {
-        assertThatThrownBy(() -> Policies.create("tetris", noWorkload)).hasMessage(
-                "unknown policy \"tetris\"; choose one of: elastic, binpack, spread, random, dot-product,"
+        assertThatThrownBy(() -> Policies.create("tetris", noWorkload))
+                .hasMessage("unknown policy \"tetris\"; choose one of: elastic, binpack, spread, random, dot-product,"
                         + " gpu-clustering, gpu-packing, best-fit, fgd");
     }
 

@@ -5,7 +5,6 @@ import static io.elasticgpu.core.Fixtures.withUsed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.core.model.Ask;
-
 import org.junit.jupiter.api.Test;
 
 class ProductionPoliciesTest {

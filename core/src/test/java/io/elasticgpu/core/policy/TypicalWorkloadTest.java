@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.core.model.Ask;
-
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class TypicalWorkloadTest {
@@ -31,7 +29,8 @@ class TypicalWorkloadTest {
         // 10 pods, 80% = 8: A (5) then B (3) cover 8; p = (5/10) / (8/10) and (3/10) / (8/10), in that order of
         // floating-point operations, as the paper's artifact computes them
         assertThat(w.typicals()).extracting(t -> t.shape().tag()).containsExactly("share", "1-gpu");
-        assertThat(w.typicals()).extracting(TypicalWorkload.Typical::probability)
+        assertThat(w.typicals())
+                .extracting(TypicalWorkload.Typical::probability)
                 .containsExactly((5 / 10.0) / (8 / 10.0), (3 / 10.0) / (8 / 10.0));
         assertThat(w.distinctShapes()).isEqualTo(4);
         assertThat(w.coverage(pods)).isEqualTo(0.8);
@@ -42,17 +41,25 @@ class TypicalWorkloadTest {
         TypicalWorkload w = TypicalWorkload.estimate(pods, 100);
         // C (2000 milli-CPU) and D (500) both appear once: the larger CPU goes first
         assertThat(w.typicals()).extracting(t -> t.shape().cpuMilli()).containsExactly(1000L, 1000L, 2000L, 500L);
-        assertThat(w.typicals()).extracting(TypicalWorkload.Typical::probability).containsExactly(0.5, 0.3, 0.1, 0.1);
+        assertThat(w.typicals())
+                .extracting(TypicalWorkload.Typical::probability)
+                .containsExactly(0.5, 0.3, 0.1, 0.1);
     }
 
     @Test
     void eachShapeCarriesTheMedianHostMemoryOfItsGroup() {
-        assertThat(TypicalWorkload.estimate(pods, 80).typicals().getFirst().shape().memoryMib()).isEqualTo(3);
+        assertThat(TypicalWorkload.estimate(pods, 80)
+                        .typicals()
+                        .getFirst()
+                        .shape()
+                        .memoryMib())
+                .isEqualTo(3);
     }
 
     @Test
     void rejectsNonsense() {
         assertThatThrownBy(() -> TypicalWorkload.estimate(pods, 0)).hasMessage("coveragePercent must be 1..100, was 0");
-        assertThatThrownBy(() -> TypicalWorkload.estimate(List.of(), 95)).hasMessage("cannot estimate a workload from no pods");
+        assertThatThrownBy(() -> TypicalWorkload.estimate(List.of(), 95))
+                .hasMessage("cannot estimate a workload from no pods");
     }
 }

@@ -4,23 +4,23 @@ import static io.elasticgpu.core.Fixtures.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
-
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class ClusterStateTest {
 
-    private final ClusterState cluster = new ClusterState(List.of(node("a", 8000, 8000, 2, "T4"),
-            node("b", 8000, 8000, 4, "T4")));
+    private final ClusterState cluster =
+            new ClusterState(List.of(node("a", 8000, 8000, 2, "T4"), node("b", 8000, 8000, 4, "T4")));
 
     @Test
     void countsCapacityAndWhatPlacementsHold() {
         assertThat(cluster.capacityMilli()).isEqualTo(6000);
-        Grant p = new Grant("b", Ask.wholeCards(1000, 1000, 2),
+        Grant p = new Grant(
+                "b",
+                Ask.wholeCards(1000, 1000, 2),
                 List.of(new CardShare(0, 1000, 16_384), new CardShare(3, 1000, 16_384)));
         cluster.assume(p);
         assertThat(cluster.usedMilli()).isEqualTo(2000);

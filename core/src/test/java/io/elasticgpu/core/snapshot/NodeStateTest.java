@@ -5,14 +5,12 @@ import static io.elasticgpu.core.Fixtures.withUsed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.CardShare;
+import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.model.Health;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
-
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class NodeStateTest {
@@ -22,8 +20,7 @@ class NodeStateTest {
     @Test
     void placingAndRemovingRestoresTheState() {
         NodeState empty = NodeState.empty(n1);
-        Grant p = new Grant("n1", new Ask(4000, 8192, 1, 300, 2048, List.of()),
-                List.of(new CardShare(2, 300, 2048)));
+        Grant p = new Grant("n1", new Ask(4000, 8192, 1, 300, 2048, List.of()), List.of(new CardShare(2, 300, 2048)));
         NodeState used = empty.with(p);
         assertThat(used.freeCpu()).isEqualTo(12_000);
         assertThat(used.freeMemory()).isEqualTo(57_344);
@@ -41,7 +38,8 @@ class NodeStateTest {
     void refusesToTakeACardPastItsCapacityAndChangesNothing() {
         NodeState state = withUsed(n1, 0, 800);
         Grant p = new Grant("n1", Ask.computeSlice(0, 0, 300), List.of(new CardShare(1, 300, 0)));
-        assertThatThrownBy(() -> state.with(p)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> state.with(p))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("node n1: card 1 would hold 1100 of 1000 milli and 0 of 16384 MiB");
         assertThat(state.freeMilli(1)).isEqualTo(200);
     }
@@ -69,7 +67,9 @@ class NodeStateTest {
 
     @Test
     void unhealthyCardsHaveNoFreeShareAndDoNotFit() {
-        Node sick = n1.withCards(n1.cards().stream().map(c -> c.index() == 0 ? c.withHealth(Health.UNHEALTHY) : c).toList());
+        Node sick = n1.withCards(n1.cards().stream()
+                .map(c -> c.index() == 0 ? c.withHealth(Health.UNHEALTHY) : c)
+                .toList());
         NodeState state = NodeState.empty(sick);
         assertThat(state.freeShare(0)).isZero();
         assertThat(state.freeShareTotal()).isEqualTo(3000);
@@ -79,8 +79,7 @@ class NodeStateTest {
 
     @Test
     void freeShareIsTheSmallerOfComputeAndMemory() {
-        Grant p = new Grant("n1", new Ask(0, 0, 1, 100, 12_288, List.of()),
-                List.of(new CardShare(0, 100, 12_288)));
+        Grant p = new Grant("n1", new Ask(0, 0, 1, 100, 12_288, List.of()), List.of(new CardShare(0, 100, 12_288)));
         // compute left 900; memory left 4096 of 16384 = 250 milli
         assertThat(NodeState.empty(n1).with(p).freeShare(0)).isEqualTo(250);
     }
@@ -102,9 +101,13 @@ class NodeStateTest {
     void explainsAMissingSliceWithTheLargestFreeCard() {
         NodeState state = withUsed(n1, 900, 400, 1000, 1000);
         Fit fit = state.explain(Ask.computeSlice(0, 0, 700));
-        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
-                "no card has 700 milli free; largest free is 600 milli on card 1"));
-        assertThat(((Fit.DoesNotFit) fit).message()).isEqualTo("node n1: no card has 700 milli free; largest free is 600 milli on card 1");
+        assertThat(fit)
+                .isEqualTo(new Fit.DoesNotFit(
+                        Reason.INSUFFICIENT_GPU,
+                        "n1",
+                        "no card has 700 milli free; largest free is 600 milli on card 1"));
+        assertThat(((Fit.DoesNotFit) fit).message())
+                .isEqualTo("node n1: no card has 700 milli free; largest free is 600 milli on card 1");
     }
 
     @Test
@@ -112,21 +115,25 @@ class NodeStateTest {
         Grant p = new Grant("n1", new Ask(0, 0, 1, 0, 10_240, List.of()), List.of(new CardShare(2, 0, 10_240)));
         NodeState state = withUsed(n1, 1000, 1000, 0, 1000).with(p);
         Fit fit = state.explain(new Ask(0, 0, 1, 0, 8192, List.of()));
-        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
-                "no card has 8192 MiB free; largest free is 6144 MiB on card 2"));
+        assertThat(fit)
+                .isEqualTo(new Fit.DoesNotFit(
+                        Reason.INSUFFICIENT_GPU,
+                        "n1",
+                        "no card has 8192 MiB free; largest free is 6144 MiB on card 2"));
     }
 
     @Test
     void explainsMissingWholeCards() {
         Fit fit = withUsed(n1, 100, 0, 100, 100).explain(Ask.wholeCards(0, 0, 2));
-        assertThat(fit).isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1",
-                "1 whole cards free, the pod asks 2"));
+        assertThat(fit)
+                .isEqualTo(new Fit.DoesNotFit(Reason.INSUFFICIENT_GPU, "n1", "1 whole cards free, the pod asks 2"));
     }
 
     @Test
     void explainsCpu() {
-        assertThat(NodeState.empty(n1).explain(Ask.cpuOnly(32_000, 0))).isEqualTo(new Fit.DoesNotFit(
-                Reason.INSUFFICIENT_CPU, "n1", "16000 milli-CPU free, the pod asks 32000"));
+        assertThat(NodeState.empty(n1).explain(Ask.cpuOnly(32_000, 0)))
+                .isEqualTo(
+                        new Fit.DoesNotFit(Reason.INSUFFICIENT_CPU, "n1", "16000 milli-CPU free, the pod asks 32000"));
     }
 
     @Test

@@ -2,13 +2,11 @@ package io.elasticgpu.e2e.junit;
 
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -21,7 +19,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 public final class ControlPlaneExtension implements ParameterResolver {
 
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ControlPlaneExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(ControlPlaneExtension.class);
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
@@ -37,13 +36,15 @@ public final class ControlPlaneExtension implements ParameterResolver {
         }
         String namespace = namespaceFor(context);
         // Stored in the test's own store: closed (namespace deleted, client closed) when the test ends.
-        return context.getStore(NAMESPACE).getOrComputeIfAbsent("cluster", k -> new TestCluster(controlPlane, namespace),
-                TestCluster.class);
+        return context.getStore(NAMESPACE)
+                .getOrComputeIfAbsent("cluster", k -> new TestCluster(controlPlane, namespace), TestCluster.class);
     }
 
     /** The run's control plane, started on first use and closed with the root context at the end of the run. */
     public static ControlPlane shared(ExtensionContext context) {
-        return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent("control-plane", k -> start(), ControlPlane.class);
+        return context.getRoot()
+                .getStore(NAMESPACE)
+                .getOrComputeIfAbsent("control-plane", k -> start(), ControlPlane.class);
     }
 
     private static ControlPlane start() {
@@ -54,11 +55,15 @@ public final class ControlPlaneExtension implements ParameterResolver {
     }
 
     private static String namespaceFor(ExtensionContext context) {
-        String test = context.getRequiredTestMethod().getName().replaceAll("([a-z])([A-Z])", "$1-$2")
-                .toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
+        String test = context.getRequiredTestMethod()
+                .getName()
+                .replaceAll("([a-z])([A-Z])", "$1-$2")
+                .toLowerCase(Locale.ROOT)
+                .replaceAll("[^a-z0-9-]", "-");
         if (test.length() > 40) {
             test = test.substring(0, 40);
         }
-        return ("e2e-" + test).replaceAll("-+$", "") + "-" + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+        return ("e2e-" + test).replaceAll("-+$", "") + "-"
+                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
     }
 }

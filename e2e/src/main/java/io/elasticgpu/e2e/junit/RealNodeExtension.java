@@ -4,9 +4,7 @@ import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.realnode.HostCheck;
 import io.elasticgpu.localcluster.realnode.NodePrograms;
 import io.elasticgpu.localcluster.realnode.RealNode;
-
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -21,7 +19,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 public final class RealNodeExtension implements ParameterResolver {
 
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RealNodeExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(RealNodeExtension.class);
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
@@ -39,11 +38,13 @@ public final class RealNodeExtension implements ParameterResolver {
         Object node = context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent("real-node", k -> start(controlPlane));
         return switch (node) {
             case RealNode started -> started;
-            case String reason when Boolean.getBoolean("egpu.real-node.required") ->
-                    throw new IllegalStateException(reason + " (-Degpu.real-node.required=true)");
+            case String reason
+            when Boolean.getBoolean("egpu.real-node.required") ->
+                throw new IllegalStateException(reason + " (-Degpu.real-node.required=true)");
             case String reason -> Assumptions.abort(reason);
             // a start that failed fails every test that asks again, at once, rather than trying for minutes each time
-            case RuntimeException failed -> throw new IllegalStateException("the real node did not start: " + failed.getMessage(), failed);
+            case RuntimeException failed ->
+                throw new IllegalStateException("the real node did not start: " + failed.getMessage(), failed);
             default -> throw new IllegalStateException("unexpected " + node);
         };
     }

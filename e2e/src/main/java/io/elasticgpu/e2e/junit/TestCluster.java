@@ -3,10 +3,8 @@ package io.elasticgpu.e2e.junit;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,10 +27,18 @@ public final class TestCluster implements AutoCloseable {
         this.controlPlane = controlPlane;
         this.client = controlPlane.newClient();
         this.namespace = namespace;
-        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
-                .addToLabels("elasticgpu.io/e2e", "true").endMetadata().build()).create();
+        client.namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(namespace)
+                        .addToLabels("elasticgpu.io/e2e", "true")
+                        .endMetadata()
+                        .build())
+                .create();
         // Pods cannot be created before the namespace's default service account exists.
-        client.serviceAccounts().inNamespace(namespace).withName("default")
+        client.serviceAccounts()
+                .inNamespace(namespace)
+                .withName("default")
                 .waitUntilCondition(Objects::nonNull, 60, TimeUnit.SECONDS);
     }
 
@@ -56,8 +62,16 @@ public final class TestCluster implements AutoCloseable {
      * @return the nodes' full names, in order
      */
     public List<String> createGpuNodes(List<GpuNodeSpec> specs) {
-        List<GpuNodeSpec> named = specs.stream().map(s -> new GpuNodeSpec(namespace + "-" + s.name(), s.cards(), s.model(),
-                s.cardMemoryMib(), s.cpuMilli(), s.memoryMib(), s.links())).toList();
+        List<GpuNodeSpec> named = specs.stream()
+                .map(s -> new GpuNodeSpec(
+                        namespace + "-" + s.name(),
+                        s.cards(),
+                        s.model(),
+                        s.cardMemoryMib(),
+                        s.cpuMilli(),
+                        s.memoryMib(),
+                        s.links()))
+                .toList();
         named.forEach(s -> nodes.add(s.name()));
         FakeGpuNodes.create(client, named, Duration.ofMinutes(1));
         return named.stream().map(GpuNodeSpec::name).toList();
@@ -76,9 +90,13 @@ public final class TestCluster implements AutoCloseable {
     public void close() {
         try {
             client.pods().inNamespace(namespace).withGracePeriod(0).delete();
-            client.pods().inNamespace(namespace).informOnCondition(List::isEmpty).get(60, TimeUnit.SECONDS);
+            client.pods()
+                    .inNamespace(namespace)
+                    .informOnCondition(List::isEmpty)
+                    .get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("the pods of namespace %s did not go away: %s".formatted(namespace, e.getMessage()), e);
+            throw new IllegalStateException(
+                    "the pods of namespace %s did not go away: %s".formatted(namespace, e.getMessage()), e);
         } finally {
             nodes.forEach(n -> client.nodes().withName(n).delete());
             client.namespaces().withName(namespace).delete();

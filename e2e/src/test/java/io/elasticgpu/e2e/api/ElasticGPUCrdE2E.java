@@ -15,11 +15,10 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.ValidationMessages;
-import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -28,12 +27,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.Serialization;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,29 +55,51 @@ class ElasticGPUCrdE2E {
         try {
             ElasticGPUClass created = client.resource(gpuClass(name)).create();
             assertThat(created.getSpec().getReclaimPolicy()).isEqualTo(ElasticGPUClassSpec.ReclaimPolicy.Delete);
-            assertThat(created.getSpec().getBindingMode()).isEqualTo(ElasticGPUClassSpec.BindingMode.WaitForFirstConsumer);
+            assertThat(created.getSpec().getBindingMode())
+                    .isEqualTo(ElasticGPUClassSpec.BindingMode.WaitForFirstConsumer);
 
             var claims = client.resources(ElasticGPUClaim.class).inNamespace(cluster.namespace());
-            ElasticGPUClaim claim = claims.resource(claim("slice", name, Map.of(ResourceNames.GPU_MEMORY, "4096",
-                    ResourceNames.GPU_CORE, "50", ResourceNames.GPU_COUNT, "2"))).create();
+            ElasticGPUClaim claim = claims.resource(claim(
+                            "slice",
+                            name,
+                            Map.of(
+                                    ResourceNames.GPU_MEMORY,
+                                    "4096",
+                                    ResourceNames.GPU_CORE,
+                                    "50",
+                                    ResourceNames.GPU_COUNT,
+                                    "2")))
+                    .create();
             claim.setStatus(claimStatus(ElasticGPUClaimStatus.Phase.Bound, name));
-            assertThat(claims.resource(claim).updateStatus().getStatus().getElasticGPUName()).isEqualTo(name);
+            assertThat(claims.resource(claim).updateStatus().getStatus().getElasticGPUName())
+                    .isEqualTo(name);
 
-            ElasticGPU gpu = client.resource(elasticGpu(name, cluster.namespace(), qgpuSource("gpu-node-1", 3))).create();
+            ElasticGPU gpu = client.resource(elasticGpu(name, cluster.namespace(), qgpuSource("gpu-node-1", 3)))
+                    .create();
             gpu.setStatus(new ElasticGPUStatus());
             gpu.getStatus().setPhase(ElasticGPUStatus.Phase.Bound);
-            assertThat(client.resource(gpu).updateStatus().getStatus().getPhase()).isEqualTo(ElasticGPUStatus.Phase.Bound);
+            assertThat(client.resource(gpu).updateStatus().getStatus().getPhase())
+                    .isEqualTo(ElasticGPUStatus.Phase.Bound);
 
             // What `kubectl get egpu` prints: the server-side table built from the CRD's printer columns.
             assertThat(tableRow(client, "apis/elasticgpu.io/v1alpha1/elasticgpus/" + name))
-                    .containsEntry("Node", "gpu-node-1").containsEntry("Card", "3").containsEntry("Phase", "Bound")
-                    .containsEntry("Claim Namespace", cluster.namespace()).containsEntry("Claim", "slice")
-                    .containsEntry("Pod", "trainer").containsKey("Age");
-            assertThat(tableRow(client, "apis/elasticgpu.io/v1alpha1/namespaces/" + cluster.namespace()
-                    + "/elasticgpuclaims/slice")).containsEntry("Class", name).containsEntry("Phase", "Bound")
+                    .containsEntry("Node", "gpu-node-1")
+                    .containsEntry("Card", "3")
+                    .containsEntry("Phase", "Bound")
+                    .containsEntry("Claim Namespace", cluster.namespace())
+                    .containsEntry("Claim", "slice")
+                    .containsEntry("Pod", "trainer")
+                    .containsKey("Age");
+            assertThat(tableRow(
+                            client,
+                            "apis/elasticgpu.io/v1alpha1/namespaces/" + cluster.namespace()
+                                    + "/elasticgpuclaims/slice"))
+                    .containsEntry("Class", name)
+                    .containsEntry("Phase", "Bound")
                     .containsEntry("ElasticGPU", name);
             assertThat(tableRow(client, "apis/elasticgpu.io/v1alpha1/elasticgpuclasses/" + name))
-                    .containsEntry("Provisioner", "elasticgpu.io/qgpu").containsEntry("Reclaim Policy", "Delete")
+                    .containsEntry("Provisioner", "elasticgpu.io/qgpu")
+                    .containsEntry("Reclaim Policy", "Delete")
                     .containsEntry("Binding Mode", "WaitForFirstConsumer");
         } finally {
             client.resources(ElasticGPU.class).withName(name).delete();
@@ -92,21 +111,37 @@ class ElasticGPUCrdE2E {
     void invalidClaimsAreRejectedWithMessagesThatSayWhatToChange(TestCluster cluster) {
         var claims = cluster.client().resources(ElasticGPUClaim.class).inNamespace(cluster.namespace());
 
-        assertRejected(() -> claims.resource(claim("empty", "c", Map.of())).create(), ValidationMessages.REQUESTS_EMPTY);
-        assertRejected(() -> claims.resource(claim("mixed", "c", Map.of(ResourceNames.GPU, "1",
-                ResourceNames.GPU_MEMORY, "4096"))).create(), ValidationMessages.WHOLE_AND_SLICE);
+        assertRejected(
+                () -> claims.resource(claim("empty", "c", Map.of())).create(), ValidationMessages.REQUESTS_EMPTY);
+        assertRejected(
+                () -> claims.resource(
+                                claim("mixed", "c", Map.of(ResourceNames.GPU, "1", ResourceNames.GPU_MEMORY, "4096")))
+                        .create(),
+                ValidationMessages.WHOLE_AND_SLICE);
         // 150 % of one card: over the 100 a card has; quantities arrive as strings from fabric8 …
-        assertRejected(() -> claims.resource(claim("core-string", "c", Map.of(ResourceNames.GPU_CORE, "150"))).create(),
+        assertRejected(
+                () -> claims.resource(claim("core-string", "c", Map.of(ResourceNames.GPU_CORE, "150")))
+                        .create(),
                 ValidationMessages.coreAboveOneCard("150"));
         // … and as integers from a plain YAML manifest.
-        assertRejected(() -> cluster.client().genericKubernetesResources("elasticgpu.io/v1alpha1", "ElasticGPUClaim")
-                .inNamespace(cluster.namespace()).resource(rawClaim("core-int", Map.of(ResourceNames.GPU_CORE, 150)))
-                .create(), ValidationMessages.coreAboveOneCard("150"));
-        assertRejected(() -> claims.resource(claim("count", "c", Map.of(ResourceNames.GPU_COUNT, "2"))).create(),
+        assertRejected(
+                () -> cluster.client()
+                        .genericKubernetesResources("elasticgpu.io/v1alpha1", "ElasticGPUClaim")
+                        .inNamespace(cluster.namespace())
+                        .resource(rawClaim("core-int", Map.of(ResourceNames.GPU_CORE, 150)))
+                        .create(),
+                ValidationMessages.coreAboveOneCard("150"));
+        assertRejected(
+                () -> claims.resource(claim("count", "c", Map.of(ResourceNames.GPU_COUNT, "2")))
+                        .create(),
                 ValidationMessages.COUNT_WITHOUT_SLICE);
-        assertRejected(() -> claims.resource(claim("nvidia", "c", Map.of(ResourceNames.NVIDIA_GPU, "1"))).create(),
+        assertRejected(
+                () -> claims.resource(claim("nvidia", "c", Map.of(ResourceNames.NVIDIA_GPU, "1")))
+                        .create(),
                 ValidationMessages.REQUESTS_UNKNOWN_NAME);
-        assertRejected(() -> claims.resource(claim("zero", "c", Map.of(ResourceNames.GPU_MEMORY, "0"))).create(),
+        assertRejected(
+                () -> claims.resource(claim("zero", "c", Map.of(ResourceNames.GPU_MEMORY, "0")))
+                        .create(),
                 ValidationMessages.REQUESTS_NOT_POSITIVE);
         assertThat(claims.list().getItems()).isEmpty();
     }
@@ -114,14 +149,16 @@ class ElasticGPUCrdE2E {
     @Test
     void aClaimsSpecMayChangeWhilePendingButNotOnceBound(TestCluster cluster) {
         var claims = cluster.client().resources(ElasticGPUClaim.class).inNamespace(cluster.namespace());
-        claims.resource(claim("c", "qgpu", Map.of(ResourceNames.GPU_MEMORY, "4096"))).create();
+        claims.resource(claim("c", "qgpu", Map.of(ResourceNames.GPU_MEMORY, "4096")))
+                .create();
 
         claims.withName("c").edit(c -> withMemory(c, "8192"));
         ElasticGPUClaim pending = claims.withName("c").get();
         pending.setStatus(claimStatus(ElasticGPUClaimStatus.Phase.Bound, "egpu-1"));
         claims.resource(pending).updateStatus();
 
-        assertRejected(() -> claims.withName("c").edit(c -> withMemory(c, "16384")),
+        assertRejected(
+                () -> claims.withName("c").edit(c -> withMemory(c, "16384")),
                 ValidationMessages.CLAIM_SPEC_IMMUTABLE_WHEN_BOUND);
         assertThat(claims.withName("c").get().getSpec().getResources().getRequests())
                 .containsEntry(ResourceNames.GPU_MEMORY, new Quantity("8192"));
@@ -133,11 +170,19 @@ class ElasticGPUCrdE2E {
         ElasticGPUSource two = qgpuSource("gpu-node-1", 0);
         two.setPhysical(two.getQGPU());
 
-        assertRejected(() -> client.resource(elasticGpu(cluster.namespace() + "-two", cluster.namespace(), two)).create(),
+        assertRejected(
+                () -> client.resource(elasticGpu(cluster.namespace() + "-two", cluster.namespace(), two))
+                        .create(),
                 ValidationMessages.EXACTLY_ONE_SOURCE);
-        assertRejected(() -> client.resource(elasticGpu(cluster.namespace() + "-none", cluster.namespace(),
-                new ElasticGPUSource())).create(), ValidationMessages.EXACTLY_ONE_SOURCE);
-        assertThat(client.resources(ElasticGPU.class).withName(cluster.namespace() + "-two").get()).isNull();
+        assertRejected(
+                () -> client.resource(
+                                elasticGpu(cluster.namespace() + "-none", cluster.namespace(), new ElasticGPUSource()))
+                        .create(),
+                ValidationMessages.EXACTLY_ONE_SOURCE);
+        assertThat(client.resources(ElasticGPU.class)
+                        .withName(cluster.namespace() + "-two")
+                        .get())
+                .isNull();
     }
 
     private static void assertRejected(ThrowingCallable call, String message) {
@@ -150,8 +195,12 @@ class ElasticGPUCrdE2E {
     /** One object as the apiserver's table (what kubectl prints): column name to cell. */
     private static Map<String, Object> tableRow(KubernetesClient client, String path) throws Exception {
         var http = client.getHttpClient();
-        HttpResponse<String> response = http.sendAsync(http.newHttpRequestBuilder().uri(client.getMasterUrl() + path)
-                .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").build(), String.class)
+        HttpResponse<String> response = http.sendAsync(
+                        http.newHttpRequestBuilder()
+                                .uri(client.getMasterUrl() + path)
+                                .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+                                .build(),
+                        String.class)
                 .get(30, TimeUnit.SECONDS);
         assertThat(response.code()).as(response.body()).isEqualTo(200);
         Map<String, Object> table = map(Serialization.unmarshal(response.body(), Map.class));
@@ -197,10 +246,14 @@ class ElasticGPUCrdE2E {
     }
 
     private static GenericKubernetesResource rawClaim(String name, Map<String, Object> requests) {
-        return new GenericKubernetesResourceBuilder().withApiVersion("elasticgpu.io/v1alpha1").withKind("ElasticGPUClaim")
-                .withNewMetadata().withName(name).endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("elasticGPUClassName", "c",
-                        "resources", Map.of("requests", requests))))
+        return new GenericKubernetesResourceBuilder()
+                .withApiVersion("elasticgpu.io/v1alpha1")
+                .withKind("ElasticGPUClaim")
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withAdditionalProperties(
+                        Map.of("spec", Map.of("elasticGPUClassName", "c", "resources", Map.of("requests", requests))))
                 .build();
     }
 
@@ -226,14 +279,17 @@ class ElasticGPUCrdE2E {
         return source;
     }
 
-    /** An ElasticGPU on node gpu-node-1, bound to claim {@code slice} and used by pod {@code trainer} in {@code namespace}. */
+    /**
+     * An ElasticGPU on node gpu-node-1, bound to claim {@code slice} and used by pod {@code trainer} in {@code
+     * namespace}. */
     private static ElasticGPU elasticGpu(String name, String namespace, ElasticGPUSource source) {
         ElasticGPU gpu = new ElasticGPU();
         gpu.setMetadata(new ObjectMetaBuilder().withName(name).build());
         ElasticGPUSpec spec = new ElasticGPUSpec();
         spec.setSource(source);
         spec.setNodeName("gpu-node-1");
-        spec.setCapacity(Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096"), ResourceNames.GPU_CORE, new Quantity("50")));
+        spec.setCapacity(
+                Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096"), ResourceNames.GPU_CORE, new Quantity("50")));
         ElasticGPUSpec.ClaimReference claimRef = new ElasticGPUSpec.ClaimReference();
         claimRef.setNamespace(namespace);
         claimRef.setName("slice");

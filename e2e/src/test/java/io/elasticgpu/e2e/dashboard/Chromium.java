@@ -7,13 +7,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * Debian's {@code chromium}, headless, driven through Debian's {@code chromedriver} (never a downloaded browser: Selenium
+ * Debian's {@code chromium}, headless, driven through Debian's {@code chromedriver} (never a downloaded browser:
+ * Selenium
  * Manager is bypassed by naming both programs). {@code -Degpu.chromium.required=true} (CI) turns a missing browser from
  * a skip into a failure; {@code e2e/bin/install-chromium} installs both.
  */
@@ -22,19 +22,30 @@ final class Chromium {
     static final Path BROWSER = Path.of(System.getProperty("egpu.chromium", "/usr/bin/chromium"));
     static final Path DRIVER = Path.of(System.getProperty("egpu.chromedriver", "/usr/bin/chromedriver"));
 
-    private Chromium() {
-    }
+    private Chromium() {}
 
     /** A new headless browser with an empty profile, 1400×1000. */
     static ChromeDriver start() {
         requireInstalled();
-        ChromeOptions options = new ChromeOptions().setBinary(BROWSER.toFile()).addArguments(
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000",
-                // This machine's network is closed: without these, chromium keeps dialling Google's services.
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--user-data-dir=" + emptyProfile());
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
-                .usingAnyFreePort().build();
+        ChromeOptions options = new ChromeOptions()
+                .setBinary(BROWSER.toFile())
+                .addArguments(
+                        "--headless=new",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-dev-shm-usage",
+                        "--window-size=1400,1000",
+                        // This machine's network is closed: without these, chromium keeps dialling Google's services.
+                        "--disable-quic",
+                        "--no-first-run",
+                        "--disable-background-networking",
+                        "--disable-component-update",
+                        "--disable-sync",
+                        "--user-data-dir=" + emptyProfile());
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(DRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         return new ChromeDriver(service, options);
     }
 

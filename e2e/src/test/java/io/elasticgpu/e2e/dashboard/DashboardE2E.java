@@ -13,7 +13,6 @@ import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.nodes.AllocatedPods;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -21,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
@@ -54,18 +52,22 @@ class DashboardE2E {
         setHealthy(cluster.client(), t4, 1, false);
 
         try (ClusterWatch watch = ClusterWatch.start(cluster.client());
-             DashboardServer server = DashboardServer.start(new InetSocketAddress("127.0.0.1", 0), watch, watch::synced,
-                     new ControllerMetrics(watch, () -> false, () -> 0))) {
+                DashboardServer server = DashboardServer.start(
+                        new InetSocketAddress("127.0.0.1", 0),
+                        watch,
+                        watch::synced,
+                        new ControllerMetrics(watch, () -> false, () -> 0))) {
             ChromeDriver browser = Chromium.start();
             try {
                 browser.get("http://127.0.0.1:%d/ui/?refresh=1".formatted(server.port()));
-                await().atMost(WAIT).untilAsserted(() -> assertThat(tiles(browser, cluster)).hasSize(10));
+                await().atMost(WAIT)
+                        .untilAsserted(() -> assertThat(tiles(browser, cluster)).hasSize(10));
 
                 Page page = new Page(browser);
                 assertThat(page.card(a100, 0, "data-fill")).isEqualTo("1.000");
-                assertThat(page.card(a100, 2, "data-fill")).isEqualTo("0.300");      // compute 30 % > memory 25 %
+                assertThat(page.card(a100, 2, "data-fill")).isEqualTo("0.300"); // compute 30 % > memory 25 %
                 assertThat(page.card(a100, 3, "data-fill")).isEqualTo("0.000");
-                assertThat(page.card(a100, 3, "innerText")).contains("NVL-A");         // the NVLink island of cards 0-3
+                assertThat(page.card(a100, 3, "innerText")).contains("NVL-A"); // the NVLink island of cards 0-3
                 assertThat(page.card(a100, 4, "innerText")).contains("NVL-B");
                 assertThat(page.card(t4, 1, "class")).contains("unhealthy");
                 assertThat(page.card(t4, 1, "aria-label")).contains("unhealthy");
@@ -77,14 +79,21 @@ class DashboardE2E {
                 assertThat(page.text("#details tr[data-pod='%s/infer']".formatted(cluster.namespace())))
                         .contains("main", "20 GiB", "30 %", "allocated");
                 String drawn = page.text("#status");
-                await().atMost(WAIT).until(() -> !page.text("#status").equals(drawn));   // redrawn since the click
-                assertThat(page.focusedCard()).as("keyboard focus kept across redraws").isEqualTo(a100 + "/2");
+                await().atMost(WAIT).until(() -> !page.text("#status").equals(drawn)); // redrawn since the click
+                assertThat(page.focusedCard())
+                        .as("keyboard focus kept across redraws")
+                        .isEqualTo(a100 + "/2");
                 Files.createDirectories(ARTIFACTS);
                 Files.write(ARTIFACTS.resolve("dashboard.png"), browser.getScreenshotAs(OutputType.BYTES));
 
                 // Live: the page follows new pods, gone pods and health without a reload.
                 create(cluster, "late", a100, List.of(new Share(3, uuid(a100, 3), 500, 40_960)));
-                cluster.client().pods().inNamespace(cluster.namespace()).withName("infer").withGracePeriod(0).delete();
+                cluster.client()
+                        .pods()
+                        .inNamespace(cluster.namespace())
+                        .withName("infer")
+                        .withGracePeriod(0)
+                        .delete();
                 setHealthy(cluster.client(), t4, 1, true);
                 await().atMost(WAIT).untilAsserted(() -> {
                     assertThat(page.card(a100, 3, "data-holders")).isEqualTo("1");
@@ -120,15 +129,17 @@ class DashboardE2E {
         /** An attribute of a card's tile, or its {@code innerText}; null when the tile is not drawn. */
         String card(String node, int card, String attribute) {
             return (String) browser.executeScript("""
-                    const t = document.querySelector(`button.card[data-node="${arguments[0]}"][data-card="${arguments[1]}"]`);
-                    return t === null ? null : arguments[2] === "innerText" ? t.innerText : t.getAttribute(arguments[2]);
+                    const t = \
+                    document.querySelector(`button.card[data-node="${arguments[0]}"][data-card="${arguments[1]}"]`);
+                    return t === null ? null : arguments[2] === "innerText" ? t.innerText : \
+                    t.getAttribute(arguments[2]);
                     """, node, card, attribute);
         }
 
         /** The visible text of the first element {@code selector} finds, empty when none. */
         String text(String selector) {
-            return (String) browser.executeScript("const e = document.querySelector(arguments[0]); return e ? e.innerText : '';",
-                    selector);
+            return (String) browser.executeScript(
+                    "const e = document.querySelector(arguments[0]); return e ? e.innerText : '';", selector);
         }
 
         /** {@code node/card} of the tile that has the keyboard focus, or null. */
@@ -142,7 +153,8 @@ class DashboardE2E {
         /** A real click on the tile, again if a redraw replaced it under the pointer. */
         void click(String node, int card) {
             await().atMost(WAIT).ignoreExceptions().until(() -> {
-                browser.findElement(By.cssSelector("button.card[data-node='%s'][data-card='%d']".formatted(node, card))).click();
+                browser.findElement(By.cssSelector("button.card[data-node='%s'][data-card='%d']".formatted(node, card)))
+                        .click();
                 return true;
             });
         }

@@ -23,7 +23,9 @@ final class ChartFlags {
 
     /** A component the chart runs {@code egpu} as, by the subcommand it runs. */
     enum Component {
-        EXTENDER("scheduler"), CONTROLLER("controller"), NODE_AGENT("node-agent");
+        EXTENDER("scheduler"),
+        CONTROLLER("controller"),
+        NODE_AGENT("node-agent");
 
         final String command;
 
@@ -40,15 +42,22 @@ final class ChartFlags {
      * @param flag      the flag
      * @param argument  the flag's argument as rendered; null for a switch
      */
-    record Row(String value, String example, Map<String, String> with, Component component, String flag, String argument) {
+    record Row(
+            String value, String example, Map<String, String> with, Component component, String flag, String argument) {
         boolean isSwitch() {
             return argument == null;
         }
 
         @Override
         public String toString() {
-            return "%s=%s%s -> %s %s%s".formatted(value, example, with.isEmpty() ? "" : " " + with, component.command, flag,
-                    argument == null ? "" : " " + argument);
+            return "%s=%s%s -> %s %s%s"
+                    .formatted(
+                            value,
+                            example,
+                            with.isEmpty() ? "" : " " + with,
+                            component.command,
+                            flag,
+                            argument == null ? "" : " " + argument);
         }
     }
 
@@ -56,8 +65,8 @@ final class ChartFlags {
         return new Row(value, example, Map.of(), component, flag, argument);
     }
 
-    private static Row row(String value, String example, Map<String, String> with, Component component, String flag,
-                           String argument) {
+    private static Row row(
+            String value, String example, Map<String, String> with, Component component, String flag, String argument) {
         return new Row(value, example, with, component, flag, argument);
     }
 
@@ -84,7 +93,12 @@ final class ChartFlags {
             row("nodeAgent.api", "dra", Component.NODE_AGENT, "--api", "dra"),
             row("nodeAgent.backend", "simulated", Component.NODE_AGENT, "--backend", "simulated"),
             // nodeAgent.simulatedGpus is the file's content, in a ConfigMap mounted where the flag points
-            row("nodeAgent.backend", "simulated", Component.NODE_AGENT, "--simulated-gpus", "/etc/elastic-gpu/gpus.yaml"),
+            row(
+                    "nodeAgent.backend",
+                    "simulated",
+                    Component.NODE_AGENT,
+                    "--simulated-gpus",
+                    "/etc/elastic-gpu/gpus.yaml"),
             row("memoryBlockMib", "64", Component.NODE_AGENT, "--memory-block-mib", "64"),
             row("aliyunUnitMib", "512", Component.NODE_AGENT, "--aliyun-unit-mib", "512"),
             row("sharingMode", "replicas", Component.NODE_AGENT, "--mode", "replicas"),
@@ -94,19 +108,42 @@ final class ChartFlags {
             row("isolation", "mps", Component.NODE_AGENT, "--mps-host-namespaces", null),
             row("isolation", "mps", Component.NODE_AGENT, "--mps-cgroup-root", "/sys/fs/cgroup"),
             row("mps.root", "/run/egpu-mps", MPS, Component.NODE_AGENT, "--mps-root", "/run/egpu-mps"),
-            row("mps.control", "/opt/nvidia/mps-control", MPS, Component.NODE_AGENT, "--mps-control", "/opt/nvidia/mps-control"),
+            row(
+                    "mps.control",
+                    "/opt/nvidia/mps-control",
+                    MPS,
+                    Component.NODE_AGENT,
+                    "--mps-control",
+                    "/opt/nvidia/mps-control"),
             row("nodeAgent.usage.enabled", "false", Component.NODE_AGENT, "--usage-interval", "PT0S"),
-            row("nodeAgent.draConfig.pluginDir", "/var/lib/k/plugins/egpu", DRA, Component.NODE_AGENT, "--dra-plugin-dir",
+            row(
+                    "nodeAgent.draConfig.pluginDir",
+                    "/var/lib/k/plugins/egpu",
+                    DRA,
+                    Component.NODE_AGENT,
+                    "--dra-plugin-dir",
                     "/var/lib/k/plugins/egpu"),
-            row("nodeAgent.draConfig.registrationDir", "/var/lib/k/registry", DRA, Component.NODE_AGENT,
-                    "--plugin-registration-dir", "/var/lib/k/registry"),
+            row(
+                    "nodeAgent.draConfig.registrationDir",
+                    "/var/lib/k/registry",
+                    DRA,
+                    Component.NODE_AGENT,
+                    "--plugin-registration-dir",
+                    "/var/lib/k/registry"),
             row("nodeAgent.draConfig.cdiDir", "/etc/cdi", DRA, Component.NODE_AGENT, "--cdi-dir", "/etc/cdi"),
-            row("nodeAgent.deviceConfig.devicePluginDir", "/var/lib/k/device-plugins", Component.NODE_AGENT,
-                    "--device-plugin-dir", "/var/lib/k/device-plugins"),
-            row("nodeAgent.deviceConfig.podResourcesDir", "/var/lib/k/pod-resources", Component.NODE_AGENT,
-                    "--pod-resources-socket", "/var/lib/k/pod-resources/kubelet.sock"),
+            row(
+                    "nodeAgent.deviceConfig.devicePluginDir",
+                    "/var/lib/k/device-plugins",
+                    Component.NODE_AGENT,
+                    "--device-plugin-dir",
+                    "/var/lib/k/device-plugins"),
+            row(
+                    "nodeAgent.deviceConfig.podResourcesDir",
+                    "/var/lib/k/pod-resources",
+                    Component.NODE_AGENT,
+                    "--pod-resources-socket",
+                    "/var/lib/k/pod-resources/kubelet.sock"),
             row("nodeAgent.metricsPort", "19401", Component.NODE_AGENT, "--metrics-listen", "0.0.0.0:19401"));
 
-    private ChartFlags() {
-    }
+    private ChartFlags() {}
 }

@@ -2,14 +2,12 @@ package io.elasticgpu.e2e.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.cli.Egpu;
-import io.elasticgpu.e2e.deploy.ChartFlags.Component;
-import io.elasticgpu.e2e.deploy.ChartFlags.Row;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
+import io.elasticgpu.cli.Egpu;
+import io.elasticgpu.e2e.deploy.ChartFlags.Component;
+import io.elasticgpu.e2e.deploy.ChartFlags.Row;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,12 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -51,10 +47,15 @@ class ChartFlagsE2E {
     @BeforeAll
     static void helm() throws Exception {
         RenderedChart.script("build-helm");
-        helm = run(RenderedChart.DEPLOY.resolve("bin/build-helm").toString(), "--print-path").strip();
-        kubeVersion = Files.readAllLines(RenderedChart.DEPLOY.resolveSibling("e2e").resolve("versions.env")).stream()
-                .filter(l -> l.startsWith("KUBERNETES_VERSION=")).map(l -> l.substring("KUBERNETES_VERSION=".length()))
-                .findFirst().orElseThrow();
+        helm = run(RenderedChart.DEPLOY.resolve("bin/build-helm").toString(), "--print-path")
+                .strip();
+        kubeVersion = Files.readAllLines(
+                        RenderedChart.DEPLOY.resolveSibling("e2e").resolve("versions.env"))
+                .stream()
+                .filter(l -> l.startsWith("KUBERNETES_VERSION="))
+                .map(l -> l.substring("KUBERNETES_VERSION=".length()))
+                .findFirst()
+                .orElseThrow();
     }
 
     static Stream<Row> rows() {
@@ -64,7 +65,8 @@ class ChartFlagsE2E {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void theRowsValueIsRenderedAsItsFlagInItsComponentsArguments(Row row) throws Exception {
-        List<String> options = new ArrayList<>(List.of("--namespace",
+        List<String> options = new ArrayList<>(List.of(
+                "--namespace",
                 row.value().equals(ChartFlags.RELEASE_NAMESPACE) ? row.example() : "elastic-gpu-system"));
         row.with().forEach((value, setting) -> options.addAll(List.of("--set", value + "=" + setting)));
         if (!row.value().equals(ChartFlags.RELEASE_NAMESPACE) && !row.value().equals(ChartFlags.FIXED)) {
@@ -73,13 +75,19 @@ class ChartFlagsE2E {
 
         List<List<String>> args = arguments(render(options)).getOrDefault(row.component(), List.of());
 
-        assertThat(args).as("%s containers rendered with %s", row.component().command, options).isNotEmpty();
+        assertThat(args)
+                .as("%s containers rendered with %s", row.component().command, options)
+                .isNotEmpty();
         for (List<String> a : args) {
             if (row.isSwitch()) {
                 assertThat(a).as("the arguments of %s", row.component().command).contains(row.flag());
             } else {
-                assertThat(a).as("the arguments of %s", row.component().command).containsSubsequence(row.flag(), row.argument());
-                assertThat(a.get(a.indexOf(row.flag()) + 1)).as("%s's argument", row.flag()).isEqualTo(row.argument());
+                assertThat(a)
+                        .as("the arguments of %s", row.component().command)
+                        .containsSubsequence(row.flag(), row.argument());
+                assertThat(a.get(a.indexOf(row.flag()) + 1))
+                        .as("%s's argument", row.flag())
+                        .isEqualTo(row.argument());
             }
         }
     }
@@ -102,7 +110,9 @@ class ChartFlagsE2E {
                             continue;
                         }
                         flags++;
-                        if (ChartFlags.ROWS.stream().noneMatch(r -> r.component() == component.getKey() && r.flag().equals(arg))) {
+                        if (ChartFlags.ROWS.stream()
+                                .noneMatch(r -> r.component() == component.getKey()
+                                        && r.flag().equals(arg))) {
                             missing.add("%s: %s %s".formatted(variant.getKey(), component.getKey().command, arg));
                         }
                     }
@@ -131,14 +141,16 @@ class ChartFlagsE2E {
                         + (row.isSwitch() ? "an argument" : "none"));
             }
         }
-        assertThat(unknown).as("rows whose flag egpu does not have as the chart passes it").isEmpty();
+        assertThat(unknown)
+                .as("rows whose flag egpu does not have as the chart passes it")
+                .isEmpty();
         assertThat(ChartFlags.ROWS).extracting(Row::component).contains(Component.values());
     }
 
     /** {@code helm template} of the chart with {@code options}. */
     private static String render(List<String> options) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(helm, "template", "elastic-gpu", CHART.toString(), "--kube-version",
-                kubeVersion));
+        List<String> command = new ArrayList<>(
+                List.of(helm, "template", "elastic-gpu", CHART.toString(), "--kube-version", kubeVersion));
         command.addAll(options);
         return run(command.toArray(String[]::new));
     }
@@ -151,7 +163,8 @@ class ChartFlagsE2E {
                 if (object == null) {
                     continue; // an empty document between two ---
                 }
-                for (JsonNode container : object.path("spec").path("template").path("spec").path("containers")) {
+                for (JsonNode container :
+                        object.path("spec").path("template").path("spec").path("containers")) {
                     List<String> args = new ArrayList<>();
                     container.path("args").forEach(a -> args.add(a.asText()));
                     if (args.isEmpty()) {
@@ -171,16 +184,24 @@ class ChartFlagsE2E {
     private static Map<String, List<String>> variants() {
         Map<String, List<String>> variants = new LinkedHashMap<>();
         variants.put("defaults", List.of());
-        variants.put("all-options", List.of(RenderedChart.DEPLOY.resolve("helm/all-options.yaml").toString()));
-        variants.put("per-node", List.of(RenderedChart.DEPLOY.resolve("helm/per-node.yaml").toString()));
+        variants.put(
+                "all-options",
+                List.of(RenderedChart.DEPLOY.resolve("helm/all-options.yaml").toString()));
+        variants.put(
+                "per-node",
+                List.of(RenderedChart.DEPLOY.resolve("helm/per-node.yaml").toString()));
         return variants;
     }
 
     private static String run(String... command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("%s finished", String.join(" ", command)).isTrue();
-        assertThat(process.exitValue()).as("%s: %s", String.join(" ", command), out).isZero();
+        assertThat(process.waitFor(2, TimeUnit.MINUTES))
+                .as("%s finished", String.join(" ", command))
+                .isTrue();
+        assertThat(process.exitValue())
+                .as("%s: %s", String.join(" ", command), out)
+                .isZero();
         return out;
     }
 }

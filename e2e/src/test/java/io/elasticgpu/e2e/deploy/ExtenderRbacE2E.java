@@ -1,6 +1,5 @@
 package io.elasticgpu.e2e.deploy;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
@@ -8,19 +7,15 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -49,7 +44,12 @@ class ExtenderRbacE2E {
         await().atMost(Duration.ofSeconds(60)).until(() -> bound(cluster, "first"));
         extender.close();
         // While the extender is down, the pod its ledger names goes: the next bind must ask the API about it.
-        cluster.client().pods().inNamespace(cluster.namespace()).withName("first").withGracePeriod(0).delete();
+        cluster.client()
+                .pods()
+                .inNamespace(cluster.namespace())
+                .withName("first")
+                .withGracePeriod(0)
+                .delete();
         await().atMost(Duration.ofSeconds(30)).until(() -> pod(cluster, "first") == null);
         extender = start(cluster, kubeconfig, template);
         try {
@@ -59,36 +59,60 @@ class ExtenderRbacE2E {
             create(cluster, "third", "30000");
             await().atMost(Duration.ofSeconds(60)).until(() -> bound(cluster, "second") && bound(cluster, "third"));
             create(cluster, "waiting", "20000");
-            await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).until(() -> !bound(cluster, "waiting"));
-            cluster.client().pods().inNamespace(cluster.namespace()).withName("second").withGracePeriod(0).delete();
+            await().pollDelay(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> !bound(cluster, "waiting"));
+            cluster.client()
+                    .pods()
+                    .inNamespace(cluster.namespace())
+                    .withName("second")
+                    .withGracePeriod(0)
+                    .delete();
             await().atMost(Duration.ofSeconds(90)).until(() -> bound(cluster, "waiting"));
         } finally {
             extender.close();
             cluster.restartScheduler(null);
         }
 
-        ChartRbac.assertLeastPrivilege("extender", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account()));
+        ChartRbac.assertLeastPrivilege(
+                "extender", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account()));
     }
 
     private static EgpuProcess start(TestCluster cluster, Path kubeconfig, Path template) throws IOException {
         ControlPlane cp = cluster.controlPlane();
-        EgpuProcess extender = EgpuProcess.start("scheduler", List.of("--kubeconfig", kubeconfig.toString(),
-                "--ledger-namespace", NS), cp.workDir().resolve("logs").resolve("extender-rbac-" + System.nanoTime() + ".log"));
+        EgpuProcess extender = EgpuProcess.start(
+                "scheduler",
+                List.of("--kubeconfig", kubeconfig.toString(), "--ledger-namespace", NS),
+                cp.workDir().resolve("logs").resolve("extender-rbac-" + System.nanoTime() + ".log"));
         String yaml = Files.readString(template).replace("${EXTENDER_URL}", extender.url());
         cluster.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-rbac.yaml"), yaml));
         return extender;
     }
 
     private static void create(TestCluster cluster, String name, String memoryMib) {
-        Pod pod = new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().addNewContainer()
-                .withName("main").withImage("registry.example/train:1").withNewResources()
-                .withLimits(Map.of("elasticgpu.io/gpu-memory", new Quantity(memoryMib))).endResources().endContainer()
-                .endSpec().build();
+        Pod pod = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.example/train:1")
+                .withNewResources()
+                .withLimits(Map.of("elasticgpu.io/gpu-memory", new Quantity(memoryMib)))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
         cluster.client().pods().inNamespace(cluster.namespace()).resource(pod).create();
     }
 
     private static Pod pod(TestCluster cluster, String name) {
-        return cluster.client().pods().inNamespace(cluster.namespace()).withName(name).get();
+        return cluster.client()
+                .pods()
+                .inNamespace(cluster.namespace())
+                .withName(name)
+                .get();
     }
 
     private static boolean bound(TestCluster cluster, String name) {

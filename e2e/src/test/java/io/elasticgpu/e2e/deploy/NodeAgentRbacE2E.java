@@ -3,12 +3,12 @@ package io.elasticgpu.e2e.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -25,7 +25,6 @@ import io.elasticgpu.node.kubelet.Admission;
 import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
-
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -35,7 +34,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,7 +47,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,7 +73,9 @@ class NodeAgentRbacE2E {
             """;
 
     /** The node module's stand-in for NVIDIA's nvidia-cuda-mps-control (same command line, pid file and commands). */
-    private static final Path MPS_STAND_IN = RenderedChart.DEPLOY.toAbsolutePath().getParent()
+    private static final Path MPS_STAND_IN = RenderedChart.DEPLOY
+            .toAbsolutePath()
+            .getParent()
             .resolve("node/src/test/resources/mps/nvidia-cuda-mps-control");
 
     @TempDir
@@ -87,45 +86,70 @@ class NodeAgentRbacE2E {
         Instant since = Instant.now(); // both tests run as the one ServiceAccount: each counts its own calls
         ChartRbac.Installed rbac = ChartRbac.install(cluster, "defaults", "node-agent", BINDING);
         KubernetesClient client = cluster.client();
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dp", 2, "Tesla-T4", 15_360))).getFirst();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dp", 2, "Tesla-T4", 15_360)))
+                .getFirst();
         Path yaml = Files.writeString(dir.resolve("node.yaml"), CARDS);
         Path mps = dir.resolve("mps");
         try (KubeletDriver kubelet = KubeletDriver.start(driver())) {
-            List<String> args = new ArrayList<>(List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
-                    "--backend", "simulated", "--simulated-gpus", yaml.toString(),
-                    "--device-plugin-dir", kubelet.pluginDir().toString(),
-                    "--pod-resources-socket", kubelet.podResourcesSocket().toString(), "--memory-block-mib", "64"));
+            List<String> args = new ArrayList<>(List.of(
+                    "--kubeconfig",
+                    rbac.kubeconfig().toString(),
+                    "--node-name",
+                    node,
+                    "--backend",
+                    "simulated",
+                    "--simulated-gpus",
+                    yaml.toString(),
+                    "--device-plugin-dir",
+                    kubelet.pluginDir().toString(),
+                    "--pod-resources-socket",
+                    kubelet.podResourcesSocket().toString(),
+                    "--memory-block-mib",
+                    "64"));
             args.addAll(isolation(mps));
             ManagedProcess agent = start(cluster, args, "dp-1");
             kubelet.await(ResourceNames.GPU_MEMORY, 2 * 15_360 / 64, WAIT);
             String uuid = await().atMost(WAIT).until(() -> cardUuid(client, node, 1), u -> u != null);
 
             var pods = client.pods().inNamespace(cluster.namespace());
-            Pod first = pods.resource(slicePod("first", node, new Share(1, uuid, 0, 4096))).create();
+            Pod first = pods.resource(slicePod("first", node, new Share(1, uuid, 0, 4096)))
+                    .create();
             assertThat(kubelet.admit(first)).isInstanceOf(Admission.Admitted.class);
-            await().atMost(WAIT).until(() -> Annotations.PHASE_ALLOCATED.equals(
-                    pods.withName("first").get().getMetadata().getAnnotations().get(Annotations.PHASE)));
+            await().atMost(WAIT)
+                    .until(() -> Annotations.PHASE_ALLOCATED.equals(pods.withName("first")
+                            .get()
+                            .getMetadata()
+                            .getAnnotations()
+                            .get(Annotations.PHASE)));
             // The share's MPS daemon dies: the agent starts it again and tells the pod's events.
             killDaemons(mps);
             awaitWarning(client, cluster.namespace(), "Pod", "first");
 
             Files.writeString(events(yaml), "xid 0 79\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            await().atMost(WAIT).until(() -> !inventory(client, node).cards().getFirst().healthy());
+            await().atMost(WAIT)
+                    .until(() -> !inventory(client, node).cards().getFirst().healthy());
 
             // A crash mid-life: the restarted agent rebuilds what it handed out from kubelet and the API.
             agent.kill();
             kubelet.restart();
             agent = start(cluster, args, "dp-2");
             kubelet.await(ResourceNames.GPU_MEMORY, 2 * 15_360 / 64, WAIT);
-            Pod second = pods.resource(slicePod("second", node, new Share(1, uuid, 0, 4096))).create();
+            Pod second = pods.resource(slicePod("second", node, new Share(1, uuid, 0, 4096)))
+                    .create();
             assertThat(kubelet.admit(second)).isInstanceOf(Admission.Admitted.class);
-            await().atMost(WAIT).until(() -> Annotations.PHASE_ALLOCATED.equals(
-                    pods.withName("second").get().getMetadata().getAnnotations().get(Annotations.PHASE)));
+            await().atMost(WAIT)
+                    .until(() -> Annotations.PHASE_ALLOCATED.equals(pods.withName("second")
+                            .get()
+                            .getMetadata()
+                            .getAnnotations()
+                            .get(Annotations.PHASE)));
             agent.stop(Duration.ofSeconds(10));
         } finally {
             killDaemons(mps); // they outlive the agent by design
         }
-        ChartRbac.assertLeastPrivilege("node agent (device plugin)", rbac.grants(),
+        ChartRbac.assertLeastPrivilege(
+                "node agent (device plugin)",
+                rbac.grants(),
                 ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
     }
 
@@ -135,22 +159,39 @@ class NodeAgentRbacE2E {
         ChartRbac.Installed rbac = ChartRbac.install(cluster, "all-options", "node-agent", BINDING);
         KubernetesClient client = cluster.client();
         List<HasMetadata> chart = RenderedChart.rendered(client, "all-options");
-        chart.stream().filter(DeviceClass.class::isInstance).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dra", 2, "Tesla-T4", 15_360))).getFirst();
+        chart.stream()
+                .filter(DeviceClass.class::isInstance)
+                .forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dra", 2, "Tesla-T4", 15_360)))
+                .getFirst();
         Path yaml = Files.writeString(dir.resolve("node.yaml"), CARDS);
         Path plugin = dir.resolve("plugin");
         Path mps = dir.resolve("mps");
-        List<String> args = new ArrayList<>(List.of("--kubeconfig", rbac.kubeconfig().toString(), "--node-name", node,
-                "--backend", "simulated", "--simulated-gpus", yaml.toString(), "--api", "dra",
-                "--dra-plugin-dir", plugin.toString(), "--plugin-registration-dir", dir.resolve("registry").toString(),
-                "--cdi-dir", dir.resolve("cdi").toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "--kubeconfig",
+                rbac.kubeconfig().toString(),
+                "--node-name",
+                node,
+                "--backend",
+                "simulated",
+                "--simulated-gpus",
+                yaml.toString(),
+                "--api",
+                "dra",
+                "--dra-plugin-dir",
+                plugin.toString(),
+                "--plugin-registration-dir",
+                dir.resolve("registry").toString(),
+                "--cdi-dir",
+                dir.resolve("cdi").toString()));
         args.addAll(isolation(mps));
         try {
             draLife(cluster, args, node, yaml, plugin, mps);
         } finally {
             killDaemons(mps); // they outlive the agent by design
         }
-        ChartRbac.assertLeastPrivilege("node agent (DRA)", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
+        ChartRbac.assertLeastPrivilege(
+                "node agent (DRA)", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
     }
 
     /** The DRA agent's life, from start to a restart after a crash. */
@@ -163,36 +204,66 @@ class NodeAgentRbacE2E {
 
         var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
         claims.resource(claim("shared")).create();
-        client.pods().inNamespace(cluster.namespace()).resource(claimPod("user", "shared", node)).create();
-        ResourceClaim allocated = await().atMost(WAIT).until(() -> claims.withName("shared").get(),
-                c -> c.getStatus() != null && c.getStatus().getAllocation() != null);
-        // kubelet calls the driver once its registration socket appears, which the agent makes after it serves dra.sock.
+        client.pods()
+                .inNamespace(cluster.namespace())
+                .resource(claimPod("user", "shared", node))
+                .create();
+        ResourceClaim allocated = await().atMost(WAIT)
+                .until(
+                        () -> claims.withName("shared").get(),
+                        c -> c.getStatus() != null && c.getStatus().getAllocation() != null);
+        // kubelet calls the driver once its registration socket appears, which the agent makes after it serves
+        // dra.sock.
         await().atMost(WAIT).until(() -> Files.exists(dir.resolve("registry").resolve(DraNames.DRIVER + "-reg.sock")));
-        Claim ref = Claim.newBuilder().setNamespace(cluster.namespace()).setName("shared")
-                .setUid(allocated.getMetadata().getUid()).build();
+        Claim ref = Claim.newBuilder()
+                .setNamespace(cluster.namespace())
+                .setName("shared")
+                .setUid(allocated.getMetadata().getUid())
+                .build();
         var channel = UnixSockets.connect(plugin.resolve("dra.sock"));
         try {
             var kubelet = DRAPluginGrpc.newBlockingStub(channel);
-            var prepared = kubelet.nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addClaims(ref).build());
+            var prepared = kubelet.nodePrepareResources(
+                    NodePrepareResourcesRequest.newBuilder().addClaims(ref).build());
             assertThat(prepared.getClaimsMap().get(ref.getUid()).getError()).isEmpty();
             // The claim's MPS daemon dies: the agent starts it again and tells the claim's events.
             killDaemons(mps);
             awaitWarning(client, cluster.namespace(), "ResourceClaim", "shared");
-            kubelet.nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addClaims(ref).build());
+            kubelet.nodeUnprepareResources(
+                    NodeUnprepareResourcesRequest.newBuilder().addClaims(ref).build());
         } finally {
             channel.shutdownNow();
         }
 
         // A hand edit is written back; an Xid taints the card; a crash and restart publishes again.
         slices.edit(s -> {
-            s.getSpec().getDevices().getFirst().getCapacity().get(DraNames.MEMORY).setValue(new Quantity("30Gi"));
+            s.getSpec()
+                    .getDevices()
+                    .getFirst()
+                    .getCapacity()
+                    .get(DraNames.MEMORY)
+                    .setValue(new Quantity("30Gi"));
             return s;
         });
-        await().atMost(WAIT).until(() -> Quantity.getAmountInBytes(slices.get().getSpec().getDevices().getFirst()
-                .getCapacity().get(DraNames.MEMORY).getValue()).longValue() == 15L << 30);
+        await().atMost(WAIT)
+                .until(() -> Quantity.getAmountInBytes(slices.get()
+                                        .getSpec()
+                                        .getDevices()
+                                        .getFirst()
+                                        .getCapacity()
+                                        .get(DraNames.MEMORY)
+                                        .getValue())
+                                .longValue()
+                        == 15L << 30);
         Files.writeString(events(yaml), "xid 0 79\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-        await().atMost(WAIT).until(() -> slices.get().getSpec().getDevices().getFirst().getTaints() != null
-                && !slices.get().getSpec().getDevices().getFirst().getTaints().isEmpty());
+        await().atMost(WAIT)
+                .until(() -> slices.get().getSpec().getDevices().getFirst().getTaints() != null
+                        && !slices.get()
+                                .getSpec()
+                                .getDevices()
+                                .getFirst()
+                                .getTaints()
+                                .isEmpty());
         agent.kill();
         agent = start(cluster, args, "dra-2");
         await().atMost(WAIT).until(() -> slices.get() != null);
@@ -227,28 +298,47 @@ class NodeAgentRbacE2E {
 
     /** Waits for the agent's Warning event that the share of {@code kind name} had its MPS daemon started again. */
     private static void awaitWarning(KubernetesClient client, String namespace, String kind, String name) {
-        await().atMost(WAIT).untilAsserted(() -> assertThat(client.v1().events().inNamespace(namespace).list().getItems())
-                .anySatisfy(e -> {
-                    assertThat(e.getType()).isEqualTo("Warning");
-                    assertThat(e.getReason()).isEqualTo("GpuShareDaemonRestarted");
-                    assertThat(e.getInvolvedObject().getKind()).isEqualTo(kind);
-                    assertThat(e.getInvolvedObject().getName()).isEqualTo(name);
-                    assertThat(e.getSource().getComponent()).isEqualTo("elastic-gpu-node-agent");
-                }));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(client.v1()
+                                .events()
+                                .inNamespace(namespace)
+                                .list()
+                                .getItems())
+                        .anySatisfy(e -> {
+                            assertThat(e.getType()).isEqualTo("Warning");
+                            assertThat(e.getReason()).isEqualTo("GpuShareDaemonRestarted");
+                            assertThat(e.getInvolvedObject().getKind()).isEqualTo(kind);
+                            assertThat(e.getInvolvedObject().getName()).isEqualTo(name);
+                            assertThat(e.getSource().getComponent()).isEqualTo("elastic-gpu-node-agent");
+                        }));
     }
 
     /** {@code egpu node-agent ARGS} as a process, ready once it answers /healthz. */
     private static ManagedProcess start(TestCluster cluster, List<String> args, String name) {
         int port = Ports.free();
-        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:+UseSerialGC", "-jar", EgpuProcess.jar().toString(), "node-agent"));
+        List<String> line = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m",
+                "-XX:+UseSerialGC",
+                "-jar",
+                EgpuProcess.jar().toString(),
+                "node-agent"));
         line.addAll(args);
         line.addAll(List.of("--metrics-listen", "127.0.0.1:" + port));
-        ManagedProcess p = ManagedProcess.start("node-agent-" + name, line,
+        ManagedProcess p = ManagedProcess.start(
+                "node-agent-" + name,
+                line,
                 cluster.controlPlane().workDir().resolve("logs").resolve("node-agent-rbac-" + name + ".log"));
         HttpClient http = HttpClient.newHttpClient();
-        p.awaitReady(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200, WAIT);
+        p.awaitReady(
+                () -> http.send(
+                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                                                .timeout(Duration.ofSeconds(2))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200,
+                WAIT);
         return p;
     }
 
@@ -264,37 +354,87 @@ class NodeAgentRbacE2E {
     }
 
     private static NodeInventory inventory(KubernetesClient client, String node) {
-        return NodeInventory.fromJson(client.nodes().withName(node).get().getMetadata().getAnnotations().get(Annotations.INVENTORY));
+        return NodeInventory.fromJson(client.nodes()
+                .withName(node)
+                .get()
+                .getMetadata()
+                .getAnnotations()
+                .get(Annotations.INVENTORY));
     }
 
     /** The uuid of card {@code index} once the agent (not kwok's start-up inventory) has published it. */
     private static String cardUuid(KubernetesClient client, String node, int index) {
-        String driver = client.nodes().withName(node).get().getMetadata().getLabels().get(NodeLabels.DRIVER);
-        return "570.86.15".equals(driver) ? inventory(client, node).cards().get(index).uuid() : null;
+        String driver =
+                client.nodes().withName(node).get().getMetadata().getLabels().get(NodeLabels.DRIVER);
+        return "570.86.15".equals(driver)
+                ? inventory(client, node).cards().get(index).uuid()
+                : null;
     }
 
     private static Pod slicePod(String name, String node, Share planned) {
-        return new PodBuilder().withNewMetadata().withName(name)
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
                 .addToAnnotations(Annotations.ALLOCATION, new PodGrant(node, Map.of("main", List.of(planned))).toJson())
                 .addToAnnotations(Annotations.ASSUME_TIME, Long.toString(System.nanoTime()))
-                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED).endMetadata()
-                .withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.example/train:1")
-                .withNewResources().addToLimits(ResourceNames.GPU_MEMORY, new Quantity("64")).endResources().endContainer()
-                .endSpec().build();
+                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ASSUMED)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.example/train:1")
+                .withNewResources()
+                .addToLimits(ResourceNames.GPU_MEMORY, new Quantity("64"))
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
     }
 
     private static ResourceClaim claim(String name) {
-        return new ResourceClaimBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withNewDevices()
-                .addNewRequest().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER).withNewCapacity()
-                .addToRequests(DraNames.MEMORY, new Quantity("4Gi")).addToRequests(DraNames.CORES, new Quantity("25"))
-                .endCapacity().endExactly().endRequest().endDevices().endSpec().build();
+        return new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withNewDevices()
+                .addNewRequest()
+                .withName("gpu")
+                .withNewExactly()
+                .withDeviceClassName(DraNames.DRIVER)
+                .withNewCapacity()
+                .addToRequests(DraNames.MEMORY, new Quantity("4Gi"))
+                .addToRequests(DraNames.CORES, new Quantity("25"))
+                .endCapacity()
+                .endExactly()
+                .endRequest()
+                .endDevices()
+                .endSpec()
+                .build();
     }
 
     private static Pod claimPod(String name, String claim, String node) {
-        return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
                 .withNodeSelector(Map.of("kubernetes.io/hostname", node))
-                .addNewResourceClaim().withName("gpu").withResourceClaimName(claim).endResourceClaim()
-                .addNewContainer().withName("main").withImage("registry.example/train:1")
-                .withNewResources().addNewClaim().withName("gpu").endClaim().endResources().endContainer().endSpec().build();
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName(claim)
+                .endResourceClaim()
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.example/train:1")
+                .withNewResources()
+                .addNewClaim()
+                .withName("gpu")
+                .endClaim()
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
     }
 }

@@ -1,5 +1,8 @@
 package io.elasticgpu.e2e.deploy;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
@@ -15,16 +18,12 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The chart with {@code nodeAgent.api: per-node}, run by the real DaemonSet controller and kube-scheduler on kwok
@@ -45,36 +44,58 @@ class PerNodeApiE2E {
         KubernetesClient client = cluster.client();
         assertThat(RenderedChart.script("check-chart")).contains("chart OK");
         List<HasMetadata> chart = RenderedChart.rendered(client, "per-node");
-        List<DaemonSet> daemonSets = chart.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).toList();
+        List<DaemonSet> daemonSets = chart.stream()
+                .filter(DaemonSet.class::isInstance)
+                .map(DaemonSet.class::cast)
+                .toList();
         assertThat(daemonSets).extracting(d -> d.getMetadata().getName()).containsExactlyInAnyOrder(DEVICE_PLUGIN, DRA);
-        assertThat(rules(chart, DRA)).as("the DRA agent's grants")
-                .contains("resource.k8s.io resourceslices create").doesNotContain(" pods patch");
-        assertThat(rules(chart, DEVICE_PLUGIN)).as("the device plugin agent's grants")
-                .contains(" pods patch").doesNotContain("resource.k8s.io resourceslices create");
+        assertThat(rules(chart, DRA))
+                .as("the DRA agent's grants")
+                .contains("resource.k8s.io resourceslices create")
+                .doesNotContain(" pods patch");
+        assertThat(rules(chart, DEVICE_PLUGIN))
+                .as("the device plugin agent's grants")
+                .contains(" pods patch")
+                .doesNotContain("resource.k8s.io resourceslices create");
 
-        List<String> nodes = cluster.createGpuNodes(List.of(GpuNodeSpec.of("plain", 2, "Tesla-T4", 15_360),
-                GpuNodeSpec.of("dra", 2, "Tesla-T4", 15_360)));
+        List<String> nodes = cluster.createGpuNodes(
+                List.of(GpuNodeSpec.of("plain", 2, "Tesla-T4", 15_360), GpuNodeSpec.of("dra", 2, "Tesla-T4", 15_360)));
         String plain = nodes.get(0);
         String dra = nodes.get(1);
         useDra(client, dra);
         if (client.namespaces().withName(NAMESPACE).get() == null) {
-            client.resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+            client.resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(NAMESPACE)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
-        List<HasMetadata> agents = chart.stream().filter(o -> o instanceof ServiceAccount || o instanceof ClusterRole
-                || o instanceof ClusterRoleBinding || o instanceof DaemonSet || o.getKind().equals("ConfigMap"))
-                .filter(o -> o.getMetadata().getName().contains("node-agent") || o.getKind().equals("ConfigMap")).toList();
+        List<HasMetadata> agents = chart.stream()
+                .filter(o -> o instanceof ServiceAccount
+                        || o instanceof ClusterRole
+                        || o instanceof ClusterRoleBinding
+                        || o instanceof DaemonSet
+                        || o.getKind().equals("ConfigMap"))
+                .filter(o -> o.getMetadata().getName().contains("node-agent")
+                        || o.getKind().equals("ConfigMap"))
+                .toList();
         try {
             agents.forEach(o -> client.resource(o).forceConflicts().serverSideApply());
 
-            await().atMost(WAIT).untilAsserted(() -> assertThat(agentOn(client, plain, dra))
-                    .isEqualTo(Map.of(plain, DEVICE_PLUGIN, dra, DRA)));
+            await().atMost(WAIT)
+                    .untilAsserted(() ->
+                            assertThat(agentOn(client, plain, dra)).isEqualTo(Map.of(plain, DEVICE_PLUGIN, dra, DRA)));
 
             // The admin switches the plain node to DRA: the DaemonSet controller swaps its agent.
             useDra(client, plain);
-            await().atMost(WAIT).untilAsserted(() -> assertThat(agentOn(client, plain, dra))
-                    .isEqualTo(Map.of(plain, DRA, dra, DRA)));
+            await().atMost(WAIT)
+                    .untilAsserted(
+                            () -> assertThat(agentOn(client, plain, dra)).isEqualTo(Map.of(plain, DRA, dra, DRA)));
         } finally {
-            agents.stream().filter(DaemonSet.class::isInstance).forEach(o -> client.resource(o).delete());
+            agents.stream()
+                    .filter(DaemonSet.class::isInstance)
+                    .forEach(o -> client.resource(o).delete());
         }
     }
 
@@ -83,10 +104,15 @@ class PerNodeApiE2E {
         Map<String, String> on = new TreeMap<>();
         for (Pod p : client.pods().inNamespace(NAMESPACE).list().getItems()) {
             String node = p.getSpec().getNodeName();
-            if (node == null || p.getMetadata().getDeletionTimestamp() != null || !List.of(nodes).contains(node)) {
+            if (node == null
+                    || p.getMetadata().getDeletionTimestamp() != null
+                    || !List.of(nodes).contains(node)) {
                 continue;
             }
-            String owner = p.getMetadata().getOwnerReferences().stream().map(OwnerReference::getName).findFirst().orElse("");
+            String owner = p.getMetadata().getOwnerReferences().stream()
+                    .map(OwnerReference::getName)
+                    .findFirst()
+                    .orElse("");
             on.merge(node, owner, (a, b) -> a + "," + b);
         }
         return on;
@@ -94,14 +120,21 @@ class PerNodeApiE2E {
 
     /** The rules of the ClusterRole bound to ServiceAccount {@code account}, one "group resource verb" each. */
     private static List<String> rules(List<HasMetadata> chart, String account) {
-        String role = chart.stream().filter(ClusterRoleBinding.class::isInstance).map(ClusterRoleBinding.class::cast)
+        String role = chart.stream()
+                .filter(ClusterRoleBinding.class::isInstance)
+                .map(ClusterRoleBinding.class::cast)
                 .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account)))
-                .map(b -> b.getRoleRef().getName()).findFirst().orElseThrow();
-        return chart.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast)
+                .map(b -> b.getRoleRef().getName())
+                .findFirst()
+                .orElseThrow();
+        return chart.stream()
+                .filter(ClusterRole.class::isInstance)
+                .map(ClusterRole.class::cast)
                 .filter(r -> r.getMetadata().getName().equals(role))
                 .flatMap(r -> r.getRules().stream())
-                .flatMap((PolicyRule r) -> r.getApiGroups().stream().flatMap(g -> r.getResources().stream()
-                        .flatMap(res -> r.getVerbs().stream().map(v -> g + " " + res + " " + v))))
+                .flatMap((PolicyRule r) -> r.getApiGroups().stream()
+                        .flatMap(g -> r.getResources().stream()
+                                .flatMap(res -> r.getVerbs().stream().map(v -> g + " " + res + " " + v))))
                 .toList();
     }
 
@@ -110,7 +143,10 @@ class PerNodeApiE2E {
      * write on the version read can lose the race (409), which a patch without one cannot.
      */
     private static void useDra(KubernetesClient client, String node) {
-        client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"metadata\":{\"labels\":{\"elasticgpu.io/use-dra\":\"true\"}}}");
+        client.nodes()
+                .withName(node)
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"labels\":{\"elasticgpu.io/use-dra\":\"true\"}}}");
     }
 }

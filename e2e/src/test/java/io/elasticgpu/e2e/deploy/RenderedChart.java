@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -16,20 +15,28 @@ import java.util.concurrent.TimeUnit;
 /** The chart as {@code deploy/bin/check-chart} renders it, for the tests that send it to the real apiserver. */
 public final class RenderedChart {
 
-    public static final Path DEPLOY = Path.of(System.getProperty("egpu.deploy.dir",
-            Path.of(System.getProperty("egpu.e2e.dir", "e2e")).resolveSibling("deploy").toString()));
+    public static final Path DEPLOY = Path.of(System.getProperty(
+            "egpu.deploy.dir",
+            Path.of(System.getProperty("egpu.e2e.dir", "e2e"))
+                    .resolveSibling("deploy")
+                    .toString()));
 
-    private RenderedChart() {
-    }
+    private RenderedChart() {}
 
     /** Runs deploy/bin/{name}, which must succeed; answers its output (also in deploy/target/{name}.log). */
     public static String script(String name) throws IOException, InterruptedException {
         Path log = DEPLOY.resolve("target").resolve(name + ".log");
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(DEPLOY.resolve("bin").resolve(name).toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        assertThat(process.waitFor(15, TimeUnit.MINUTES)).as("%s finished within 15 minutes", name).isTrue();
-        assertThat(process.exitValue()).as("%s's exit code; its output:%n%s", name, Files.readString(log)).isZero();
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        assertThat(process.waitFor(15, TimeUnit.MINUTES))
+                .as("%s finished within 15 minutes", name)
+                .isTrue();
+        assertThat(process.exitValue())
+                .as("%s's exit code; its output:%n%s", name, Files.readString(log))
+                .isZero();
         return Files.readString(log);
     }
 

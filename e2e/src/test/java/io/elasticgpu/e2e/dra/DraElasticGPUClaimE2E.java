@@ -1,5 +1,8 @@
 package io.elasticgpu.e2e.dra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
@@ -34,19 +37,15 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ElasticGPUClaims used by pods on a node offering its cards through DRA (webhook and controller in-process, the
@@ -68,15 +67,19 @@ class DraElasticGPUClaimE2E {
         KubernetesClient client = cluster.client();
         String ns = cluster.namespace();
         String node = draNode(cluster);
-        client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.PHYSICAL, ElasticGPUClassSpec.ReclaimPolicy.Delete))
+        client.resource(ElasticGPUClass.of(
+                        ns, ElasticGPUClassSpec.Provisioner.PHYSICAL, ElasticGPUClassSpec.ReclaimPolicy.Delete))
                 .create();
-        client.resource(ElasticGPUClaim.of(ns, "whole", ns, Map.of(ResourceNames.GPU, new Quantity("1")))).create();
+        client.resource(ElasticGPUClaim.of(ns, "whole", ns, Map.of(ResourceNames.GPU, new Quantity("1"))))
+                .create();
         try (Running running = run(client, node)) {
             String name = podUsing(client, ns, "whole", WebhookRollout.hasLimit(ResourceNames.GPU));
             await().atMost(WAIT).untilAsserted(() -> {
                 Pod bound = client.pods().inNamespace(ns).withName(name).get();
                 assertThat(bound.getSpec().getNodeName()).isEqualTo(node);
-                assertThat(bound.getStatus().getExtendedResourceClaimStatus()).as("the claim kube-scheduler made").isNotNull();
+                assertThat(bound.getStatus().getExtendedResourceClaimStatus())
+                        .as("the claim kube-scheduler made")
+                        .isNotNull();
                 assertBound(client, ns, name, "whole");
             });
         } finally {
@@ -95,25 +98,53 @@ class DraElasticGPUClaimE2E {
         KubernetesClient client = cluster.client();
         String ns = cluster.namespace();
         String node = draNode(cluster);
-        ElasticGPUClass dra = ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete);
+        ElasticGPUClass dra =
+                ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, ElasticGPUClassSpec.ReclaimPolicy.Delete);
         dra.getSpec().setApi(ElasticGPUClassSpec.Api.DRA);
         client.resource(dra).create();
-        client.resource(ElasticGPUClaim.of(ns, "notebook", ns, Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096"),
-                ResourceNames.GPU_CORE, new Quantity("30")))).create();
+        client.resource(ElasticGPUClaim.of(
+                        ns,
+                        "notebook",
+                        ns,
+                        Map.of(
+                                ResourceNames.GPU_MEMORY,
+                                new Quantity("4096"),
+                                ResourceNames.GPU_CORE,
+                                new Quantity("30"))))
+                .create();
         try (Running running = run(client, node)) {
-            await().atMost(WAIT).until(() -> client.resources(ResourceClaimTemplate.class).inNamespace(ns)
-                    .withName(DraNames.claimTemplate("notebook")).get() != null);
-            String name = podUsing(client, ns, "notebook", p -> !p.getSpec().getResourceClaims().isEmpty());
+            await().atMost(WAIT)
+                    .until(() -> client.resources(ResourceClaimTemplate.class)
+                                    .inNamespace(ns)
+                                    .withName(DraNames.claimTemplate("notebook"))
+                                    .get()
+                            != null);
+            String name = podUsing(
+                    client,
+                    ns,
+                    "notebook",
+                    p -> !p.getSpec().getResourceClaims().isEmpty());
             Pod created = client.pods().inNamespace(ns).withName(name).get();
-            assertThat(created.getSpec().getContainers().getFirst().getResources().getLimits()).as("no extended resources")
+            assertThat(created.getSpec()
+                            .getContainers()
+                            .getFirst()
+                            .getResources()
+                            .getLimits())
+                    .as("no extended resources")
                     .isNullOrEmpty();
-            assertThat(created.getSpec().getContainers().getFirst().getResources().getClaims())
-                    .extracting(c -> c.getName()).containsExactly("egpuc-notebook");
+            assertThat(created.getSpec()
+                            .getContainers()
+                            .getFirst()
+                            .getResources()
+                            .getClaims())
+                    .extracting(c -> c.getName())
+                    .containsExactly("egpuc-notebook");
             await().atMost(WAIT).untilAsserted(() -> {
                 Pod bound = client.pods().inNamespace(ns).withName(name).get();
                 assertThat(bound.getSpec().getNodeName()).isEqualTo(node);
                 ElasticGPU gpu = assertBound(client, ns, name, "notebook");
-                assertThat(gpu.getSpec().getCapacity()).containsEntry(ResourceNames.GPU_MEMORY, new Quantity("4096"))
+                assertThat(gpu.getSpec().getCapacity())
+                        .containsEntry(ResourceNames.GPU_MEMORY, new Quantity("4096"))
                         .containsEntry(ResourceNames.GPU_CORE, new Quantity("30"));
             });
         } finally {
@@ -126,9 +157,11 @@ class DraElasticGPUClaimE2E {
         KubernetesClient client = cluster.client();
         ElasticGPUCrds.apply(cluster.controlPlane());
         assertThat(RenderedChart.script("check-chart")).contains("chart OK");
-        RenderedChart.rendered(client, "all-options").stream().filter(DeviceClass.class::isInstance)
+        RenderedChart.rendered(client, "all-options").stream()
+                .filter(DeviceClass.class::isInstance)
                 .forEach(c -> client.resource(c).forceConflicts().serverSideApply());
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("claimed", 1, "Tesla-T4", 15_360))).getFirst();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("claimed", 1, "Tesla-T4", 15_360)))
+                .getFirst();
         DraSliceE2E.withoutExtendedResources(client, node);
         return node;
     }
@@ -146,42 +179,83 @@ class DraElasticGPUClaimE2E {
     private Running run(KubernetesClient client, String node) {
         List<AutoCloseable> parts = new java.util.ArrayList<>();
         AgentConfig config = DraAgents.config(node, dir);
-        Hardware oneT4 = new Hardware("535.104.05", List.of(new Gpu(0, "GPU-" + node + "-0", "Tesla T4", 15_360,
-                "00000000:01:00.0", 0, 0, false)), Topology.uniform(1, Link.UNKNOWN));
+        Hardware oneT4 = new Hardware(
+                "535.104.05",
+                List.of(new Gpu(0, "GPU-" + node + "-0", "Tesla T4", 15_360, "00000000:01:00.0", 0, 0, false)),
+                Topology.uniform(1, Link.UNKNOWN));
         KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, config.units());
         parts.add(draCluster);
-        parts.add(DraNodeAgent.start(config, new DraConfig(dir.resolve("plugin"), dir.resolve("registry"), dir.resolve("cdi")),
-                SimulatedBackend.of(oneT4), draCluster, Instant::now, new AgentMetrics(node)));
-        parts.add(AdmissionWebhook.start(client, WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
-                .withCertificateLifetime(Duration.ofHours(1)).build()));
-        parts.add(() -> client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                .withName(WebhookConfig.CONFIGURATION_NAME).delete());
+        parts.add(DraNodeAgent.start(
+                config,
+                new DraConfig(dir.resolve("plugin"), dir.resolve("registry"), dir.resolve("cdi")),
+                SimulatedBackend.of(oneT4),
+                draCluster,
+                Instant::now,
+                new AgentMetrics(node)));
+        parts.add(AdmissionWebhook.start(
+                client,
+                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                        .withCertificateLifetime(Duration.ofHours(1))
+                        .build()));
+        parts.add(() -> client.admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(WebhookConfig.CONFIGURATION_NAME)
+                .delete());
         ElasticGPUController controller = new ElasticGPUController(client, Duration.ofSeconds(10));
         parts.add(controller);
         controller.start();
-        await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
+        await().atMost(WAIT)
+                .until(() -> client.resources(ResourceSlice.class)
+                                .withName(SlicePublisher.sliceName(node))
+                                .get()
+                        != null);
         return new Running(parts);
     }
 
     /** A pod whose container main names ElasticGPUClaim {@code claim}, created once the webhook has mutated it. */
-    private static String podUsing(KubernetesClient client, String ns, String claim, java.util.function.Predicate<Pod> mutated) {
-        return WebhookRollout.createOnceMutated(client, ns, n -> new PodBuilder().withNewMetadata().withName(claim + "-" + n)
-                .addToAnnotations("elasticgpu.io/egpuc-main", claim).endMetadata()
-                .withNewSpec().addNewContainer().withName("main").withImage("registry.example/train:1").endContainer().endSpec()
-                .build(), mutated, Duration.ofSeconds(30)).getMetadata().getName();
+    private static String podUsing(
+            KubernetesClient client, String ns, String claim, java.util.function.Predicate<Pod> mutated) {
+        return WebhookRollout.createOnceMutated(
+                        client,
+                        ns,
+                        n -> new PodBuilder()
+                                .withNewMetadata()
+                                .withName(claim + "-" + n)
+                                .addToAnnotations("elasticgpu.io/egpuc-main", claim)
+                                .endMetadata()
+                                .withNewSpec()
+                                .addNewContainer()
+                                .withName("main")
+                                .withImage("registry.example/train:1")
+                                .endContainer()
+                                .endSpec()
+                                .build(),
+                        mutated,
+                        Duration.ofSeconds(30))
+                .getMetadata()
+                .getName();
     }
 
-    /** The ElasticGPU of pod {@code pod}'s container main, bound to ElasticGPUClaim {@code claim}, which is Bound to it. */
+    /**
+     * The ElasticGPU of pod {@code pod}'s container main, bound to ElasticGPUClaim {@code claim}, which is Bound to it.
+     * */
     private static ElasticGPU assertBound(KubernetesClient client, String ns, String pod, String claim) {
         ElasticGPU gpu = client.resources(ElasticGPU.class).list().getItems().stream()
-                .filter(g -> g.getSpec().getPodRef() != null && pod.equals(g.getSpec().getPodRef().getName()))
-                .findFirst().orElseThrow(() -> new AssertionError("no ElasticGPU for pod " + pod));
+                .filter(g -> g.getSpec().getPodRef() != null
+                        && pod.equals(g.getSpec().getPodRef().getName()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no ElasticGPU for pod " + pod));
         assertThat(gpu.getSpec().getPodRef().getContainer()).isEqualTo("main");
         assertThat(gpu.getSpec().getClaimRef()).isNotNull();
         assertThat(gpu.getSpec().getClaimRef().getName()).isEqualTo(claim);
-        ElasticGPUClaim bound = client.resources(ElasticGPUClaim.class).inNamespace(ns).withName(claim).get();
+        ElasticGPUClaim bound = client.resources(ElasticGPUClaim.class)
+                .inNamespace(ns)
+                .withName(claim)
+                .get();
         assertThat(bound.getStatus().getPhase()).isEqualTo(ElasticGPUClaimStatus.Phase.Bound);
-        assertThat(bound.getStatus().getElasticGPUName()).isEqualTo(gpu.getMetadata().getName());
+        assertThat(bound.getStatus().getElasticGPUName())
+                .isEqualTo(gpu.getMetadata().getName());
         return gpu;
     }
 }

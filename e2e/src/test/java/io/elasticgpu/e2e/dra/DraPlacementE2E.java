@@ -1,5 +1,8 @@
 package io.elasticgpu.e2e.dra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
@@ -28,10 +31,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,9 +40,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * DRA pods placed fragmentation-aware (issue 16): kube-scheduler as the chart configures it, its second extender
@@ -68,17 +67,24 @@ class DraPlacementE2E {
         KubernetesClient client = cluster.client();
         ControlPlane cp = cluster.controlPlane();
         ChartConfig chart = chartsClasses(client);
-        List<String> nodes = cluster.createGpuNodes(List.of(GpuNodeSpec.of("x", 2, "Tesla-T4", CARD_MIB),
-                GpuNodeSpec.of("y", 2, "Tesla-T4", CARD_MIB), GpuNodeSpec.of("z", 2, "Tesla-T4", CARD_MIB)));
+        List<String> nodes = cluster.createGpuNodes(List.of(
+                GpuNodeSpec.of("x", 2, "Tesla-T4", CARD_MIB),
+                GpuNodeSpec.of("y", 2, "Tesla-T4", CARD_MIB),
+                GpuNodeSpec.of("z", 2, "Tesla-T4", CARD_MIB)));
         List<AutoCloseable> agents = new ArrayList<>();
         try (EgpuProcess extender = extender(cp, chart, "extender-dra.log")) {
             for (int i = 0; i < nodes.size(); i++) {
                 agents.add(agent(client, nodes.get(i), dir.resolve("n" + i))); // short: a socket path has 107 bytes
             }
             for (String node : nodes) {
-                await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
+                await().atMost(WAIT)
+                        .until(() -> client.resources(ResourceSlice.class)
+                                        .withName(SlicePublisher.sliceName(node))
+                                        .get()
+                                != null);
             }
-            cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra.yaml")));
+            cp.restartScheduler(ChartConfig.write(
+                    chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra.yaml")));
 
             var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
             var pods = client.pods().inNamespace(cluster.namespace());
@@ -88,16 +94,23 @@ class DraPlacementE2E {
                 claims.resource(claim(name, 1, "4Gi")).create();
                 pods.resource(pod(name, chart.schedulerName())).create();
                 // One at a time: each is decided against the ones before it, as allocated.
-                await().atMost(WAIT).until(() -> pods.withName(name).get().getSpec().getNodeName() != null);
+                await().atMost(WAIT)
+                        .until(() -> pods.withName(name).get().getSpec().getNodeName() != null);
                 placed.put(name, pods.withName(name).get().getSpec().getNodeName());
             }
             System.out.println("DraPlacementE2E: small claims placed on " + placed);
-            assertThat(placed.values().stream().distinct()).as("the four 4 GiB claims, packed").hasSize(1);
+            assertThat(placed.values().stream().distinct())
+                    .as("the four 4 GiB claims, packed")
+                    .hasSize(1);
 
             claims.resource(claim("pair", 2, null)).create();
             pods.resource(pod("pair", chart.schedulerName())).create();
-            await().atMost(WAIT).untilAsserted(() -> assertThat(pods.withName("pair").get().getSpec().getNodeName())
-                    .as("two whole cards on one node").isNotNull().isNotEqualTo(placed.get("small-0")));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(
+                                    pods.withName("pair").get().getSpec().getNodeName())
+                            .as("two whole cards on one node")
+                            .isNotNull()
+                            .isNotEqualTo(placed.get("small-0")));
             auditCapacity(claims.list().getItems());
         } finally {
             cp.restartScheduler(null);
@@ -117,25 +130,56 @@ class DraPlacementE2E {
         KubernetesClient client = cluster.client();
         ControlPlane cp = cluster.controlPlane();
         ChartConfig chart = chartsClasses(client);
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("ext", 2, "Tesla-T4", CARD_MIB))).getFirst();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("ext", 2, "Tesla-T4", CARD_MIB)))
+                .getFirst();
         DraSliceE2E.withoutExtendedResources(client, node);
         try (EgpuProcess extender = extender(cp, chart, "extender-dra-ext.log");
-             AutoCloseable agent = agent(client, node, dir.resolve("e"))) {
-            await().atMost(WAIT).until(() -> client.resources(ResourceSlice.class).withName(SlicePublisher.sliceName(node)).get() != null);
-            cp.restartScheduler(ChartConfig.write(chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra-ext.yaml")));
+                AutoCloseable agent = agent(client, node, dir.resolve("e"))) {
+            await().atMost(WAIT)
+                    .until(() -> client.resources(ResourceSlice.class)
+                                    .withName(SlicePublisher.sliceName(node))
+                                    .get()
+                            != null);
+            cp.restartScheduler(ChartConfig.write(
+                    chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra-ext.yaml")));
             var pods = client.pods().inNamespace(cluster.namespace());
-            pods.resource(new PodBuilder().withNewMetadata().withName("whole").endMetadata().withNewSpec()
-                    .withSchedulerName(chart.schedulerName()).addNewContainer().withName("main").withImage("registry.example/train:1")
-                    .withNewResources().addToLimits(ResourceNames.GPU, new Quantity("1")).endResources().endContainer().endSpec()
-                    .build()).create();
+            pods.resource(new PodBuilder()
+                            .withNewMetadata()
+                            .withName("whole")
+                            .endMetadata()
+                            .withNewSpec()
+                            .withSchedulerName(chart.schedulerName())
+                            .addNewContainer()
+                            .withName("main")
+                            .withImage("registry.example/train:1")
+                            .withNewResources()
+                            .addToLimits(ResourceNames.GPU, new Quantity("1"))
+                            .endResources()
+                            .endContainer()
+                            .endSpec()
+                            .build())
+                    .create();
             await().atMost(WAIT).untilAsserted(() -> {
                 var pod = pods.withName("whole").get();
-                assertThat(pod.getSpec().getNodeName()).as("its conditions: %s", pod.getStatus().getConditions()).isEqualTo(node);
-                assertThat(pod.getStatus().getExtendedResourceClaimStatus()).as("the claim kube-scheduler made").isNotNull();
-                assertThat(pod.getMetadata().getAnnotations()).as("no allocation of ours").doesNotContainKey(Annotations.ALLOCATION);
+                assertThat(pod.getSpec().getNodeName())
+                        .as("its conditions: %s", pod.getStatus().getConditions())
+                        .isEqualTo(node);
+                assertThat(pod.getStatus().getExtendedResourceClaimStatus())
+                        .as("the claim kube-scheduler made")
+                        .isNotNull();
+                assertThat(pod.getMetadata().getAnnotations())
+                        .as("no allocation of ours")
+                        .doesNotContainKey(Annotations.ALLOCATION);
             });
-            String made = pods.withName("whole").get().getStatus().getExtendedResourceClaimStatus().getResourceClaimName();
-            auditCapacity(List.of(client.resources(ResourceClaim.class).inNamespace(cluster.namespace()).withName(made).get()));
+            String made = pods.withName("whole")
+                    .get()
+                    .getStatus()
+                    .getExtendedResourceClaimStatus()
+                    .getResourceClaimName();
+            auditCapacity(List.of(client.resources(ResourceClaim.class)
+                    .inNamespace(cluster.namespace())
+                    .withName(made)
+                    .get()));
         } finally {
             cp.restartScheduler(null);
         }
@@ -144,7 +188,8 @@ class DraPlacementE2E {
     /** Creates the chart's DeviceClasses and answers what else the chart runs. */
     private static ChartConfig chartsClasses(KubernetesClient client) {
         Path repository = Binaries.E2E_DIR.toAbsolutePath().getParent();
-        ChartConfig.deviceClasses(repository).forEach(c -> client.resource(c).forceConflicts().serverSideApply());
+        ChartConfig.deviceClasses(repository)
+                .forEach(c -> client.resource(c).forceConflicts().serverSideApply());
         return ChartConfig.render(repository);
     }
 
@@ -152,8 +197,13 @@ class DraPlacementE2E {
     private static EgpuProcess extender(ControlPlane cp, ChartConfig chart, String log) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        return EgpuProcess.start(chart.extenderJvm(), "scheduler", args, cp.workDir().resolve("logs").resolve(log),
-                Ports.free(), "--listen");
+        return EgpuProcess.start(
+                chart.extenderJvm(),
+                "scheduler",
+                args,
+                cp.workDir().resolve("logs").resolve(log),
+                Ports.free(),
+                "--listen");
     }
 
     /** A DRA-mode agent on {@code node} with two simulated T4s; closing it stops the agent and its API client. */
@@ -163,10 +213,13 @@ class DraPlacementE2E {
                 new Gpu(1, "GPU-" + node + "-1", "Tesla T4", CARD_MIB, "00000000:02:00.0", 1, 0, false));
         AgentConfig config = DraAgents.config(node, home);
         KubernetesDraCluster draCluster = new KubernetesDraCluster(client, node, config.units());
-        DraNodeAgent agent = DraNodeAgent.start(config,
+        DraNodeAgent agent = DraNodeAgent.start(
+                config,
                 new DraConfig(home.resolve("plugin"), home.resolve("registry"), home.resolve("cdi")),
-                SimulatedBackend.of(new Hardware("535.104.05", gpus, Topology.uniform(2, Link.UNKNOWN))), draCluster,
-                Instant::now, new AgentMetrics(node));
+                SimulatedBackend.of(new Hardware("535.104.05", gpus, Topology.uniform(2, Link.UNKNOWN))),
+                draCluster,
+                Instant::now,
+                new AgentMetrics(node));
         return () -> {
             agent.close();
             draCluster.close();
@@ -175,33 +228,66 @@ class DraPlacementE2E {
 
     /** A claim for {@code count} cards of ours, each with {@code memory} (null: the whole card). */
     private static ResourceClaim claim(String name, long count, String memory) {
-        var exactly = new ResourceClaimBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withNewDevices()
-                .addNewRequest().withName("gpu").withNewExactly().withDeviceClassName(DraNames.DRIVER).withCount(count);
+        var exactly = new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withNewDevices()
+                .addNewRequest()
+                .withName("gpu")
+                .withNewExactly()
+                .withDeviceClassName(DraNames.DRIVER)
+                .withCount(count);
         if (memory != null) {
-            exactly = exactly.withNewCapacity().addToRequests(DraNames.MEMORY, new Quantity(memory)).endCapacity();
+            exactly = exactly.withNewCapacity()
+                    .addToRequests(DraNames.MEMORY, new Quantity(memory))
+                    .endCapacity();
         }
         return exactly.endExactly().endRequest().endDevices().endSpec().build();
     }
 
     private static io.fabric8.kubernetes.api.model.Pod pod(String name, String scheduler) {
-        return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withSchedulerName(scheduler)
-                .addNewResourceClaim().withName("gpu").withResourceClaimName(name).endResourceClaim()
-                .addNewContainer().withName("main").withImage("registry.example/train:1").withNewResources()
-                .addToRequests("cpu", new Quantity("1")).addNewClaim().withName("gpu").endClaim().endResources().endContainer()
-                .endSpec().build();
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withSchedulerName(scheduler)
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName(name)
+                .endResourceClaim()
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.example/train:1")
+                .withNewResources()
+                .addToRequests("cpu", new Quantity("1"))
+                .addNewClaim()
+                .withName("gpu")
+                .endClaim()
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
     }
 
     /** From the claims' status alone: the memory each card's claims consume is at most the card's. */
     private static void auditCapacity(List<ResourceClaim> claims) {
         Map<String, BigDecimal> used = new HashMap<>();
         for (ResourceClaim c : claims) {
-            assertThat(c.getStatus().getAllocation()).as("claim %s allocated", c.getMetadata().getName()).isNotNull();
+            assertThat(c.getStatus().getAllocation())
+                    .as("claim %s allocated", c.getMetadata().getName())
+                    .isNotNull();
             for (var r : c.getStatus().getAllocation().getDevices().getResults()) {
-                used.merge(r.getPool() + "/" + r.getDevice(), Quantity.getAmountInBytes(r.getConsumedCapacity().get(DraNames.MEMORY)),
+                used.merge(
+                        r.getPool() + "/" + r.getDevice(),
+                        Quantity.getAmountInBytes(r.getConsumedCapacity().get(DraNames.MEMORY)),
                         BigDecimal::add);
             }
         }
         System.out.println("DraPlacementE2E: memory per card " + used);
-        used.forEach((card, bytes) -> assertThat(bytes).as(card).isLessThanOrEqualTo(BigDecimal.valueOf(CARD_MIB << 20)));
+        used.forEach(
+                (card, bytes) -> assertThat(bytes).as(card).isLessThanOrEqualTo(BigDecimal.valueOf(CARD_MIB << 20)));
     }
 }

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.bench.cluster.ReplayResult;
 import io.elasticgpu.e2e.replay.ClusterReplayE2E;
-
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,10 +28,12 @@ class DraReplayE2E {
     private static final double THRESHOLD = 1.0;
 
     @Test
-    void draClaimsArePlacedNearlyAsWellAsTheSimulatorPlacesThePodsAndNothingIsOverCommitted(@TempDir Path work) throws Exception {
+    void draClaimsArePlacedNearlyAsWellAsTheSimulatorPlacesThePodsAndNothingIsOverCommitted(@TempDir Path work)
+            throws Exception {
         ReplayResult r = ClusterReplayE2E.replayAudited(work, "--api", "dra");
         assertThat(r.api()).isEqualTo("dra");
-        assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
+        assertThat(r.inClusterPct())
+                .as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
                 .isGreaterThanOrEqualTo(r.simulatorPct() - THRESHOLD);
     }
 }

@@ -3,24 +3,22 @@ package io.elasticgpu.e2e.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.controller.provisioning.ElasticGPUController;
 import io.elasticgpu.controller.view.ClusterView;
-import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
-import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
+import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,7 +35,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,7 +49,9 @@ class ExtenderE2E {
 
     private static final Path TEMPLATES = Path.of("src/test/resources/scheduler");
     /** The extender's one sentence for every node whose cards lack the pod's share, which kube-scheduler counts. */
-    private static final String INSUFFICIENT_GPU = "Elastic GPU: no card (or set of cards) has the GPU share the pod asks free";
+    private static final String INSUFFICIENT_GPU =
+            "Elastic GPU: no card (or set of cards) has the GPU share the pod asks free";
+
     private static ControlPlane controlPlane;
     private static EgpuProcess extender;
 
@@ -72,7 +71,9 @@ class ExtenderE2E {
     }
 
     static EgpuProcess startExtender(int port) {
-        return EgpuProcess.start("scheduler", List.of("--kubeconfig", controlPlane.kubeconfig().toString()),
+        return EgpuProcess.start(
+                "scheduler",
+                List.of("--kubeconfig", controlPlane.kubeconfig().toString()),
                 controlPlane.workDir().resolve("logs").resolve("extender-" + System.nanoTime() + ".log"),
                 port == 0 ? io.elasticgpu.localcluster.controlplane.Ports.free() : port);
     }
@@ -100,29 +101,36 @@ class ExtenderE2E {
         GpuAudit audit = GpuAudit.of(cluster.client(), nodes);
         assertThat(audit.overCommitted()).isEmpty();
         List<Pod> pods = pods(cluster);
-        List<Pod> pending = pods.stream().filter(p -> p.getSpec().getNodeName() == null).toList();
-        System.out.printf("500 mixed pods on 12 nodes (56 cards): %d bound, %d pending, %d cards holding pods%n",
+        List<Pod> pending =
+                pods.stream().filter(p -> p.getSpec().getNodeName() == null).toList();
+        System.out.printf(
+                "500 mixed pods on 12 nodes (56 cards): %d bound, %d pending, %d cards holding pods%n",
                 pods.size() - pending.size(), pending.size(), audit.cardsHolding());
         assertThat(pods.size() - pending.size()).as("pods bound").isGreaterThan(50);
         Set<String> reasons = failedSchedulingMessages(cluster);
         for (Pod p : pending) {
             Shape s = shapes.get(p.getMetadata().getName());
             assertThat(audit.couldFit(s.cards(), s.whole(), s.milli(), s.memoryMib()))
-                    .as("pending pod %s (%s) could fit somewhere", p.getMetadata().getName(), s).isFalse();
+                    .as(
+                            "pending pod %s (%s) could fit somewhere",
+                            p.getMetadata().getName(), s)
+                    .isFalse();
         }
-        assertThat(reasons).as("FailedScheduling events carry the extender's reasons")
+        assertThat(reasons)
+                .as("FailedScheduling events carry the extender's reasons")
                 .anySatisfy(m -> assertThat(m).contains(INSUFFICIENT_GPU));
     }
 
     @Test
     void deletingPodsFreesTheirShareForNewPods(TestCluster cluster) {
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360))).getFirst();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360)))
+                .getFirst();
         create(cluster, "a", Map.of("elasticgpu.io/gpu", "1"), node);
         create(cluster, "b", Map.of("elasticgpu.io/gpu", "1"), node);
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).size() == 2);
         create(cluster, "c", Map.of("elasticgpu.io/gpu-memory", "1024"), node);
-        await().atMost(Duration.ofSeconds(60)).until(() -> failedSchedulingMessages(cluster).stream()
-                .anyMatch(m -> m.contains(INSUFFICIENT_GPU)));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> failedSchedulingMessages(cluster).stream().anyMatch(m -> m.contains(INSUFFICIENT_GPU)));
         cluster.client().pods().inNamespace(cluster.namespace()).withName("a").delete();
         await().atMost(Duration.ofSeconds(90)).until(() -> running(cluster).contains("c"));
         assertThat(GpuAudit.of(cluster.client(), List.of(node)).overCommitted()).isEmpty();
@@ -139,35 +147,68 @@ class ExtenderE2E {
      */
     @Test
     void aPodBeingDeletedHoldsItsCardUntilItIsGone(TestCluster cluster) {
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 1, "Tesla-T4", 15_360))).getFirst();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 1, "Tesla-T4", 15_360)))
+                .getFirst();
         KubernetesClient client = cluster.client();
         ElasticGPUCrds.apply(client);
         String finalizer = "e2e.elasticgpu.io/grace-period";
-        client.pods().inNamespace(cluster.namespace()).resource(new PodBuilder(podOf("old", Map.of("elasticgpu.io/gpu", "1"), node))
-                .editMetadata().addToFinalizers(finalizer).endMetadata()
-                .editSpec().withTerminationGracePeriodSeconds(60L).endSpec().build()).create();
+        client.pods()
+                .inNamespace(cluster.namespace())
+                .resource(new PodBuilder(podOf("old", Map.of("elasticgpu.io/gpu", "1"), node))
+                        .editMetadata()
+                        .addToFinalizers(finalizer)
+                        .endMetadata()
+                        .editSpec()
+                        .withTerminationGracePeriodSeconds(60L)
+                        .endSpec()
+                        .build())
+                .create();
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).contains("old"));
         try (ElasticGPUController controller = new ElasticGPUController(client, Duration.ofSeconds(10))) {
             controller.start();
             await().atMost(Duration.ofSeconds(45)).until(() -> elasticGpusOf(client, "old") == 1);
 
-            client.pods().inNamespace(cluster.namespace()).withName("old").withGracePeriod(60).delete();
-            await().atMost(Duration.ofSeconds(30)).until(() -> pod(cluster, "old").getMetadata().getDeletionTimestamp() != null);
+            client.pods()
+                    .inNamespace(cluster.namespace())
+                    .withName("old")
+                    .withGracePeriod(60)
+                    .delete();
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> pod(cluster, "old").getMetadata().getDeletionTimestamp() != null);
             create(cluster, "new", Map.of("elasticgpu.io/gpu-memory", "1024"), node);
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(failedSchedulingMessages(cluster))
-                    .anySatisfy(m -> assertThat(m).contains(INSUFFICIENT_GPU)));
-            assertThat(pod(cluster, "new").getSpec().getNodeName()).as("the new pod waits").isNull();
-            ClusterView view = ClusterView.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems());
-            assertThat(view.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().cards().getFirst()
-                    .holders()).as("egpu inspect and the dashboard show the card held")
+            await().atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat(failedSchedulingMessages(cluster))
+                            .anySatisfy(m -> assertThat(m).contains(INSUFFICIENT_GPU)));
+            assertThat(pod(cluster, "new").getSpec().getNodeName())
+                    .as("the new pod waits")
+                    .isNull();
+            ClusterView view = ClusterView.of(
+                    client.nodes().list().getItems(),
+                    client.pods().inAnyNamespace().list().getItems());
+            assertThat(view.nodes().stream()
+                            .filter(n -> n.name().equals(node))
+                            .findFirst()
+                            .orElseThrow()
+                            .cards()
+                            .getFirst()
+                            .holders())
+                    .as("egpu inspect and the dashboard show the card held")
                     .anySatisfy(h -> {
                         assertThat(h.pod()).isEqualTo("old");
                         assertThat(h.phase()).isEqualTo("terminating");
                     });
-            assertThat(elasticGpusOf(client, "old")).as("the ElasticGPU of the terminating pod stays").isEqualTo(1);
+            assertThat(elasticGpusOf(client, "old"))
+                    .as("the ElasticGPU of the terminating pod stays")
+                    .isEqualTo(1);
 
-            client.pods().inNamespace(cluster.namespace()).withName("old")
-                    .edit(p -> new PodBuilder(p).editMetadata().removeFromFinalizers(finalizer).endMetadata().build());
+            client.pods()
+                    .inNamespace(cluster.namespace())
+                    .withName("old")
+                    .edit(p -> new PodBuilder(p)
+                            .editMetadata()
+                            .removeFromFinalizers(finalizer)
+                            .endMetadata()
+                            .build());
             await().atMost(Duration.ofSeconds(90)).until(() -> running(cluster).contains("new"));
             await().atMost(Duration.ofSeconds(45)).until(() -> elasticGpusOf(client, "old") == 0);
             assertThat(GpuAudit.of(client, List.of(node)).overCommitted()).isEmpty();
@@ -176,16 +217,24 @@ class ExtenderE2E {
 
     private static long elasticGpusOf(KubernetesClient client, String pod) {
         return client.resources(ElasticGPU.class).list().getItems().stream()
-                .filter(g -> g.getSpec().getPodRef() != null && pod.equals(g.getSpec().getPodRef().getName())).count();
+                .filter(g -> g.getSpec().getPodRef() != null
+                        && pod.equals(g.getSpec().getPodRef().getName()))
+                .count();
     }
 
     @Test
     void anExtenderKilledMidBurstAndStartedAgainStillNeverOverCommits(TestCluster cluster) {
-        List<String> nodes = cluster.createGpuNodes(List.of(GpuNodeSpec.of("a", 4, "V100", 32_768),
-                GpuNodeSpec.of("b", 4, "V100", 32_768), GpuNodeSpec.of("c", 4, "V100", 32_768)));
+        List<String> nodes = cluster.createGpuNodes(List.of(
+                GpuNodeSpec.of("a", 4, "V100", 32_768),
+                GpuNodeSpec.of("b", 4, "V100", 32_768),
+                GpuNodeSpec.of("c", 4, "V100", 32_768)));
         Random random = new Random(7);
         for (int i = 0; i < 150; i++) {
-            create(cluster, "k%03d".formatted(i), Map.of("elasticgpu.io/gpu-memory", Integer.toString(2048 * (1 + random.nextInt(6)))), null);
+            create(
+                    cluster,
+                    "k%03d".formatted(i),
+                    Map.of("elasticgpu.io/gpu-memory", Integer.toString(2048 * (1 + random.nextInt(6)))),
+                    null);
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).size() >= 10);
         int port = extender.port();
@@ -200,13 +249,20 @@ class ExtenderE2E {
 
     @Test
     void twoReplicasServingAtOnceNeverOverCommit(TestCluster cluster) throws IOException, InterruptedException {
-        List<String> nodes = cluster.createGpuNodes(List.of(GpuNodeSpec.of("a", 2, "T4", 15_360),
-                GpuNodeSpec.of("b", 2, "T4", 15_360), GpuNodeSpec.of("c", 4, "V100", 32_768)));
-        try (EgpuProcess second = startExtender(0); RoundRobinProxy proxy = new RoundRobinProxy(List.of(extender.url(), second.url()))) {
+        List<String> nodes = cluster.createGpuNodes(List.of(
+                GpuNodeSpec.of("a", 2, "T4", 15_360),
+                GpuNodeSpec.of("b", 2, "T4", 15_360),
+                GpuNodeSpec.of("c", 4, "V100", 32_768)));
+        try (EgpuProcess second = startExtender(0);
+                RoundRobinProxy proxy = new RoundRobinProxy(List.of(extender.url(), second.url()))) {
             useExtender("extender.yaml", proxy.url());
             Random random = new Random(2);
             for (int i = 0; i < 120; i++) {
-                create(cluster, "r%03d".formatted(i), Map.of("elasticgpu.io/gpu-memory", Integer.toString(1024 * (1 + random.nextInt(8)))), null);
+                create(
+                        cluster,
+                        "r%03d".formatted(i),
+                        Map.of("elasticgpu.io/gpu-memory", Integer.toString(1024 * (1 + random.nextInt(8)))),
+                        null);
             }
             settle(cluster, 120, Duration.ofMinutes(4));
             assertThat(GpuAudit.of(cluster.client(), nodes).overCommitted()).isEmpty();
@@ -219,28 +275,35 @@ class ExtenderE2E {
 
     @Test
     void aliyunAndVolcanoStylePodsAreScheduledAndAnnotatedInTheirFormats(TestCluster cluster) {
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 2, "Tesla-T4", 16_384))).getFirst();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 2, "Tesla-T4", 16_384)))
+                .getFirst();
         create(cluster, "aliyun", Map.of("aliyun.com/gpu-mem", "4"), node);
         create(cluster, "volcano", Map.of("volcano.sh/gpu-memory", "1024"), node);
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).size() == 2);
         Map<String, String> aliyun = pod(cluster, "aliyun").getMetadata().getAnnotations();
-        assertThat(aliyun).containsKeys("ALIYUN_COM_GPU_MEM_IDX", "ALIYUN_COM_GPU_MEM_ASSUME_TIME")
-                .containsEntry("ALIYUN_COM_GPU_MEM_POD", "4").containsEntry("ALIYUN_COM_GPU_MEM_DEV", "16")
+        assertThat(aliyun)
+                .containsKeys("ALIYUN_COM_GPU_MEM_IDX", "ALIYUN_COM_GPU_MEM_ASSUME_TIME")
+                .containsEntry("ALIYUN_COM_GPU_MEM_POD", "4")
+                .containsEntry("ALIYUN_COM_GPU_MEM_DEV", "16")
                 .containsEntry("ALIYUN_COM_GPU_MEM_ASSIGNED", "false");
         Map<String, String> volcano = pod(cluster, "volcano").getMetadata().getAnnotations();
-        assertThat(volcano).containsKeys("volcano.sh/gpu-index", "volcano.sh/predicate-time")
+        assertThat(volcano)
+                .containsKeys("volcano.sh/gpu-index", "volcano.sh/predicate-time")
                 .containsEntry("volcano.sh/gpu-assigned", "false");
     }
 
     @Test
     void aFourCardPodOnAnEightCardNodeWithTwoNvlinkIslandsGetsOneIsland(TestCluster cluster) {
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("dgx", 8, "NVIDIA-A100", 81_920).withNvlinkIslands(4, 12))).getFirst();
+        String node = cluster.createGpuNodes(
+                        List.of(GpuNodeSpec.of("dgx", 8, "NVIDIA-A100", 81_920).withNvlinkIslands(4, 12)))
+                .getFirst();
         create(cluster, "first", Map.of("elasticgpu.io/gpu", "4"), node);
         create(cluster, "second", Map.of("elasticgpu.io/gpu", "4"), node);
         await().atMost(Duration.ofSeconds(60)).until(() -> running(cluster).size() == 2);
         Set<Set<Integer>> islands = new HashSet<>();
         for (String name : List.of("first", "second")) {
-            PodGrant a = PodGrant.fromJson(pod(cluster, name).getMetadata().getAnnotations().get(Annotations.ALLOCATION));
+            PodGrant a = PodGrant.fromJson(
+                    pod(cluster, name).getMetadata().getAnnotations().get(Annotations.ALLOCATION));
             Set<Integer> cards = Set.copyOf(a.cards());
             assertThat(cards).as("%s holds one island", name).isIn(Set.of(0, 1, 2, 3), Set.of(4, 5, 6, 7));
             islands.add(cards);
@@ -250,7 +313,8 @@ class ExtenderE2E {
 
     @Test
     void theFullNodeObjectModeSchedulesToo(TestCluster cluster) throws IOException {
-        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360))).getFirst();
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360)))
+                .getFirst();
         useExtender("extender-full-nodes.yaml", extender.url());
         try {
             create(cluster, "slice", Map.of("elasticgpu.io/gpu-core", "30", "elasticgpu.io/gpu-memory", "2048"), node);
@@ -278,14 +342,23 @@ class ExtenderE2E {
                 return new Shape(Map.of("elasticgpu.io/gpu-core", Integer.toString(c)), 1, false, c * 10L, 0);
             }
             if (kind < 0.75) {
-                return new Shape(Map.of("elasticgpu.io/gpu-memory", Integer.toString(m), "elasticgpu.io/gpu-core", Integer.toString(c)),
-                        1, false, c * 10L, m);
+                return new Shape(
+                        Map.of(
+                                "elasticgpu.io/gpu-memory",
+                                Integer.toString(m),
+                                "elasticgpu.io/gpu-core",
+                                Integer.toString(c)),
+                        1,
+                        false,
+                        c * 10L,
+                        m);
             }
             if (kind < 0.95) {
                 int n = kind < 0.90 ? 1 : kind < 0.93 ? 2 : 4;
                 return new Shape(Map.of("elasticgpu.io/gpu", Integer.toString(n)), n, true, 0, 0);
             }
-            return new Shape(Map.of("elasticgpu.io/gpu-memory", "4096", "elasticgpu.io/gpu-count", "2"), 2, false, 0, 4096);
+            return new Shape(
+                    Map.of("elasticgpu.io/gpu-memory", "4096", "elasticgpu.io/gpu-count", "2"), 2, false, 0, 4096);
         }
     }
 
@@ -300,15 +373,29 @@ class ExtenderE2E {
     }
 
     static void create(TestCluster cluster, String name, Map<String, String> limits, String node) {
-        cluster.client().pods().inNamespace(cluster.namespace()).resource(podOf(name, limits, node)).create();
+        cluster.client()
+                .pods()
+                .inNamespace(cluster.namespace())
+                .resource(podOf(name, limits, node))
+                .create();
     }
 
     private static Pod podOf(String name, Map<String, String> limits, String node) {
         Map<String, Quantity> q = new LinkedHashMap<>();
         limits.forEach((k, v) -> q.put(k, new Quantity(v)));
-        PodBuilder b = new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
-                .addNewContainer().withName("main").withImage("registry.example/train:1").withNewResources().withLimits(q)
-                .endResources().endContainer().endSpec();
+        PodBuilder b = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.example/train:1")
+                .withNewResources()
+                .withLimits(q)
+                .endResources()
+                .endContainer()
+                .endSpec();
         if (node != null) {
             b.editSpec().addToNodeSelector("kubernetes.io/hostname", node).endSpec();
         }
@@ -320,17 +407,25 @@ class ExtenderE2E {
     }
 
     static Pod pod(TestCluster cluster, String name) {
-        return cluster.client().pods().inNamespace(cluster.namespace()).withName(name).get();
+        return cluster.client()
+                .pods()
+                .inNamespace(cluster.namespace())
+                .withName(name)
+                .get();
     }
 
     static Set<String> running(TestCluster cluster) {
-        return pods(cluster).stream().filter(p -> "Running".equals(p.getStatus().getPhase()))
-                .map(p -> p.getMetadata().getName()).collect(Collectors.toSet());
+        return pods(cluster).stream()
+                .filter(p -> "Running".equals(p.getStatus().getPhase()))
+                .map(p -> p.getMetadata().getName())
+                .collect(Collectors.toSet());
     }
 
     static Set<String> failedSchedulingMessages(TestCluster cluster) {
         return cluster.client().v1().events().inNamespace(cluster.namespace()).list().getItems().stream()
-                .filter(e -> "FailedScheduling".equals(e.getReason())).map(Event::getMessage).collect(Collectors.toSet());
+                .filter(e -> "FailedScheduling".equals(e.getReason()))
+                .map(Event::getMessage)
+                .collect(Collectors.toSet());
     }
 
     /**
@@ -344,18 +439,25 @@ class ExtenderE2E {
         await().atMost(timeout).pollInterval(Duration.ofSeconds(1)).until(() -> {
             List<Pod> pods = pods(cluster);
             Set<String> unschedulable = client.v1().events().inNamespace(cluster.namespace()).list().getItems().stream()
-                    .filter(e -> "FailedScheduling".equals(e.getReason())).map(e -> e.getInvolvedObject().getName())
+                    .filter(e -> "FailedScheduling".equals(e.getReason()))
+                    .map(e -> e.getInvolvedObject().getName())
                     .collect(Collectors.toSet());
-            long running = pods.stream().filter(p -> "Running".equals(p.getStatus().getPhase())).count();
-            long waiting = pods.stream().filter(p -> p.getSpec().getNodeName() == null
-                    && unschedulable.contains(p.getMetadata().getName())).count();
+            long running = pods.stream()
+                    .filter(p -> "Running".equals(p.getStatus().getPhase()))
+                    .count();
+            long waiting = pods.stream()
+                    .filter(p -> p.getSpec().getNodeName() == null
+                            && unschedulable.contains(p.getMetadata().getName()))
+                    .count();
             String now = running + "/" + waiting;
             if (!now.equals(last[0])) {
                 last[0] = now;
                 lastChange[0] = System.nanoTime();
             }
-            return pods.size() == expected && running + waiting == expected
-                    && System.nanoTime() - lastChange[0] > Duration.ofSeconds(10).toNanos();
+            return pods.size() == expected
+                    && running + waiting == expected
+                    && System.nanoTime() - lastChange[0]
+                            > Duration.ofSeconds(10).toNanos();
         });
     }
 
@@ -363,15 +465,23 @@ class ExtenderE2E {
         return metric(replica, "egpu_extender_decisions_total{result=\"bound\",verb=\"bind\"}");
     }
 
-    /** The started extender's samples of {@code series} (a name with its labels as exposed, or a name and a space), summed. */
+    /**
+     * The started extender's samples of {@code series} (a name with its labels as exposed, or a name and a space),
+     * summed. */
     static double metric(String series) throws IOException, InterruptedException {
         return metric(extender, series);
     }
 
     private static double metric(EgpuProcess replica, String series) throws IOException, InterruptedException {
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(replica.url() + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        return metrics.lines().filter(l -> l.startsWith(series))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        String metrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(replica.url() + "/metrics"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        return metrics.lines()
+                .filter(l -> l.startsWith(series))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
     }
 }

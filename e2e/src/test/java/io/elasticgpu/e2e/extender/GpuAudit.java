@@ -1,13 +1,11 @@
 package io.elasticgpu.e2e.extender;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
-
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,8 +47,14 @@ final class GpuAudit {
         for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
             String node = p.getSpec().getNodeName();
             String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-            String json = p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(Annotations.ALLOCATION);
-            if (node == null || !nodes.contains(node) || json == null || "Succeeded".equals(phase) || "Failed".equals(phase)) {
+            String json = p.getMetadata().getAnnotations() == null
+                    ? null
+                    : p.getMetadata().getAnnotations().get(Annotations.ALLOCATION);
+            if (node == null
+                    || !nodes.contains(node)
+                    || json == null
+                    || "Succeeded".equals(phase)
+                    || "Failed".equals(phase)) {
                 continue;
             }
             PodGrant a = PodGrant.fromJson(json);
@@ -59,7 +63,8 @@ final class GpuAudit {
                     long[][] h = held.computeIfAbsent(node, k -> new long[16][2]);
                     h[s.card()][0] += s.milli();
                     h[s.card()][1] += s.memoryMib();
-                    holders.computeIfAbsent(node, k -> new HashMap<>()).computeIfAbsent(s.card(), k -> new java.util.ArrayList<>())
+                    holders.computeIfAbsent(node, k -> new HashMap<>())
+                            .computeIfAbsent(s.card(), k -> new java.util.ArrayList<>())
                             .add(p.getMetadata().getName());
                 }
             }
@@ -67,20 +72,36 @@ final class GpuAudit {
         Map<String, List<Card>> cards = new HashMap<>();
         for (String name : nodes) {
             Node node = client.nodes().withName(name).get();
-            NodeInventory inventory = NodeInventory.fromJson(node.getMetadata().getAnnotations().get(Annotations.INVENTORY));
+            NodeInventory inventory =
+                    NodeInventory.fromJson(node.getMetadata().getAnnotations().get(Annotations.INVENTORY));
             long[][] h = held.getOrDefault(name, new long[16][2]);
-            cards.put(name, inventory.cards().stream().map(c -> new Card(name, c.index(), c.memoryMib(), h[c.index()][0],
-                    h[c.index()][1], holders.getOrDefault(name, Map.of()).getOrDefault(c.index(), List.of()))).toList());
+            cards.put(
+                    name,
+                    inventory.cards().stream()
+                            .map(c -> new Card(
+                                    name,
+                                    c.index(),
+                                    c.memoryMib(),
+                                    h[c.index()][0],
+                                    h[c.index()][1],
+                                    holders.getOrDefault(name, Map.of()).getOrDefault(c.index(), List.of())))
+                            .toList());
         }
         return new GpuAudit(cards);
     }
 
     List<Card> overCommitted() {
-        return cards.values().stream().flatMap(List::stream).filter(Card::overCommitted).toList();
+        return cards.values().stream()
+                .flatMap(List::stream)
+                .filter(Card::overCommitted)
+                .toList();
     }
 
     long cardsHolding() {
-        return cards.values().stream().flatMap(List::stream).filter(c -> !c.idle()).count();
+        return cards.values().stream()
+                .flatMap(List::stream)
+                .filter(c -> !c.idle())
+                .count();
     }
 
     /**
@@ -89,7 +110,9 @@ final class GpuAudit {
      */
     boolean couldFit(int cardsNeeded, boolean whole, long milli, long memoryMib) {
         for (List<Card> node : cards.values()) {
-            long fitting = node.stream().filter(c -> whole ? c.idle() : c.freeMilli() >= milli && c.freeMemory() >= memoryMib).count();
+            long fitting = node.stream()
+                    .filter(c -> whole ? c.idle() : c.freeMilli() >= milli && c.freeMemory() >= memoryMib)
+                    .count();
             if (fitting >= cardsNeeded) {
                 return true;
             }

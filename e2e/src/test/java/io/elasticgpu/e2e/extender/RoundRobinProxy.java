@@ -1,7 +1,6 @@
 package io.elasticgpu.e2e.extender;
 
 import com.sun.net.httpserver.HttpServer;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -33,9 +32,13 @@ final class RoundRobinProxy implements AutoCloseable {
                 byte[] answer;
                 int status;
                 try {
-                    HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(URI.create(backend + exchange.getRequestURI().getPath()))
-                            .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body))
-                            .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofByteArray());
+                    HttpResponse<byte[]> r = client.send(
+                            HttpRequest.newBuilder(URI.create(
+                                            backend + exchange.getRequestURI().getPath()))
+                                    .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body))
+                                    .header("Content-Type", "application/json")
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
                     status = r.statusCode();
                     answer = r.body();
                 } catch (IOException | InterruptedException e) {

@@ -15,7 +15,8 @@ import java.util.Optional;
  * @param devices the names in {@code /dev}
  * @param files   what is in the MPS pipe directory and {@code /dev/shm}, by directory (those that exist)
  */
-record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String> devices, Map<String, List<String>> files) {
+record ContainerReport(
+        Map<String, String> env, List<Mount> mounts, List<String> devices, Map<String, List<String>> files) {
 
     /** The directories whose files the report lists. */
     static final List<String> LISTED = List.of("/tmp/nvidia-mps", "/dev/shm");
@@ -23,13 +24,13 @@ record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String>
     /** A shell script for the container: the report, then {@code after} (e.g. {@code sleep 3600}). */
     static String script(String after) {
         return "echo '== env'; env; echo '== mounts'; cat /proc/self/mountinfo; echo '== devices'; ls /dev;"
-                + " echo '== files'; for d in " + String.join(" ", LISTED) + "; do [ -d $d ] && echo \"$d:\" && ls -1a $d; done;"
+                + " echo '== files'; for d in " + String.join(" ", LISTED)
+                + "; do [ -d $d ] && echo \"$d:\" && ls -1a $d; done;"
                 + " echo '== end'; " + after;
     }
 
     /** One mount: where it is in the container, what of its source file system it shows, and that file system. */
-    record Mount(String root, String mountPoint, String fsType, String source) {
-    }
+    record Mount(String root, String mountPoint, String fsType, String source) {}
 
     /** The report in {@code log}; empty until the log holds all of it. */
     static Optional<ContainerReport> parse(String log) {
@@ -72,8 +73,7 @@ record ContainerReport(Map<String, String> env, List<Mount> mounts, List<String>
                         files.get(dir).add(line);
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         return Optional.of(new ContainerReport(env, mounts, devices, files));

@@ -3,21 +3,19 @@ package io.elasticgpu.e2e.realnode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -40,8 +38,11 @@ import java.util.stream.Collectors;
  */
 final class GpuWorkloads implements AutoCloseable {
 
-    /** MiB in one unit of {@code elasticgpu.io/gpu-memory}, for the extender and the agent alike (the chart's default). */
+    /**
+     * MiB in one unit of {@code elasticgpu.io/gpu-memory}, for the extender and the agent alike (the chart's default).
+     * */
     static final int MEMORY_BLOCK_MIB = 16;
+
     static final int CARDS = 4;
     static final long CARD_MIB = 8192;
     private static final Path TEMPLATES = Path.of("src/test/resources/scheduler");
@@ -60,16 +61,27 @@ final class GpuWorkloads implements AutoCloseable {
      * Starts the extender, points kube-scheduler at it, and starts the agent on {@code node} with {@value #CARDS}
      * simulated cards of {@value #CARD_MIB} MiB.
      */
-    static GpuWorkloads start(ControlPlane controlPlane, RealNode node, RealNodeAgent.Api api, List<String> agentOptions) {
-        EgpuProcess extender = EgpuProcess.start("scheduler", List.of("--kubeconfig", controlPlane.kubeconfig().toString(),
-                "--memory-block-mib", Integer.toString(MEMORY_BLOCK_MIB)),
-                controlPlane.workDir().resolve("logs").resolve("extender-real-node-" + System.nanoTime() + ".log"), Ports.free());
+    static GpuWorkloads start(
+            ControlPlane controlPlane, RealNode node, RealNodeAgent.Api api, List<String> agentOptions) {
+        EgpuProcess extender = EgpuProcess.start(
+                "scheduler",
+                List.of(
+                        "--kubeconfig",
+                        controlPlane.kubeconfig().toString(),
+                        "--memory-block-mib",
+                        Integer.toString(MEMORY_BLOCK_MIB)),
+                controlPlane.workDir().resolve("logs").resolve("extender-real-node-" + System.nanoTime() + ".log"),
+                Ports.free());
         try {
-            String yaml = Files.readString(TEMPLATES.resolve("extender.yaml")).replace("${EXTENDER_URL}", extender.url());
-            controlPlane.restartScheduler(Files.writeString(controlPlane.workDir().resolve("scheduler-real-node.yaml"), yaml));
-            List<String> options = new java.util.ArrayList<>(List.of("--memory-block-mib", Integer.toString(MEMORY_BLOCK_MIB)));
+            String yaml =
+                    Files.readString(TEMPLATES.resolve("extender.yaml")).replace("${EXTENDER_URL}", extender.url());
+            controlPlane.restartScheduler(
+                    Files.writeString(controlPlane.workDir().resolve("scheduler-real-node.yaml"), yaml));
+            List<String> options =
+                    new java.util.ArrayList<>(List.of("--memory-block-mib", Integer.toString(MEMORY_BLOCK_MIB)));
             options.addAll(agentOptions);
-            RealNodeAgent agent = RealNodeAgent.start(node, controlPlane, api, simulatedCards(controlPlane.workDir()), options);
+            RealNodeAgent agent =
+                    RealNodeAgent.start(node, controlPlane, api, simulatedCards(controlPlane.workDir()), options);
             return new GpuWorkloads(controlPlane, extender, agent);
         } catch (IOException | RuntimeException e) {
             extender.close();
@@ -92,18 +104,31 @@ final class GpuWorkloads implements AutoCloseable {
             var n = client.nodes().withName(node.name()).get();
             Quantity gpus = n.getStatus().getAllocatable().get(ResourceNames.GPU);
             Quantity memory = n.getStatus().getAllocatable().get(ResourceNames.GPU_MEMORY);
-            return gpus != null && gpus.getNumericalAmount().intValue() == CARDS && memory != null
+            return gpus != null
+                    && gpus.getNumericalAmount().intValue() == CARDS
+                    && memory != null
                     && memory.getNumericalAmount().longValue() == CARDS * CARD_MIB / MEMORY_BLOCK_MIB
                     && n.getMetadata().getAnnotations().containsKey(Annotations.INVENTORY);
         });
-        return NodeInventory.fromJson(client.nodes().withName(node.name()).get().getMetadata().getAnnotations()
-                .get(Annotations.INVENTORY)).cards();
+        return NodeInventory.fromJson(client.nodes()
+                        .withName(node.name())
+                        .get()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get(Annotations.INVENTORY))
+                .cards();
     }
 
-    /** The pod's {@code elasticgpu.io/allocation} once the agent has written what kubelet gave ({@code phase: allocated}). */
+    /**
+     * The pod's {@code elasticgpu.io/allocation} once the agent has written what kubelet gave ({@code phase:
+     * allocated}). */
     static PodGrant allocated(KubernetesClient client, String namespace, String pod) {
-        Pod p = await().atMost(RealNodePods.WAIT).until(() -> client.pods().inNamespace(namespace).withName(pod).get(),
-                x -> x != null && Annotations.PHASE_ALLOCATED.equals(x.getMetadata().getAnnotations().get(Annotations.PHASE)));
+        Pod p = await().atMost(RealNodePods.WAIT)
+                .until(
+                        () -> client.pods().inNamespace(namespace).withName(pod).get(),
+                        x -> x != null
+                                && Annotations.PHASE_ALLOCATED.equals(
+                                        x.getMetadata().getAnnotations().get(Annotations.PHASE)));
         return PodGrant.fromJson(p.getMetadata().getAnnotations().get(Annotations.ALLOCATION));
     }
 
@@ -115,9 +140,13 @@ final class GpuWorkloads implements AutoCloseable {
     static Map<String, String> expectedEnvironment(List<Share> shares, boolean memory, boolean compute) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("NVIDIA_VISIBLE_DEVICES", shares.stream().map(Share::uuid).collect(Collectors.joining(",")));
-        env.put("ELASTICGPU_CARD_INDEX", shares.stream().map(s -> Integer.toString(s.card())).collect(Collectors.joining(",")));
+        env.put(
+                "ELASTICGPU_CARD_INDEX",
+                shares.stream().map(s -> Integer.toString(s.card())).collect(Collectors.joining(",")));
         if (memory) {
-            env.put("ELASTICGPU_MEMORY_LIMIT_MIB", Long.toString(shares.getFirst().memoryMib()));
+            env.put(
+                    "ELASTICGPU_MEMORY_LIMIT_MIB",
+                    Long.toString(shares.getFirst().memoryMib()));
             for (int i = 0; i < shares.size(); i++) {
                 env.put("CUDA_DEVICE_MEMORY_LIMIT_" + i, shares.get(i).memoryMib() + "m");
             }
@@ -133,8 +162,8 @@ final class GpuWorkloads implements AutoCloseable {
 
     /** The container's GPU variables: ours, HAMi's, NVIDIA's, Volcano's, Aliyun's and MPS's. */
     static Map<String, String> gpuVariables(ContainerReport report) {
-        return new TreeMap<>(report.env().entrySet().stream().filter(e -> e.getKey().matches(
-                "(NVIDIA_|ELASTICGPU_|CUDA_|VOLCANO_GPU|ALIYUN_COM_GPU).*"))
+        return new TreeMap<>(report.env().entrySet().stream()
+                .filter(e -> e.getKey().matches("(NVIDIA_|ELASTICGPU_|CUDA_|VOLCANO_GPU|ALIYUN_COM_GPU).*"))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
     }
 
@@ -150,8 +179,13 @@ final class GpuWorkloads implements AutoCloseable {
 
     private Map<Integer, Long> metric(String name) {
         try {
-            String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(agent.url() + "/metrics"))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            String text = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(agent.url() + "/metrics"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             Map<Integer, Long> byCard = new TreeMap<>();
             text.lines().filter(l -> l.startsWith(name + "{")).forEach(l -> {
                 String card = l.replaceAll(".*card=\"(\\d+)\".*", "$1");
@@ -173,7 +207,9 @@ final class GpuWorkloads implements AutoCloseable {
         for (int c = 0; c < CARDS; c++) {
             byCard.put(c, 0L);
         }
-        allocations.forEach(a -> a.containers().values().forEach(shares -> shares.forEach(s -> byCard.merge(s.card(), s.memoryMib(), Long::sum))));
+        allocations.forEach(a -> a.containers()
+                .values()
+                .forEach(shares -> shares.forEach(s -> byCard.merge(s.card(), s.memoryMib(), Long::sum))));
         return byCard;
     }
 

@@ -5,10 +5,12 @@ import static io.elasticgpu.e2e.realnode.GpuWorkloads.gpuVariables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.bench.cluster.ChartConfig;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.RealNodeExtension;
@@ -21,22 +23,16 @@ import io.elasticgpu.node.dra.CdiSpecs;
 import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.PreparedClaim;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,9 +57,12 @@ class RealNodeDraE2E {
                     .forEach(c -> client.resource(c).forceConflicts().serverSideApply());
             node.ensureCardDeviceNodes(GpuWorkloads.CARDS);
             gpus = GpuWorkloads.start(controlPlane, node, RealNodeAgent.Api.DRA, List.of());
-            await().atMost(RealNodePods.WAIT).until(() -> client.resources(ResourceSlice.class)
-                    .withName(SlicePublisher.sliceName(node.name())).get(), s -> s != null
-                    && s.getSpec().getDevices().size() == GpuWorkloads.CARDS);
+            await().atMost(RealNodePods.WAIT)
+                    .until(
+                            () -> client.resources(ResourceSlice.class)
+                                    .withName(SlicePublisher.sliceName(node.name()))
+                                    .get(),
+                            s -> s != null && s.getSpec().getDevices().size() == GpuWorkloads.CARDS);
         }
     }
 
@@ -75,46 +74,92 @@ class RealNodeDraE2E {
     }
 
     @Test
-    void aClaimSharedByTwoContainersGivesBothTheCardAndShareTheAgentPrepared(TestCluster cluster, RealNode node) throws IOException {
+    void aClaimSharedByTwoContainersGivesBothTheCardAndShareTheAgentPrepared(TestCluster cluster, RealNode node)
+            throws IOException {
         KubernetesClient client = cluster.client();
         String ns = cluster.namespace();
-        client.resources(ResourceClaim.class).inNamespace(ns).resource(new ResourceClaimBuilder().withNewMetadata()
-                .withName("shared").endMetadata().withNewSpec().withNewDevices().addNewRequest().withName("gpu")
-                .withNewExactly().withDeviceClassName(DraNames.DRIVER).withNewCapacity()
-                .addToRequests(DraNames.MEMORY, new Quantity("4Gi")).addToRequests(DraNames.CORES, new Quantity("30"))
-                .endCapacity().endExactly().endRequest().endDevices().endSpec().build()).create();
+        client.resources(ResourceClaim.class)
+                .inNamespace(ns)
+                .resource(new ResourceClaimBuilder()
+                        .withNewMetadata()
+                        .withName("shared")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNewDevices()
+                        .addNewRequest()
+                        .withName("gpu")
+                        .withNewExactly()
+                        .withDeviceClassName(DraNames.DRIVER)
+                        .withNewCapacity()
+                        .addToRequests(DraNames.MEMORY, new Quantity("4Gi"))
+                        .addToRequests(DraNames.CORES, new Quantity("30"))
+                        .endCapacity()
+                        .endExactly()
+                        .endRequest()
+                        .endDevices()
+                        .endSpec()
+                        .build())
+                .create();
         RealNodePods pods = new RealNodePods(client, ns, node);
-        var pod = pods.pod("pair").editSpec().addNewResourceClaim().withName("gpu").withResourceClaimName("shared")
+        var pod = pods.pod("pair")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName("shared")
                 .endResourceClaim();
         for (String container : List.of("a", "b")) {
-            pod.addNewContainer().withName(container).withImage(node.busyboxImage()).withImagePullPolicy("Never")
-                    .withCommand("sh", "-c", ContainerReport.script("sleep 3600")).withNewResources().addNewClaim()
-                    .withName("gpu").endClaim().endResources().endContainer();
+            pod.addNewContainer()
+                    .withName(container)
+                    .withImage(node.busyboxImage())
+                    .withImagePullPolicy("Never")
+                    .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
+                    .withNewResources()
+                    .addNewClaim()
+                    .withName("gpu")
+                    .endClaim()
+                    .endResources()
+                    .endContainer();
         }
         pods.create(pod.endSpec().build());
         ContainerReport a = pods.report("pair", "a");
         ContainerReport b = pods.report("pair", "b");
 
         // What the allocator chose and the claim consumed.
-        ResourceClaim claim = client.resources(ResourceClaim.class).inNamespace(ns).withName("shared").get();
-        DeviceRequestAllocationResult result = claim.getStatus().getAllocation().getDevices().getResults().getFirst();
+        ResourceClaim claim = client.resources(ResourceClaim.class)
+                .inNamespace(ns)
+                .withName("shared")
+                .get();
+        DeviceRequestAllocationResult result =
+                claim.getStatus().getAllocation().getDevices().getResults().getFirst();
         assertThat(result.getDriver()).isEqualTo(DraNames.DRIVER);
         assertThat(result.getPool()).isEqualTo(node.name());
         int card = Integer.parseInt(result.getDevice().substring("gpu-".length()));
         assertThat(result.getConsumedCapacity()).containsEntry(DraNames.MEMORY, new Quantity("4Gi"));
-        String uuid = NodeInventory.fromJson(client.nodes().withName(node.name()).get().getMetadata().getAnnotations()
-                .get(Annotations.INVENTORY)).cards().get(card).uuid();
+        String uuid = NodeInventory.fromJson(client.nodes()
+                        .withName(node.name())
+                        .get()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get(Annotations.INVENTORY))
+                .cards()
+                .get(card)
+                .uuid();
         // 4 GiB = 4096 MiB and 30 % = 300 milli of card `card`
         Map<String, String> expected = expectedEnvironment(List.of(new Share(card, uuid, 300, 4096)), true, true);
 
         // What the agent prepared: its checkpoint and the CDI device it wrote for the claim's request.
-        PreparedClaim prepared = Checkpoint.open(node.layout().pluginDir(RealNodeAgent.DRA_DRIVER).resolve("checkpoint.json"))
-                .get(claim.getMetadata().getUid()).orElseThrow();
-        Map<String, String> cdiEnv = cdiEnvironment(prepared.cdiSpec(), CdiSpecs.deviceName(claim.getMetadata().getUid(), "gpu"));
+        PreparedClaim prepared = Checkpoint.open(
+                        node.layout().pluginDir(RealNodeAgent.DRA_DRIVER).resolve("checkpoint.json"))
+                .get(claim.getMetadata().getUid())
+                .orElseThrow();
+        Map<String, String> cdiEnv = cdiEnvironment(
+                prepared.cdiSpec(), CdiSpecs.deviceName(claim.getMetadata().getUid(), "gpu"));
         assertThat(cdiEnv).containsAllEntriesOf(expected);
 
         for (ContainerReport report : List.of(a, b)) {
-            assertThat(gpuVariables(report)).isEqualTo(new java.util.TreeMap<>(cdiEnv)).containsAllEntriesOf(expected);
+            assertThat(gpuVariables(report))
+                    .isEqualTo(new java.util.TreeMap<>(cdiEnv))
+                    .containsAllEntriesOf(expected);
             assertThat(report.devices()).as("device nodes the CDI spec names").contains("nvidia" + card, "nvidiactl");
         }
     }

@@ -5,8 +5,9 @@ import static io.elasticgpu.e2e.realnode.GpuWorkloads.gpuVariables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.RealNodeExtension;
@@ -17,11 +18,7 @@ import io.elasticgpu.localcluster.realnode.RealNodeAgent;
 import io.elasticgpu.node.isolation.MpsDirs;
 import io.elasticgpu.node.isolation.MpsShare;
 import io.elasticgpu.node.isolation.MpsStandIn;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,8 +52,17 @@ class RealNodeMpsE2E {
     static void startElasticGpu(ControlPlane controlPlane, RealNode node) {
         standIn = MpsStandIn.install(controlPlane.workDir().resolve("mps-stand-in"));
         mpsRoot = node.layout().state().resolve("mps");
-        gpus = GpuWorkloads.start(controlPlane, node, RealNodeAgent.Api.DEVICE_PLUGIN, List.of("--isolation", "mps",
-                "--mps-control", standIn.program().toString(), "--mps-root", mpsRoot.toString()));
+        gpus = GpuWorkloads.start(
+                controlPlane,
+                node,
+                RealNodeAgent.Api.DEVICE_PLUGIN,
+                List.of(
+                        "--isolation",
+                        "mps",
+                        "--mps-control",
+                        standIn.program().toString(),
+                        "--mps-root",
+                        mpsRoot.toString()));
         try (KubernetesClient client = controlPlane.newClient()) {
             GpuWorkloads.awaitDevicePlugin(client, node);
         }
@@ -76,41 +81,53 @@ class RealNodeMpsE2E {
     }
 
     @Test
-    void aSlicesContainerGetsItsOwnDaemonsPipeAndSharedMemoryAndNoLimitInItsEnvironment(TestCluster cluster, RealNode node) {
+    void aSlicesContainerGetsItsOwnDaemonsPipeAndSharedMemoryAndNoLimitInItsEnvironment(
+            TestCluster cluster, RealNode node) {
         RealNodePods pods = new RealNodePods(cluster.client(), cluster.namespace(), node);
         // 256 blocks × 16 MiB = 4096 MiB and 30 %, run by 2 processes: 2048 MiB and 15 % each
-        pods.create(pods.reporting("mps", Map.of(ResourceNames.GPU_MEMORY, "256", ResourceNames.GPU_CORE, "30")).editMetadata()
-                .addToAnnotations(MpsLimits.PROCESSES_ANNOTATION, "2").endMetadata().build());
+        pods.create(pods.reporting("mps", Map.of(ResourceNames.GPU_MEMORY, "256", ResourceNames.GPU_CORE, "30"))
+                .editMetadata()
+                .addToAnnotations(MpsLimits.PROCESSES_ANNOTATION, "2")
+                .endMetadata()
+                .build());
         pods.create(pods.reporting("whole", Map.of(ResourceNames.GPU, "1")).build());
 
         ContainerReport report = pods.report("mps", "main");
-        List<Share> shares = GpuWorkloads.allocated(cluster.client(), cluster.namespace(), "mps").containers().get("main");
+        List<Share> shares = GpuWorkloads.allocated(cluster.client(), cluster.namespace(), "mps")
+                .containers()
+                .get("main");
         Map<String, String> expected = new LinkedHashMap<>(expectedEnvironment(shares, true, true));
         expected.put("CUDA_MPS_PIPE_DIRECTORY", MpsDirs.CONTAINER_PIPE);
-        assertThat(gpuVariables(report)).as("no MPS limit in the container's environment").isEqualTo(new java.util.TreeMap<>(expected));
+        assertThat(gpuVariables(report))
+                .as("no MPS limit in the container's environment")
+                .isEqualTo(new java.util.TreeMap<>(expected));
 
         // The agent's record of the share: its cards and the limits it set on the daemon's side.
         String holder = cluster.namespace() + "/mps/main";
-        MpsDirs dirs = await().atMost(RealNodePods.WAIT).until(() -> shareOf(holder), Optional::isPresent).orElseThrow();
+        MpsDirs dirs = await().atMost(RealNodePods.WAIT)
+                .until(() -> shareOf(holder), Optional::isPresent)
+                .orElseThrow();
         MpsShare share = read(dirs);
         assertThat(share.cards()).containsExactly(shares.getFirst().uuid());
         assertThat(share.limits()).isEqualTo(new MpsLimits(List.of(2048L), 15, 2));
-        assertThat(MpsStandIn.environment(dirs)).contains("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=15",
-                "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=2048M");
+        assertThat(MpsStandIn.environment(dirs))
+                .contains("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=15", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=2048M");
 
         // What containerd mounted: that share's directories, seen from inside with the daemon's files in them.
-        assertThat(report.mountAt(MpsDirs.CONTAINER_PIPE)).hasValueSatisfying(m ->
-                assertThat(m.root()).endsWith("/" + share.key() + "/pipe"));
-        assertThat(report.mountAt(MpsDirs.CONTAINER_SHM)).hasValueSatisfying(m ->
-                assertThat(m.root()).endsWith("/" + share.key() + "/shm"));
+        assertThat(report.mountAt(MpsDirs.CONTAINER_PIPE))
+                .hasValueSatisfying(m -> assertThat(m.root()).endsWith("/" + share.key() + "/pipe"));
+        assertThat(report.mountAt(MpsDirs.CONTAINER_SHM))
+                .hasValueSatisfying(m -> assertThat(m.root()).endsWith("/" + share.key() + "/shm"));
         assertThat(report.files().get(MpsDirs.CONTAINER_PIPE)).contains("control", "nvidia-cuda-mps-control.pid");
-        assertThat(report.files().get(MpsDirs.CONTAINER_SHM)).contains(MpsStandIn.shmMarker(dirs).getFileName().toString());
+        assertThat(report.files().get(MpsDirs.CONTAINER_SHM))
+                .contains(MpsStandIn.shmMarker(dirs).getFileName().toString());
 
         // A whole card never goes through MPS: no pipe, the pod's own /dev/shm.
         ContainerReport whole = pods.report("whole", "main");
         assertThat(whole.env()).doesNotContainKey("CUDA_MPS_PIPE_DIRECTORY");
         assertThat(whole.mountAt(MpsDirs.CONTAINER_PIPE)).isEmpty();
-        assertThat(whole.mountAt(MpsDirs.CONTAINER_SHM)).hasValueSatisfying(m -> assertThat(m.source()).isEqualTo("shm"));
+        assertThat(whole.mountAt(MpsDirs.CONTAINER_SHM))
+                .hasValueSatisfying(m -> assertThat(m.source()).isEqualTo("shm"));
     }
 
     /** The share directory under the MPS root whose record names {@code holder}. */
@@ -119,8 +136,10 @@ class RealNodeMpsE2E {
             return Optional.empty();
         }
         try (Stream<Path> dirs = Files.list(mpsRoot)) {
-            return dirs.map(MpsDirs::new).filter(d -> Files.isRegularFile(d.record()))
-                    .filter(d -> read(d).holder().equals(holder)).findFirst();
+            return dirs.map(MpsDirs::new)
+                    .filter(d -> Files.isRegularFile(d.record()))
+                    .filter(d -> read(d).holder().equals(holder))
+                    .findFirst();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -3,13 +3,11 @@ package io.elasticgpu.e2e.realnode;
 import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.localcluster.realnode.RealNode;
-
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,17 +34,37 @@ final class RealNodePods {
 
     /** A pod of one container {@code main} that reports and then sleeps, asking {@code limits}. */
     PodBuilder reporting(String name, Map<String, String> limits) {
-        return pod(name).editSpec().addNewContainer().withName("main").withImage(node.busyboxImage())
-                .withImagePullPolicy("Never").withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
-                .withNewResources().withLimits(quantities(limits)).endResources().endContainer().endSpec();
+        return pod(name)
+                .editSpec()
+                .addNewContainer()
+                .withName("main")
+                .withImage(node.busyboxImage())
+                .withImagePullPolicy("Never")
+                .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
+                .withNewResources()
+                .withLimits(quantities(limits))
+                .endResources()
+                .endContainer()
+                .endSpec();
     }
 
     /** A pod with no container yet, for the real node. */
     PodBuilder pod(String name) {
-        return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
                 .addToNodeSelector("kubernetes.io/hostname", node.name())
-                .addNewToleration().withKey(RealNode.TAINT_KEY).withOperator("Exists").withEffect("NoSchedule").endToleration()
-                .withDnsPolicy("Default").withTerminationGracePeriodSeconds(1L).withEnableServiceLinks(false).endSpec();
+                .addNewToleration()
+                .withKey(RealNode.TAINT_KEY)
+                .withOperator("Exists")
+                .withEffect("NoSchedule")
+                .endToleration()
+                .withDnsPolicy("Default")
+                .withTerminationGracePeriodSeconds(1L)
+                .withEnableServiceLinks(false)
+                .endSpec();
     }
 
     static Map<String, Quantity> quantities(Map<String, String> limits) {
@@ -65,14 +83,17 @@ final class RealNodePods {
 
     /** Waits until {@code container} of {@code pod} has printed its whole report, and returns it. */
     ContainerReport report(String pod, String container) {
-        return await().atMost(WAIT).pollInterval(Duration.ofMillis(500)).until(() -> read(pod, container, false),
-                Optional::isPresent).orElseThrow();
+        return await().atMost(WAIT)
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> read(pod, container, false), Optional::isPresent)
+                .orElseThrow();
     }
 
     /** The report of the container's previous run (kubelet keeps the log of the one before the current). */
     ContainerReport previousReport(String pod, String container) {
-        return read(pod, container, true).orElseThrow(() -> new AssertionError(
-                "container %s of pod %s has no previous report".formatted(container, pod)));
+        return read(pod, container, true)
+                .orElseThrow(() ->
+                        new AssertionError("container %s of pod %s has no previous report".formatted(container, pod)));
     }
 
     private Optional<ContainerReport> read(String pod, String container, boolean previous) {
@@ -93,16 +114,22 @@ final class RealNodePods {
     }
 
     private static boolean started(Pod p, String container) {
-        return p.getStatus() != null && p.getStatus().getContainerStatuses().stream()
-                .filter(s -> s.getName().equals(container)).anyMatch(s -> s.getState().getRunning() != null
-                        || s.getState().getTerminated() != null || s.getRestartCount() > 0);
+        return p.getStatus() != null
+                && p.getStatus().getContainerStatuses().stream()
+                        .filter(s -> s.getName().equals(container))
+                        .anyMatch(s -> s.getState().getRunning() != null
+                                || s.getState().getTerminated() != null
+                                || s.getRestartCount() > 0);
     }
 
     /** The container's status as kubelet reports it. */
     Optional<ContainerStatus> status(String pod, String container) {
         Pod p = get(pod);
-        return p == null || p.getStatus() == null ? Optional.empty() : p.getStatus().getContainerStatuses().stream()
-                .filter(s -> s.getName().equals(container)).findFirst();
+        return p == null || p.getStatus() == null
+                ? Optional.empty()
+                : p.getStatus().getContainerStatuses().stream()
+                        .filter(s -> s.getName().equals(container))
+                        .findFirst();
     }
 
     List<Pod> all() {

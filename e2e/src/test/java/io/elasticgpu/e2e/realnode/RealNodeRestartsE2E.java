@@ -6,9 +6,9 @@ import static io.elasticgpu.e2e.realnode.GpuWorkloads.gpuVariables;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.RealNodeExtension;
@@ -16,18 +16,15 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
-
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,26 +59,46 @@ class RealNodeRestartsE2E {
     void aContainerKubeletRestartsIsToldTheSameCardsAgain(TestCluster cluster, RealNode node) {
         RealNodePods pods = new RealNodePods(cluster.client(), cluster.namespace(), node);
         // The first run reports and exits 3; kubelet starts the container again, which reports and stays.
-        String script = ContainerReport.script("if [ -e /state/ran ]; then sleep 3600; else touch /state/ran; exit 3; fi");
+        String script =
+                ContainerReport.script("if [ -e /state/ran ]; then sleep 3600; else touch /state/ran; exit 3; fi");
         pods.create(pods.reporting("again", Map.of(ResourceNames.GPU_MEMORY, "128", ResourceNames.GPU_CORE, "20"))
-                .editSpec().editFirstContainer().withCommand("sh", "-c", script).addNewVolumeMount().withName("state")
-                .withMountPath("/state").endVolumeMount().endContainer().addNewVolume().withName("state").withNewEmptyDir()
-                .endEmptyDir().endVolume().endSpec().build());
+                .editSpec()
+                .editFirstContainer()
+                .withCommand("sh", "-c", script)
+                .addNewVolumeMount()
+                .withName("state")
+                .withMountPath("/state")
+                .endVolumeMount()
+                .endContainer()
+                .addNewVolume()
+                .withName("state")
+                .withNewEmptyDir()
+                .endEmptyDir()
+                .endVolume()
+                .endSpec()
+                .build());
 
-        await().atMost(RealNodePods.WAIT).until(() -> pods.status("again", "main")
-                .map(s -> s.getRestartCount() >= 1 && s.getState().getRunning() != null).orElse(false));
+        await().atMost(RealNodePods.WAIT)
+                .until(() -> pods.status("again", "main")
+                        .map(s -> s.getRestartCount() >= 1 && s.getState().getRunning() != null)
+                        .orElse(false));
         ContainerReport second = pods.report("again", "main");
         ContainerReport first = pods.previousReport("again", "main");
-        List<Share> shares = GpuWorkloads.allocated(cluster.client(), cluster.namespace(), "again").containers().get("main");
+        List<Share> shares = GpuWorkloads.allocated(cluster.client(), cluster.namespace(), "again")
+                .containers()
+                .get("main");
         assertThat(gpuVariables(first)).isEqualTo(expectedEnvironment(shares, true, true));
-        assertThat(gpuVariables(second)).as("after kubelet restarted the container").isEqualTo(gpuVariables(first));
+        assertThat(gpuVariables(second))
+                .as("after kubelet restarted the container")
+                .isEqualTo(gpuVariables(first));
     }
 
     @Test
     void restartingKubeletChangesNothingInRunningContainersAndNewPodsStillStart(TestCluster cluster, RealNode node) {
         KubernetesClient client = cluster.client();
         RealNodePods pods = new RealNodePods(client, cluster.namespace(), node);
-        pods.create(pods.reporting("slice", Map.of(ResourceNames.GPU_MEMORY, "256", ResourceNames.GPU_CORE, "30")).build());
+        pods.create(pods.reporting("slice", Map.of(ResourceNames.GPU_MEMORY, "256", ResourceNames.GPU_CORE, "30"))
+                .build());
         pods.create(pods.reporting("whole", Map.of(ResourceNames.GPU, "1")).build());
         Map<String, ContainerReport> reports = new LinkedHashMap<>();
         Map<String, ContainerStatus> before = new LinkedHashMap<>();
@@ -100,21 +117,31 @@ class RealNodeRestartsE2E {
 
         for (String name : List.of("slice", "whole")) {
             ContainerStatus after = pods.status(name, "main").orElseThrow();
-            assertThat(after.getContainerID()).as("%s's container", name).isEqualTo(before.get(name).getContainerID());
+            assertThat(after.getContainerID())
+                    .as("%s's container", name)
+                    .isEqualTo(before.get(name).getContainerID());
             assertThat(after.getRestartCount()).as("%s's restarts", name).isZero();
-            assertThat(after.getState().getRunning().getStartedAt()).isEqualTo(before.get(name).getState().getRunning().getStartedAt());
+            assertThat(after.getState().getRunning().getStartedAt())
+                    .isEqualTo(before.get(name).getState().getRunning().getStartedAt());
             assertThat(pods.get(name).getStatus().getPhase()).isEqualTo("Running");
-            assertThat(pods.get(name).getMetadata().getAnnotations().get(Annotations.ALLOCATION)).isEqualTo(annotations.get(name));
-            assertThat(pods.report(name, "main")).as("what %s's container printed, once", name).isEqualTo(reports.get(name));
+            assertThat(pods.get(name).getMetadata().getAnnotations().get(Annotations.ALLOCATION))
+                    .isEqualTo(annotations.get(name));
+            assertThat(pods.report(name, "main"))
+                    .as("what %s's container printed, once", name)
+                    .isEqualTo(reports.get(name));
         }
-        pods.create(pods.reporting("after", Map.of(ResourceNames.GPU_MEMORY, "128", ResourceNames.GPU_CORE, "10")).build());
+        pods.create(pods.reporting("after", Map.of(ResourceNames.GPU_MEMORY, "128", ResourceNames.GPU_CORE, "10"))
+                .build());
         ContainerReport after = pods.report("after", "main");
         PodGrant allocation = GpuWorkloads.allocated(client, cluster.namespace(), "after");
-        assertThat(gpuVariables(after)).isEqualTo(expectedEnvironment(allocation.containers().get("main"), true, true));
-        List<PodGrant> all = List.of(GpuWorkloads.allocated(client, cluster.namespace(), "slice"),
-                GpuWorkloads.allocated(client, cluster.namespace(), "whole"), allocation);
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(gpus.agentMemoryByCard()).isEqualTo(GpuWorkloads.memoryByCard(all)));
+        assertThat(gpuVariables(after))
+                .isEqualTo(expectedEnvironment(allocation.containers().get("main"), true, true));
+        List<PodGrant> all = List.of(
+                GpuWorkloads.allocated(client, cluster.namespace(), "slice"),
+                GpuWorkloads.allocated(client, cluster.namespace(), "whole"),
+                allocation);
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(gpus.agentMemoryByCard()).isEqualTo(GpuWorkloads.memoryByCard(all)));
     }
 
     /**
@@ -132,45 +159,72 @@ class RealNodeRestartsE2E {
         List<String> firstWave = List.of("p0", "p1", "p2", "p3");
         for (int i = 0; i < 6; i++) {
             if (i == firstWave.size()) {
-                await().atMost(RealNodePods.WAIT).until(() -> firstWave.stream().allMatch(n -> Annotations.PHASE_ALLOCATED
-                        .equals(pods.get(n).getMetadata().getAnnotations().get(Annotations.PHASE))));
+                await().atMost(RealNodePods.WAIT)
+                        .until(() -> firstWave.stream()
+                                .allMatch(n -> Annotations.PHASE_ALLOCATED.equals(pods.get(n)
+                                        .getMetadata()
+                                        .getAnnotations()
+                                        .get(Annotations.PHASE))));
                 gpus.agent.kill();
             }
             // (i + 1) × 32 blocks × 16 MiB = 512 … 3072 MiB; 5 … 30 %
-            pods.create(pods.reporting("p" + i, Map.of(ResourceNames.GPU_MEMORY, Integer.toString((i + 1) * 32),
-                    ResourceNames.GPU_CORE, Integer.toString((i + 1) * 5))).build());
+            pods.create(pods.reporting(
+                            "p" + i,
+                            Map.of(
+                                    ResourceNames.GPU_MEMORY,
+                                    Integer.toString((i + 1) * 32),
+                                    ResourceNames.GPU_CORE,
+                                    Integer.toString((i + 1) * 5)))
+                    .build());
         }
         await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
         gpus.agent.restart();
         for (int i = 0; i < 4; i++) {
             // (3 + 2i) × 16 blocks × 16 MiB = 768 … 2304 MiB; 7 … 13 %
-            pods.create(pods.reporting("q" + i, Map.of(ResourceNames.GPU_MEMORY, Integer.toString((3 + 2 * i) * 16),
-                    ResourceNames.GPU_CORE, Integer.toString(7 + 2 * i))).build());
+            pods.create(pods.reporting(
+                            "q" + i,
+                            Map.of(
+                                    ResourceNames.GPU_MEMORY,
+                                    Integer.toString((3 + 2 * i) * 16),
+                                    ResourceNames.GPU_CORE,
+                                    Integer.toString(7 + 2 * i)))
+                    .build());
         }
 
         // Settled: every pod's container ran and reported, or kubelet refused the pod.
-        await().atMost(Duration.ofMinutes(3)).until(() -> pods.all().stream().allMatch(p -> "Failed".equals(p.getStatus().getPhase())
-                || pods.status(p.getMetadata().getName(), "main").map(s -> s.getState().getRunning() != null).orElse(false)));
+        await().atMost(Duration.ofMinutes(3))
+                .until(() -> pods.all().stream()
+                        .allMatch(p -> "Failed".equals(p.getStatus().getPhase())
+                                || pods.status(p.getMetadata().getName(), "main")
+                                        .map(s -> s.getState().getRunning() != null)
+                                        .orElse(false)));
         List<PodGrant> running = new ArrayList<>();
         Map<String, String> outcome = new TreeMap<>();
         for (Pod p : pods.all()) {
             String name = p.getMetadata().getName();
             if ("Failed".equals(p.getStatus().getPhase())) {
-                outcome.put(name, "refused: " + p.getStatus().getReason() + " " + p.getStatus().getMessage());
+                outcome.put(
+                        name,
+                        "refused: " + p.getStatus().getReason() + " "
+                                + p.getStatus().getMessage());
                 continue;
             }
             PodGrant allocation = GpuWorkloads.allocated(client, cluster.namespace(), name);
             List<Share> shares = allocation.containers().get("main");
-            assertThat(gpuVariables(pods.report(name, "main"))).as("what %s's container was told", name)
+            assertThat(gpuVariables(pods.report(name, "main")))
+                    .as("what %s's container was told", name)
                     .isEqualTo(expectedEnvironment(shares, true, true));
             running.add(allocation);
             outcome.put(name, "runs on card " + shares.getFirst().card());
         }
         System.out.printf("agent SIGKILLed during admission: %s%n", outcome);
-        assertThat(outcome).as("the pods admitted before the crash and those created after it").allSatisfy((name, what) ->
-                assertThat(name.equals("p4") || name.equals("p5") ? "runs" : what).startsWith("runs"));
+        assertThat(outcome)
+                .as("the pods admitted before the crash and those created after it")
+                .allSatisfy((name, what) -> assertThat(name.equals("p4") || name.equals("p5") ? "runs" : what)
+                        .startsWith("runs"));
         Map<Integer, Long> memory = GpuWorkloads.memoryByCard(running);
         assertThat(memory.values()).allSatisfy(mib -> assertThat(mib).isLessThanOrEqualTo(CARD_MIB));
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(gpus.agentMemoryByCard()).isEqualTo(memory));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(gpus.agentMemoryByCard()).isEqualTo(memory));
     }
 }

@@ -8,12 +8,10 @@ import io.elasticgpu.bench.Lab;
 import io.elasticgpu.bench.cluster.ClusterReplay;
 import io.elasticgpu.bench.cluster.ReplayResult;
 import io.elasticgpu.localcluster.controlplane.Binaries;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,12 +35,16 @@ public class ClusterReplayE2E {
         // On the creation order (what the harness controls) within a point: kube-scheduler's queue takes the first
         // pods of a 200-node replay out of it (one CI run parted at pod #21 and fell 0.53 below it while deciding every
         // pod as the simulator does on the decision order), so the tight bound is the one below.
-        assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
+        assertThat(r.inClusterPct())
+                .as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
                 .isGreaterThanOrEqualTo(r.simulatorPct() - 1.0);
         // Given the order kube-scheduler decided the pods in, the extender places as the placement engine does (on
         // this trace every pod alike, in CI and at 1,213 nodes); the bound leaves room for a rare late difference.
-        assertThat(r.inClusterPct()).as("GPU allocated in the cluster against the simulator on kube-scheduler's decision "
-                + "order, %.2f %% (first difference: %s)", r.decisionOrder().simulatorPct(), r.decisionOrder().firstDifference())
+        assertThat(r.inClusterPct())
+                .as(
+                        "GPU allocated in the cluster against the simulator on kube-scheduler's decision "
+                                + "order, %.2f %% (first difference: %s)",
+                        r.decisionOrder().simulatorPct(), r.decisionOrder().firstDifference())
                 .isGreaterThanOrEqualTo(r.decisionOrder().simulatorPct() - 0.2);
     }
 
@@ -54,19 +56,29 @@ public class ClusterReplayE2E {
     public static ReplayResult replayAudited(Path work, String... options) throws Exception {
         Path trace = SHARED.resolve("traces/openb/openb_pod_list_default.csv");
         if (!Files.isRegularFile(trace)) {
-            fail(trace + " is absent: the replay needs the openb trace beside the checkout (../shared) or -Degpu.shared=DIR");
+            fail(trace
+                    + " is absent: the replay needs the openb trace beside the checkout (../shared) or "
+                    + "-Degpu.shared=DIR");
         }
-        List<String> args = new ArrayList<>(List.of("--trace", trace.toString(), "--max-nodes", "200", "--no-baseline"));
+        List<String> args =
+                new ArrayList<>(List.of("--trace", trace.toString(), "--max-nodes", "200", "--no-baseline"));
         args.addAll(List.of(options));
-        ReplayResult r = ClusterReplay.run(Lab.parse(new ClusterReplayCommand(), args.toArray(String[]::new)).options(), Binaries.E2E_DIR.toAbsolutePath().getParent(),
-                work, System.out);
+        ReplayResult r = ClusterReplay.run(
+                Lab.parse(new ClusterReplayCommand(), args.toArray(String[]::new))
+                        .options(),
+                Binaries.E2E_DIR.toAbsolutePath().getParent(),
+                work,
+                System.out);
         System.out.print(r.table());
         assertThat(r.podsBound()).as("pods bound").isGreaterThan(r.pods() / 2);
         assertThat(r.overCommittedCards()).as("cards over capacity").isZero();
         assertThat(r.overCommittedHosts()).as("nodes over CPU or memory").isZero();
         assertThat(r.unaccounted()).as("bound GPU pods without an allocation").isZero();
-        assertThat(r.decisionOrder().simulatorPct()).as("the simulator on kube-scheduler's decision order (%s)",
-                r.decisionOrder().firstDifference()).isNotNaN();
+        assertThat(r.decisionOrder().simulatorPct())
+                .as(
+                        "the simulator on kube-scheduler's decision order (%s)",
+                        r.decisionOrder().firstDifference())
+                .isNotNaN();
         return r;
     }
 }

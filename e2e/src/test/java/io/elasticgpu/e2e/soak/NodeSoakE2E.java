@@ -7,9 +7,7 @@ import io.elasticgpu.bench.NodeSoakCommand;
 import io.elasticgpu.bench.soak.NodeSoak;
 import io.elasticgpu.bench.soak.NodeSoakOptions;
 import io.elasticgpu.bench.soak.SoakResult;
-
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,17 +25,33 @@ class NodeSoakE2E {
 
     @Test
     void churnOnOneNodeWithKubeletAndAgentCrashesBreaksNoInvariant(@TempDir Path work) throws Exception {
-        NodeSoakOptions options = Lab.parse(new NodeSoakCommand(), "--pods", "150", "--fault-every", "10", "--seed", "7",
-                "--trace", SHARED.resolve("traces/openb/openb_pod_list_default.csv").toString()).options();
+        NodeSoakOptions options = Lab.parse(
+                        new NodeSoakCommand(),
+                        "--pods",
+                        "150",
+                        "--fault-every",
+                        "10",
+                        "--seed",
+                        "7",
+                        "--trace",
+                        SHARED.resolve("traces/openb/openb_pod_list_default.csv")
+                                .toString())
+                .options();
         SoakResult r = NodeSoak.run(options, work, System.out);
         System.out.print(r.table());
 
-        assertThat(r.faults()).as("faults by kind").containsOnlyKeys("KUBELET_RESTARTED", "AGENT_KILLED_MID_ADMISSION",
-                "PLUGIN_SOCKET_DELETED", "XID_STORM");
-        assertThat(r.faults().values()).as("each kind at least twice").allSatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(2));
+        assertThat(r.faults())
+                .as("faults by kind")
+                .containsOnlyKeys(
+                        "KUBELET_RESTARTED", "AGENT_KILLED_MID_ADMISSION", "PLUGIN_SOCKET_DELETED", "XID_STORM");
+        assertThat(r.faults().values())
+                .as("each kind at least twice")
+                .allSatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(2));
         assertThat(r.podsBound()).as("pods admitted").isGreaterThanOrEqualTo(150);
         assertThat(r.podsDeleted()).as("pods removed to make room or at random").isGreaterThan(50);
         assertThat(r.auditSamples()).as("steps audited").isGreaterThan(150);
-        assertThat(r.violations()).as("broken invariants, first examples: %s", r.violationExamples()).isEmpty();
+        assertThat(r.violations())
+                .as("broken invariants, first examples: %s", r.violationExamples())
+                .isEmpty();
     }
 }

@@ -8,9 +8,7 @@ import io.elasticgpu.bench.soak.Soak;
 import io.elasticgpu.bench.soak.SoakOptions;
 import io.elasticgpu.bench.soak.SoakResult;
 import io.elasticgpu.localcluster.controlplane.Binaries;
-
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,19 +27,47 @@ class SoakE2E {
 
     @Test
     void twoMinutesOfChurnAndFaultsBreakNoInvariantAndLeaveNothingBehind(@TempDir Path work) throws Exception {
-        SoakOptions options = Lab.parse(new SoakCommand(), "--minutes", "2", "--nodes", "12", "--fault-every", "12",
-                "--burst", "100", "--seed", "7", "--trace", SHARED.resolve(TRACE).toString()).options();
+        SoakOptions options = Lab.parse(
+                        new SoakCommand(),
+                        "--minutes",
+                        "2",
+                        "--nodes",
+                        "12",
+                        "--fault-every",
+                        "12",
+                        "--burst",
+                        "100",
+                        "--seed",
+                        "7",
+                        "--trace",
+                        SHARED.resolve(TRACE).toString())
+                .options();
         SoakResult r = Soak.run(options, Binaries.E2E_DIR.toAbsolutePath().getParent(), work, System.out);
         System.out.print(r.table());
 
-        assertThat(r.faults()).as("faults by kind").containsOnlyKeys("EXTENDER_KILLED", "CONTROLLER_LEADER_KILLED",
-                "SCHEDULER_KILLED", "APISERVER_RESTARTED", "CARD_UNHEALTHY", "NODE_DELETED", "BURST");
-        assertThat(r.faultLog()).as("every fault did what it says").noneMatch(l -> l.contains("not done")
-                || l.contains("none killed"));
+        assertThat(r.faults())
+                .as("faults by kind")
+                .containsOnlyKeys(
+                        "EXTENDER_KILLED",
+                        "CONTROLLER_LEADER_KILLED",
+                        "SCHEDULER_KILLED",
+                        "APISERVER_RESTARTED",
+                        "CARD_UNHEALTHY",
+                        "NODE_DELETED",
+                        "BURST");
+        assertThat(r.faultLog())
+                .as("every fault did what it says")
+                .noneMatch(l -> l.contains("not done") || l.contains("none killed"));
         assertThat(r.podsBound()).as("pods bound").isGreaterThan(100);
-        assertThat(r.claimsCreated()).as("pods asking through an ElasticGPUClaim and the webhook").isGreaterThan(5);
-        assertThat(r.podsDeleted()).as("pods deleted at the end of their lifetime").isGreaterThan(20);
+        assertThat(r.claimsCreated())
+                .as("pods asking through an ElasticGPUClaim and the webhook")
+                .isGreaterThan(5);
+        assertThat(r.podsDeleted())
+                .as("pods deleted at the end of their lifetime")
+                .isGreaterThan(20);
         assertThat(r.auditSamples()).as("audit samples").isGreaterThan(10);
-        assertThat(r.violations()).as("broken invariants, first examples: %s", r.violationExamples()).isEmpty();
+        assertThat(r.violations())
+                .as("broken invariants, first examples: %s", r.violationExamples())
+                .isEmpty();
     }
 }

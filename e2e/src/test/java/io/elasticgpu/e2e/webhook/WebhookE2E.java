@@ -6,28 +6,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClassSpec;
-import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.controller.webhook.AdmissionWebhook;
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
-import io.elasticgpu.localcluster.controlplane.WebhookRollout;
-import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
-
+import io.elasticgpu.localcluster.controlplane.ControlPlane;
+import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
+import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,8 +51,11 @@ class WebhookE2E {
     @AfterAll
     static void removeTheConfiguration(ControlPlane controlPlane) {
         try (KubernetesClient client = controlPlane.newClient()) {
-            client.admissionRegistration().v1().mutatingWebhookConfigurations()
-                    .withName(WebhookConfig.CONFIGURATION_NAME).delete();
+            client.admissionRegistration()
+                    .v1()
+                    .mutatingWebhookConfigurations()
+                    .withName(WebhookConfig.CONFIGURATION_NAME)
+                    .delete();
         }
     }
 
@@ -71,13 +71,19 @@ class WebhookE2E {
             assertThat(resources.getLimits()).containsEntry(ResourceNames.GPU_MEMORY, new Quantity("4096"));
             assertThat(resources.getRequests()).containsEntry(ResourceNames.GPU_MEMORY, new Quantity("4096"));
 
-            assertThatThrownBy(() -> client.pods().inNamespace(ns).resource(pod("train", "big-gpu")).create())
+            assertThatThrownBy(() -> client.pods()
+                            .inNamespace(ns)
+                            .resource(pod("train", "big-gpu"))
+                            .create())
                     .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
                         assertThat(e.getCode()).isEqualTo(403);
-                        assertThat(e.getMessage()).contains(("admission webhook \"claims.elasticgpu.io\" denied the"
-                                + " request: pod %s/train: container main names ElasticGPUClaim big-gpu, which does not"
-                                + " exist in namespace %s; create it or fix the annotation elasticgpu.io/egpuc-main")
-                                .formatted(ns, ns));
+                        assertThat(e.getMessage())
+                                .contains(("admission webhook \"claims.elasticgpu.io\" denied the"
+                                                + " request: pod %s/train: container main names ElasticGPUClaim "
+                                                + "big-gpu, which does not"
+                                                + " exist in namespace %s; create it or fix the annotation "
+                                                + "elasticgpu.io/egpuc-main")
+                                        .formatted(ns, ns));
                     });
             assertThat(client.pods().inNamespace(ns).withName("train").get()).isNull();
         } finally {
@@ -96,10 +102,14 @@ class WebhookE2E {
             }
 
             // matchConditions keep pods without a claim annotation away from the webhook …
-            Pod plain = client.pods().inNamespace(ns).resource(pod("plain", null)).create();
+            Pod plain =
+                    client.pods().inNamespace(ns).resource(pod("plain", null)).create();
             assertThat(plain.getMetadata().getUid()).isNotBlank();
             // … and failurePolicy Fail keeps pods naming a claim out while it is down.
-            assertThatThrownBy(() -> client.pods().inNamespace(ns).resource(pod("claimed", "slice")).create())
+            assertThatThrownBy(() -> client.pods()
+                            .inNamespace(ns)
+                            .resource(pod("claimed", "slice"))
+                            .create())
                     .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
                         assertThat(e.getCode()).isEqualTo(500);
                         assertThat(e.getMessage()).contains("failed calling webhook \"claims.elasticgpu.io\"");
@@ -111,28 +121,46 @@ class WebhookE2E {
     }
 
     private static AdmissionWebhook startWebhook(KubernetesClient client) {
-        return AdmissionWebhook.start(client, WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
-                .withCertificateLifetime(Duration.ofHours(1)).build());
+        return AdmissionWebhook.start(
+                client,
+                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                        .withCertificateLifetime(Duration.ofHours(1))
+                        .build());
     }
 
     /** Creates a pod naming {@code claim} (a new name each try) until one comes back mutated. */
     private static Pod createdOnceTheApiserverCallsTheWebhook(KubernetesClient client, String ns, String claim) {
-        return WebhookRollout.createOnceMutated(client, ns, n -> pod("trainer-" + PODS.incrementAndGet(), claim),
-                WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY), Duration.ofSeconds(30));
+        return WebhookRollout.createOnceMutated(
+                client,
+                ns,
+                n -> pod("trainer-" + PODS.incrementAndGet(), claim),
+                WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY),
+                Duration.ofSeconds(30));
     }
 
     private static void createClassAndClaim(KubernetesClient client, String ns, String claimName) {
-        client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, null)).create();
-        client.resource(ElasticGPUClaim.of(ns, claimName, ns, Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096")))).create();
+        client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, null))
+                .create();
+        client.resource(ElasticGPUClaim.of(ns, claimName, ns, Map.of(ResourceNames.GPU_MEMORY, new Quantity("4096"))))
+                .create();
     }
 
     /** A pod with one container {@code main}, annotated with {@code claim} unless it is null. */
     private static Pod pod(String name, String claim) {
-        PodBuilder pod = new PodBuilder().withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10").endContainer()
+        PodBuilder pod = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.k8s.io/pause:3.10")
+                .endContainer()
                 .endSpec();
         if (claim != null) {
-            pod.editMetadata().addToAnnotations("elasticgpu.io/egpuc-main", claim).endMetadata();
+            pod.editMetadata()
+                    .addToAnnotations("elasticgpu.io/egpuc-main", claim)
+                    .endMetadata();
         }
         return pod.build();
     }
@@ -141,63 +169,112 @@ class WebhookE2E {
     void withMpsAPodAskingAShareMpsCannotDivideIsRefusedAndTheOthersAreCreated(TestCluster cluster) {
         KubernetesClient client = cluster.client();
         String ns = cluster.namespace();
-        try (AdmissionWebhook webhook = AdmissionWebhook.start(client, WebhookConfig.forUrl(
-                new InetSocketAddress("127.0.0.1", 0), "127.0.0.1").withCertificateLifetime(Duration.ofHours(1))
-                .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodAsks.Units.DEFAULT)).build())) {
+        try (AdmissionWebhook webhook = AdmissionWebhook.start(
+                client,
+                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                        .withCertificateLifetime(Duration.ofHours(1))
+                        .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodAsks.Units.DEFAULT))
+                        .build())) {
             // 10 milli / 10 / 2 processes = 0.5 %: refused, once the apiserver calls the new configuration.
             String refused = refusedOnceTheApiserverCallsTheWebhook(client, ns);
-            assertThat(refused).contains("admission webhook \"shares.elasticgpu.io\" denied the request: pod %s/thin-"
-                    .formatted(ns)).contains(": container main asks a GPU slice that CUDA MPS cannot hold (this cluster"
-                    + " holds slices to their shares with MPS): a compute share of 1 % cannot be divided among 2"
-                    + " processes (MPS limits each process to whole percent); ask for at least 2 % or lower"
-                    + " elasticgpu.io/gpu-processes");
+            assertThat(refused)
+                    .contains(
+                            "admission webhook \"shares.elasticgpu.io\" denied the request: pod %s/thin-".formatted(ns))
+                    .contains(": container main asks a GPU slice that CUDA MPS cannot hold (this cluster"
+                            + " holds slices to their shares with MPS): a compute share of 1 % cannot be divided "
+                            + "among 2"
+                            + " processes (MPS limits each process to whole percent); ask for at least 2 % or lower"
+                            + " elasticgpu.io/gpu-processes");
 
             // 300 / 10 / 2 = 15 % each: created as it was written.
-            Pod created = client.pods().inNamespace(ns).resource(slicePod("wide", "30", "2")).create();
-            assertThat(created.getSpec().getContainers().getFirst().getResources().getLimits())
+            Pod created = client.pods()
+                    .inNamespace(ns)
+                    .resource(slicePod("wide", "30", "2"))
+                    .create();
+            assertThat(created.getSpec()
+                            .getContainers()
+                            .getFirst()
+                            .getResources()
+                            .getLimits())
                     .containsEntry(ResourceNames.GPU_CORE, new Quantity("30"));
             // Whole cards never go through MPS, and a pod asking no GPU is not even sent.
-            client.pods().inNamespace(ns).resource(new PodBuilder(slicePod("whole", "30", "48")).editSpec()
-                    .editFirstContainer().editResources().withLimits(Map.of(ResourceNames.GPU, new Quantity("1")))
-                    .endResources().endContainer().endSpec().build()).create();
+            client.pods()
+                    .inNamespace(ns)
+                    .resource(new PodBuilder(slicePod("whole", "30", "48"))
+                            .editSpec()
+                            .editFirstContainer()
+                            .editResources()
+                            .withLimits(Map.of(ResourceNames.GPU, new Quantity("1")))
+                            .endResources()
+                            .endContainer()
+                            .endSpec()
+                            .build())
+                    .create();
             client.pods().inNamespace(ns).resource(pod("plain-mps", null)).create();
             // A bad process count is refused on a slice whatever the isolation.
-            assertThatThrownBy(() -> client.pods().inNamespace(ns).resource(slicePod("zero", "30", "0")).create())
+            assertThatThrownBy(() -> client.pods()
+                            .inNamespace(ns)
+                            .resource(slicePod("zero", "30", "0"))
+                            .create())
                     .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
                         assertThat(e.getCode()).isEqualTo(400);
-                        assertThat(e.getMessage()).contains(("pod %s/zero: annotation elasticgpu.io/gpu-processes must"
-                                + " be a whole number 1..48 (how many CUDA processes share the GPU share), was \"0\"")
-                                .formatted(ns));
+                        assertThat(e.getMessage())
+                                .contains(("pod %s/zero: annotation elasticgpu.io/gpu-processes must"
+                                                + " be a whole number 1..48 (how many CUDA processes share the GPU "
+                                                + "share), was \"0\"")
+                                        .formatted(ns));
                     });
         }
         // failurePolicy Ignore: with the webhook down the node agent is left to refuse it.
-        Pod admitted = client.pods().inNamespace(ns).resource(slicePod("thin-down", "1", "2")).create();
+        Pod admitted = client.pods()
+                .inNamespace(ns)
+                .resource(slicePod("thin-down", "1", "2"))
+                .create();
         assertThat(admitted.getMetadata().getUid()).isNotBlank();
     }
 
     /** Creates pods asking 1 % among 2 processes (a new name each try) until the webhook refuses one; its message. */
     private static String refusedOnceTheApiserverCallsTheWebhook(KubernetesClient client, String ns) {
         AtomicInteger tries = new AtomicInteger();
-        return org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
-                .until(() -> {
-                    String name = "thin-" + tries.incrementAndGet();
-                    try {
-                        Pod created = client.pods().inNamespace(ns).resource(slicePod(name, "1", "2")).create();
-                        client.pods().inNamespace(ns).resource(created).withGracePeriod(0).delete();
-                        return null;
-                    } catch (KubernetesClientException e) {
-                        assertThat(e.getCode()).isEqualTo(400);
-                        return e.getMessage();
-                    }
-                }, message -> message != null);
+        return org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(300))
+                .until(
+                        () -> {
+                            String name = "thin-" + tries.incrementAndGet();
+                            try {
+                                Pod created = client.pods()
+                                        .inNamespace(ns)
+                                        .resource(slicePod(name, "1", "2"))
+                                        .create();
+                                client.pods()
+                                        .inNamespace(ns)
+                                        .resource(created)
+                                        .withGracePeriod(0)
+                                        .delete();
+                                return null;
+                            } catch (KubernetesClientException e) {
+                                assertThat(e.getCode()).isEqualTo(400);
+                                return e.getMessage();
+                            }
+                        },
+                        message -> message != null);
     }
 
     /** A pod whose container main asks {@code core} % of a card and 4096 MiB, run by {@code processes} processes. */
     private static Pod slicePod(String name, String core, String processes) {
-        return new PodBuilder(pod(name, null)).editMetadata().addToAnnotations("elasticgpu.io/gpu-processes", processes)
-                .endMetadata().editSpec().editFirstContainer().withNewResources()
+        return new PodBuilder(pod(name, null))
+                .editMetadata()
+                .addToAnnotations("elasticgpu.io/gpu-processes", processes)
+                .endMetadata()
+                .editSpec()
+                .editFirstContainer()
+                .withNewResources()
                 .addToLimits(ResourceNames.GPU_CORE, new Quantity(core))
-                .addToLimits(ResourceNames.GPU_MEMORY, new Quantity("4096")).endResources().endContainer().endSpec()
+                .addToLimits(ResourceNames.GPU_MEMORY, new Quantity("4096"))
+                .endResources()
+                .endContainer()
+                .endSpec()
                 .build();
     }
 }

@@ -13,7 +13,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
-
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
@@ -43,7 +42,8 @@ public final class CertificateAuthority {
 
     /** What a leaf certificate is for. */
     public enum Usage {
-        SERVER, CLIENT
+        SERVER,
+        CLIENT
     }
 
     /**
@@ -51,7 +51,8 @@ public final class CertificateAuthority {
      * kubeconfig loader among them) cannot read ECDSA keys in PKCS #8.
      */
     public enum KeyType {
-        EC, RSA
+        EC,
+        RSA
     }
 
     private final IssuedCertificate self;
@@ -71,8 +72,10 @@ public final class CertificateAuthority {
             JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
             X509v3CertificateBuilder builder = builder(name, name, keys, clock.instant(), validity, new SecureRandom())
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
-                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign))
-                    .addExtension(Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()));
+                    .addExtension(
+                            Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign))
+                    .addExtension(
+                            Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()));
             return new CertificateAuthority(new IssuedCertificate(sign(builder, keys), keys), clock);
         } catch (GeneralSecurityException | CertIOException e) {
             throw new IllegalStateException("cannot make a CA certificate", e);
@@ -82,8 +85,8 @@ public final class CertificateAuthority {
     /** An authority whose certificate and key were kept (in a Secret, say) and read back. */
     public static CertificateAuthority of(IssuedCertificate self, InstantSource clock) {
         if (self.certificate().getBasicConstraints() < 0) {
-            throw new IllegalArgumentException("the certificate " + self.certificate().getSubjectX500Principal()
-                    + " is not a CA (no basicConstraints cA=true)");
+            throw new IllegalArgumentException("the certificate "
+                    + self.certificate().getSubjectX500Principal() + " is not a CA (no basicConstraints cA=true)");
         }
         return new CertificateAuthority(self, clock);
     }
@@ -100,13 +103,24 @@ public final class CertificateAuthority {
      * @param usages       server and/or client authentication
      * @param names        subject alternative names: IP addresses as literals, anything else as DNS names
      */
-    public IssuedCertificate issue(String commonName, String organization, List<Usage> usages, List<String> names,
-                                   Duration validity) {
-        return issue(commonName, organization, usages, names, validity, usages.contains(Usage.CLIENT) ? KeyType.RSA : KeyType.EC);
+    public IssuedCertificate issue(
+            String commonName, String organization, List<Usage> usages, List<String> names, Duration validity) {
+        return issue(
+                commonName,
+                organization,
+                usages,
+                names,
+                validity,
+                usages.contains(Usage.CLIENT) ? KeyType.RSA : KeyType.EC);
     }
 
-    public IssuedCertificate issue(String commonName, String organization, List<Usage> usages, List<String> names,
-                                   Duration validity, KeyType keyType) {
+    public IssuedCertificate issue(
+            String commonName,
+            String organization,
+            List<Usage> usages,
+            List<String> names,
+            Duration validity,
+            KeyType keyType) {
         KeyPair keys = newKeyPair(keyType);
         List<KeyPurposeId> purposes = new ArrayList<>();
         if (usages.contains(Usage.SERVER)) {
@@ -117,18 +131,36 @@ public final class CertificateAuthority {
         }
         try {
             JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
-            X509v3CertificateBuilder builder = builder(name(commonName, organization),
-                    X500Name.getInstance(self.certificate().getSubjectX500Principal().getEncoded()), keys, clock.instant(),
-                    validity, random)
+            X509v3CertificateBuilder builder = builder(
+                            name(commonName, organization),
+                            X500Name.getInstance(
+                                    self.certificate().getSubjectX500Principal().getEncoded()),
+                            keys,
+                            clock.instant(),
+                            validity,
+                            random)
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment))
-                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes.toArray(KeyPurposeId[]::new)))
-                    .addExtension(Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()))
-                    .addExtension(Extension.authorityKeyIdentifier, false,
+                    .addExtension(
+                            Extension.keyUsage,
+                            true,
+                            new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment))
+                    .addExtension(
+                            Extension.extendedKeyUsage,
+                            false,
+                            new ExtendedKeyUsage(purposes.toArray(KeyPurposeId[]::new)))
+                    .addExtension(
+                            Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(keys.getPublic()))
+                    .addExtension(
+                            Extension.authorityKeyIdentifier,
+                            false,
                             utils.createAuthorityKeyIdentifier(self.certificate()));
             if (!names.isEmpty()) {
-                builder.addExtension(Extension.subjectAlternativeName, false,
-                        new GeneralNames(names.stream().map(CertificateAuthority::generalName).toArray(GeneralName[]::new)));
+                builder.addExtension(
+                        Extension.subjectAlternativeName,
+                        false,
+                        new GeneralNames(names.stream()
+                                .map(CertificateAuthority::generalName)
+                                .toArray(GeneralName[]::new)));
             }
             return new IssuedCertificate(sign(builder, self.keys()), keys);
         } catch (GeneralSecurityException | CertIOException e) {
@@ -136,17 +168,29 @@ public final class CertificateAuthority {
         }
     }
 
-    private static X509v3CertificateBuilder builder(X500Name subject, X500Name issuer, KeyPair subjectKeys, Instant now,
-                                                    Duration validity, SecureRandom random) {
-        return new JcaX509v3CertificateBuilder(issuer, new BigInteger(127, random).add(BigInteger.ONE),
-                Date.from(now.minus(SKEW)), Date.from(now.plus(validity)), subject, subjectKeys.getPublic());
+    private static X509v3CertificateBuilder builder(
+            X500Name subject,
+            X500Name issuer,
+            KeyPair subjectKeys,
+            Instant now,
+            Duration validity,
+            SecureRandom random) {
+        return new JcaX509v3CertificateBuilder(
+                issuer,
+                new BigInteger(127, random).add(BigInteger.ONE),
+                Date.from(now.minus(SKEW)),
+                Date.from(now.plus(validity)),
+                subject,
+                subjectKeys.getPublic());
     }
 
-    private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair issuerKeys) throws GeneralSecurityException {
+    private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair issuerKeys)
+            throws GeneralSecurityException {
         String algorithm = "RSA".equals(issuerKeys.getPrivate().getAlgorithm()) ? "SHA256withRSA" : "SHA256withECDSA";
         try {
-            return new JcaX509CertificateConverter().getCertificate(
-                    builder.build(new JcaContentSignerBuilder(algorithm).build(issuerKeys.getPrivate())));
+            return new JcaX509CertificateConverter()
+                    .getCertificate(
+                            builder.build(new JcaContentSignerBuilder(algorithm).build(issuerKeys.getPrivate())));
         } catch (OperatorCreationException e) {
             throw new GeneralSecurityException(e);
         }

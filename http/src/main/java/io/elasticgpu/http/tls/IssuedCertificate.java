@@ -8,7 +8,6 @@ import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
-
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -44,7 +43,7 @@ public record IssuedCertificate(X509Certificate certificate, KeyPair keys) {
         X509Certificate certificate;
         PrivateKey key;
         try (PEMParser certs = new PEMParser(new StringReader(certificatePem));
-             PEMParser keys = new PEMParser(new StringReader(privateKeyPem))) {
+                PEMParser keys = new PEMParser(new StringReader(privateKeyPem))) {
             if (!(certs.readObject() instanceof X509CertificateHolder holder)) {
                 throw new IllegalArgumentException("not a PEM certificate (BEGIN CERTIFICATE)");
             }

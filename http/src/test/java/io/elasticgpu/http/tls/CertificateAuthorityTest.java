@@ -8,21 +8,28 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class CertificateAuthorityTest {
 
     private final Instant now = Instant.parse("2026-11-25T10:00:00Z");
-    private final CertificateAuthority ca = CertificateAuthority.create("test-ca", Duration.ofDays(10), InstantSource.fixed(now));
+    private final CertificateAuthority ca =
+            CertificateAuthority.create("test-ca", Duration.ofDays(10), InstantSource.fixed(now));
 
     @Test
     void aServerCertificateIsSignedByTheCaAndNamesEveryAddress() throws Exception {
-        X509Certificate cert = ca.issue("webhook", null, List.of(CertificateAuthority.Usage.SERVER),
-                List.of("egpu-webhook.egpu-system.svc", "127.0.0.1"), Duration.ofHours(1)).certificate();
+        X509Certificate cert = ca.issue(
+                        "webhook",
+                        null,
+                        List.of(CertificateAuthority.Usage.SERVER),
+                        List.of("egpu-webhook.egpu-system.svc", "127.0.0.1"),
+                        Duration.ofHours(1))
+                .certificate();
 
         cert.verify(ca.certificate().certificate().getPublicKey());
-        assertThat(cert.getSubjectAlternativeNames().stream().map(n -> (Object) n.get(1)).toList())
+        assertThat(cert.getSubjectAlternativeNames().stream()
+                        .map(n -> (Object) n.get(1))
+                        .toList())
                 .containsExactly((Object) "egpu-webhook.egpu-system.svc", "127.0.0.1");
         assertThat(cert.getExtendedKeyUsage()).containsExactly("1.3.6.1.5.5.7.3.1");
         assertThat(cert.getBasicConstraints()).isEqualTo(-1);
@@ -33,32 +40,44 @@ class CertificateAuthorityTest {
 
     @Test
     void aClientCertificateCarriesItsGroupAndAnRsaKey() {
-        IssuedCertificate admin = ca.issue("elastic-gpu-admin", "system:masters", List.of(CertificateAuthority.Usage.CLIENT),
-                List.of(), Duration.ofHours(1));
-        assertThat(admin.certificate().getSubjectX500Principal().getName()).isEqualTo("CN=elastic-gpu-admin,O=system:masters");
+        IssuedCertificate admin = ca.issue(
+                "elastic-gpu-admin",
+                "system:masters",
+                List.of(CertificateAuthority.Usage.CLIENT),
+                List.of(),
+                Duration.ofHours(1));
+        assertThat(admin.certificate().getSubjectX500Principal().getName())
+                .isEqualTo("CN=elastic-gpu-admin,O=system:masters");
         assertThat(admin.keys().getPrivate().getAlgorithm()).isEqualTo("RSA");
     }
 
     @Test
     void pemRoundTripsAndAKeptCaIssuesAgain() throws Exception {
-        IssuedCertificate kept = IssuedCertificate.fromPem(ca.certificate().certificatePem(), ca.certificate().privateKeyPem());
+        IssuedCertificate kept = IssuedCertificate.fromPem(
+                ca.certificate().certificatePem(), ca.certificate().privateKeyPem());
         assertThat(kept.certificate()).isEqualTo(ca.certificate().certificate());
-        assertThat(kept.keys().getPrivate().getEncoded()).isEqualTo(ca.certificate().keys().getPrivate().getEncoded());
+        assertThat(kept.keys().getPrivate().getEncoded())
+                .isEqualTo(ca.certificate().keys().getPrivate().getEncoded());
         assertThat(ca.certificate().privateKeyPem()).startsWith("-----BEGIN PRIVATE KEY-----");
 
         X509Certificate again = CertificateAuthority.of(kept, InstantSource.fixed(now))
-                .issue("x", null, List.of(CertificateAuthority.Usage.SERVER), List.of("x"), Duration.ofHours(1)).certificate();
+                .issue("x", null, List.of(CertificateAuthority.Usage.SERVER), List.of("x"), Duration.ofHours(1))
+                .certificate();
         again.verify(ca.certificate().certificate().getPublicKey());
     }
 
     @Test
     void garbageAndALeafAreRefusedAsCaMaterialWithTheReason() {
-        assertThatThrownBy(() -> IssuedCertificate.fromPem("garbage", "garbage")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> IssuedCertificate.fromPem("garbage", "garbage"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("BEGIN CERTIFICATE");
-        IssuedCertificate leaf = ca.issue("x", null, List.of(CertificateAuthority.Usage.SERVER), List.of("x"), Duration.ofHours(1));
-        assertThatThrownBy(() -> IssuedCertificate.fromPem(leaf.certificatePem(), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"))
+        IssuedCertificate leaf =
+                ca.issue("x", null, List.of(CertificateAuthority.Usage.SERVER), List.of("x"), Duration.ofHours(1));
+        assertThatThrownBy(() -> IssuedCertificate.fromPem(
+                        leaf.certificatePem(), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CertificateAuthority.of(leaf, InstantSource.fixed(now)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a CA");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a CA");
     }
 }

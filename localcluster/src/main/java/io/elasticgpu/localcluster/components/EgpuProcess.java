@@ -2,7 +2,6 @@ package io.elasticgpu.localcluster.components;
 
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
 import io.elasticgpu.localcluster.controlplane.Ports;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,7 +30,8 @@ public final class EgpuProcess implements AutoCloseable {
     public static Path jar() {
         Path jar = Path.of(System.getProperty("egpu.jar", "../cli/target/egpu.jar"));
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException("no egpu jar at " + jar + "; build it with ./mvnw -DskipTests -pl cli -am package");
+            throw new IllegalStateException(
+                    "no egpu jar at " + jar + "; build it with ./mvnw -DskipTests -pl cli -am package");
         }
         return jar;
     }
@@ -56,23 +56,36 @@ public final class EgpuProcess implements AutoCloseable {
     }
 
     /** The same with the given JVM options, e.g. those a Helm chart sets. */
-    public static EgpuProcess start(List<String> jvm, String command, List<String> args, Path log, int port,
-                                    String listenFlag) {
+    public static EgpuProcess start(
+            List<String> jvm, String command, List<String> args, Path log, int port, String listenFlag) {
         return start(jvm, command, args, log, port, listenFlag, Duration.ofSeconds(60));
     }
 
     /** The same, given {@code ready} to answer {@code /readyz} (a loaded machine, a large cluster to read first). */
-    public static EgpuProcess start(List<String> jvm, String command, List<String> args, Path log, int port,
-                                    String listenFlag, Duration ready) {
-        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    public static EgpuProcess start(
+            List<String> jvm,
+            String command,
+            List<String> args,
+            Path log,
+            int port,
+            String listenFlag,
+            Duration ready) {
+        List<String> line = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         line.addAll(jvm);
         line.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
         line.addAll(args);
         line.addAll(List.of(listenFlag, "127.0.0.1:" + port));
         ManagedProcess p = ManagedProcess.start(command + "-" + port, line, log);
         HttpClient http = HttpClient.newHttpClient();
-        p.awaitReady(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200,
+        p.awaitReady(
+                () -> http.send(
+                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+                                                .timeout(Duration.ofSeconds(2))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200,
                 ready);
         return new EgpuProcess(p, port);
     }

@@ -79,7 +79,8 @@ public final class TcpBalancer implements AutoCloseable {
     }
 
     private static void copy(Socket from, Socket to) {
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             in.transferTo(out);
         } catch (IOException e) {
             // one side went away

@@ -11,8 +11,14 @@ import java.util.Map;
  * Where the upstream programs are: {@code <cache>/bin/<name>-<version>/<name>}, the cache being
  * {@code $EGPU_E2E_CACHE} or {@code e2e/.cache}, as {@code e2e/bin/build-binaries} lays them out.
  */
-public record Binaries(Path kubeApiserver, Path kubeControllerManager, Path kubeScheduler, Path kubectl, Path etcd,
-                       Path kwok, Versions versions) {
+public record Binaries(
+        Path kubeApiserver,
+        Path kubeControllerManager,
+        Path kubeScheduler,
+        Path kubectl,
+        Path etcd,
+        Path kwok,
+        Versions versions) {
 
     /** The e2e module\'s directory (the scripts pass -Degpu.e2e.dir): caches, cluster and demo state live under it. */
     public static final Path E2E_DIR = Path.of(System.getProperty("egpu.e2e.dir", "e2e"));
@@ -22,9 +28,14 @@ public record Binaries(Path kubeApiserver, Path kubeControllerManager, Path kube
         Versions v = Versions.read(e2eDir.resolve("versions.env"));
         String env = System.getenv("EGPU_E2E_CACHE");
         Path bin = (env == null || env.isBlank() ? e2eDir.resolve(".cache") : Path.of(env)).resolve("bin");
-        return new Binaries(at(bin, "kube-apiserver", v.kubernetes()), at(bin, "kube-controller-manager", v.kubernetes()),
-                at(bin, "kube-scheduler", v.kubernetes()), at(bin, "kubectl", v.kubernetes()), at(bin, "etcd", v.etcd()),
-                at(bin, "kwok", v.kwok()), v);
+        return new Binaries(
+                at(bin, "kube-apiserver", v.kubernetes()),
+                at(bin, "kube-controller-manager", v.kubernetes()),
+                at(bin, "kube-scheduler", v.kubernetes()),
+                at(bin, "kubectl", v.kubernetes()),
+                at(bin, "etcd", v.etcd()),
+                at(bin, "kwok", v.kwok()),
+                v);
     }
 
     private static Path at(Path bin, String name, String version) {

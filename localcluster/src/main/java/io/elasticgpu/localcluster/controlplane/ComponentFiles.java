@@ -3,7 +3,6 @@ package io.elasticgpu.localcluster.controlplane;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -29,10 +28,20 @@ final class ComponentFiles {
     void writeKubeconfigs(Path admin, String server) {
         String ca = credentials.caPem();
         Kubeconfig.write(admin, server, ca, read("admin.crt"), read("admin.key"), "admin");
-        Kubeconfig.write(path("scheduler.kubeconfig"), server, ca, read("scheduler.crt"), read("scheduler.key"),
+        Kubeconfig.write(
+                path("scheduler.kubeconfig"),
+                server,
+                ca,
+                read("scheduler.crt"),
+                read("scheduler.key"),
                 "system:kube-scheduler");
-        Kubeconfig.write(path("controller-manager.kubeconfig"), server, ca, read("controller-manager.crt"),
-                read("controller-manager.key"), "system:kube-controller-manager");
+        Kubeconfig.write(
+                path("controller-manager.kubeconfig"),
+                server,
+                ca,
+                read("controller-manager.crt"),
+                read("controller-manager.key"),
+                "system:kube-controller-manager");
     }
 
     /**
@@ -62,8 +71,10 @@ final class ComponentFiles {
      */
     Path schedulerConfig(Path given, String kubeconfig) {
         try {
-            ObjectNode config = given == null ? YAML.createObjectNode()
-                    .put("apiVersion", "kubescheduler.config.k8s.io/v1").put("kind", "KubeSchedulerConfiguration")
+            ObjectNode config = given == null
+                    ? YAML.createObjectNode()
+                            .put("apiVersion", "kubescheduler.config.k8s.io/v1")
+                            .put("kind", "KubeSchedulerConfiguration")
                     : (ObjectNode) YAML.readTree(given.toFile());
             config.withObject("clientConnection").put("kubeconfig", kubeconfig);
             if (!config.withObject("leaderElection").has("leaderElect")) {
@@ -73,7 +84,8 @@ final class ComponentFiles {
             YAML.writeValue(out.toFile(), config);
             return out;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the scheduler configuration " + given + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "cannot read the scheduler configuration " + given + ": " + e.getMessage(), e);
         }
     }
 

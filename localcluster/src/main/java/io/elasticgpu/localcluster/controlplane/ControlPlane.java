@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -37,6 +36,7 @@ public final class ControlPlane implements AutoCloseable {
     public static final String KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node";
     /** The namespace whose service accounts' requests {@link #auditLog()} records: where the chart installs. */
     public static final String AUDITED_NAMESPACE = "elastic-gpu-system";
+
     private static final Duration GRACE = Duration.ofSeconds(10);
 
     /**
@@ -75,7 +75,10 @@ public final class ControlPlane implements AutoCloseable {
         this.options = options;
         this.credentials = Credentials.create(options.workDir(), InstantSource.system());
         this.files = new ComponentFiles(options.workDir(), credentials);
-        this.probe = HttpClient.newBuilder().sslContext(credentials.adminTls()).connectTimeout(Duration.ofSeconds(2)).build();
+        this.probe = HttpClient.newBuilder()
+                .sslContext(credentials.adminTls())
+                .connectTimeout(Duration.ofSeconds(2))
+                .build();
     }
 
     /**
@@ -94,8 +97,8 @@ public final class ControlPlane implements AutoCloseable {
         ControlPlane cp = new ControlPlane(options);
         Runtime.getRuntime().addShutdownHook(cp.shutdownHook);
         try {
-            for (String component : List.of("etcd", "etcd-peer", "kube-apiserver", "kube-controller-manager",
-                    "kube-scheduler", "kwok")) {
+            for (String component : List.of(
+                    "etcd", "etcd-peer", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")) {
                 int port = Ports.free();
                 Ports.requireFree(port, component);
                 cp.ports.put(component, port);
@@ -224,7 +227,8 @@ public final class ControlPlane implements AutoCloseable {
     /** Whether the apiserver answers {@code /readyz}. */
     public boolean apiserverReady() {
         try {
-            return https("https://127.0.0.1:%d/readyz".formatted(ports.get("kube-apiserver"))).call();
+            return https("https://127.0.0.1:%d/readyz".formatted(ports.get("kube-apiserver")))
+                    .call();
         } catch (Exception e) {
             return false;
         }
@@ -242,7 +246,8 @@ public final class ControlPlane implements AutoCloseable {
             // the hook is running or ran: it stops everything
         }
         stopAll();
-        List<Integer> bound = ports.values().stream().filter(port -> !Ports.awaitFree(port)).toList();
+        List<Integer> bound =
+                ports.values().stream().filter(port -> !Ports.awaitFree(port)).toList();
         if (!bound.isEmpty()) {
             throw new IllegalStateException("ports still bound after stopping the control plane: " + bound);
         }
@@ -258,13 +263,22 @@ public final class ControlPlane implements AutoCloseable {
     private void startEtcd() {
         int client = ports.get("etcd");
         int peer = ports.get("etcd-peer");
-        run("etcd", List.of(bin(options.binaries().etcd()), "--name=e2e", "--data-dir=" + path("etcd"),
-                "--listen-client-urls=http://127.0.0.1:" + client, "--advertise-client-urls=http://127.0.0.1:" + client,
-                "--listen-peer-urls=http://127.0.0.1:" + peer, "--initial-advertise-peer-urls=http://127.0.0.1:" + peer,
-                "--initial-cluster=e2e=http://127.0.0.1:" + peer, "--log-level=warn",
-                // a test cluster need not survive a power cut; fsync makes every write wait for the disk
-                "--unsafe-no-fsync=true"),
-                () -> get(HttpClient.newHttpClient(), "http://127.0.0.1:%d/health".formatted(client)).contains("\"health\":\"true\""));
+        run(
+                "etcd",
+                List.of(
+                        bin(options.binaries().etcd()),
+                        "--name=e2e",
+                        "--data-dir=" + path("etcd"),
+                        "--listen-client-urls=http://127.0.0.1:" + client,
+                        "--advertise-client-urls=http://127.0.0.1:" + client,
+                        "--listen-peer-urls=http://127.0.0.1:" + peer,
+                        "--initial-advertise-peer-urls=http://127.0.0.1:" + peer,
+                        "--initial-cluster=e2e=http://127.0.0.1:" + peer,
+                        "--log-level=warn",
+                        // a test cluster need not survive a power cut; fsync makes every write wait for the disk
+                        "--unsafe-no-fsync=true"),
+                () -> get(HttpClient.newHttpClient(), "http://127.0.0.1:%d/health".formatted(client))
+                        .contains("\"health\":\"true\""));
     }
 
     /**
@@ -277,46 +291,67 @@ public final class ControlPlane implements AutoCloseable {
 
     private void startApiserver() {
         int port = ports.get("kube-apiserver");
-        run("kube-apiserver", List.of(bin(options.binaries().kubeApiserver()),
-                "--audit-policy-file=" + files.auditPolicy(AUDITED_NAMESPACE), "--audit-log-path=" + auditLog(),
-                "--audit-log-maxsize=100", "--audit-log-maxbackup=1",
-                "--etcd-servers=http://127.0.0.1:" + ports.get("etcd"),
-                "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + port,
-                "--cert-dir=" + path("apiserver"),
-                "--tls-cert-file=" + credentials.certificate("apiserver"), "--tls-private-key-file=" + credentials.key("apiserver"),
-                "--client-ca-file=" + credentials.certificate("ca"),
-                "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-                "--service-account-key-file=" + credentials.dir().resolve("sa.pub"),
-                "--service-account-signing-key-file=" + credentials.dir().resolve("sa.key"),
-                "--service-cluster-ip-range=10.96.0.0/16",
-                "--authorization-mode=Node,RBAC",
-                "--requestheader-client-ca-file=" + credentials.certificate("ca"),
-                "--requestheader-allowed-names=front-proxy-client",
-                "--requestheader-username-headers=X-Remote-User", "--requestheader-group-headers=X-Remote-Group",
-                "--requestheader-extra-headers-prefix=X-Remote-Extra-",
-                "--proxy-client-cert-file=" + credentials.certificate("front-proxy-client"),
-                "--proxy-client-key-file=" + credentials.key("front-proxy-client"),
-                "--kubelet-client-certificate=" + credentials.certificate("apiserver-kubelet-client"),
-                "--kubelet-client-key=" + credentials.key("apiserver-kubelet-client"),
-                "--kubelet-preferred-address-types=InternalIP,Hostname",
-                "--enable-admission-plugins=NodeRestriction",
-                "--allow-privileged=true", "--profiling=false", "--max-requests-inflight=1000",
-                "--max-mutating-requests-inflight=500", "--v=1"),
+        run(
+                "kube-apiserver",
+                List.of(
+                        bin(options.binaries().kubeApiserver()),
+                        "--audit-policy-file=" + files.auditPolicy(AUDITED_NAMESPACE),
+                        "--audit-log-path=" + auditLog(),
+                        "--audit-log-maxsize=100",
+                        "--audit-log-maxbackup=1",
+                        "--etcd-servers=http://127.0.0.1:" + ports.get("etcd"),
+                        "--bind-address=127.0.0.1",
+                        "--advertise-address=127.0.0.1",
+                        "--secure-port=" + port,
+                        "--cert-dir=" + path("apiserver"),
+                        "--tls-cert-file=" + credentials.certificate("apiserver"),
+                        "--tls-private-key-file=" + credentials.key("apiserver"),
+                        "--client-ca-file=" + credentials.certificate("ca"),
+                        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+                        "--service-account-key-file=" + credentials.dir().resolve("sa.pub"),
+                        "--service-account-signing-key-file="
+                                + credentials.dir().resolve("sa.key"),
+                        "--service-cluster-ip-range=10.96.0.0/16",
+                        "--authorization-mode=Node,RBAC",
+                        "--requestheader-client-ca-file=" + credentials.certificate("ca"),
+                        "--requestheader-allowed-names=front-proxy-client",
+                        "--requestheader-username-headers=X-Remote-User",
+                        "--requestheader-group-headers=X-Remote-Group",
+                        "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+                        "--proxy-client-cert-file=" + credentials.certificate("front-proxy-client"),
+                        "--proxy-client-key-file=" + credentials.key("front-proxy-client"),
+                        "--kubelet-client-certificate=" + credentials.certificate("apiserver-kubelet-client"),
+                        "--kubelet-client-key=" + credentials.key("apiserver-kubelet-client"),
+                        "--kubelet-preferred-address-types=InternalIP,Hostname",
+                        "--enable-admission-plugins=NodeRestriction",
+                        "--allow-privileged=true",
+                        "--profiling=false",
+                        "--max-requests-inflight=1000",
+                        "--max-mutating-requests-inflight=500",
+                        "--v=1"),
                 https("https://127.0.0.1:%d/readyz".formatted(port)));
     }
 
     private void startControllerManager() {
         int port = ports.get("kube-controller-manager");
         String kubeconfig = path("controller-manager.kubeconfig").toString();
-        run("kube-controller-manager", List.of(bin(options.binaries().kubeControllerManager()),
-                "--kubeconfig=" + kubeconfig, "--authentication-kubeconfig=" + kubeconfig,
-                "--authorization-kubeconfig=" + kubeconfig,
-                "--bind-address=127.0.0.1", "--secure-port=" + port,
-                "--tls-cert-file=" + credentials.certificate("controller-manager"),
-                "--tls-private-key-file=" + credentials.key("controller-manager"),
-                "--leader-elect=false", "--use-service-account-credentials=true",
-                "--service-account-private-key-file=" + credentials.dir().resolve("sa.key"),
-                "--root-ca-file=" + credentials.certificate("ca"), "--v=1"),
+        run(
+                "kube-controller-manager",
+                List.of(
+                        bin(options.binaries().kubeControllerManager()),
+                        "--kubeconfig=" + kubeconfig,
+                        "--authentication-kubeconfig=" + kubeconfig,
+                        "--authorization-kubeconfig=" + kubeconfig,
+                        "--bind-address=127.0.0.1",
+                        "--secure-port=" + port,
+                        "--tls-cert-file=" + credentials.certificate("controller-manager"),
+                        "--tls-private-key-file=" + credentials.key("controller-manager"),
+                        "--leader-elect=false",
+                        "--use-service-account-credentials=true",
+                        "--service-account-private-key-file="
+                                + credentials.dir().resolve("sa.key"),
+                        "--root-ca-file=" + credentials.certificate("ca"),
+                        "--v=1"),
                 https("https://127.0.0.1:%d/healthz".formatted(port)));
     }
 
@@ -325,27 +360,44 @@ public final class ControlPlane implements AutoCloseable {
         int port = ports.get("kube-scheduler");
         String kubeconfig = path("scheduler.kubeconfig").toString();
         Path effective = files.schedulerConfig(config, kubeconfig);
-        run("kube-scheduler", List.of(bin(options.binaries().kubeScheduler()), "--config=" + effective,
-                "--authentication-kubeconfig=" + kubeconfig, "--authorization-kubeconfig=" + kubeconfig,
-                "--bind-address=127.0.0.1", "--secure-port=" + port,
-                "--tls-cert-file=" + credentials.certificate("scheduler"), "--tls-private-key-file=" + credentials.key("scheduler"),
-                // One line per scheduling cycle ("Attempting to schedule pod"): the order pods were decided in, which
-                // the cluster replay reads because binds land out of it.
-                "--v=1", "--vmodule=schedule_one=3"),
+        run(
+                "kube-scheduler",
+                List.of(
+                        bin(options.binaries().kubeScheduler()),
+                        "--config=" + effective,
+                        "--authentication-kubeconfig=" + kubeconfig,
+                        "--authorization-kubeconfig=" + kubeconfig,
+                        "--bind-address=127.0.0.1",
+                        "--secure-port=" + port,
+                        "--tls-cert-file=" + credentials.certificate("scheduler"),
+                        "--tls-private-key-file=" + credentials.key("scheduler"),
+                        // One line per scheduling cycle ("Attempting to schedule pod"): the order pods were decided in,
+                        // which
+                        // the cluster replay reads because binds land out of it.
+                        "--v=1",
+                        "--vmodule=schedule_one=3"),
                 https("https://127.0.0.1:%d/readyz".formatted(port)));
     }
 
     private void startKwok() {
         int port = ports.get("kwok");
-        run("kwok", List.of(bin(options.binaries().kwok()), "--kubeconfig=" + kubeconfig(),
-                "--config=" + options.binaries().kwokStages(),
-                "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + KWOK_NODE_ANNOTATION + "=fake",
-                "--server-address=127.0.0.1:" + port, "--node-ip=127.0.0.1"),
-                () -> get(HttpClient.newHttpClient(), "http://127.0.0.1:%d/healthz".formatted(port)).contains("ok"));
+        run(
+                "kwok",
+                List.of(
+                        bin(options.binaries().kwok()),
+                        "--kubeconfig=" + kubeconfig(),
+                        "--config=" + options.binaries().kwokStages(),
+                        "--manage-all-nodes=false",
+                        "--manage-nodes-with-annotation-selector=" + KWOK_NODE_ANNOTATION + "=fake",
+                        "--server-address=127.0.0.1:" + port,
+                        "--node-ip=127.0.0.1"),
+                () -> get(HttpClient.newHttpClient(), "http://127.0.0.1:%d/healthz".formatted(port))
+                        .contains("ok"));
     }
 
     private void run(String name, List<String> command, Callable<Boolean> ready) {
-        ManagedProcess p = ManagedProcess.start(name, command, options.workDir().resolve("logs").resolve(name + ".log"));
+        ManagedProcess p = ManagedProcess.start(
+                name, command, options.workDir().resolve("logs").resolve(name + ".log"));
         processes.put(name, p);
         p.awaitReady(ready, options.readyTimeout());
     }
@@ -355,7 +407,10 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     private static String get(HttpClient client, String url) throws IOException, InterruptedException {
-        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(3)).build(),
+        HttpResponse<String> r = client.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(3))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         return r.statusCode() == 200 ? r.body() : "";
     }

@@ -4,7 +4,6 @@ import io.elasticgpu.http.tls.CertificateAuthority;
 import io.elasticgpu.http.tls.CertificateAuthority.Usage;
 import io.elasticgpu.http.tls.IssuedCertificate;
 import io.elasticgpu.http.tls.Pem;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,7 +16,6 @@ import java.security.cert.Certificate;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
-
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -32,8 +30,14 @@ public final class Credentials {
 
     static final Duration VALIDITY = Duration.ofDays(365);
     /** Names the apiserver answers to: loopback, and the in-cluster names a service account sees. */
-    static final List<String> APISERVER_NAMES = List.of("127.0.0.1", "localhost", "kubernetes", "kubernetes.default",
-            "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "10.96.0.1");
+    static final List<String> APISERVER_NAMES = List.of(
+            "127.0.0.1",
+            "localhost",
+            "kubernetes",
+            "kubernetes.default",
+            "kubernetes.default.svc",
+            "kubernetes.default.svc.cluster.local",
+            "10.96.0.1");
 
     private final Path dir;
     private final CertificateAuthority ca;
@@ -48,21 +52,36 @@ public final class Credentials {
     static Credentials create(Path workDir, InstantSource clock) {
         Path dir = workDir.resolve("pki");
         CertificateAuthority ca = CertificateAuthority.create("elastic-gpu-e2e-ca", VALIDITY, clock);
-        IssuedCertificate admin = ca.issue("elastic-gpu-admin", "system:masters", List.of(Usage.CLIENT), List.of(), VALIDITY);
+        IssuedCertificate admin =
+                ca.issue("elastic-gpu-admin", "system:masters", List.of(Usage.CLIENT), List.of(), VALIDITY);
         Credentials c = new Credentials(dir, ca, admin);
         c.write("ca", ca.certificate());
         c.write("admin", admin);
         c.write("apiserver", ca.issue("kube-apiserver", null, List.of(Usage.SERVER), APISERVER_NAMES, VALIDITY));
-        c.write("scheduler", ca.issue("system:kube-scheduler", null, List.of(Usage.CLIENT, Usage.SERVER),
-                List.of("127.0.0.1", "localhost"), VALIDITY));
-        c.write("controller-manager", ca.issue("system:kube-controller-manager", null, List.of(Usage.CLIENT, Usage.SERVER),
-                List.of("127.0.0.1", "localhost"), VALIDITY));
+        c.write(
+                "scheduler",
+                ca.issue(
+                        "system:kube-scheduler",
+                        null,
+                        List.of(Usage.CLIENT, Usage.SERVER),
+                        List.of("127.0.0.1", "localhost"),
+                        VALIDITY));
+        c.write(
+                "controller-manager",
+                ca.issue(
+                        "system:kube-controller-manager",
+                        null,
+                        List.of(Usage.CLIENT, Usage.SERVER),
+                        List.of("127.0.0.1", "localhost"),
+                        VALIDITY));
         // The front proxy's identity: lets the apiserver trust aggregated-API requests and lets the scheduler and
         // the controller manager read their request-header configuration, as in a kubeadm cluster.
         c.write("front-proxy-client", ca.issue("front-proxy-client", null, List.of(Usage.CLIENT), List.of(), VALIDITY));
         // The apiserver's identity towards kubelets (logs, exec), which a real node's kubelet authenticates.
-        c.write("apiserver-kubelet-client", ca.issue("kube-apiserver-kubelet-client", "system:masters", List.of(Usage.CLIENT),
-                List.of(), VALIDITY));
+        c.write(
+                "apiserver-kubelet-client",
+                ca.issue(
+                        "kube-apiserver-kubelet-client", "system:masters", List.of(Usage.CLIENT), List.of(), VALIDITY));
         c.writeServiceAccountKeys();
         return c;
     }
@@ -106,8 +125,9 @@ public final class Credentials {
             KeyStore keys = KeyStore.getInstance("PKCS12");
             keys.load(null, null);
             char[] password = "e2e".toCharArray();
-            keys.setKeyEntry("admin", admin.keys().getPrivate(), password,
-                    new Certificate[] {admin.certificate(), ca.certificate().certificate()});
+            keys.setKeyEntry("admin", admin.keys().getPrivate(), password, new Certificate[] {
+                admin.certificate(), ca.certificate().certificate()
+            });
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(keys, password);
             SSLContext tls = SSLContext.getInstance("TLS");

@@ -24,14 +24,15 @@ import java.util.TreeMap;
  * @param server     the apiserver's address
  * @param kubeconfig the admin kubeconfig
  */
-public record DetachedCluster(Path dir, Map<String, Long> pids, Map<String, Integer> ports, String server,
-                              Path kubeconfig) {
+public record DetachedCluster(
+        Path dir, Map<String, Long> pids, Map<String, Integer> ports, String server, Path kubeconfig) {
 
     /** The record's file in the cluster's directory. */
     public static final String FILE = "cluster.properties";
     /** The order {@link #stop} stops components in: what depends on the apiserver first, etcd last. */
-    private static final List<String> STOP_ORDER = List.of("kwok", "kube-scheduler", "kube-controller-manager",
-            "kube-apiserver", "etcd");
+    private static final List<String> STOP_ORDER =
+            List.of("kwok", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd");
+
     private static final Duration GRACE = Duration.ofSeconds(10);
 
     public DetachedCluster {
@@ -69,7 +70,8 @@ public record DetachedCluster(Path dir, Map<String, Long> pids, Map<String, Inte
             }
         }
         String kubeconfig = p.getProperty("kubeconfig");
-        return new DetachedCluster(dir, pids, ports, p.getProperty("server"), kubeconfig == null ? null : Path.of(kubeconfig));
+        return new DetachedCluster(
+                dir, pids, ports, p.getProperty("server"), kubeconfig == null ? null : Path.of(kubeconfig));
     }
 
     /** Writes the record to {@code <dir>/}{@value #FILE}. */
@@ -117,6 +119,9 @@ public record DetachedCluster(Path dir, Map<String, Long> pids, Map<String, Inte
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete " + dir.resolve(FILE) + ": " + e.getMessage(), e);
         }
-        return ports.values().stream().sorted().filter(port -> !Ports.awaitFree(port)).toList();
+        return ports.values().stream()
+                .sorted()
+                .filter(port -> !Ports.awaitFree(port))
+                .toList();
     }
 }

@@ -10,8 +10,7 @@ import java.util.Base64;
 /** A kubeconfig with one cluster, one user authenticated by a client certificate, and one current context. */
 final class Kubeconfig {
 
-    private Kubeconfig() {
-    }
+    private Kubeconfig() {}
 
     static Path write(Path file, String server, String caPem, String certificatePem, String keyPem, String user) {
         String yaml = """

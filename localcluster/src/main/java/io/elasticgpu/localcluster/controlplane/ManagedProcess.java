@@ -29,11 +29,13 @@ public final class ManagedProcess {
     public static ManagedProcess start(String name, List<String> command, Path log) {
         try {
             Files.createDirectories(log.getParent());
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             return new ManagedProcess(name, builder.start(), log);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start %s (%s): %s".formatted(name, command.getFirst(), e.getMessage()), e);
+            throw new UncheckedIOException(
+                    "cannot start %s (%s): %s".formatted(name, command.getFirst(), e.getMessage()), e);
         }
     }
 

@@ -6,8 +6,7 @@ import java.util.concurrent.Callable;
 /** Waiting for a condition with a deadline: the one place the harness sleeps. */
 public final class Poll {
 
-    private Poll() {
-    }
+    private Poll() {}
 
     /** Checks every {@code interval} until {@code condition} is true; false if {@code timeout} passes first. */
     public static boolean until(Callable<Boolean> condition, Duration timeout, Duration interval) {

@@ -8,8 +8,7 @@ import java.time.Duration;
 /** Loopback ports: a free one, and whether one is free. */
 public final class Ports {
 
-    private Ports() {
-    }
+    private Ports() {}
 
     /**
      * A port nothing listens on now, below the kernel's ephemeral range (32768 and up on Linux): a port the kernel
@@ -54,8 +53,9 @@ public final class Ports {
      */
     public static void requireFree(int port, String forWhat) {
         if (!isFree(port)) {
-            throw new IllegalStateException("port %d on 127.0.0.1 (for %s) is taken by another process; stop it or pick another port"
-                    .formatted(port, forWhat));
+            throw new IllegalStateException(
+                    "port %d on 127.0.0.1 (for %s) is taken by another process; stop it or pick another port"
+                            .formatted(port, forWhat));
         }
     }
 }

@@ -12,18 +12,24 @@ public record Versions(String kubernetes, String etcd, String kwok) {
 
     public static Versions read(Path file) {
         Map<String, String> values = entries(file);
-        return new Versions(require(values, "KUBERNETES_VERSION", file), require(values, "ETCD_VERSION", file),
+        return new Versions(
+                require(values, "KUBERNETES_VERSION", file),
+                require(values, "ETCD_VERSION", file),
                 require(values, "KWOK_VERSION", file));
     }
 
-    /** Every {@code KEY=value} line of {@code file} (comments and blank lines skipped), for the other programs it pins. */
+    /**
+     * Every {@code KEY=value} line of {@code file} (comments and blank lines skipped), for the other programs it pins.
+     * */
     public static Map<String, String> entries(Path file) {
         Map<String, String> values = new HashMap<>();
         try {
             for (String line : Files.readAllLines(file)) {
                 String l = line.strip();
                 if (!l.isEmpty() && !l.startsWith("#") && l.contains("=")) {
-                    values.put(l.substring(0, l.indexOf('=')).strip(), l.substring(l.indexOf('=') + 1).strip());
+                    values.put(
+                            l.substring(0, l.indexOf('=')).strip(),
+                            l.substring(l.indexOf('=') + 1).strip());
                 }
             }
         } catch (IOException e) {

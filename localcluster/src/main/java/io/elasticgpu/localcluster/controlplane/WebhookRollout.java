@@ -2,7 +2,6 @@ package io.elasticgpu.localcluster.controlplane;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,8 +14,7 @@ import java.util.function.Predicate;
  */
 public final class WebhookRollout {
 
-    private WebhookRollout() {
-    }
+    private WebhookRollout() {}
 
     /**
      * Creates {@code pods.apply(n)} (n = 0, 1, …, a fresh pod each try) in {@code namespace} until one comes back
@@ -24,22 +22,36 @@ public final class WebhookRollout {
      *
      * @throws IllegalStateException when none is mutated within {@code timeout}
      */
-    public static Pod createOnceMutated(KubernetesClient client, String namespace, IntFunction<Pod> pods,
-                                        Predicate<Pod> mutated, Duration timeout) {
+    public static Pod createOnceMutated(
+            KubernetesClient client,
+            String namespace,
+            IntFunction<Pod> pods,
+            Predicate<Pod> mutated,
+            Duration timeout) {
         AtomicInteger tries = new AtomicInteger();
         AtomicReference<Pod> result = new AtomicReference<>();
-        boolean done = Poll.until(() -> {
-            Pod created = client.pods().inNamespace(namespace).resource(pods.apply(tries.getAndIncrement())).create();
-            if (mutated.test(created)) {
-                result.set(created);
-                return true;
-            }
-            client.pods().inNamespace(namespace).resource(created).withGracePeriod(0).delete();
-            return false;
-        }, timeout, Duration.ofMillis(300));
+        boolean done = Poll.until(
+                () -> {
+                    Pod created = client.pods()
+                            .inNamespace(namespace)
+                            .resource(pods.apply(tries.getAndIncrement()))
+                            .create();
+                    if (mutated.test(created)) {
+                        result.set(created);
+                        return true;
+                    }
+                    client.pods()
+                            .inNamespace(namespace)
+                            .resource(created)
+                            .withGracePeriod(0)
+                            .delete();
+                    return false;
+                },
+                timeout,
+                Duration.ofMillis(300));
         if (!done) {
-            throw new IllegalStateException("the apiserver did not call the admission webhook within " + timeout
-                    + " (" + tries.get() + " pods tried)");
+            throw new IllegalStateException("the apiserver did not call the admission webhook within " + timeout + " ("
+                    + tries.get() + " pods tried)");
         }
         return result.get();
     }
@@ -48,7 +60,9 @@ public final class WebhookRollout {
     public static Predicate<Pod> hasLimit(String resource) {
         return p -> {
             var resources = p.getSpec().getContainers().getFirst().getResources();
-            return resources != null && resources.getLimits() != null && resources.getLimits().containsKey(resource);
+            return resources != null
+                    && resources.getLimits() != null
+                    && resources.getLimits().containsKey(resource);
         };
     }
 }

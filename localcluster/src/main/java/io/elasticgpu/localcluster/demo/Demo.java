@@ -24,12 +24,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  * Runs Elastic GPU against a control plane with fake GPU nodes, in this process, each component started as {@code egpu}
  * starts it ({@link ExtenderService}, {@link ControllerService}, {@code NodeAgentService}): the node agents' inventory
  * publishing and health watch (simulated GPUs; kwok's nodes have no kubelet to offer them to), the extender (with
- * kube-scheduler reconfigured to call it), the controller, the admission webhook and the dashboard; then submits a sample workload (memory and compute slices, whole cards on
+ * kube-scheduler reconfigured to call it), the controller, the admission webhook and the dashboard; then submits a
+ * sample workload (memory and compute slices, whole cards on
  * NVLink, an Aliyun-style pod, a claim) and prints the cluster view.
  */
 public final class Demo implements AutoCloseable {
@@ -63,30 +62,46 @@ public final class Demo implements AutoCloseable {
         OWNED
     }
 
-    private Demo(ControlPlane controlPlane, String schedulerTemplate, InetSocketAddress dashboardAddress, ControlPlaneUse use)
+    private Demo(
+            ControlPlane controlPlane,
+            String schedulerTemplate,
+            InetSocketAddress dashboardAddress,
+            ControlPlaneUse use)
             throws IOException {
         this.controlPlane = controlPlane;
         this.use = use;
         this.client = controlPlane.newClient();
         ElasticGPUCrds.apply(client);
-        this.extender = ExtenderService.start(client, ExtenderConfig.builder().withListen("127.0.0.1:0").build());
+        this.extender = ExtenderService.start(
+                client, ExtenderConfig.builder().withListen("127.0.0.1:0").build());
         String yaml = schedulerTemplate.replace("${EXTENDER_URL}", "http://127.0.0.1:" + extender.port());
         controlPlane.restartScheduler(Files.writeString(controlPlane.workDir().resolve("scheduler-demo.yaml"), yaml));
         // One replica: the controller at once, the webhook called at its own address, the dashboard where asked.
-        this.controller = ControllerService.start(client, ControllerConfig.builder().withHttpListen(dashboardAddress)
-                .withoutLeaderElection().withResync(Duration.ofSeconds(30))
-                .withWebhook(WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
-                        .withCertificateLifetime(Duration.ofDays(1)).build()).build());
+        this.controller = ControllerService.start(
+                client,
+                ControllerConfig.builder()
+                        .withHttpListen(dashboardAddress)
+                        .withoutLeaderElection()
+                        .withResync(Duration.ofSeconds(30))
+                        .withWebhook(WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                                .withCertificateLifetime(Duration.ofDays(1))
+                                .build())
+                        .build());
     }
 
     /**
      * Starts the components against {@code controlPlane}, whose kube-scheduler it reconfigures.
      *
-     * @param schedulerTemplate a KubeSchedulerConfiguration with {@code ${EXTENDER_URL}}, e.g. {@link #schedulerTemplate()}
+     * @param schedulerTemplate a KubeSchedulerConfiguration with {@code ${EXTENDER_URL}}, e.g. {@link
+     * #schedulerTemplate()}
      * @param dashboardAddress where the dashboard listens (port 0: any free port)
      */
-    public static Demo start(ControlPlane controlPlane, String schedulerTemplate, InetSocketAddress dashboardAddress,
-                             ControlPlaneUse use) throws IOException {
+    public static Demo start(
+            ControlPlane controlPlane,
+            String schedulerTemplate,
+            InetSocketAddress dashboardAddress,
+            ControlPlaneUse use)
+            throws IOException {
         return new Demo(controlPlane, schedulerTemplate, dashboardAddress, use);
     }
 
@@ -97,7 +112,8 @@ public final class Demo implements AutoCloseable {
     public static String schedulerTemplate() {
         try (var in = Demo.class.getResourceAsStream("extender-scheduler.yaml")) {
             if (in == null) {
-                throw new IllegalStateException("the jar lacks io/elasticgpu/localcluster/demo/extender-scheduler.yaml");
+                throw new IllegalStateException(
+                        "the jar lacks io/elasticgpu/localcluster/demo/extender-scheduler.yaml");
             }
             return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -114,16 +130,26 @@ public final class Demo implements AutoCloseable {
         FakeGpuNodes.createBare(client, specs, Duration.ofMinutes(2));
         agents = DemoNodeAgents.start(client, specs);
         List<String> names = specs.stream().map(GpuNodeSpec::name).toList();
-        names.forEach(n -> client.nodes().withName(n).waitUntilCondition(
-                x -> x.getMetadata().getAnnotations().containsKey(Annotations.INVENTORY), 1, TimeUnit.MINUTES));
+        names.forEach(n -> client.nodes()
+                .withName(n)
+                .waitUntilCondition(
+                        x -> x.getMetadata().getAnnotations().containsKey(Annotations.INVENTORY), 1, TimeUnit.MINUTES));
         return names;
     }
 
     /** A critical Xid on one card of {@code node}: its agent marks the card unhealthy and publishes it. */
     public void failCard(String node, int card) {
         agents.failCard(node, card);
-        client.nodes().withName(node).waitUntilCondition(n -> !NodeInventory.fromJson(
-                n.getMetadata().getAnnotations().get(Annotations.INVENTORY)).cards().get(card).healthy(), 1, TimeUnit.MINUTES);
+        client.nodes()
+                .withName(node)
+                .waitUntilCondition(
+                        n -> !NodeInventory.fromJson(
+                                        n.getMetadata().getAnnotations().get(Annotations.INVENTORY))
+                                .cards()
+                                .get(card)
+                                .healthy(),
+                        1,
+                        TimeUnit.MINUTES);
     }
 
     /** The dashboard's address, e.g. {@code http://127.0.0.1:8080/ui/}. */
@@ -134,40 +160,69 @@ public final class Demo implements AutoCloseable {
     /** Submits the sample workload and waits until every pod is bound (or {@code timeout} passes). */
     public void submitWorkload(Duration timeout) {
         if (client.namespaces().withName(NAMESPACE).get() == null) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(NAMESPACE)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
         createClassAndClaim();
         for (int i = 0; i < 6; i++) {
-            create("slice-" + i, Map.of(ResourceNames.GPU_MEMORY, 4096L * (1 + i % 3), ResourceNames.GPU_CORE, 20L + 10 * (i % 3)));
+            create(
+                    "slice-" + i,
+                    Map.of(ResourceNames.GPU_MEMORY, 4096L * (1 + i % 3), ResourceNames.GPU_CORE, 20L + 10 * (i % 3)));
         }
         create("train-nvlink", Map.of(ResourceNames.GPU, 4L));
         create("train-pair", Map.of(ResourceNames.GPU, 2L));
         create("aliyun-share", Map.of(ResourceNames.ALIYUN_GPU_MEM, 8L));
-        WebhookRollout.createOnceMutated(client, NAMESPACE, n -> pod("notebook-" + n, Map.of(), "notebook"),
-                WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY), Duration.ofSeconds(30));
+        WebhookRollout.createOnceMutated(
+                client,
+                NAMESPACE,
+                n -> pod("notebook-" + n, Map.of(), "notebook"),
+                WebhookRollout.hasLimit(ResourceNames.GPU_MEMORY),
+                Duration.ofSeconds(30));
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Pod p : client.pods().inNamespace(NAMESPACE).list().getItems()) {
             long left = Math.max(1, deadline - System.nanoTime());
-            client.pods().inNamespace(NAMESPACE).withName(p.getMetadata().getName())
-                    .waitUntilCondition(x -> x != null && x.getSpec().getNodeName() != null, left, TimeUnit.NANOSECONDS);
+            client.pods()
+                    .inNamespace(NAMESPACE)
+                    .withName(p.getMetadata().getName())
+                    .waitUntilCondition(
+                            x -> x != null && x.getSpec().getNodeName() != null, left, TimeUnit.NANOSECONDS);
         }
     }
 
     /** What {@code egpu inspect} prints, and the ElasticGPUs the controller keeps. */
     public void print(PrintStream out) {
-        ClusterView view = ClusterView.of(client.nodes().list().getItems(), client.pods().inAnyNamespace().list().getItems());
+        ClusterView view = ClusterView.of(
+                client.nodes().list().getItems(),
+                client.pods().inAnyNamespace().list().getItems());
         out.print(new TableRenderer(false).render(view));
         List<ElasticGPU> gpus = client.resources(ElasticGPU.class).list().getItems();
         out.printf("%nElasticGPUs (kubectl get egpu): %d, one per pod, container and card%n", gpus.size());
-        ElasticGPUClaim claim = client.resources(ElasticGPUClaim.class).inNamespace(NAMESPACE).withName("notebook").get();
-        out.printf("claim %s/notebook: %s%n", NAMESPACE, claim.getStatus() == null ? "Pending" : claim.getStatus().getPhase()
-                + (claim.getStatus().getElasticGPUName() == null ? "" : " to " + claim.getStatus().getElasticGPUName()));
+        ElasticGPUClaim claim = client.resources(ElasticGPUClaim.class)
+                .inNamespace(NAMESPACE)
+                .withName("notebook")
+                .get();
+        out.printf(
+                "claim %s/notebook: %s%n",
+                NAMESPACE,
+                claim.getStatus() == null
+                        ? "Pending"
+                        : claim.getStatus().getPhase()
+                                + (claim.getStatus().getElasticGPUName() == null
+                                        ? ""
+                                        : " to " + claim.getStatus().getElasticGPUName()));
     }
 
     /** ElasticGPUs of the demo's pods. */
     public long elasticGpus() {
         return client.resources(ElasticGPU.class).list().getItems().stream()
-                .filter(g -> g.getSpec().getPodRef() != null && NAMESPACE.equals(g.getSpec().getPodRef().getNamespace())).count();
+                .filter(g -> g.getSpec().getPodRef() != null
+                        && NAMESPACE.equals(g.getSpec().getPodRef().getNamespace()))
+                .count();
     }
 
     private void create(String name, Map<String, Long> limits) {
@@ -175,11 +230,19 @@ public final class Demo implements AutoCloseable {
     }
 
     private static Pod pod(String name, Map<String, Long> limits, String claim) {
-        var builder = new PodBuilder().withNewMetadata().withName(name).withNamespace(NAMESPACE).endMetadata();
+        var builder = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NAMESPACE)
+                .endMetadata();
         if (claim != null) {
-            builder.editMetadata().addToAnnotations("elasticgpu.io/egpuc-main", claim).endMetadata();
+            builder.editMetadata()
+                    .addToAnnotations("elasticgpu.io/egpuc-main", claim)
+                    .endMetadata();
         }
-        var container = new io.fabric8.kubernetes.api.model.ContainerBuilder().withName("main").withImage("registry.example/train:1");
+        var container = new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                .withName("main")
+                .withImage("registry.example/train:1");
         if (!limits.isEmpty()) {
             Map<String, Quantity> q = new java.util.LinkedHashMap<>();
             limits.forEach((k, v) -> q.put(k, new Quantity(Long.toString(v))));
@@ -189,12 +252,15 @@ public final class Demo implements AutoCloseable {
     }
 
     private void createClassAndClaim() {
-        client.resource(ElasticGPUClass.of("shared", ElasticGPUClassSpec.Provisioner.GPU_SHARE, null)).createOr(existing -> existing.update());
-        client.resource(ElasticGPUClaim.of(NAMESPACE, "notebook", "shared", Map.of(ResourceNames.GPU_MEMORY, new Quantity("8192"))))
+        client.resource(ElasticGPUClass.of("shared", ElasticGPUClassSpec.Provisioner.GPU_SHARE, null))
+                .createOr(existing -> existing.update());
+        client.resource(ElasticGPUClaim.of(
+                        NAMESPACE, "notebook", "shared", Map.of(ResourceNames.GPU_MEMORY, new Quantity("8192"))))
                 .createOr(existing -> existing.update());
     }
 
-    /** Stops the components; on a {@link ControlPlaneUse#SHARED} control plane, also puts back what the demo changed. */
+    /**
+     * Stops the components; on a {@link ControlPlaneUse#SHARED} control plane, also puts back what the demo changed. */
     @Override
     public void close() {
         if (agents != null) {
@@ -203,7 +269,11 @@ public final class Demo implements AutoCloseable {
         controller.close();
         extender.close();
         if (use == ControlPlaneUse.SHARED) {
-            client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WebhookConfig.CONFIGURATION_NAME).delete();
+            client.admissionRegistration()
+                    .v1()
+                    .mutatingWebhookConfigurations()
+                    .withName(WebhookConfig.CONFIGURATION_NAME)
+                    .delete();
             controlPlane.restartScheduler(null);
         }
         client.close();

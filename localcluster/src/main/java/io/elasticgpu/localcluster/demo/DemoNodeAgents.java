@@ -1,10 +1,10 @@
 package io.elasticgpu.localcluster.demo;
 
+import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
-import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.node.agent.AgentConfig;
 import io.elasticgpu.node.agent.NodeAgentService;
 import io.elasticgpu.node.discovery.Gpu;
@@ -12,7 +12,6 @@ import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,8 +29,7 @@ final class DemoNodeAgents implements AutoCloseable {
     /** NVML's Xid for a card that has fallen off the bus: critical, the card is unhealthy at once. */
     static final long XID_FALLEN_OFF_THE_BUS = 79;
 
-    private record Agent(SimulatedBackend backend, NodeAgentService service) {
-    }
+    private record Agent(SimulatedBackend backend, NodeAgentService service) {}
 
     private final Map<String, Agent> agents = new LinkedHashMap<>();
 
@@ -40,7 +38,9 @@ final class DemoNodeAgents implements AutoCloseable {
         DemoNodeAgents all = new DemoNodeAgents();
         for (GpuNodeSpec spec : nodes) {
             SimulatedBackend backend = SimulatedBackend.of(hardware(spec));
-            AgentConfig config = AgentConfig.builder(spec.name()).withApi(AgentConfig.Api.NONE).build();
+            AgentConfig config = AgentConfig.builder(spec.name())
+                    .withApi(AgentConfig.Api.NONE)
+                    .build();
             all.agents.put(spec.name(), new Agent(backend, NodeAgentService.start(client, config, backend)));
         }
         return all;
@@ -50,7 +50,8 @@ final class DemoNodeAgents implements AutoCloseable {
     void failCard(String node, int card) {
         Agent agent = agents.get(node);
         if (agent == null) {
-            throw new IllegalArgumentException("no demo node agent runs for node " + node + "; nodes: " + agents.keySet());
+            throw new IllegalArgumentException(
+                    "no demo node agent runs for node " + node + "; nodes: " + agents.keySet());
         }
         agent.backend().inject(new GpuEvent.Xid(card, XID_FALLEN_OFF_THE_BUS));
     }
@@ -60,13 +61,26 @@ final class DemoNodeAgents implements AutoCloseable {
         NodeInventory inventory = spec.inventory();
         List<Gpu> gpus = new ArrayList<>();
         for (NodeInventory.Card c : inventory.cards()) {
-            gpus.add(new Gpu(c.index(), c.uuid(), c.model(), c.memoryMib(), "00000000:%02X:00.0".formatted(0x10 + c.index()),
-                    c.index(), c.numa(), false));
+            gpus.add(new Gpu(
+                    c.index(),
+                    c.uuid(),
+                    c.model(),
+                    c.memoryMib(),
+                    "00000000:%02X:00.0".formatted(0x10 + c.index()),
+                    c.index(),
+                    c.numa(),
+                    false));
         }
         Topology.Builder topology = Topology.builder(gpus.size());
         for (int a = 0; a < gpus.size(); a++) {
             for (int b = a + 1; b < gpus.size(); b++) {
-                topology.link(a, b, Link.of(gpus.get(a).numaNode() == gpus.get(b).numaNode() ? LinkKind.NUMA_NODE : LinkKind.CROSS_SOCKET));
+                topology.link(
+                        a,
+                        b,
+                        Link.of(
+                                gpus.get(a).numaNode() == gpus.get(b).numaNode()
+                                        ? LinkKind.NUMA_NODE
+                                        : LinkKind.CROSS_SOCKET));
             }
         }
         inventory.links().forEach(l -> topology.link(l.a(), l.b(), Link.nvlink(l.nvlinks())));

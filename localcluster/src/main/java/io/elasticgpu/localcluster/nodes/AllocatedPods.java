@@ -1,17 +1,16 @@
 package io.elasticgpu.localcluster.nodes;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
+import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.api.v1alpha1.Annotations;
-import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
-import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import java.util.List;
 import java.util.Map;
 
@@ -22,8 +21,7 @@ import java.util.Map;
  */
 public final class AllocatedPods {
 
-    private AllocatedPods() {
-    }
+    private AllocatedPods() {}
 
     /** The uuid {@link GpuNodeSpec#inventory()} gives card {@code card} of {@code node}. */
     public static String uuid(String node, int card) {
@@ -36,22 +34,45 @@ public final class AllocatedPods {
      *
      * @param claim the ElasticGPUClaim every container names, or null
      */
-    public static Pod create(KubernetesClient client, String namespace, String name, String node,
-                             Map<String, List<Share>> containers, String claim) {
-        PodBuilder pod = new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace)
+    public static Pod create(
+            KubernetesClient client,
+            String namespace,
+            String name,
+            String node,
+            Map<String, List<Share>> containers,
+            String claim) {
+        PodBuilder pod = new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
                 .addToAnnotations(Annotations.ALLOCATION, new PodGrant(node, containers).toJson())
-                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ALLOCATED).endMetadata()
-                .withNewSpec().withNodeName(node).endSpec();
+                .addToAnnotations(Annotations.PHASE, Annotations.PHASE_ALLOCATED)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .endSpec();
         containers.forEach((container, shares) -> {
             boolean whole = shares.getFirst().milli() == 1000;
             Map<String, Quantity> limits = whole
                     ? Map.of(ResourceNames.GPU, new Quantity(Integer.toString(shares.size())))
-                    : Map.of(ResourceNames.GPU_MEMORY, new Quantity(Long.toString(shares.getFirst().memoryMib())),
-                            ResourceNames.GPU_CORE, new Quantity(Integer.toString(shares.getFirst().milli() / 10)));
-            pod.editSpec().addNewContainer().withName(container).withImage("registry.example/gpu:1")
-                    .withNewResources().withLimits(limits).endResources().endContainer().endSpec();
+                    : Map.of(
+                            ResourceNames.GPU_MEMORY,
+                            new Quantity(Long.toString(shares.getFirst().memoryMib())),
+                            ResourceNames.GPU_CORE,
+                            new Quantity(Integer.toString(shares.getFirst().milli() / 10)));
+            pod.editSpec()
+                    .addNewContainer()
+                    .withName(container)
+                    .withImage("registry.example/gpu:1")
+                    .withNewResources()
+                    .withLimits(limits)
+                    .endResources()
+                    .endContainer()
+                    .endSpec();
             if (claim != null) {
-                pod.editMetadata().addToAnnotations(ClaimAnnotations.key(container), claim).endMetadata();
+                pod.editMetadata()
+                        .addToAnnotations(ClaimAnnotations.key(container), claim)
+                        .endMetadata();
             }
         });
         return client.pods().inNamespace(namespace).resource(pod.build()).create();
@@ -76,10 +97,16 @@ public final class AllocatedPods {
 
     private static void editHealth(KubernetesClient client, String node, int card, boolean healthy) {
         client.nodes().withName(node).edit(n -> {
-            NodeInventory inventory = NodeInventory.fromJson(n.getMetadata().getAnnotations().get(Annotations.INVENTORY));
-            List<NodeInventory.Card> cards = inventory.cards().stream().map(c -> c.index() != card ? c
-                    : new NodeInventory.Card(c.index(), c.uuid(), c.model(), c.memoryMib(), healthy, c.numa())).toList();
-            n.getMetadata().getAnnotations().put(Annotations.INVENTORY, new NodeInventory(cards, inventory.links()).toJson());
+            NodeInventory inventory =
+                    NodeInventory.fromJson(n.getMetadata().getAnnotations().get(Annotations.INVENTORY));
+            List<NodeInventory.Card> cards = inventory.cards().stream()
+                    .map(c -> c.index() != card
+                            ? c
+                            : new NodeInventory.Card(c.index(), c.uuid(), c.model(), c.memoryMib(), healthy, c.numa()))
+                    .toList();
+            n.getMetadata()
+                    .getAnnotations()
+                    .put(Annotations.INVENTORY, new NodeInventory(cards, inventory.links()).toJson());
             return n;
         });
     }

@@ -4,13 +4,11 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,17 +29,18 @@ import java.util.concurrent.TimeUnit;
  */
 public final class FakeGpuNodes {
 
-    private FakeGpuNodes() {
-    }
+    private FakeGpuNodes() {}
 
     public static Node toNode(GpuNodeSpec spec) {
-        return new NodeBuilder(toBareNode(spec)).editMetadata()
+        return new NodeBuilder(toBareNode(spec))
+                .editMetadata()
                 .addToLabels(NodeLabels.PRESENT, "true")
                 .addToLabels(NodeLabels.PRODUCT, NodeLabels.value(spec.model()))
                 .addToLabels(NodeLabels.MEMORY, Long.toString(spec.cardMemoryMib()))
                 .addToLabels(NodeLabels.COUNT, Integer.toString(spec.cards()))
                 .addToAnnotations(Annotations.INVENTORY, spec.inventory().toJson())
-                .endMetadata().build();
+                .endMetadata()
+                .build();
     }
 
     /**
@@ -63,12 +62,16 @@ public final class FakeGpuNodes {
         capacity.put(ResourceNames.VOLCANO_GPU_MEMORY, new Quantity(Long.toString(totalMemory)));
         capacity.put(ResourceNames.VOLCANO_GPU_NUMBER, new Quantity(Integer.toString(spec.cards())));
         return new NodeBuilder()
-                .withNewMetadata().withName(spec.name())
+                .withNewMetadata()
+                .withName(spec.name())
                 .addToLabels("type", "kwok")
                 .addToLabels("kubernetes.io/hostname", spec.name())
                 .addToAnnotations(ControlPlane.KWOK_NODE_ANNOTATION, "fake")
                 .endMetadata()
-                .withNewStatus().withCapacity(capacity).withAllocatable(capacity).endStatus()
+                .withNewStatus()
+                .withCapacity(capacity)
+                .withAllocatable(capacity)
+                .endStatus()
                 .build();
     }
 
@@ -77,15 +80,19 @@ public final class FakeGpuNodes {
         return createAndWait(client, specs.stream().map(FakeGpuNodes::toNode).toList(), timeout);
     }
 
-    /** Creates the nodes without inventories ({@link #toBareNode}) and waits until every one is {@link #schedulable}. */
+    /**
+     * Creates the nodes without inventories ({@link #toBareNode}) and waits until every one is {@link #schedulable}. */
     public static List<Node> createBare(KubernetesClient client, List<GpuNodeSpec> specs, Duration timeout) {
-        return createAndWait(client, specs.stream().map(FakeGpuNodes::toBareNode).toList(), timeout);
+        return createAndWait(
+                client, specs.stream().map(FakeGpuNodes::toBareNode).toList(), timeout);
     }
 
     private static List<Node> createAndWait(KubernetesClient client, List<Node> nodes, Duration timeout) {
-        List<Node> created = nodes.stream().map(n -> client.nodes().resource(n).create()).toList();
+        List<Node> created =
+                nodes.stream().map(n -> client.nodes().resource(n).create()).toList();
         for (Node n : nodes) {
-            client.nodes().withName(n.getMetadata().getName())
+            client.nodes()
+                    .withName(n.getMetadata().getName())
                     .waitUntilCondition(FakeGpuNodes::schedulable, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         return created;
@@ -98,12 +105,17 @@ public final class FakeGpuNodes {
      * (the controller writes at 20 calls per second); kube-scheduler leaves tainted nodes out.
      */
     public static boolean schedulable(Node node) {
-        return ready(node) && (node.getSpec() == null || node.getSpec().getTaints() == null || node.getSpec().getTaints().isEmpty());
+        return ready(node)
+                && (node.getSpec() == null
+                        || node.getSpec().getTaints() == null
+                        || node.getSpec().getTaints().isEmpty());
     }
 
     static boolean ready(Node node) {
-        return node != null && node.getStatus() != null && node.getStatus().getConditions() != null
+        return node != null
+                && node.getStatus() != null
+                && node.getStatus().getConditions() != null
                 && node.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(((NodeCondition) c).getStatus()));
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(((NodeCondition) c).getStatus()));
     }
 }

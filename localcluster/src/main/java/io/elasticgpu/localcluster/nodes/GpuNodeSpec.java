@@ -3,7 +3,6 @@ package io.elasticgpu.localcluster.nodes;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.NodeInventory;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,8 +11,14 @@ import java.util.List;
  *
  * @param links the links better than across-sockets, as the inventory lists them
  */
-public record GpuNodeSpec(String name, int cards, String model, long cardMemoryMib, long cpuMilli, long memoryMib,
-                          List<NodeInventory.Link> links) {
+public record GpuNodeSpec(
+        String name,
+        int cards,
+        String model,
+        long cardMemoryMib,
+        long cpuMilli,
+        long memoryMib,
+        List<NodeInventory.Link> links) {
 
     public GpuNodeSpec {
         requireNonNull(name, "name");
@@ -46,8 +51,8 @@ public record GpuNodeSpec(String name, int cards, String model, long cardMemoryM
     public NodeInventory inventory() {
         List<NodeInventory.Card> list = new ArrayList<>();
         for (int i = 0; i < cards; i++) {
-            list.add(new NodeInventory.Card(i, AllocatedPods.uuid(name, i), model, cardMemoryMib, true,
-                    i < (cards + 1) / 2 ? 0 : 1));
+            list.add(new NodeInventory.Card(
+                    i, AllocatedPods.uuid(name, i), model, cardMemoryMib, true, i < (cards + 1) / 2 ? 0 : 1));
         }
         return new NodeInventory(list, links);
     }
@@ -60,11 +65,12 @@ public record GpuNodeSpec(String name, int cards, String model, long cardMemoryM
         List<GpuNodeSpec> specs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             String name = "%s-%02d".formatted(prefix, i);
-            specs.add(switch (i % 3) {
-                case 0 -> of(name, 8, "NVIDIA-A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12);
-                case 1 -> of(name, 4, "Tesla-V100-SXM2-32GB", 32_768).withNvlinkIslands(2, 2);
-                default -> of(name, 2, "Tesla-T4", 15_360);
-            });
+            specs.add(
+                    switch (i % 3) {
+                        case 0 -> of(name, 8, "NVIDIA-A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12);
+                        case 1 -> of(name, 4, "Tesla-V100-SXM2-32GB", 32_768).withNvlinkIslands(2, 2);
+                        default -> of(name, 2, "Tesla-T4", 15_360);
+                    });
         }
         return specs;
     }

@@ -20,6 +20,7 @@ final class CardDeviceNodes {
     static final int NVIDIA_MAJOR = 195;
     /** nvidia-uvm's major is dynamic on a real machine; one far from the kernel's fixed ones stands in. */
     static final int UVM_MAJOR = 510;
+
     private final List<Path> made = new ArrayList<>();
 
     /** Makes the device nodes of cards {@code 0..cards-1} and the driver's control devices, where missing. */
@@ -36,8 +37,17 @@ final class CardDeviceNodes {
             if (Files.exists(p)) {
                 return;
             }
-            HostCommand.run(List.of("mknod", "-m", "666", path, "c", Integer.toString(numbers[0]),
-                    Integer.toString(numbers[1])), Duration.ofSeconds(10)).orThrow();
+            HostCommand.run(
+                            List.of(
+                                    "mknod",
+                                    "-m",
+                                    "666",
+                                    path,
+                                    "c",
+                                    Integer.toString(numbers[0]),
+                                    Integer.toString(numbers[1])),
+                            Duration.ofSeconds(10))
+                    .orThrow();
             made.add(p);
         });
     }

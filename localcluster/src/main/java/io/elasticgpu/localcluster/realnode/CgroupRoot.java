@@ -18,8 +18,7 @@ final class CgroupRoot {
     static final String NAME = "elasticgpu-real-node";
     private static final Path CGROUPS = Path.of("/sys/fs/cgroup");
 
-    private CgroupRoot() {
-    }
+    private CgroupRoot() {}
 
     static void create() {
         try {
@@ -44,7 +43,8 @@ final class CgroupRoot {
                 continue;
             }
             try (Stream<Path> all = Files.walk(root)) {
-                for (Path procs : all.filter(p -> p.getFileName().toString().equals("cgroup.procs")).toList()) {
+                for (Path procs : all.filter(p -> p.getFileName().toString().equals("cgroup.procs"))
+                        .toList()) {
                     for (String pid : Files.readAllLines(procs)) {
                         if (!pid.isBlank()) {
                             ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(ProcessHandle::destroyForcibly);
@@ -66,7 +66,9 @@ final class CgroupRoot {
                 continue;
             }
             try (Stream<Path> all = Files.walk(root)) {
-                for (Path dir : all.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList()) {
+                for (Path dir : all.filter(Files::isDirectory)
+                        .sorted(Comparator.reverseOrder())
+                        .toList()) {
                     try {
                         Files.delete(dir);
                     } catch (IOException busy) {

@@ -16,19 +16,16 @@ public final class HostCheck {
 
     /** The outcome: the machine can run a real node, or the one sentence that says what it lacks. */
     public sealed interface Verdict {
-        record CanRun() implements Verdict {
-        }
+        record CanRun() implements Verdict {}
 
-        record CannotRun(String reason) implements Verdict {
-        }
+        record CannotRun(String reason) implements Verdict {}
     }
 
     static final int CAP_NET_ADMIN = 12;
     static final int CAP_SYS_ADMIN = 21;
     private static final Path PROC_STATUS = Path.of("/proc/self/status");
 
-    private HostCheck() {
-    }
+    private HostCheck() {}
 
     public static Verdict check(NodePrograms programs) {
         List<String> lacks = new ArrayList<>();
@@ -41,7 +38,8 @@ public final class HostCheck {
         } else {
             BigInteger caps = new BigInteger(statusField("CapEff"), 16);
             if (!caps.testBit(CAP_SYS_ADMIN) || !caps.testBit(CAP_NET_ADMIN)) {
-                lacks.add("root lacks CAP_SYS_ADMIN or CAP_NET_ADMIN (effective capabilities " + statusField("CapEff") + ")");
+                lacks.add("root lacks CAP_SYS_ADMIN or CAP_NET_ADMIN (effective capabilities " + statusField("CapEff")
+                        + ")");
             }
         }
         Path cgroups = Path.of("/sys/fs/cgroup");
@@ -67,7 +65,8 @@ public final class HostCheck {
 
     private static boolean overlayFs() {
         try {
-            return Files.readAllLines(Path.of("/proc/filesystems")).stream().anyMatch(l -> l.strip().endsWith("overlay"));
+            return Files.readAllLines(Path.of("/proc/filesystems")).stream()
+                    .anyMatch(l -> l.strip().endsWith("overlay"));
         } catch (IOException e) {
             return false;
         }
@@ -76,8 +75,11 @@ public final class HostCheck {
     /** The value of a {@code Name:\tvalue} line of {@code /proc/self/status}, or null. */
     private static String statusField(String name) {
         try {
-            return Files.readAllLines(PROC_STATUS).stream().filter(l -> l.startsWith(name + ":"))
-                    .map(l -> l.substring(name.length() + 1).strip()).findFirst().orElse(null);
+            return Files.readAllLines(PROC_STATUS).stream()
+                    .filter(l -> l.startsWith(name + ":"))
+                    .map(l -> l.substring(name.length() + 1).strip())
+                    .findFirst()
+                    .orElse(null);
         } catch (IOException e) {
             return null;
         }

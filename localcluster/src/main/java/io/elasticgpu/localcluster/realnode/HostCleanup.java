@@ -24,8 +24,7 @@ final class HostCleanup {
     private static final Duration COMMAND = Duration.ofSeconds(20);
     private static final Pattern OCTAL = Pattern.compile("\\\\([0-7]{3})");
 
-    private HostCleanup() {
-    }
+    private HostCleanup() {}
 
     /**
      * SIGKILLs the shims of the containerd serving {@code socket}: those whose command line names that socket (each
@@ -33,8 +32,12 @@ final class HostCleanup {
      */
     static List<Long> killShims(Path socket) {
         String address = socket.toString();
-        List<ProcessHandle> shims = ProcessHandle.allProcesses().filter(p -> p.info().arguments()
-                .map(args -> Arrays.asList(args).contains(address)).orElse(false)).toList();
+        List<ProcessHandle> shims = ProcessHandle.allProcesses()
+                .filter(p -> p.info()
+                        .arguments()
+                        .map(args -> Arrays.asList(args).contains(address))
+                        .orElse(false))
+                .toList();
         shims.forEach(ProcessHandle::destroyForcibly);
         return shims.stream().map(ProcessHandle::pid).toList();
     }
@@ -51,7 +54,9 @@ final class HostCleanup {
         return failed;
     }
 
-    /** Mount points at or under {@code dir}, longest path first (so inner mounts first), from {@code /proc/self/mountinfo}. */
+    /**
+     * Mount points at or under {@code dir}, longest path first (so inner mounts first), from {@code
+     * /proc/self/mountinfo}. */
     static List<String> mountsUnder(Path dir) {
         try {
             return mountsUnder(dir, Files.readAllLines(Path.of("/proc/self/mountinfo")));
@@ -63,9 +68,12 @@ final class HostCleanup {
     /** The mount points at or under {@code dir} among {@code mountinfo}'s lines, longest path first. */
     static List<String> mountsUnder(Path dir, List<String> mountinfo) {
         String prefix = dir.toString();
-        return mountinfo.stream().map(l -> unescape(l.split(" ")[4]))
-                .filter(m -> m.equals(prefix) || m.startsWith(prefix + "/")).distinct()
-                .sorted(Comparator.comparingInt(String::length).reversed()).toList();
+        return mountinfo.stream()
+                .map(l -> unescape(l.split(" ")[4]))
+                .filter(m -> m.equals(prefix) || m.startsWith(prefix + "/"))
+                .distinct()
+                .sorted(Comparator.comparingInt(String::length).reversed())
+                .toList();
     }
 
     /** Deletes the network link {@code name} if it exists (the pods' bridge; veth pairs go with their netns). */
@@ -74,7 +82,9 @@ final class HostCleanup {
             return null;
         }
         HostCommand.Result r = HostCommand.run(List.of("ip", "link", "delete", name), COMMAND);
-        return r.succeeded() ? null : "ip link delete " + name + ": " + r.output().strip();
+        return r.succeeded()
+                ? null
+                : "ip link delete " + name + ": " + r.output().strip();
     }
 
     /** Deletes {@code dir} and everything in it, once nothing is mounted there. */

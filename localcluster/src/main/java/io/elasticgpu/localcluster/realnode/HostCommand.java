@@ -19,15 +19,17 @@ final class HostCommand {
         /** The output; throws naming the command and what it printed when it failed. */
         String orThrow() {
             if (!succeeded()) {
-                throw new IllegalStateException("%s %s: %s".formatted(String.join(" ", command),
-                        status < 0 ? "timed out" : "exited with status " + status, output.strip()));
+                throw new IllegalStateException("%s %s: %s"
+                        .formatted(
+                                String.join(" ", command),
+                                status < 0 ? "timed out" : "exited with status " + status,
+                                output.strip()));
             }
             return output;
         }
     }
 
-    private HostCommand() {
-    }
+    private HostCommand() {}
 
     static Result run(List<String> command, Duration timeout) {
         Process p;

@@ -17,16 +17,21 @@ import java.util.Optional;
  */
 final class NodeAddress {
 
-    private NodeAddress() {
-    }
+    private NodeAddress() {}
 
     static String primaryIpv4() {
         try {
-            List<NetworkInterface> candidates = NetworkInterface.networkInterfaces().filter(NodeAddress::usable)
-                    .filter(i -> ipv4(i).isPresent()).sorted(Comparator.comparing(NetworkInterface::getIndex)).toList();
+            List<NetworkInterface> candidates = NetworkInterface.networkInterfaces()
+                    .filter(NodeAddress::usable)
+                    .filter(i -> ipv4(i).isPresent())
+                    .sorted(Comparator.comparing(NetworkInterface::getIndex))
+                    .toList();
             Optional<String> route = defaultRouteInterface();
-            return candidates.stream().filter(i -> route.isPresent() && i.getName().equals(route.get())).findFirst()
-                    .or(() -> candidates.stream().findFirst()).flatMap(NodeAddress::ipv4)
+            return candidates.stream()
+                    .filter(i -> route.isPresent() && i.getName().equals(route.get()))
+                    .findFirst()
+                    .or(() -> candidates.stream().findFirst())
+                    .flatMap(NodeAddress::ipv4)
                     .orElseThrow(() -> new IllegalStateException("this machine has no IPv4 address besides loopback for"
                             + " the real node (kubelet refuses a loopback node IP); bring up an interface with one"));
         } catch (SocketException e) {
@@ -36,7 +41,10 @@ final class NodeAddress {
 
     private static boolean usable(NetworkInterface i) {
         try {
-            return i.isUp() && !i.isLoopback() && !i.isVirtual() && !i.getName().equals(NodeConfigFiles.BRIDGE)
+            return i.isUp()
+                    && !i.isLoopback()
+                    && !i.isVirtual()
+                    && !i.getName().equals(NodeConfigFiles.BRIDGE)
                     && !i.getName().startsWith("veth");
         } catch (SocketException e) {
             return false;
@@ -44,14 +52,21 @@ final class NodeAddress {
     }
 
     private static Optional<String> ipv4(NetworkInterface i) {
-        return i.inetAddresses().filter(a -> a instanceof Inet4Address).map(a -> a.getHostAddress()).findFirst();
+        return i.inetAddresses()
+                .filter(a -> a instanceof Inet4Address)
+                .map(a -> a.getHostAddress())
+                .findFirst();
     }
 
     /** The interface of the default route ({@code /proc/net/route}: destination 00000000). */
     private static Optional<String> defaultRouteInterface() {
         try {
-            return Files.readAllLines(Path.of("/proc/net/route")).stream().skip(1).map(l -> l.trim().split("\\s+"))
-                    .filter(f -> f.length > 2 && f[1].equals("00000000")).map(f -> f[0]).findFirst();
+            return Files.readAllLines(Path.of("/proc/net/route")).stream()
+                    .skip(1)
+                    .map(l -> l.trim().split("\\s+"))
+                    .filter(f -> f.length > 2 && f[1].equals("00000000"))
+                    .map(f -> f[0])
+                    .findFirst();
         } catch (IOException e) {
             return Optional.empty();
         }

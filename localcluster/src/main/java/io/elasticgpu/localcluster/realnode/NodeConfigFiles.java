@@ -14,12 +14,12 @@ final class NodeConfigFiles {
 
     /** The bridge the pods' network hangs on, and its subnet (one real node per machine). */
     static final String BRIDGE = "egpu-cni0";
+
     static final String POD_SUBNET = "10.244.250.0/24";
     /** Every real node carries it, so that only pods meant for it (tolerating it) land there. */
     public static final String TAINT_KEY = "elasticgpu.io/real-node";
 
-    private NodeConfigFiles() {
-    }
+    private NodeConfigFiles() {}
 
     /**
      * containerd 2.x: CRI with CDI (on by default in 2.x; specs read from {@link NodeLayout#cdiDir()}), runc from
@@ -60,8 +60,15 @@ final class NodeConfigFiles {
                   [plugins.'io.containerd.grpc.v1.cri']
                     stream_server_address = "127.0.0.1"
                     stream_server_port = "0"
-                """.formatted(state, layout.containerdSocket(), programs.pauseName(), layout.cdiDir(), programs.runc(),
-                programs.cniDir(), layout.cniConfDir(), programs.containerdDir().resolve("containerd-shim-runc-v2")));
+                """.formatted(
+                        state,
+                        layout.containerdSocket(),
+                        programs.pauseName(),
+                        layout.cdiDir(),
+                        programs.runc(),
+                        programs.cniDir(),
+                        layout.cniConfDir(),
+                        programs.containerdDir().resolve("containerd-shim-runc-v2")));
     }
 
     /** A bridge with host-local addresses: enough for containerd to report the network ready; pods need no more. */
@@ -70,7 +77,8 @@ final class NodeConfigFiles {
                 {"cniVersion": "1.0.0", "name": "elasticgpu-real-node", "plugins": [
                   {"type": "bridge", "bridge": "%s", "isGateway": true, "ipMasq": false,
                    "ipam": {"type": "host-local", "ranges": [[{"subnet": "%s"}]], "dataDir": "%s"}}]}
-                """.formatted(BRIDGE, POD_SUBNET, layout.state().resolve("cni").resolve("ipam")));
+                """.formatted(
+                        BRIDGE, POD_SUBNET, layout.state().resolve("cni").resolve("ipam")));
     }
 
     /**
@@ -110,8 +118,17 @@ final class NodeConfigFiles {
                 # seconds, not the minute of a production node: tests restart kubelet and wait for it
                 nodeStatusUpdateFrequency: 2s
                 syncFrequency: 10s
-                """.formatted(CgroupRoot.NAME, layout.containerdSocket(), nodeIp, port, healthzPort, cert, key, ca,
-                layout.podLogs(), TAINT_KEY));
+                """.formatted(
+                        CgroupRoot.NAME,
+                        layout.containerdSocket(),
+                        nodeIp,
+                        port,
+                        healthzPort,
+                        cert,
+                        key,
+                        ca,
+                        layout.podLogs(),
+                        TAINT_KEY));
     }
 
     private static Path write(Path file, String text) {

@@ -15,6 +15,7 @@ public record NodeLayout(Path state, Path config) {
 
     /** kubelet's device-plugin directory: fixed in kubelet ({@code v1beta1.DevicePluginPath}). */
     public static final Path DEVICE_PLUGINS = Path.of("/var/lib/kubelet/device-plugins");
+
     public static final Path DEFAULT_STATE = Path.of("/run/elasticgpu-real-node");
 
     public static NodeLayout under(Path config) {

@@ -1,7 +1,6 @@
 package io.elasticgpu.localcluster.realnode;
 
 import io.elasticgpu.localcluster.controlplane.Versions;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,8 +18,16 @@ import java.util.Map;
  * @param pauseImage    the sandbox image's OCI archive, named {@code pauseName}
  * @param busyboxImage  the workload image's OCI archive, named {@code busyboxName}
  */
-public record NodePrograms(Path kubelet, Path containerdDir, Path runc, Path cniDir, Path pauseImage, String pauseName,
-                           Path busyboxImage, String busyboxName, String kubernetesVersion) {
+public record NodePrograms(
+        Path kubelet,
+        Path containerdDir,
+        Path runc,
+        Path cniDir,
+        Path pauseImage,
+        String pauseName,
+        Path busyboxImage,
+        String busyboxName,
+        String kubernetesVersion) {
 
     /** The programs for {@code e2eDir/versions.env}. */
     public static NodePrograms locate(Path e2eDir) {
@@ -29,12 +36,16 @@ public record NodePrograms(Path kubelet, Path containerdDir, Path runc, Path cni
         Path bin = (env == null || env.isBlank() ? e2eDir.resolve(".cache") : Path.of(env)).resolve("bin");
         String k8s = require(v, "KUBERNETES_VERSION");
         Path images = bin.resolve("node-images-" + k8s);
-        return new NodePrograms(bin.resolve("kubelet-" + k8s).resolve("kubelet"),
+        return new NodePrograms(
+                bin.resolve("kubelet-" + k8s).resolve("kubelet"),
                 bin.resolve("containerd-" + require(v, "CONTAINERD_VERSION")),
                 bin.resolve("runc-" + require(v, "RUNC_VERSION")).resolve("runc"),
                 bin.resolve("cni-plugins-" + require(v, "CNI_PLUGINS_VERSION")),
-                images.resolve("pause.tar"), require(v, "NODE_PAUSE_IMAGE"),
-                images.resolve("busybox.tar"), require(v, "NODE_BUSYBOX_IMAGE"), k8s);
+                images.resolve("pause.tar"),
+                require(v, "NODE_PAUSE_IMAGE"),
+                images.resolve("busybox.tar"),
+                require(v, "NODE_BUSYBOX_IMAGE"),
+                k8s);
     }
 
     public Path containerd() {

@@ -8,10 +8,8 @@ import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
 import io.elasticgpu.localcluster.controlplane.Poll;
 import io.elasticgpu.localcluster.controlplane.Ports;
-
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -56,7 +54,10 @@ public final class RealNode implements AutoCloseable {
 
         /** Node {@code real-node}, its files under the control plane's directory, 2 minutes to be ready. */
         public static Options of(ControlPlane controlPlane, NodePrograms programs) {
-            return new Options("real-node", programs, NodeLayout.under(controlPlane.workDir().resolve("real-node")),
+            return new Options(
+                    "real-node",
+                    programs,
+                    NodeLayout.under(controlPlane.workDir().resolve("real-node")),
                     Duration.ofMinutes(2));
         }
     }
@@ -67,8 +68,10 @@ public final class RealNode implements AutoCloseable {
     private final FileLock lock;
     /** Whether {@code /var/lib/kubelet} was there before this node: if not, it goes with the node. */
     private final boolean kubeletDirWasThere = Files.exists(NodeLayout.DEVICE_PLUGINS.getParent());
+
     private final CardDeviceNodes deviceNodes = new CardDeviceNodes();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Thread shutdownHook = new Thread(this::stopAll, "real-node-shutdown");
     private volatile ManagedProcess containerd;
     private volatile ManagedProcess kubelet;
@@ -104,7 +107,8 @@ public final class RealNode implements AutoCloseable {
             throw new UncheckedIOException("cannot open the real node's lock " + LOCK + ": " + e.getMessage(), e);
         }
         if (lock == null) {
-            throw new IllegalStateException("another real node runs on this machine (it holds " + LOCK + "); stop it first");
+            throw new IllegalStateException(
+                    "another real node runs on this machine (it holds " + LOCK + "); stop it first");
         }
         RealNode node = new RealNode(controlPlane, options, channel, lock);
         Runtime.getRuntime().addShutdownHook(node.shutdownHook);
@@ -134,7 +138,8 @@ public final class RealNode implements AutoCloseable {
         return options.programs();
     }
 
-    /** The workload image, imported into the node's containerd: pods must use it with {@code imagePullPolicy: Never}. */
+    /**
+     * The workload image, imported into the node's containerd: pods must use it with {@code imagePullPolicy: Never}. */
     public String busyboxImage() {
         return options.programs().busyboxName();
     }
@@ -178,8 +183,10 @@ public final class RealNode implements AutoCloseable {
 
     private void startContainerd() {
         Path config = NodeConfigFiles.containerd(layout(), programs());
-        ManagedProcess p = ManagedProcess.start("containerd", List.of(programs().containerd().toString(),
-                "--config", config.toString(), "--log-level", "warn"), log("containerd"));
+        ManagedProcess p = ManagedProcess.start(
+                "containerd",
+                List.of(programs().containerd().toString(), "--config", config.toString(), "--log-level", "warn"),
+                log("containerd"));
         containerd = p;
         p.awaitReady(() -> ctr("version").succeeded(), options.readyTimeout());
     }
@@ -198,34 +205,61 @@ public final class RealNode implements AutoCloseable {
             NodeConfigFiles.cni(layout());
             CgroupRoot.create();
             writeCredentials();
-            NodeConfigFiles.kubelet(layout(), nodeIp, kubeletPort, healthzPort,
-                    controlPlane.credentials().certificate("ca"), file("node.crt"), file("node.key"));
+            NodeConfigFiles.kubelet(
+                    layout(),
+                    nodeIp,
+                    kubeletPort,
+                    healthzPort,
+                    controlPlane.credentials().certificate("ca"),
+                    file("node.crt"),
+                    file("node.key"));
         }
-        ManagedProcess p = ManagedProcess.start("kubelet", List.of(programs().kubelet().toString(),
-                "--config=" + file("kubelet.yaml"), "--kubeconfig=" + file("kubelet.kubeconfig"),
-                "--root-dir=" + layout().kubeletRoot(), "--hostname-override=" + name(), "--node-ip=" + nodeIp,
-                "--v=2"), log("kubelet"));
+        ManagedProcess p = ManagedProcess.start(
+                "kubelet",
+                List.of(
+                        programs().kubelet().toString(),
+                        "--config=" + file("kubelet.yaml"),
+                        "--kubeconfig=" + file("kubelet.kubeconfig"),
+                        "--root-dir=" + layout().kubeletRoot(),
+                        "--hostname-override=" + name(),
+                        "--node-ip=" + nodeIp,
+                        "--v=2"),
+                log("kubelet"));
         kubelet = p;
         try (KubernetesClient client = controlPlane.newClient()) {
-            p.awaitReady(() -> healthy() && ready(client.nodes().withName(name()).get()), options.readyTimeout());
+            p.awaitReady(
+                    () -> healthy() && ready(client.nodes().withName(name()).get()), options.readyTimeout());
         }
     }
 
     private boolean healthy() throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthzPort + "/healthz"))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthzPort + "/healthz"))
+                        .timeout(Duration.ofSeconds(2))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         return r.statusCode() == 200 && r.body().strip().equals("ok");
     }
 
     private static boolean ready(Node node) {
-        return node != null && node.getStatus() != null && node.getStatus().getConditions().stream()
-                .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+        return node != null
+                && node.getStatus() != null
+                && node.getStatus().getConditions().stream()
+                        .anyMatch(c ->
+                                c.getType().equals("Ready") && c.getStatus().equals("True"));
     }
 
     /** The node's client and serving certificate (system:node:NAME in group system:nodes) and its kubeconfig. */
     private void writeCredentials() {
-        IssuedCertificate cert = controlPlane.credentials().authority().issue("system:node:" + name(), "system:nodes",
-                List.of(Usage.CLIENT, Usage.SERVER), List.of(nodeIp, "127.0.0.1", name()), Duration.ofDays(30));
+        IssuedCertificate cert = controlPlane
+                .credentials()
+                .authority()
+                .issue(
+                        "system:node:" + name(),
+                        "system:nodes",
+                        List.of(Usage.CLIENT, Usage.SERVER),
+                        List.of(nodeIp, "127.0.0.1", name()),
+                        Duration.ofDays(30));
         write(file("node.crt"), cert.certificatePem());
         write(file("node.key"), cert.privateKeyPem());
         write(file("kubelet.kubeconfig"), """
@@ -241,14 +275,23 @@ public final class RealNode implements AutoCloseable {
                 - name: elastic-gpu-e2e
                   context: {cluster: elastic-gpu-e2e, user: %s}
                 current-context: elastic-gpu-e2e
-                """.formatted(controlPlane.server(), controlPlane.credentials().certificate("ca"), "system:node:" + name(),
-                file("node.crt"), file("node.key"), "system:node:" + name()));
+                """.formatted(
+                        controlPlane.server(),
+                        controlPlane.credentials().certificate("ca"),
+                        "system:node:" + name(),
+                        file("node.crt"),
+                        file("node.key"),
+                        "system:node:" + name()));
     }
 
     /** {@code ctr} against this node's containerd, in the namespace the CRI uses. */
     HostCommand.Result ctr(String... args) {
-        List<String> command = new ArrayList<>(List.of(programs().ctr().toString(), "--address",
-                layout().containerdSocket().toString(), "--namespace", "k8s.io"));
+        List<String> command = new ArrayList<>(List.of(
+                programs().ctr().toString(),
+                "--address",
+                layout().containerdSocket().toString(),
+                "--namespace",
+                "k8s.io"));
         command.addAll(List.of(args));
         return HostCommand.run(command, COMMAND);
     }
@@ -312,12 +355,19 @@ public final class RealNode implements AutoCloseable {
     private void removeContainers() {
         HostCommand.Result tasks = ctr("tasks", "list", "--quiet");
         if (tasks.succeeded()) {
-            tasks.output().lines().map(String::strip).filter(id -> !id.isEmpty())
+            tasks.output()
+                    .lines()
+                    .map(String::strip)
+                    .filter(id -> !id.isEmpty())
                     .forEach(id -> ctr("tasks", "delete", "--force", id));
         }
         HostCommand.Result containers = ctr("containers", "list", "--quiet");
         if (containers.succeeded()) {
-            containers.output().lines().map(String::strip).filter(id -> !id.isEmpty())
+            containers
+                    .output()
+                    .lines()
+                    .map(String::strip)
+                    .filter(id -> !id.isEmpty())
                     .forEach(id -> ctr("containers", "delete", id));
         }
     }

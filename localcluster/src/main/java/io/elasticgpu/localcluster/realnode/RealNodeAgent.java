@@ -4,7 +4,6 @@ import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
 import io.elasticgpu.localcluster.controlplane.Ports;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,10 +24,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RealNodeAgent implements AutoCloseable {
 
     /** How kubelet is offered the cards: the agent's {@code --api}. */
-    public enum Api { DEVICE_PLUGIN, DRA }
+    public enum Api {
+        DEVICE_PLUGIN,
+        DRA
+    }
 
     /** The DRA driver's name, which names its directory under kubelet's plugins. */
     public static final String DRA_DRIVER = "gpu.elasticgpu.io";
+
     private static final AtomicInteger STARTS = new AtomicInteger();
     private final List<String> command;
     private final String name;
@@ -47,21 +50,46 @@ public final class RealNodeAgent implements AutoCloseable {
      * @param simulatedGpus the cards ({@code --simulated-gpus} YAML)
      * @param extra         more options, e.g. {@code --isolation mps ...}
      */
-    public static RealNodeAgent start(RealNode node, ControlPlane controlPlane, Api api, Path simulatedGpus,
-                                      List<String> extra) {
+    public static RealNodeAgent start(
+            RealNode node, ControlPlane controlPlane, Api api, Path simulatedGpus, List<String> extra) {
         int port = Ports.free();
-        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:+UseSerialGC", "-jar", EgpuProcess.jar().toString(), "node-agent",
-                "--node-name", node.name(), "--kubeconfig", controlPlane.kubeconfig().toString(),
-                "--backend", "simulated", "--simulated-gpus", simulatedGpus.toString(),
-                "--metrics-listen", "127.0.0.1:" + port));
+        List<String> line = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m",
+                "-XX:+UseSerialGC",
+                "-jar",
+                EgpuProcess.jar().toString(),
+                "node-agent",
+                "--node-name",
+                node.name(),
+                "--kubeconfig",
+                controlPlane.kubeconfig().toString(),
+                "--backend",
+                "simulated",
+                "--simulated-gpus",
+                simulatedGpus.toString(),
+                "--metrics-listen",
+                "127.0.0.1:" + port));
         NodeLayout layout = node.layout();
-        line.addAll(switch (api) {
-            case DEVICE_PLUGIN -> List.of("--device-plugin-dir", NodeLayout.DEVICE_PLUGINS.toString(),
-                    "--pod-resources-socket", layout.podResourcesSocket().toString());
-            case DRA -> List.of("--api", "dra", "--dra-plugin-dir", layout.pluginDir(DRA_DRIVER).toString(),
-                    "--plugin-registration-dir", layout.pluginsRegistry().toString(), "--cdi-dir", layout.cdiDir().toString());
-        });
+        line.addAll(
+                switch (api) {
+                    case DEVICE_PLUGIN ->
+                        List.of(
+                                "--device-plugin-dir",
+                                NodeLayout.DEVICE_PLUGINS.toString(),
+                                "--pod-resources-socket",
+                                layout.podResourcesSocket().toString());
+                    case DRA ->
+                        List.of(
+                                "--api",
+                                "dra",
+                                "--dra-plugin-dir",
+                                layout.pluginDir(DRA_DRIVER).toString(),
+                                "--plugin-registration-dir",
+                                layout.pluginsRegistry().toString(),
+                                "--cdi-dir",
+                                layout.cdiDir().toString());
+                });
         line.addAll(extra);
         RealNodeAgent agent = new RealNodeAgent(List.copyOf(line), "node-agent-" + STARTS.incrementAndGet(), port);
         agent.launch(controlPlane.workDir().resolve("logs").resolve(agent.name + ".log"));
@@ -72,8 +100,14 @@ public final class RealNodeAgent implements AutoCloseable {
         ManagedProcess p = ManagedProcess.start(name, command, log);
         process = p;
         HttpClient http = HttpClient.newHttpClient();
-        p.awaitReady(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200,
+        p.awaitReady(
+                () -> http.send(
+                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                                                .timeout(Duration.ofSeconds(2))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200,
                 Duration.ofSeconds(90));
     }
 

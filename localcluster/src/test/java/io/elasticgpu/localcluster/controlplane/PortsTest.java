@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
-
 import org.junit.jupiter.api.Test;
 
 class PortsTest {
@@ -15,9 +14,11 @@ class PortsTest {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = taken.getLocalPort();
             assertThat(Ports.isFree(port)).isFalse();
-            assertThatThrownBy(() -> Ports.requireFree(port, "kube-apiserver")).hasMessage(
-                    "port %d on 127.0.0.1 (for kube-apiserver) is taken by another process; stop it or pick another port"
-                            .formatted(port));
+            assertThatThrownBy(() -> Ports.requireFree(port, "kube-apiserver"))
+                    .hasMessage(
+                            ("port %d on 127.0.0.1 (for kube-apiserver) is taken by another process; stop it or pick "
+                                            + "another port")
+                                    .formatted(port));
         }
     }
 

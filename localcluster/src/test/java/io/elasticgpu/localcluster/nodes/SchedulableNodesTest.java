@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,8 +13,18 @@ import org.junit.jupiter.api.Test;
 class SchedulableNodesTest {
 
     private static NodeBuilder node(String ready) {
-        return new NodeBuilder().withNewMetadata().withName("n").endMetadata().withNewSpec().endSpec()
-                .withNewStatus().addNewCondition().withType("Ready").withStatus(ready).endCondition().endStatus();
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName("n")
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready)
+                .endCondition()
+                .endStatus();
     }
 
     @Test
@@ -25,14 +34,25 @@ class SchedulableNodesTest {
 
     @Test
     void aReadyNodeStillTaintedNotReadyIsNot() {
-        Node tainted = node("True").editSpec().addNewTaint().withKey("node.kubernetes.io/not-ready").withEffect("NoSchedule")
-                .endTaint().endSpec().build();
+        Node tainted = node("True")
+                .editSpec()
+                .addNewTaint()
+                .withKey("node.kubernetes.io/not-ready")
+                .withEffect("NoSchedule")
+                .endTaint()
+                .endSpec()
+                .build();
         assertThat(FakeGpuNodes.schedulable(tainted)).isFalse();
     }
 
     @Test
     void aNodeNotReadyIsNot() {
         assertThat(FakeGpuNodes.schedulable(node("False").build())).isFalse();
-        assertThat(FakeGpuNodes.schedulable(new NodeBuilder().withNewMetadata().withName("n").endMetadata().build())).isFalse();
+        assertThat(FakeGpuNodes.schedulable(new NodeBuilder()
+                        .withNewMetadata()
+                        .withName("n")
+                        .endMetadata()
+                        .build()))
+                .isFalse();
     }
 }

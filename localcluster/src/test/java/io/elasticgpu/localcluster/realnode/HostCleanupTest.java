@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 
 class HostCleanupTest {
@@ -19,8 +18,11 @@ class HostCleanupTest {
                 "63 22 0:42 / /run/egpu-other rw - tmpfs tmpfs rw");
 
         // longest path first, so a mount inside another goes before it; \040 is a space
-        assertThat(HostCleanup.mountsUnder(Path.of("/run/egpu"), mountinfo)).containsExactly(
-                "/run/egpu/containerd/state/netns/cni a", "/run/egpu/kubelet/pods/p/volumes/x", "/run/egpu/kubelet");
+        assertThat(HostCleanup.mountsUnder(Path.of("/run/egpu"), mountinfo))
+                .containsExactly(
+                        "/run/egpu/containerd/state/netns/cni a",
+                        "/run/egpu/kubelet/pods/p/volumes/x",
+                        "/run/egpu/kubelet");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.elasticgpu.node.agent;
 
+import static java.util.Objects.requireNonNull;
+
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource;
@@ -7,14 +9,11 @@ import io.elasticgpu.node.deviceplugin.AdvertisedResource.Kind;
 import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.metrics.MetricsAddress;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * How the node agent runs, made with {@link #builder}: the node's name, then any setting that is not its default.
@@ -34,13 +33,25 @@ import static java.util.Objects.requireNonNull;
  * @param api                how kubelet is offered the cards ({@code --api}); {@link NodeAgentService} starts the agent
  *                           of that API
  * @param dra                where the DRA driver keeps its sockets and files, with {@link Api#DRA}
- * @param metricsListen      where {@link NodeAgentService} serves {@code /metrics} and {@code /healthz}; empty for nowhere
+ * @param metricsListen      where {@link NodeAgentService} serves {@code /metrics} and {@code /healthz}; empty for
+ * nowhere
  *                           (the builder's default; {@code egpu node-agent}'s is {@value MetricsAddress#DEFAULT})
  */
-public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSocket, Mode mode, int replicas,
-                          long memoryBlockMib, long aliyunUnitMib, boolean compatibility, IsolationConfig isolation,
-                          HealthPolicy health, Duration usageEvery, Api api, DraConfig dra,
-                          Optional<MetricsAddress> metricsListen) {
+public record AgentConfig(
+        String nodeName,
+        Path pluginDir,
+        Path podResourcesSocket,
+        Mode mode,
+        int replicas,
+        long memoryBlockMib,
+        long aliyunUnitMib,
+        boolean compatibility,
+        IsolationConfig isolation,
+        HealthPolicy health,
+        Duration usageEvery,
+        Api api,
+        DraConfig dra,
+        Optional<MetricsAddress> metricsListen) {
 
     public static final Duration DEFAULT_USAGE_EVERY = Duration.ofSeconds(10);
     public static final Path DEFAULT_PLUGIN_DIR = Path.of("/var/lib/kubelet/device-plugins");
@@ -99,7 +110,9 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
     public AgentConfig {
         requireNonNull(nodeName, "nodeName");
         if (nodeName.isBlank()) {
-            throw new IllegalArgumentException("node agent: the node name is empty; pass --node-name or set NODE_NAME (the DaemonSet sets it from spec.nodeName)");
+            throw new IllegalArgumentException(
+                    "node agent: the node name is empty; pass --node-name or set NODE_NAME (the DaemonSet sets it "
+                            + "from spec.nodeName)");
         }
         requireNonNull(pluginDir, "pluginDir");
         requireNonNull(podResourcesSocket, "podResourcesSocket");
@@ -115,8 +128,8 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
                     + usageEvery + "; e.g. PT10S, or PT0S to measure nothing");
         }
         if (replicas < 1 || replicas > 1000) {
-            throw new IllegalArgumentException("node agent: --replicas must be 1..1000, was " + replicas
-                    + "; e.g. 4 virtual devices per card");
+            throw new IllegalArgumentException(
+                    "node agent: --replicas must be 1..1000, was " + replicas + "; e.g. 4 virtual devices per card");
         }
         if (memoryBlockMib < 1) {
             throw new IllegalArgumentException("node agent: --memory-block-mib must be >= 1, was " + memoryBlockMib
@@ -127,8 +140,9 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
                     + "; give the extender's aliyunUnitMib (default 1024, Aliyun's GiB)");
         }
         if (isolation.mode() == IsolationConfig.Mode.MPS && mode == Mode.REPLICAS && api == Api.DEVICE_PLUGIN) {
-            throw new IllegalArgumentException("node agent: --isolation mps holds slices to their shares; it needs --mode"
-                    + " slices (replicas have no share to hold)");
+            throw new IllegalArgumentException(
+                    "node agent: --isolation mps holds slices to their shares; it needs --mode"
+                            + " slices (replicas have no share to hold)");
         }
     }
 
@@ -143,8 +157,13 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
     }
 
     public PodAsks.Units units() {
-        return new PodAsks.Units(memoryBlockMib, aliyunUnitMib, ResourceNames.GPU, ResourceNames.GPU_MEMORY,
-                ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
+        return new PodAsks.Units(
+                memoryBlockMib,
+                aliyunUnitMib,
+                ResourceNames.GPU,
+                ResourceNames.GPU_MEMORY,
+                ResourceNames.GPU_CORE,
+                ResourceNames.GPU_COUNT);
     }
 
     /** What to advertise: Elastic GPU's names, then the compatibility names if enabled. */
@@ -243,7 +262,9 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
             return this;
         }
 
-        /** Whether to advertise NVIDIA's, Aliyun's and Volcano's resource names too ({@code --no-compatibility}: false). */
+        /**
+         * Whether to advertise NVIDIA's, Aliyun's and Volcano's resource names too ({@code --no-compatibility}: false).
+         * */
         public Builder withCompatibility(boolean advertise) {
             compatibility = advertise;
             return this;
@@ -283,10 +304,24 @@ public record AgentConfig(String nodeName, Path pluginDir, Path podResourcesSock
             return this;
         }
 
-        /** @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
+        /**
+         * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
         public AgentConfig build() {
-            return new AgentConfig(nodeName, pluginDir, podResourcesSocket, mode, replicas, memoryBlockMib, aliyunUnitMib,
-                    compatibility, isolation, health, usageEvery, api, dra, metricsListen);
+            return new AgentConfig(
+                    nodeName,
+                    pluginDir,
+                    podResourcesSocket,
+                    mode,
+                    replicas,
+                    memoryBlockMib,
+                    aliyunUnitMib,
+                    compatibility,
+                    isolation,
+                    health,
+                    usageEvery,
+                    api,
+                    dra,
+                    metricsListen);
         }
     }
 }

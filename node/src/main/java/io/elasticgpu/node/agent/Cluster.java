@@ -4,7 +4,6 @@ import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
-
 import java.util.function.IntPredicate;
 
 /** What the agent needs from the API server; {@link KubernetesCluster} in production, fakes in tests. */
@@ -17,13 +16,13 @@ public interface Cluster extends AutoCloseable {
     /** Publishes the node's labels and inventory. */
     void publish(Hardware hardware, IntPredicate healthy);
 
-    /** Writes what the node's processes use into the node's annotation ({@link io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
-    default void publishUsage(NodeUsage usage) {
-    }
+    /**
+     * Writes what the node's processes use into the node's annotation ({@link
+     * io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
+    default void publishUsage(NodeUsage usage) {}
 
     /** Posts a Warning event about an object on this node (a pod, a claim), as kubelet does; never throws. */
-    default void warn(String kind, String namespace, String name, String reason, String message) {
-    }
+    default void warn(String kind, String namespace, String name, String reason, String message) {}
 
     @Override
     void close();

@@ -3,11 +3,10 @@ package io.elasticgpu.node.agent;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Warning events about the objects on this node (core/v1 Events, the kind {@code kubectl describe} shows), posted as
@@ -28,17 +27,37 @@ final class ClusterEvents {
     }
 
     void warn(String kind, String namespace, String name, String reason, String message) {
-        String now = DateTimeFormatter.ISO_INSTANT.format(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        String now =
+                DateTimeFormatter.ISO_INSTANT.format(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
         try {
-            client.v1().events().inNamespace(namespace).resource(new EventBuilder()
-                    .withNewMetadata().withGenerateName(name + ".").withNamespace(namespace).endMetadata()
-                    .withNewInvolvedObject().withKind(kind).withNamespace(namespace).withName(name)
-                    .withApiVersion("Pod".equals(kind) ? "v1" : "resource.k8s.io/v1").endInvolvedObject()
-                    .withType("Warning").withReason(reason).withMessage(message)
-                    .withNewSource().withComponent(COMPONENT).withHost(node).endSource()
-                    .withReportingComponent(COMPONENT).withReportingInstance(node)
-                    .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
-                    .build()).create();
+            client.v1()
+                    .events()
+                    .inNamespace(namespace)
+                    .resource(new EventBuilder()
+                            .withNewMetadata()
+                            .withGenerateName(name + ".")
+                            .withNamespace(namespace)
+                            .endMetadata()
+                            .withNewInvolvedObject()
+                            .withKind(kind)
+                            .withNamespace(namespace)
+                            .withName(name)
+                            .withApiVersion("Pod".equals(kind) ? "v1" : "resource.k8s.io/v1")
+                            .endInvolvedObject()
+                            .withType("Warning")
+                            .withReason(reason)
+                            .withMessage(message)
+                            .withNewSource()
+                            .withComponent(COMPONENT)
+                            .withHost(node)
+                            .endSource()
+                            .withReportingComponent(COMPONENT)
+                            .withReportingInstance(node)
+                            .withFirstTimestamp(now)
+                            .withLastTimestamp(now)
+                            .withCount(1)
+                            .build())
+                    .create();
         } catch (KubernetesClientException e) {
             LOG.warn("cannot post event {} about {} {}/{}: {}", reason, kind, namespace, name, e.getMessage());
         }

@@ -4,7 +4,6 @@ import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
-
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntPredicate;
@@ -15,18 +14,19 @@ public interface DraCluster extends AutoCloseable {
     /** The node's labels (saying it uses DRA) and inventory. */
     void publish(Hardware hardware, IntPredicate healthy);
 
-    /** Writes what the node's processes use into the node's annotation ({@link io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
-    default void publishUsage(NodeUsage usage) {
-    }
+    /**
+     * Writes what the node's processes use into the node's annotation ({@link
+     * io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
+    default void publishUsage(NodeUsage usage) {}
 
-    /** The pods on this node (for telling whose a process on a card is); empty where the cluster does not watch them. */
+    /**
+     * The pods on this node (for telling whose a process on a card is); empty where the cluster does not watch them. */
     default java.util.Collection<io.elasticgpu.node.usage.PodView> podViews() {
         return java.util.List.of();
     }
 
     /** Posts a Warning event about an object on this node (a claim, a pod), as kubelet does; never throws. */
-    default void warn(String kind, String namespace, String name, String reason, String message) {
-    }
+    default void warn(String kind, String namespace, String name, String reason, String message) {}
 
     /** The node's ResourceSlice. */
     void publishSlice(List<Device> devices);

@@ -1,8 +1,8 @@
 package io.elasticgpu.node.agent;
 
-import java.nio.file.Path;
-
 import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
 
 /**
  * Where the DRA driver keeps its sockets and files; the rest of its settings are the agent's ({@link AgentConfig}).
@@ -13,8 +13,10 @@ import static java.util.Objects.requireNonNull;
  */
 public record DraConfig(Path pluginDir, Path registrationDir, Path cdiDir) {
 
-    public static final DraConfig DEFAULT = new DraConfig(Path.of("/var/lib/kubelet/plugins/gpu.elasticgpu.io"),
-            Path.of("/var/lib/kubelet/plugins_registry"), Path.of("/var/run/cdi"));
+    public static final DraConfig DEFAULT = new DraConfig(
+            Path.of("/var/lib/kubelet/plugins/gpu.elasticgpu.io"),
+            Path.of("/var/lib/kubelet/plugins_registry"),
+            Path.of("/var/run/cdi"));
 
     public DraConfig {
         requireNonNull(pluginDir, "pluginDir");

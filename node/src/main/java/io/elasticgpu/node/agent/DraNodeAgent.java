@@ -1,16 +1,16 @@
 package io.elasticgpu.node.agent;
 
 import io.elasticgpu.api.v1alpha1.DraNames;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.CdiSpecs;
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimIsolation;
-import io.elasticgpu.node.dra.ClaimRef;
 import io.elasticgpu.node.dra.ClaimPreparation;
+import io.elasticgpu.node.dra.ClaimRef;
 import io.elasticgpu.node.draplugin.DraHealthService;
 import io.elasticgpu.node.draplugin.DraPluginServer;
 import io.elasticgpu.node.draplugin.DraPluginService;
@@ -20,18 +20,17 @@ import io.elasticgpu.node.isolation.IsolationConfig;
 import io.elasticgpu.node.isolation.MpsDirs;
 import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.metrics.AgentMetrics;
+import io.elasticgpu.node.resourceslice.SliceDevices;
 import io.elasticgpu.node.usage.UsageMonitor;
 import io.elasticgpu.node.usage.UsageWatch;
-import io.elasticgpu.node.resourceslice.SliceDevices;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node agent in DRA mode: the same discovery and health as {@link NodeAgent}, but the cards are offered as a
@@ -59,18 +58,33 @@ public final class DraNodeAgent implements AutoCloseable {
     private final Optional<MpsIsolation> mps;
     private final Optional<UsageWatch> usage;
 
-    private DraNodeAgent(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster, InstantSource clock,
-                         AgentMetrics metrics) {
+    private DraNodeAgent(
+            AgentConfig config,
+            DraConfig dra,
+            GpuBackend backend,
+            DraCluster cluster,
+            InstantSource clock,
+            AgentMetrics metrics) {
         this.hardware = backend.discover();
         this.health = new CardHealth(hardware.gpus().size(), config.health(), clock);
         metrics.watchCards(hardware, health);
         ContainerEnvironment env = new ContainerEnvironment(config.aliyunUnitMib());
         this.mps = config.isolation().mode() == IsolationConfig.Mode.MPS
-                ? Optional.of(MpsIsolation.start(config.isolation(), hardware, backend, clock,
+                ? Optional.of(MpsIsolation.start(
+                        config.isolation(),
+                        hardware,
+                        backend,
+                        clock,
                         new IsolationNotices(metrics, cluster::warn, true, cluster::podViews)))
                 : Optional.empty();
-        this.preparation = new ClaimPreparation(cluster.claims(hardware), Checkpoint.open(dra.checkpoint()),
-                new CdiSpecs(dra.cdiDir()), hardware, new DeviceCatalog(hardware, List.of()), env, config.nodeName(),
+        this.preparation = new ClaimPreparation(
+                cluster.claims(hardware),
+                Checkpoint.open(dra.checkpoint()),
+                new CdiSpecs(dra.cdiDir()),
+                hardware,
+                new DeviceCatalog(hardware, List.of()),
+                env,
+                config.nodeName(),
                 mps.<ClaimIsolation>map(DraNodeAgent::claimIsolation).orElse(ClaimIsolation.NONE));
         mps.ifPresent(m -> metrics.watchDaemons(() -> m.daemons().daemons().size()));
         mps.ifPresent(m -> m.heldBy(() -> {
@@ -83,15 +97,32 @@ public final class DraNodeAgent implements AutoCloseable {
         this.memoryBlockMib = config.memoryBlockMib();
         cluster.watchDevicePluginPods(this::podsChanged);
         publish();
-        this.server = DraPluginServer.start(DraNames.DRIVER, dra.pluginDir(), dra.registrationDir(), new DraPluginService(preparation),
+        this.server = DraPluginServer.start(
+                DraNames.DRIVER,
+                dra.pluginDir(),
+                dra.registrationDir(),
+                new DraPluginService(preparation),
                 healthService);
         this.watch = new HealthWatch(backend, health, this::publish);
-        this.usage = !backend.measuresUsage() || config.usageEvery().isZero() ? Optional.empty()
-                : Optional.of(new UsageWatch(new UsageMonitor(backend, hardware, Path.of("/proc"), cluster::podViews,
-                        () -> mps.map(MpsIsolation::owners).orElse(java.util.Map.of()), clock), config.usageEvery(),
+        this.usage = !backend.measuresUsage() || config.usageEvery().isZero()
+                ? Optional.empty()
+                : Optional.of(new UsageWatch(
+                        new UsageMonitor(
+                                backend,
+                                hardware,
+                                Path.of("/proc"),
+                                cluster::podViews,
+                                () -> mps.map(MpsIsolation::owners).orElse(java.util.Map.of()),
+                                clock),
+                        config.usageEvery(),
                         new UsageReport(metrics, cluster::publishUsage, cluster::warn, clock)));
-        LOG.info("node agent started in DRA mode node={} backend={} cards={} driver={} prepared claims={}", config.nodeName(),
-                backend.name(), hardware.gpus().size(), DraNames.DRIVER, preparation.prepared().size());
+        LOG.info(
+                "node agent started in DRA mode node={} backend={} cards={} driver={} prepared claims={}",
+                config.nodeName(),
+                backend.name(),
+                hardware.gpus().size(),
+                DraNames.DRIVER,
+                preparation.prepared().size());
     }
 
     /** Each request of a prepared claim held by an MPS daemon of its own; the claim's uid says it is still held. */
@@ -99,8 +130,12 @@ public final class DraNodeAgent implements AutoCloseable {
         return new ClaimIsolation() {
             @Override
             public Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
-                return mps.share(MpsIsolation.claimKey(claim.uid(), request), claim.namespace() + "/" + claim.name(),
-                        claim.uid(), shares, processes);
+                return mps.share(
+                        MpsIsolation.claimKey(claim.uid(), request),
+                        claim.namespace() + "/" + claim.name(),
+                        claim.uid(),
+                        shares,
+                        processes);
             }
 
             @Override
@@ -132,8 +167,11 @@ public final class DraNodeAgent implements AutoCloseable {
         synchronized (publishing) {
             Set<Integer> now = cluster.devicePluginCards();
             if (!now.equals(devicePluginCards)) {
-                LOG.info("cards held by pods of the device plugin path: {} (were {}); tainted {} in the ResourceSlice",
-                        now, devicePluginCards, DraNames.TAINT_DEVICE_PLUGIN);
+                LOG.info(
+                        "cards held by pods of the device plugin path: {} (were {}); tainted {} in the ResourceSlice",
+                        now,
+                        devicePluginCards,
+                        DraNames.TAINT_DEVICE_PLUGIN);
                 publish(now);
             }
         }
@@ -141,10 +179,16 @@ public final class DraNodeAgent implements AutoCloseable {
 
     /**
      * @throws io.elasticgpu.node.discovery.DiscoveryException when the cards cannot be discovered
-     * @throws IllegalStateException                           when the checkpoint cannot be read (the message says what to do)
+     * @throws IllegalStateException                           when the checkpoint cannot be read (the message says what
+     * to do)
      */
-    public static DraNodeAgent start(AgentConfig config, DraConfig dra, GpuBackend backend, DraCluster cluster,
-                                     InstantSource clock, AgentMetrics metrics) {
+    public static DraNodeAgent start(
+            AgentConfig config,
+            DraConfig dra,
+            GpuBackend backend,
+            DraCluster cluster,
+            InstantSource clock,
+            AgentMetrics metrics) {
         return new DraNodeAgent(config, dra, backend, cluster, clock, metrics);
     }
 

@@ -5,7 +5,6 @@ import io.elasticgpu.node.isolation.MpsShare;
 import io.elasticgpu.node.isolation.MpsWatchdog;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.usage.PodView;
-
 import java.util.Collection;
 import java.util.function.Supplier;
 
@@ -42,9 +41,19 @@ final class IsolationNotices implements MpsIsolation.Notices {
     @Override
     public void bypassed(MpsWatchdog.Bypass bypass) {
         metrics.isolationEvent("GpuShareBypassed");
-        bypass.owner().flatMap(o -> pods.get().stream().filter(p -> p.uid().equals(o.podUid())).findFirst()).ifPresent(p ->
-                warn.warn("Pod", p.namespace(), p.name(), "GpuShareBypassed", ("process %d used card %d outside MPS"
-                        + " (its CUDA_MPS_PIPE_DIRECTORY led to no daemon of its share), where nothing would hold it to"
-                        + " its share: %s").formatted(bypass.pid(), bypass.card(), bypass.how())));
+        bypass.owner()
+                .flatMap(o -> pods.get().stream()
+                        .filter(p -> p.uid().equals(o.podUid()))
+                        .findFirst())
+                .ifPresent(p -> warn.warn(
+                        "Pod",
+                        p.namespace(),
+                        p.name(),
+                        "GpuShareBypassed",
+                        ("process %d used card %d outside MPS"
+                                        + " (its CUDA_MPS_PIPE_DIRECTORY led to no daemon of its share), where "
+                                        + "nothing would hold it to"
+                                        + " its share: %s")
+                                .formatted(bypass.pid(), bypass.card(), bypass.how())));
     }
 }

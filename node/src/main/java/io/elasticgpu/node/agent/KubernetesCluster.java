@@ -10,7 +10,6 @@ import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.inventory.InventoryPublisher;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.util.function.IntPredicate;
 
 /** The agent's view of the API server through fabric8: pods on this node, pod annotations, node inventory. */

@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntPredicate;
@@ -72,16 +71,25 @@ public final class KubernetesDraCluster implements DraCluster {
     public synchronized void watchDevicePluginPods(Runnable changed) {
         if (pods == null) {
             // list/watch restricted to this node's pods, as the agent in device plugin mode reads them
-            pods = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(new OnChange<>(changed));
+            pods = client.pods()
+                    .inAnyNamespace()
+                    .withField("spec.nodeName", node)
+                    .inform(new OnChange<>(changed));
         }
     }
 
     @Override
     public synchronized java.util.Collection<PodView> podViews() {
-        return pods == null ? List.of() : pods.getStore().list().stream()
-                .map(p -> new PodView(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                        ClusterPods.containerIds(p), java.util.Map.of()))
-                .toList();
+        return pods == null
+                ? List.of()
+                : pods.getStore().list().stream()
+                        .map(p -> new PodView(
+                                p.getMetadata().getUid(),
+                                p.getMetadata().getNamespace(),
+                                p.getMetadata().getName(),
+                                ClusterPods.containerIds(p),
+                                java.util.Map.of()))
+                        .toList();
     }
 
     @Override

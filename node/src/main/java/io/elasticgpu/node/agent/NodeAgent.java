@@ -1,14 +1,14 @@
 package io.elasticgpu.node.agent;
 
-import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
-import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.allocation.ContainerGrant;
+import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.allocation.NodePod;
-import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.PlanAllocator;
+import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.ReplicaAllocator;
 import io.elasticgpu.node.allocation.TruthRecorder;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource;
@@ -31,11 +31,8 @@ import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.usage.PodView;
 import io.elasticgpu.node.usage.UsageMonitor;
 import io.elasticgpu.node.usage.UsageWatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.time.InstantSource;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -46,6 +43,8 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One node agent: discovers the cards, publishes them, serves a device plugin per resource, allocates, records the
@@ -66,14 +65,16 @@ public final class NodeAgent implements AutoCloseable {
     private final Optional<MpsIsolation> mps;
     private final Optional<UsageWatch> usage;
 
-    private NodeAgent(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
+    private NodeAgent(
+            AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
         this.hardware = backend.discover();
         this.health = new CardHealth(hardware.gpus().size(), config.health(), clock);
         this.metrics = metrics;
         metrics.watchCards(hardware, health);
         this.resources = advertised(config, hardware);
         DeviceCatalog catalog = new DeviceCatalog(hardware, resources);
-        this.kubelet = new PodResourcesClient(config.podResourcesSocket(),
+        this.kubelet = new PodResourcesClient(
+                config.podResourcesSocket(),
                 resources.stream().map(AdvertisedResource::name).collect(Collectors.toSet()));
         Allocator allocator;
         Supplier<Map<ContainerKey, ContainerGrant>> truth;
@@ -93,9 +94,11 @@ public final class NodeAgent implements AutoCloseable {
         Allocator signalling = new Signalling(metrics.metered(allocator), recorder);
         ContainerEnvironment env = new ContainerEnvironment(config.aliyunUnitMib());
         this.mps = startIsolation(config, backend, cluster, clock);
-        ShareIsolation isolation = mps.<ShareIsolation>map(m -> grant -> isolate(m, grant, cluster.pods())).orElse(ShareIsolation.NONE);
+        ShareIsolation isolation = mps.<ShareIsolation>map(m -> grant -> isolate(m, grant, cluster.pods()))
+                .orElse(ShareIsolation.NONE);
         List<PluginService> services = resources.stream()
-                .map(r -> new PluginService(r, catalog, signalling, env, isolation, health::healthy)).toList();
+                .map(r -> new PluginService(r, catalog, signalling, env, isolation, health::healthy))
+                .toList();
         cluster.publish(hardware, health::healthy);
         this.usage = watchUsage(config, backend, cluster, clock);
         this.supervisor = new PluginSupervisor(config.pluginDir(), services);
@@ -104,8 +107,13 @@ public final class NodeAgent implements AutoCloseable {
             supervisor.healthChanged();
             cluster.publish(hardware, health::healthy);
         });
-        LOG.info("node agent started node={} backend={} cards={} mode={} resources={}", config.nodeName(), backend.name(),
-                hardware.gpus().size(), config.mode(), resources.stream().map(AdvertisedResource::name).toList());
+        LOG.info(
+                "node agent started node={} backend={} cards={} mode={} resources={}",
+                config.nodeName(),
+                backend.name(),
+                hardware.gpus().size(),
+                config.mode(),
+                resources.stream().map(AdvertisedResource::name).toList());
     }
 
     /**
@@ -117,36 +125,47 @@ public final class NodeAgent implements AutoCloseable {
     }
 
     /** As {@link #start(AgentConfig, GpuBackend, Cluster, InstantSource)}, reporting into {@code metrics}. */
-    public static NodeAgent start(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock,
-                                  AgentMetrics metrics) {
+    public static NodeAgent start(
+            AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
         return new NodeAgent(config, backend, cluster, clock, metrics);
     }
 
     /** Measures what containers use, when the backend can tell (NVML) and the interval is not zero. */
-    private Optional<UsageWatch> watchUsage(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
+    private Optional<UsageWatch> watchUsage(
+            AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
         if (!backend.measuresUsage() || config.usageEvery().isZero()) {
             return Optional.empty();
         }
-        UsageMonitor monitor = new UsageMonitor(backend, hardware, Path.of("/proc"),
+        UsageMonitor monitor = new UsageMonitor(
+                backend,
+                hardware,
+                Path.of("/proc"),
                 () -> cluster.pods().pods().stream().map(NodeAgent::view).toList(),
-                () -> mps.map(MpsIsolation::owners).orElse(Map.of()), clock);
-        return Optional.of(new UsageWatch(monitor, config.usageEvery(), new UsageReport(metrics, cluster::publishUsage,
-                cluster::warn, clock)));
+                () -> mps.map(MpsIsolation::owners).orElse(Map.of()),
+                clock);
+        return Optional.of(new UsageWatch(
+                monitor, config.usageEvery(), new UsageReport(metrics, cluster::publishUsage, cluster::warn, clock)));
     }
 
     /** A pod as usage sees it: its containers' runtime ids and the memory each was granted on each card. */
     static PodView view(NodePod p) {
         Map<String, Map<Integer, Long>> granted = new HashMap<>();
-        p.containers().forEach(c -> p.planFor(c.name()).forEach(s ->
-                granted.computeIfAbsent(c.name(), k -> new HashMap<>()).merge(s.card(), s.memoryMib(), Long::sum)));
+        p.containers()
+                .forEach(c -> p.planFor(c.name())
+                        .forEach(s -> granted.computeIfAbsent(c.name(), k -> new HashMap<>())
+                                .merge(s.card(), s.memoryMib(), Long::sum)));
         return new PodView(p.uid(), p.namespace(), p.name(), p.containerIds(), granted);
     }
 
-    private Optional<MpsIsolation> startIsolation(AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
+    private Optional<MpsIsolation> startIsolation(
+            AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock) {
         if (config.isolation().mode() != IsolationConfig.Mode.MPS) {
             return Optional.empty();
         }
-        MpsIsolation.Notices notices = new IsolationNotices(metrics, cluster::warn, false,
+        MpsIsolation.Notices notices = new IsolationNotices(
+                metrics,
+                cluster::warn,
+                false,
                 () -> cluster.pods().pods().stream().map(NodeAgent::view).toList());
         MpsIsolation m = MpsIsolation.start(config.isolation(), hardware, backend, clock, notices);
         m.heldBy(() -> held(kubelet.list(), cluster.pods().pods()));
@@ -156,13 +175,16 @@ public final class NodeAgent implements AutoCloseable {
 
     /**
      * Whether a device-plugin share is still held: kubelet still records its container (a share's {@code held} is its
-     * answer's first resource and smallest device id, {@link ContainerGrant#handout}, which kubelet keeps in its records while
+     * answer's first resource and smallest device id, {@link ContainerGrant#handout}, which kubelet keeps in its
+     * records while
      * the container lives), or the API still shows its holder's pod holding cards on this node. Either is enough, so
      * that a kubelet restarting (its records briefly empty) ends no daemon a running pod uses.
      */
     static Predicate<MpsShare> held(Map<ContainerKey, Map<String, List<String>>> records, List<NodePod> pods) {
         Set<String> held = new HashSet<>();
-        records.values().forEach(byResource -> byResource.forEach((resource, ids) -> ids.forEach(id -> held.add(resource + " " + id))));
+        records.values()
+                .forEach(byResource ->
+                        byResource.forEach((resource, ids) -> ids.forEach(id -> held.add(resource + " " + id))));
         Set<String> alive = new HashSet<>();
         pods.forEach(p -> alive.add(p.namespace() + "/" + p.name() + "/"));
         return share -> held.contains(share.held()) || alive.stream().anyMatch(share.holder()::startsWith);
@@ -176,10 +198,13 @@ public final class NodeAgent implements AutoCloseable {
         ContainerKey c = grant.container();
         Optional<String> declared = pods.pods().stream()
                 .filter(p -> p.namespace().equals(c.namespace()) && p.name().equals(c.pod()))
-                .findFirst().flatMap(NodePod::processes);
+                .findFirst()
+                .flatMap(NodePod::processes);
         try {
-            int processes = MpsLimits.processes(declared.map(v -> Map.of(MpsLimits.PROCESSES_ANNOTATION, v)).orElse(Map.of()));
-            return mps.share(MpsIsolation.deviceKey(grant.handout()), c.toString(), grant.handout(), grant.shares(), processes);
+            int processes = MpsLimits.processes(
+                    declared.map(v -> Map.of(MpsLimits.PROCESSES_ANNOTATION, v)).orElse(Map.of()));
+            return mps.share(
+                    MpsIsolation.deviceKey(grant.handout()), c.toString(), grant.handout(), grant.shares(), processes);
         } catch (IllegalArgumentException | MpsException e) {
             throw new AllocationException("cannot hold %s to its share with MPS: %s".formatted(c, e.getMessage()));
         }

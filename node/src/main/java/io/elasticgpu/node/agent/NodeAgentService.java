@@ -7,16 +7,13 @@ import io.elasticgpu.node.health.HealthWatch;
 import io.elasticgpu.node.inventory.InventoryPublisher;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.metrics.MetricsServer;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
-
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +30,12 @@ public final class NodeAgentService implements AutoCloseable {
 
     /** What was started, to close in this order: the agent first (it removes kubelet's sockets), the cluster last. */
     private final List<AutoCloseable> parts;
+
     private final Optional<MetricsServer> metrics;
     private final Optional<NodeAgent> devicePlugin;
 
-    private NodeAgentService(List<AutoCloseable> parts, Optional<MetricsServer> metrics, Optional<NodeAgent> devicePlugin) {
+    private NodeAgentService(
+            List<AutoCloseable> parts, Optional<MetricsServer> metrics, Optional<NodeAgent> devicePlugin) {
         this.parts = parts;
         this.metrics = metrics;
         this.devicePlugin = devicePlugin;
@@ -52,22 +51,34 @@ public final class NodeAgentService implements AutoCloseable {
     public static NodeAgentService start(KubernetesClient client, AgentConfig config, GpuBackend gpus) {
         InstantSource clock = InstantSource.system();
         return switch (config.api()) {
-            case DEVICE_PLUGIN -> start(config, () -> new KubernetesCluster(client, config),
-                    (cluster, metrics) -> NodeAgent.start(config, gpus, cluster, clock, metrics));
-            case DRA -> start(config, () -> new KubernetesDraCluster(client, config.nodeName(), config.units()),
-                    (cluster, metrics) -> DraNodeAgent.start(config, config.dra(), gpus, cluster, clock, metrics));
-            case NONE -> start(config, () -> () -> { },
-                    (nothing, metrics) -> Publishing.start(new InventoryPublisher(client, config.nodeName()), config, gpus, clock));
+            case DEVICE_PLUGIN ->
+                start(
+                        config,
+                        () -> new KubernetesCluster(client, config),
+                        (cluster, metrics) -> NodeAgent.start(config, gpus, cluster, clock, metrics));
+            case DRA ->
+                start(
+                        config,
+                        () -> new KubernetesDraCluster(client, config.nodeName(), config.units()),
+                        (cluster, metrics) -> DraNodeAgent.start(config, config.dra(), gpus, cluster, clock, metrics));
+            case NONE ->
+                start(
+                        config,
+                        () -> () -> {},
+                        (nothing, metrics) -> Publishing.start(
+                                new InventoryPublisher(client, config.nodeName()), config, gpus, clock));
         };
     }
 
-    /** The device-plugin agent on {@code cluster}, which the service closes with it (tests, with a cluster of their own). */
+    /**
+     * The device-plugin agent on {@code cluster}, which the service closes with it (tests, with a cluster of their
+     * own). */
     static NodeAgentService start(AgentConfig config, GpuBackend gpus, Cluster cluster, InstantSource clock) {
         return start(config, () -> cluster, (c, metrics) -> NodeAgent.start(config, gpus, c, clock, metrics));
     }
 
-    private static <C extends AutoCloseable> NodeAgentService start(AgentConfig config, Supplier<C> clusters,
-                                                                    Agents<C> agents) {
+    private static <C extends AutoCloseable> NodeAgentService start(
+            AgentConfig config, Supplier<C> clusters, Agents<C> agents) {
         AgentMetrics metrics = new AgentMetrics(config.nodeName());
         Optional<MetricsServer> server = config.metricsListen().map(address -> MetricsServer.start(address, metrics));
         List<AutoCloseable> started = new ArrayList<>();
@@ -77,10 +88,13 @@ public final class NodeAgentService implements AutoCloseable {
             started.add(cluster);
             AutoCloseable agent = agents.start(cluster, metrics);
             started.addFirst(agent);
-            LOG.info("node agent of {} serving {}; metrics on {}", config.nodeName(), config.api(),
+            LOG.info(
+                    "node agent of {} serving {}; metrics on {}",
+                    config.nodeName(),
+                    config.api(),
                     server.map(s -> "port " + s.port()).orElse("no address"));
-            return new NodeAgentService(started, server,
-                    agent instanceof NodeAgent n ? Optional.of(n) : Optional.empty());
+            return new NodeAgentService(
+                    started, server, agent instanceof NodeAgent n ? Optional.of(n) : Optional.empty());
         } catch (RuntimeException e) {
             closeAll(started);
             throw e;
@@ -124,7 +138,8 @@ public final class NodeAgentService implements AutoCloseable {
      */
     private record Publishing(HealthWatch watch) implements AutoCloseable {
 
-        static Publishing start(InventoryPublisher publisher, AgentConfig config, GpuBackend gpus, InstantSource clock) {
+        static Publishing start(
+                InventoryPublisher publisher, AgentConfig config, GpuBackend gpus, InstantSource clock) {
             Hardware hw = gpus.discover();
             CardHealth health = new CardHealth(hw.gpus().size(), config.health(), clock);
             publisher.publish(hw, health::healthy);

@@ -5,7 +5,6 @@ import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.usage.UsageChange;
 import io.elasticgpu.node.usage.UsageMonitor;
 import io.elasticgpu.node.usage.UsageWatch;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -51,9 +50,14 @@ final class UsageReport implements UsageWatch.Sink {
     @Override
     public void exceeded(UsageMonitor.Exceeded over) {
         metrics.isolationEvent("GpuShareExceeded");
-        warn.warn("Pod", over.namespace(), over.pod(), "GpuShareExceeded",
-                ("container %s holds %,d MiB on card %d, more than the %,d MiB it was granted; nothing on this node holds"
-                        + " it to its share (isolation is off, or the process runs outside MPS)")
+        warn.warn(
+                "Pod",
+                over.namespace(),
+                over.pod(),
+                "GpuShareExceeded",
+                ("container %s holds %,d MiB on card %d, more than the %,d MiB it was granted; nothing on this node "
+                                + "holds"
+                                + " it to its share (isolation is off, or the process runs outside MPS)")
                         .formatted(over.container(), over.usedMib(), over.card(), over.grantedMib()));
     }
 }

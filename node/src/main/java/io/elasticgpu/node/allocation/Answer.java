@@ -1,17 +1,23 @@
 package io.elasticgpu.node.allocation;
 
+import static java.util.Objects.requireNonNull;
+
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * One container's answered calls: the grant, whose plan it came from, and the device ids of each resource, so that
  * kubelet's records can later say which container really got it ({@code seen} once they did; {@code certain} when
  * the container was known, not guessed). Immutable.
  */
-record Answer(ContainerGrant grant, ContainerKey planOwner, Map<String, List<String>> ids, long nanos, boolean seen, boolean certain) {
+record Answer(
+        ContainerGrant grant,
+        ContainerKey planOwner,
+        Map<String, List<String>> ids,
+        long nanos,
+        boolean seen,
+        boolean certain) {
 
     Answer {
         requireNonNull(grant, "grant");

@@ -1,6 +1,5 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
@@ -8,11 +7,11 @@ import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.KubeletAllocate;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -37,7 +36,8 @@ public final class ClusterPods implements PodSource, AutoCloseable {
         this.client = client;
         this.node = node;
         this.units = units;
-        this.informer = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform();
+        this.informer =
+                client.pods().inAnyNamespace().withField("spec.nodeName", node).inform();
     }
 
     @Override
@@ -47,7 +47,11 @@ public final class ClusterPods implements PodSource, AutoCloseable {
 
     @Override
     public List<NodePod> refresh() {
-        return convert(client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems());
+        return convert(client.pods()
+                .inAnyNamespace()
+                .withField("spec.nodeName", node)
+                .list()
+                .getItems());
     }
 
     private List<NodePod> convert(List<Pod> pods) {
@@ -83,18 +87,30 @@ public final class ClusterPods implements PodSource, AutoCloseable {
                 containers.add(new NodePod.Container(c.getName(), KubeletAllocate.advertised(c, units), family, init));
             }
         }
-        Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
-        Optional<PodGrant> plan = Optional.ofNullable(a.get(Annotations.ALLOCATION)).flatMap(json -> parse(json, node));
-        return Optional.of(new NodePod(p.getMetadata().getUid(), p.getMetadata().getNamespace(), p.getMetadata().getName(),
-                assumeTime(a.get(Annotations.ASSUME_TIME)), plan, Annotations.allocated(p),
-                containers, Optional.ofNullable(a.get(MpsLimits.PROCESSES_ANNOTATION)), containerIds(p)));
+        Map<String, String> a = p.getMetadata().getAnnotations() == null
+                ? Map.of()
+                : p.getMetadata().getAnnotations();
+        Optional<PodGrant> plan =
+                Optional.ofNullable(a.get(Annotations.ALLOCATION)).flatMap(json -> parse(json, node));
+        return Optional.of(new NodePod(
+                p.getMetadata().getUid(),
+                p.getMetadata().getNamespace(),
+                p.getMetadata().getName(),
+                assumeTime(a.get(Annotations.ASSUME_TIME)),
+                plan,
+                Annotations.allocated(p),
+                containers,
+                Optional.ofNullable(a.get(MpsLimits.PROCESSES_ANNOTATION)),
+                containerIds(p)));
     }
 
     /** Running containers' runtime ids (the part after {@code <runtime>://}) → container names. */
     public static Map<String, String> containerIds(Pod p) {
         Map<String, String> out = new HashMap<>();
         if (p.getStatus() != null) {
-            for (var list : List.of(nullSafe(p.getStatus().getContainerStatuses()), nullSafe(p.getStatus().getInitContainerStatuses()))) {
+            for (var list : List.of(
+                    nullSafe(p.getStatus().getContainerStatuses()),
+                    nullSafe(p.getStatus().getInitContainerStatuses()))) {
                 for (var status : list) {
                     String id = status.getContainerID();
                     if (id != null && !id.isEmpty()) {
@@ -108,7 +124,8 @@ public final class ClusterPods implements PodSource, AutoCloseable {
 
     /**
      * The cards of {@code node} that its pods of the device plugin path hold ({@link CardHolding}): those their
-     * allocation annotation names. A pod asking our resources without one holds nothing yet (kubelet has not admitted it).
+     * allocation annotation names. A pod asking our resources without one holds nothing yet (kubelet has not admitted
+     * it).
      */
     public static Set<Integer> heldCards(Collection<Pod> pods, String node, PodAsks.Units units) {
         Set<Integer> cards = new TreeSet<>();

@@ -1,11 +1,10 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
-
-import java.util.List;
-
 import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import java.util.List;
 
 /**
  * What one container gets for one {@code Allocate} call: its cards and the share on each. Immutable.

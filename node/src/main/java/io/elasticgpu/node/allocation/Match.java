@@ -1,8 +1,8 @@
 package io.elasticgpu.node.allocation;
 
-import java.util.List;
-
 import static java.util.Objects.requireNonNull;
+
+import java.util.List;
 
 /**
  * Which container an {@code Allocate} call is for.
@@ -16,8 +16,7 @@ import static java.util.Objects.requireNonNull;
 public record Match(NodePod pod, NodePod.Container container, boolean certain, List<Others> others) {
 
     /** Another waiting container with the same ask. */
-    public record Others(NodePod pod, NodePod.Container container) {
-    }
+    public record Others(NodePod pod, NodePod.Container container) {}
 
     public Match {
         requireNonNull(pod, "pod");

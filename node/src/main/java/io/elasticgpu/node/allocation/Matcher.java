@@ -15,8 +15,7 @@ import java.util.Optional;
  */
 public final class Matcher {
 
-    private Matcher() {
-    }
+    private Matcher() {}
 
     /**
      * @param resource the resource kubelet is allocating
@@ -47,8 +46,8 @@ public final class Matcher {
         return Optional.of(new Match(first.pod(), first.container(), pool.size() == 1, pool.subList(1, pool.size())));
     }
 
-    private static final Comparator<Match.Others> OLDEST_FIRST = Comparator
-            .comparingLong((Match.Others o) -> o.pod().assumeTime())
+    private static final Comparator<Match.Others> OLDEST_FIRST = Comparator.comparingLong(
+                    (Match.Others o) -> o.pod().assumeTime())
             .thenComparing(o -> o.pod().namespace())
             .thenComparing(o -> o.pod().name());
 

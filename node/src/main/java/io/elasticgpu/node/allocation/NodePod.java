@@ -1,13 +1,12 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
-import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * A pod bound to this node as the agent needs it: what each container asks by resource name, and the cards the
@@ -22,12 +21,25 @@ import static java.util.Objects.requireNonNull;
  * @param containerIds the runtime's id of each running container (without the {@code containerd://} scheme) → its
  *                   name, from the pod's status, to tell whose a process on a card is
  */
-public record NodePod(String uid, String namespace, String name, long assumeTime, Optional<PodGrant> plan,
-                      boolean allocated, List<Container> containers, Optional<String> processes,
-                      Map<String, String> containerIds) {
+public record NodePod(
+        String uid,
+        String namespace,
+        String name,
+        long assumeTime,
+        Optional<PodGrant> plan,
+        boolean allocated,
+        List<Container> containers,
+        Optional<String> processes,
+        Map<String, String> containerIds) {
 
-    public NodePod(String uid, String namespace, String name, long assumeTime, Optional<PodGrant> plan,
-                   boolean allocated, List<Container> containers) {
+    public NodePod(
+            String uid,
+            String namespace,
+            String name,
+            long assumeTime,
+            Optional<PodGrant> plan,
+            boolean allocated,
+            List<Container> containers) {
         this(uid, namespace, name, assumeTime, plan, allocated, containers, Optional.empty(), Map.of());
     }
 

@@ -2,19 +2,18 @@ package io.elasticgpu.node.allocation;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.elasticgpu.api.v1alpha1.PodGrant;
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes what containers really got into their pod: {@code elasticgpu.io/allocation} (the plan, with each
@@ -38,7 +37,8 @@ public final class PodAnnotations implements TruthWriter {
 
     @Override
     public void record(NodePod pod, Map<String, List<Share>> given, Map<String, String> notes, boolean complete) {
-        Map<String, List<Share>> containers = new LinkedHashMap<>(pod.plan().map(PodGrant::containers).orElse(Map.of()));
+        Map<String, List<Share>> containers =
+                new LinkedHashMap<>(pod.plan().map(PodGrant::containers).orElse(Map.of()));
         containers.putAll(given);
         Map<String, String> a = new HashMap<>();
         a.put(Annotations.ALLOCATION, new PodGrant(node, containers).toJson());
@@ -56,8 +56,13 @@ public final class PodAnnotations implements TruthWriter {
         }
         try {
             String patch = json(Map.of("metadata", Map.of("uid", pod.uid(), "annotations", a)));
-            client.pods().inNamespace(pod.namespace()).withName(pod.name()).patch(
-                    io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), patch);
+            client.pods()
+                    .inNamespace(pod.namespace())
+                    .withName(pod.name())
+                    .patch(
+                            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                    io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                            patch);
         } catch (KubernetesClientException e) {
             LOG.warn("cannot record the allocation of {}/{}: {}", pod.namespace(), pod.name(), e.getMessage());
         }

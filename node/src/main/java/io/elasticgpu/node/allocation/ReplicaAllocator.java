@@ -1,11 +1,9 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.core.policy.CardChoice;
-
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.core.model.Topology;
-
+import io.elasticgpu.core.policy.CardChoice;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,22 +40,30 @@ public final class ReplicaAllocator implements Allocator {
             chosen = best(ids.size(), load(kubelet.list()));
             remapped.put(List.copyOf(ids), chosen);
         }
-        return new ContainerGrant(new ContainerKey("", "", "(unknown until kubelet records it)"), shares(chosen), Family.ELASTIC_GPU,
-                chosen.equals(named) ? "" : "kubelet chose ids on cards %s; gave distinct cards %s".formatted(named, chosen));
+        return new ContainerGrant(
+                new ContainerKey("", "", "(unknown until kubelet records it)"),
+                shares(chosen),
+                Family.ELASTIC_GPU,
+                chosen.equals(named)
+                        ? ""
+                        : "kubelet chose ids on cards %s; gave distinct cards %s".formatted(named, chosen));
     }
 
     @Override
-    public synchronized List<String> preferred(String resource, List<String> available, List<String> mustInclude, int size) {
+    public synchronized List<String> preferred(
+            String resource, List<String> available, List<String> mustInclude, int size) {
         int[] load = load(kubelet.list());
         Map<Integer, List<String>> byCard = new HashMap<>();
-        available.forEach(id -> byCard.computeIfAbsent(cards.cardOf(id), c -> new ArrayList<>()).add(id));
-        List<Integer> offered = byCard.keySet().stream().filter(healthy::test).sorted().toList();
+        available.forEach(id ->
+                byCard.computeIfAbsent(cards.cardOf(id), c -> new ArrayList<>()).add(id));
+        List<Integer> offered =
+                byCard.keySet().stream().filter(healthy::test).sorted().toList();
         if (offered.size() < size) {
             return available.subList(0, Math.min(size, available.size()));
         }
         List<String> out = new ArrayList<>();
-        for (int c : CardChoice.bestLinked(offered.stream().mapToInt(Integer::intValue).toArray(), size, topology,
-                card -> load[card])) {
+        for (int c : CardChoice.bestLinked(
+                offered.stream().mapToInt(Integer::intValue).toArray(), size, topology, card -> load[card])) {
             out.add(byCard.get(c).getFirst());
         }
         return out;
@@ -74,7 +80,9 @@ public final class ReplicaAllocator implements Allocator {
             throw new AllocationException("%d cards wanted, %d healthy on this node".formatted(k, offered.size()));
         }
         int[] candidates = offered.stream().mapToInt(Integer::intValue).toArray();
-        return java.util.Arrays.stream(CardChoice.bestLinked(candidates, k, topology, card -> load[card])).boxed().toList();
+        return java.util.Arrays.stream(CardChoice.bestLinked(candidates, k, topology, card -> load[card]))
+                .boxed()
+                .toList();
     }
 
     /** Containers per card, from kubelet's records. */
@@ -96,9 +104,14 @@ public final class ReplicaAllocator implements Allocator {
     public synchronized Map<ContainerKey, ContainerGrant> reconcile() {
         Map<ContainerKey, ContainerGrant> out = new HashMap<>();
         Map<ContainerKey, Map<String, List<String>>> records = kubelet.list();
-        records.forEach((k, byResource) -> byResource.values().forEach(ids ->
-                out.put(k, new ContainerGrant(k, shares(cardsHeld(ids)), Family.ELASTIC_GPU, ""))));
-        remapped.keySet().retainAll(records.values().stream().flatMap(m -> m.values().stream()).map(List::copyOf).toList());
+        records.forEach((k, byResource) -> byResource
+                .values()
+                .forEach(ids -> out.put(k, new ContainerGrant(k, shares(cardsHeld(ids)), Family.ELASTIC_GPU, ""))));
+        remapped.keySet()
+                .retainAll(records.values().stream()
+                        .flatMap(m -> m.values().stream())
+                        .map(List::copyOf)
+                        .toList());
         return out;
     }
 

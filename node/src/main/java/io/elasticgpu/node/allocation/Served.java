@@ -13,7 +13,7 @@ public final class Served {
 
     private final Map<ContainerKey, Map<String, List<String>>> kubelet;
     private final Set<String> holding; // "ns/pod/container resource"
-    private final Set<String> pods;    // "ns/pod"
+    private final Set<String> pods; // "ns/pod"
     private Map<String, List<ContainerKey>> bySmallestId; // "resource smallest-id" -> holders, built on first use
 
     /**
@@ -28,7 +28,6 @@ public final class Served {
             if (!ids.isEmpty()) {
                 add(k, r);
             }
-
         }));
         inFlight.forEach((k, resources) -> resources.forEach(r -> add(k, r)));
     }
@@ -62,7 +61,10 @@ public final class Served {
             bySmallestId = new java.util.HashMap<>();
             kubelet.forEach((k, byResource) -> byResource.forEach((r, held) -> {
                 if (!held.isEmpty()) {
-                    bySmallestId.computeIfAbsent(r + " " + java.util.Collections.min(held), x -> new java.util.ArrayList<>()).add(k);
+                    bySmallestId
+                            .computeIfAbsent(
+                                    r + " " + java.util.Collections.min(held), x -> new java.util.ArrayList<>())
+                            .add(k);
                 }
             }));
         }

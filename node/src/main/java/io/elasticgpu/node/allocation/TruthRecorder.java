@@ -1,9 +1,6 @@
 package io.elasticgpu.node.allocation;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,6 +11,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Records in each pod what its containers got, once kubelet's records show who got what (so a guess among pods of
@@ -32,16 +31,19 @@ public final class TruthRecorder implements AutoCloseable {
     private final PodSource pods;
     private final TruthWriter writer;
     private final Map<String, Map<String, List<Share>>> written = new HashMap<>();
-    private final ScheduledExecutorService loop =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("egpu-truth-recorder").factory());
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofVirtual().name("egpu-truth-recorder").factory());
     private final AtomicBoolean soon = new AtomicBoolean();
 
     /**
      * @param grants  what kubelet's records say each container got (reads them)
      * @param pending whether some answered call is not in kubelet's records yet (cheap)
      */
-    public TruthRecorder(Supplier<Map<ContainerKey, ContainerGrant>> grants, java.util.function.BooleanSupplier pending, PodSource pods,
-                         TruthWriter writer) {
+    public TruthRecorder(
+            Supplier<Map<ContainerKey, ContainerGrant>> grants,
+            java.util.function.BooleanSupplier pending,
+            PodSource pods,
+            TruthWriter writer) {
         this.grants = grants;
         this.pending = pending;
         this.pods = pods;
@@ -53,10 +55,13 @@ public final class TruthRecorder implements AutoCloseable {
     public void allocated() {
         if (soon.compareAndSet(false, true)) {
             try {
-                loop.schedule(() -> {
-                    soon.set(false);
-                    record(pending.getAsBoolean());
-                }, SOON.toMillis(), TimeUnit.MILLISECONDS);
+                loop.schedule(
+                        () -> {
+                            soon.set(false);
+                            record(pending.getAsBoolean());
+                        },
+                        SOON.toMillis(),
+                        TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closed) {
                 soon.set(false);
             }
@@ -92,7 +97,8 @@ public final class TruthRecorder implements AutoCloseable {
             if (got == null || got.equals(written.get(id))) {
                 continue;
             }
-            if (pod.allocated() && pod.plan().map(a -> got.equals(a.containers())).orElse(false)) {
+            if (pod.allocated()
+                    && pod.plan().map(a -> got.equals(a.containers())).orElse(false)) {
                 written.put(id, Map.copyOf(got)); // recorded already, e.g. by this agent before a restart
                 continue;
             }

@@ -1,7 +1,6 @@
 package io.elasticgpu.node.allocation;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-
 import java.util.List;
 import java.util.Map;
 

@@ -1,7 +1,6 @@
 package io.elasticgpu.node.allocation;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-
 import java.util.List;
 
 /** Memory and compute held on each card of the node, and whether more fits. Mutable, confined to one call. */

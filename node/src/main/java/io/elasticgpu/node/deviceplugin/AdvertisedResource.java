@@ -20,7 +20,9 @@ public record AdvertisedResource(String name, Kind kind, long perCard) {
         MEMORY("m", "memory block"),
         /** One percent of a card's compute; ids {@code <uuid>::p<n>}. */
         PERCENT("p", "percent"),
-        /** One of the cards of a multi-card slice ({@code gpu-count}), {@code perCard} per card; ids {@code <uuid>::n<n>}. */
+        /**
+         * One of the cards of a multi-card slice ({@code gpu-count}), {@code perCard} per card; ids {@code
+         * <uuid>::n<n>}. */
         COUNT("n", "card of a slice"),
         /**
          * A whole card or a share of one, as {@code nvidia.com/gpu} counts them: whole cards by NVIDIA's names, the
@@ -57,7 +59,9 @@ public record AdvertisedResource(String name, Kind kind, long perCard) {
         };
     }
 
-    /** A short name usable in a socket file name: {@code elasticgpu.io/gpu-memory} → {@code elasticgpu.io-gpu-memory}. */
+    /**
+     * A short name usable in a socket file name: {@code elasticgpu.io/gpu-memory} → {@code elasticgpu.io-gpu-memory}.
+     * */
     public String socketName() {
         return "egpu-" + name.replace('/', '-') + ".sock";
     }

@@ -1,13 +1,12 @@
 package io.elasticgpu.node.deviceplugin;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.allocation.CardTable;
 import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.deviceplugin.api.Mount;
 import io.elasticgpu.node.isolation.MpsDirs;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,15 +38,22 @@ public record ContainerEnvironment(long aliyunUnitMib) {
      * same in every answer of a container) and only the variables of its own resource: memory limits with memory,
      * compute with compute.
      */
-    public ContainerAllocateResponse response(ContainerGrant grant, CardTable cards, AdvertisedResource resource, Optional<MpsDirs> mps) {
+    public ContainerAllocateResponse response(
+            ContainerGrant grant, CardTable cards, AdvertisedResource resource, Optional<MpsDirs> mps) {
         // nvidia.com/gpu is the only resource of its container that kubelet allocates (HAMi's gpumem and gpucores
         // are not advertised), so its answer carries the memory and the compute variables both.
-        boolean all = resource.kind() == AdvertisedResource.Kind.WHOLE || resource.kind() == AdvertisedResource.Kind.SHARE;
+        boolean all =
+                resource.kind() == AdvertisedResource.Kind.WHOLE || resource.kind() == AdvertisedResource.Kind.SHARE;
         boolean memory = all || resource.kind() == AdvertisedResource.Kind.MEMORY;
         boolean compute = all || resource.kind() == AdvertisedResource.Kind.PERCENT;
         Variables v = variables(grant.shares(), grant.family(), cards, memory, compute, mps);
-        ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder().putAllEnvs(v.env());
-        v.mounts().forEach((host, container) -> b.addMounts(Mount.newBuilder().setHostPath(host).setContainerPath(container).build()));
+        ContainerAllocateResponse.Builder b =
+                ContainerAllocateResponse.newBuilder().putAllEnvs(v.env());
+        v.mounts()
+                .forEach((host, container) -> b.addMounts(Mount.newBuilder()
+                        .setHostPath(host)
+                        .setContainerPath(container)
+                        .build()));
         if (!grant.note().isEmpty()) {
             b.putAnnotations("elasticgpu.io/allocation-note", grant.note());
         }
@@ -60,8 +66,13 @@ public record ContainerEnvironment(long aliyunUnitMib) {
      *
      * @param mps the directories of the share's MPS daemon, when one holds it
      */
-    public Variables variables(List<Share> shares, Family family, CardTable cards, boolean memory, boolean compute,
-                               Optional<MpsDirs> mps) {
+    public Variables variables(
+            List<Share> shares,
+            Family family,
+            CardTable cards,
+            boolean memory,
+            boolean compute,
+            Optional<MpsDirs> mps) {
         Share first = shares.getFirst();
         Map<String, String> env = new LinkedHashMap<>();
         Map<String, String> mounts = new LinkedHashMap<>();
@@ -114,8 +125,7 @@ public record ContainerEnvironment(long aliyunUnitMib) {
                 env.put("ALIYUN_COM_GPU_MEM_DEV", Long.toString(cards.memoryMib(first.card()) / aliyunUnitMib));
             }
             // HAMi's variables are every container's (hamiMemory); DRA claims are prepared through CDI, not here.
-            case ELASTIC_GPU, NVIDIA, HAMI, DRA -> {
-            }
+            case ELASTIC_GPU, NVIDIA, HAMI, DRA -> {}
         }
     }
 

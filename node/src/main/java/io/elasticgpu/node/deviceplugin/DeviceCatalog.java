@@ -4,7 +4,6 @@ import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.CardTable;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,8 +46,10 @@ public final class DeviceCatalog implements CardTable {
         long perDevice = hardware.gpus().getFirst().uuid().length() + 24L;
         long block = Long.highestOneBit(Math.max(1, total * perDevice / MAX_LIST_BYTES)) * 2;
         return java.util.Optional.of(("%s: %d MiB of GPU memory in %d MiB blocks makes a device list of about %d MiB;"
-                + " kubelet accepts at most 4 MiB. Use a memory block of %d MiB or more (node agent --memory-block-mib and"
-                + " the extender's memoryBlockMib, which must agree)").formatted(r.name(), total, r.perCard(), bytes >> 20, block));
+                        + " kubelet accepts at most 4 MiB. Use a memory block of %d MiB or more (node agent "
+                        + "--memory-block-mib and"
+                        + " the extender's memoryBlockMib, which must agree)")
+                .formatted(r.name(), total, r.perCard(), bytes >> 20, block));
     }
 
     public Hardware hardware() {

@@ -4,7 +4,6 @@ import io.elasticgpu.node.deviceplugin.api.RegisterRequest;
 import io.elasticgpu.node.deviceplugin.api.RegistrationGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -13,8 +12,7 @@ final class KubeletRegistration {
 
     static final String API_VERSION = "v1beta1";
 
-    private KubeletRegistration() {
-    }
+    private KubeletRegistration() {}
 
     /**
      * @throws StatusRuntimeException when kubelet is not there or refuses (the message says why)
@@ -22,7 +20,8 @@ final class KubeletRegistration {
     static void register(Path kubeletSocket, String endpoint, String resource) {
         ManagedChannel channel = UnixSockets.connect(kubeletSocket);
         try {
-            RegistrationGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+            RegistrationGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(5, TimeUnit.SECONDS)
                     .register(RegisterRequest.newBuilder()
                             .setVersion(API_VERSION)
                             .setEndpoint(endpoint)

@@ -23,13 +23,12 @@ import io.elasticgpu.node.discovery.Gpu;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One resource's device plugin: translates kubelet's calls to the {@link Allocator} and back. {@code ListAndWatch}
@@ -47,8 +46,13 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
     private final IntPredicate healthy;
     private final Set<StreamObserver<ListAndWatchResponse>> watchers = ConcurrentHashMap.newKeySet();
 
-    public PluginService(AdvertisedResource resource, DeviceCatalog catalog, Allocator allocator,
-                         ContainerEnvironment environment, ShareIsolation isolation, IntPredicate healthy) {
+    public PluginService(
+            AdvertisedResource resource,
+            DeviceCatalog catalog,
+            Allocator allocator,
+            ContainerEnvironment environment,
+            ShareIsolation isolation,
+            IntPredicate healthy) {
         this.resource = resource;
         this.catalog = catalog;
         this.allocator = allocator;
@@ -62,7 +66,9 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
     }
 
     static DevicePluginOptions options() {
-        return DevicePluginOptions.newBuilder().setGetPreferredAllocationAvailable(true).build();
+        return DevicePluginOptions.newBuilder()
+                .setGetPreferredAllocationAvailable(true)
+                .build();
     }
 
     @Override
@@ -114,8 +120,11 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
         ListAndWatchResponse.Builder b = ListAndWatchResponse.newBuilder();
         for (Gpu g : catalog.hardware().gpus()) {
             String health = healthy.test(g.index()) ? "Healthy" : "Unhealthy";
-            TopologyInfo topology = g.numaNode() < 0 ? null
-                    : TopologyInfo.newBuilder().addNodes(NUMANode.newBuilder().setID(g.numaNode())).build();
+            TopologyInfo topology = g.numaNode() < 0
+                    ? null
+                    : TopologyInfo.newBuilder()
+                            .addNodes(NUMANode.newBuilder().setID(g.numaNode()))
+                            .build();
             for (String id : catalog.idsOn(resource, g.index())) {
                 Device.Builder d = Device.newBuilder().setID(id).setHealth(health);
                 if (topology != null) {
@@ -128,18 +137,24 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
     }
 
     @Override
-    public void getPreferredAllocation(PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> out) {
+    public void getPreferredAllocation(
+            PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> out) {
         try {
             PreferredAllocationResponse.Builder b = PreferredAllocationResponse.newBuilder();
             for (ContainerPreferredAllocationRequest c : request.getContainerRequestsList()) {
-                List<String> ids = allocator.preferred(resource.name(), c.getAvailableDeviceIDsList(),
-                        c.getMustIncludeDeviceIDsList(), c.getAllocationSize());
-                b.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
+                List<String> ids = allocator.preferred(
+                        resource.name(),
+                        c.getAvailableDeviceIDsList(),
+                        c.getMustIncludeDeviceIDsList(),
+                        c.getAllocationSize());
+                b.addContainerResponses(
+                        ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
             }
             out.onNext(b.build());
             out.onCompleted();
         } catch (AllocationException | IllegalArgumentException e) {
-            out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+            out.onError(
+                    Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
         }
     }
 
@@ -149,15 +164,21 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
             AllocateResponse.Builder b = AllocateResponse.newBuilder();
             for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
                 ContainerGrant grant = allocator.allocate(resource.name(), c.getDevicesIdsList());
-                LOG.info("allocate resource={} devices={} container={} cards={} note={}", resource.name(),
-                        c.getDevicesIdsCount(), grant.container(), grant.shares().stream().map(s -> s.card()).toList(), grant.note());
+                LOG.info(
+                        "allocate resource={} devices={} container={} cards={} note={}",
+                        resource.name(),
+                        c.getDevicesIdsCount(),
+                        grant.container(),
+                        grant.shares().stream().map(s -> s.card()).toList(),
+                        grant.note());
                 b.addContainerResponses(environment.response(grant, catalog, resource, isolation.isolate(grant)));
             }
             out.onNext(b.build());
             out.onCompleted();
         } catch (AllocationException e) {
             LOG.warn("allocate resource={} refused: {}", resource.name(), e.getMessage());
-            out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+            out.onError(
+                    Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
         }
     }
 

@@ -1,9 +1,6 @@
 package io.elasticgpu.node.deviceplugin;
 
 import io.grpc.Server;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps every plugin served and registered, whatever kubelet does (seed 002): serves each plugin on its socket in
@@ -75,13 +74,14 @@ public final class PluginSupervisor implements AutoCloseable {
      * @param registrations how many times kubelet accepted its registration (more than once: kubelet restarted or
      *                      the plugin's socket was deleted)
      */
-    public record Registration(String resource, boolean registered, long registrations) {
-    }
+    public record Registration(String resource, boolean registered, long registrations) {}
 
     public List<Registration> registrations() {
         Object now = identity(dir.resolve("kubelet.sock"));
-        return endpoints.stream().map(e -> new Registration(e.service.resource().name(),
-                now != null && now.equals(e.registeredWith), e.registrations)).toList();
+        return endpoints.stream()
+                .map(e -> new Registration(
+                        e.service.resource().name(), now != null && now.equals(e.registeredWith), e.registrations))
+                .toList();
     }
 
     private void run() {
@@ -115,7 +115,10 @@ public final class PluginSupervisor implements AutoCloseable {
         }
         for (Endpoint e : endpoints) {
             if (!Files.exists(e.socket)) {
-                LOG.info("socket {} is gone; serving {} again", e.socket, e.service.resource().name());
+                LOG.info(
+                        "socket {} is gone; serving {} again",
+                        e.socket,
+                        e.service.resource().name());
                 e.service.closeStreams();
                 e.server.shutdownNow();
                 serve(e);
@@ -129,15 +132,21 @@ public final class PluginSupervisor implements AutoCloseable {
 
     private void register(Endpoint e, Object kubelet) {
         try {
-            KubeletRegistration.register(dir.resolve("kubelet.sock"), e.socket.getFileName().toString(), e.service.resource().name());
+            KubeletRegistration.register(
+                    dir.resolve("kubelet.sock"),
+                    e.socket.getFileName().toString(),
+                    e.service.resource().name());
             e.registeredWith = kubelet;
             e.registrations++; // only the loop thread writes it
             e.backoff = Duration.ofMillis(500);
             LOG.info("registered {} on {}", e.service.resource().name(), e.socket);
         } catch (RuntimeException ex) {
             e.nextAttemptNanos = System.nanoTime() + e.backoff.toNanos();
-            LOG.warn("registering {} with kubelet failed ({}); retrying in {} ms", e.service.resource().name(),
-                    ex.getMessage(), e.backoff.toMillis());
+            LOG.warn(
+                    "registering {} with kubelet failed ({}); retrying in {} ms",
+                    e.service.resource().name(),
+                    ex.getMessage(),
+                    e.backoff.toMillis());
             e.backoff = e.backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : e.backoff.multipliedBy(2);
         }
     }

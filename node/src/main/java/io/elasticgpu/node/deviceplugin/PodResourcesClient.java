@@ -10,7 +10,6 @@ import io.elasticgpu.node.podresources.api.PodResources;
 import io.elasticgpu.node.podresources.api.PodResourcesListerGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,7 +34,8 @@ public final class PodResourcesClient implements KubeletRecords, AutoCloseable {
     @Override
     public Map<ContainerKey, Map<String, List<String>>> list() {
         try {
-            var response = PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+            var response = PodResourcesListerGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(5, TimeUnit.SECONDS)
                     .list(ListPodResourcesRequest.getDefaultInstance());
             Map<ContainerKey, Map<String, List<String>>> out = new HashMap<>();
             for (PodResources p : response.getPodResourcesList()) {
@@ -43,16 +43,21 @@ public final class PodResourcesClient implements KubeletRecords, AutoCloseable {
                     for (ContainerDevices d : c.getDevicesList()) {
                         if (resources.contains(d.getResourceName()) && d.getDeviceIdsCount() > 0) {
                             // kubelet lists a resource once per NUMA node its devices sit on
-                            out.computeIfAbsent(new ContainerKey(p.getNamespace(), p.getName(), c.getName()), k -> new HashMap<>())
-                                    .computeIfAbsent(d.getResourceName(), r -> new ArrayList<>()).addAll(d.getDeviceIdsList());
+                            out.computeIfAbsent(
+                                            new ContainerKey(p.getNamespace(), p.getName(), c.getName()),
+                                            k -> new HashMap<>())
+                                    .computeIfAbsent(d.getResourceName(), r -> new ArrayList<>())
+                                    .addAll(d.getDeviceIdsList());
                         }
                     }
                 }
             }
             return out;
         } catch (StatusRuntimeException e) {
-            throw new AllocationException("kubelet's pod-resources API at %s did not answer (%s); the agent needs it to know which pod kubelet is admitting: mount /var/lib/kubelet/pod-resources into the agent"
-                    .formatted(socket, e.getStatus()));
+            throw new AllocationException(
+                    ("kubelet's pod-resources API at %s did not answer (%s); the agent needs it to know which pod "
+                                    + "kubelet is admitting: mount /var/lib/kubelet/pod-resources into the agent")
+                            .formatted(socket, e.getStatus()));
         }
     }
 

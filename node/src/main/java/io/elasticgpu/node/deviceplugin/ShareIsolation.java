@@ -2,7 +2,6 @@ package io.elasticgpu.node.deviceplugin;
 
 import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.isolation.MpsDirs;
-
 import java.util.Optional;
 
 /**

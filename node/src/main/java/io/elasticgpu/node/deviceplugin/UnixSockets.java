@@ -10,7 +10,6 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,11 +18,10 @@ import java.nio.file.Path;
 /** gRPC servers and channels over unix domain sockets (Linux epoll), sharing one small event loop. */
 public final class UnixSockets {
 
-    private static final EventLoopGroup LOOP = new EpollEventLoopGroup(2,
-            Thread.ofPlatform().daemon().name("egpu-grpc-", 0).factory());
+    private static final EventLoopGroup LOOP = new EpollEventLoopGroup(
+            2, Thread.ofPlatform().daemon().name("egpu-grpc-", 0).factory());
 
-    private UnixSockets() {
-    }
+    private UnixSockets() {}
 
     /** Serves {@code service} on {@code socket}, replacing a stale socket file left by a previous run. */
     public static Server serve(Path socket, BindableService... services) {
@@ -39,8 +37,10 @@ public final class UnixSockets {
             }
             return b.build().start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve on %s: %s; check that the directory exists and is writable"
-                    .formatted(socket, e.getMessage()), e);
+            throw new UncheckedIOException(
+                    "cannot serve on %s: %s; check that the directory exists and is writable"
+                            .formatted(socket, e.getMessage()),
+                    e);
         }
     }
 

@@ -14,8 +14,15 @@ import static java.util.Objects.requireNonNull;
  * @param numaNode   the NUMA node the card hangs off, -1 when unknown
  * @param migEnabled whether MIG mode is on (reported, not managed)
  */
-public record Gpu(int index, String uuid, String model, long memoryMib, String pciBusId, int minor, int numaNode,
-                  boolean migEnabled) {
+public record Gpu(
+        int index,
+        String uuid,
+        String model,
+        long memoryMib,
+        String pciBusId,
+        int minor,
+        int numaNode,
+        boolean migEnabled) {
 
     public Gpu {
         requireNonNull(uuid, "uuid");
@@ -25,7 +32,8 @@ public record Gpu(int index, String uuid, String model, long memoryMib, String p
             throw new IllegalArgumentException("gpu %s: index must be >= 0, was %d".formatted(uuid, index));
         }
         if (memoryMib < 1) {
-            throw new IllegalArgumentException("gpu %d (%s): memoryMib must be >= 1, was %d".formatted(index, uuid, memoryMib));
+            throw new IllegalArgumentException(
+                    "gpu %d (%s): memoryMib must be >= 1, was %d".formatted(index, uuid, memoryMib));
         }
     }
 

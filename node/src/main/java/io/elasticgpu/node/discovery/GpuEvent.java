@@ -7,10 +7,8 @@ public sealed interface GpuEvent {
     int card();
 
     /** An Xid error with its code, e.g. 79 "GPU has fallen off the bus", 13 "graphics engine exception". */
-    record Xid(int card, long code) implements GpuEvent {
-    }
+    record Xid(int card, long code) implements GpuEvent {}
 
     /** An uncorrectable (double-bit) ECC memory error. */
-    record DoubleBitEcc(int card) implements GpuEvent {
-    }
+    record DoubleBitEcc(int card) implements GpuEvent {}
 }

@@ -15,8 +15,9 @@ public record GpuProcess(int pid, int card, long usedMemoryMib) {
             throw new IllegalArgumentException("process %d: card must be >= 0, was %d".formatted(pid, card));
         }
         if (usedMemoryMib < -1) {
-            throw new IllegalArgumentException("process %d on card %d: usedMemoryMib must be >= 0, or -1 for not"
-                    .formatted(pid, card) + " available, was " + usedMemoryMib);
+            throw new IllegalArgumentException(
+                    "process %d on card %d: usedMemoryMib must be >= 0, or -1 for not".formatted(pid, card)
+                            + " available, was " + usedMemoryMib);
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.elasticgpu.node.discovery;
 
-import io.elasticgpu.core.model.Topology;
-
-import java.util.List;
-
 import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.core.model.Topology;
+import java.util.List;
 
 /**
  * What discovery found on this node. Immutable.
@@ -21,13 +20,14 @@ public record Hardware(String driverVersion, List<Gpu> gpus, Topology topology) 
         requireNonNull(topology, "topology");
         for (int i = 0; i < gpus.size(); i++) {
             if (gpus.get(i).index() != i) {
-                throw new IllegalArgumentException("hardware: gpu at position %d has index %d; indexes must be 0..%d in order"
-                        .formatted(i, gpus.get(i).index(), gpus.size() - 1));
+                throw new IllegalArgumentException(
+                        "hardware: gpu at position %d has index %d; indexes must be 0..%d in order"
+                                .formatted(i, gpus.get(i).index(), gpus.size() - 1));
             }
         }
         if (topology.size() != gpus.size()) {
-            throw new IllegalArgumentException("hardware: topology covers %d cards, %d gpus found"
-                    .formatted(topology.size(), gpus.size()));
+            throw new IllegalArgumentException(
+                    "hardware: topology covers %d cards, %d gpus found".formatted(topology.size(), gpus.size()));
         }
     }
 }

@@ -37,8 +37,11 @@ final class Nvml {
 
     static final String LIBRARY = "libnvidia-ml.so.1";
     /** Where distributions, the GPU operator's driver container and the NVIDIA container toolkit put it. */
-    static final List<Path> DIRECTORIES = List.of(Path.of("/usr/lib/x86_64-linux-gnu"), Path.of("/usr/lib64"),
-            Path.of("/usr/local/nvidia/lib64"), Path.of("/run/nvidia/driver/usr/lib/x86_64-linux-gnu"));
+    static final List<Path> DIRECTORIES = List.of(
+            Path.of("/usr/lib/x86_64-linux-gnu"),
+            Path.of("/usr/lib64"),
+            Path.of("/usr/local/nvidia/lib64"),
+            Path.of("/run/nvidia/driver/usr/lib/x86_64-linux-gnu"));
     /** NVML_NVLINK_DEVICE_TYPE_SWITCH from nvmlDeviceGetNvLinkRemoteDeviceType. */
     private static final int REMOTE_SWITCH = 2;
     /** NVML_ERROR_INSUFFICIENT_SIZE: an array query needs more room; only the array queries here meet it. */
@@ -72,22 +75,31 @@ final class Nvml {
     }
 
     /** One active NVLink of a card and its far end, an NVSwitch or another card. */
-    record NvLink(int link, boolean toSwitch, Pci remote) {
-    }
+    record NvLink(int link, boolean toSwitch, Pci remote) {}
 
     /** An entry of a process list: {@code usedBytes} as NVML gives it, unsigned; -1 is NVML_VALUE_NOT_AVAILABLE. */
-    record Process(int pid, long usedBytes) {
-    }
+    record Process(int pid, long usedBytes) {}
 
     /** The parts of an {@code nvmlProcessUtilizationSample_t} the agent uses. */
-    record Sample(int pid, long timestampMicros, int smPercent, int memoryPercent) {
-    }
+    record Sample(int pid, long timestampMicros, int smPercent, int memoryPercent) {}
 
     private final SymbolLookup library;
     private final String source;
     private final MethodHandle errorString;
-    private final NvmlCall init, shutdown, driverVersion, count, handleByIndex, uuid, name, memoryInfo, pciInfo,
-            minor, migMode, commonAncestor, nvLinkState, nvLinkRemotePci;
+    private final NvmlCall init,
+            shutdown,
+            driverVersion,
+            count,
+            handleByIndex,
+            uuid,
+            name,
+            memoryInfo,
+            pciInfo,
+            minor,
+            migMode,
+            commonAncestor,
+            nvLinkState,
+            nvLinkRemotePci;
     private final Optional<NvmlCall> numaNode, nvLinkRemoteType; // newer than the rest: -1 and "a GPU" without them
     private final NvmlCall processUtilization, computeMode;
     private final Optional<NvmlCall> computeProcesses, mpsProcesses; // _v3 (R510), else _v2 (R455), else none
@@ -157,14 +169,17 @@ final class Nvml {
         try {
             return SymbolLookup.libraryLookup(file, Arena.global()); // global: NVML stays loaded for the JVM's life
         } catch (IllegalArgumentException e) {
-            throw new DiscoveryException("%s exists but cannot be loaded (%s); it must be the 64-bit NVML of the"
-                    .formatted(file, e.getMessage()) + " installed NVIDIA driver", e);
+            throw new DiscoveryException(
+                    "%s exists but cannot be loaded (%s); it must be the 64-bit NVML of the"
+                                    .formatted(file, e.getMessage())
+                            + " installed NVIDIA driver",
+                    e);
         }
     }
 
     private static DiscoveryException notFound(String searched) {
         return new DiscoveryException(("NVML (%s) not found in %s; on a GPU node install the NVIDIA driver or mount it"
-                + " into the agent (the NVIDIA container toolkit does this), or run with --backend simulated")
+                        + " into the agent (the NVIDIA container toolkit does this), or run with --backend simulated")
                 .formatted(LIBRARY, searched));
     }
 
@@ -306,8 +321,10 @@ final class Nvml {
 
     /** The names of the process lists this driver has, e.g. {@code nvmlDeviceGetComputeRunningProcesses_v3}. */
     List<String> processLists() {
-        return Stream.of(computeProcesses, mpsProcesses).flatMap(Optional::stream)
-                .map(NvmlCall::name).toList();
+        return Stream.of(computeProcesses, mpsProcesses)
+                .flatMap(Optional::stream)
+                .map(NvmlCall::name)
+                .toList();
     }
 
     /** The processes with a compute context on the card; none when the driver lacks the list or the card cannot say. */
@@ -327,12 +344,21 @@ final class Nvml {
     List<Sample> processUtilization(Device d, long lastSeenMicros) {
         try (Arena arena = Arena.ofConfined()) {
             // the first call has no buffer: it only asks how many samples there are
-            return array(arena, processUtilization, d, NvmlLayouts.PROCESS_UTILIZATION_SAMPLE, 0,
-                    Set.of(NOT_FOUND, NOT_SUPPORTED),
-                    (count, buffer) -> processUtilization.invoke(d.handle(), buffer, count, lastSeenMicros))
-                    .stream().map(s -> new Sample(s.get(JAVA_INT, NvmlLayouts.SAMPLE_PID),
-                            s.get(JAVA_LONG, NvmlLayouts.SAMPLE_TIMESTAMP), s.get(JAVA_INT, NvmlLayouts.SAMPLE_SM),
-                            s.get(JAVA_INT, NvmlLayouts.SAMPLE_MEMORY))).toList();
+            return array(
+                            arena,
+                            processUtilization,
+                            d,
+                            NvmlLayouts.PROCESS_UTILIZATION_SAMPLE,
+                            0,
+                            Set.of(NOT_FOUND, NOT_SUPPORTED),
+                            (count, buffer) -> processUtilization.invoke(d.handle(), buffer, count, lastSeenMicros))
+                    .stream()
+                    .map(s -> new Sample(
+                            s.get(JAVA_INT, NvmlLayouts.SAMPLE_PID),
+                            s.get(JAVA_LONG, NvmlLayouts.SAMPLE_TIMESTAMP),
+                            s.get(JAVA_INT, NvmlLayouts.SAMPLE_SM),
+                            s.get(JAVA_INT, NvmlLayouts.SAMPLE_MEMORY)))
+                    .toList();
         }
     }
 
@@ -344,8 +370,9 @@ final class Nvml {
             ComputeMode[] known = ComputeMode.values();
             if (mode < 0 || mode >= known.length) {
                 throw new DiscoveryException(("%s %s returned compute mode %d, which is none of nvml.h's 0 DEFAULT,"
-                        + " 1 EXCLUSIVE_THREAD, 2 PROHIBITED, 3 EXCLUSIVE_PROCESS; the driver is newer than this agent:"
-                        + " update Elastic GPU, or set a known mode with nvidia-smi -i %d -c DEFAULT")
+                                + " 1 EXCLUSIVE_THREAD, 2 PROHIBITED, 3 EXCLUSIVE_PROCESS; the driver is newer than "
+                                + "this agent:"
+                                + " update Elastic GPU, or set a known mode with nvidia-smi -i %d -c DEFAULT")
                         .formatted(computeMode.name(), d.subject(), mode, d.index()));
             }
             return known[mode];
@@ -354,8 +381,10 @@ final class Nvml {
 
     /** Binds {@code function}, which returns nvmlReturn_t and takes {@code arguments}; for {@link NvmlEvents} too. */
     NvmlCall bind(String function, MemoryLayout... arguments) {
-        return new NvmlCall(function, Linker.nativeLinker().downcallHandle(symbol(function),
-                NvmlLayouts.returningCode(arguments)), this::errorString);
+        return new NvmlCall(
+                function,
+                Linker.nativeLinker().downcallHandle(symbol(function), NvmlLayouts.returningCode(arguments)),
+                this::errorString);
     }
 
     private Optional<NvmlCall> bindIfPresent(String function, MemoryLayout... arguments) {
@@ -368,10 +397,19 @@ final class Nvml {
         }
         NvmlCall list = function.get();
         try (Arena arena = Arena.ofConfined()) {
-            return array(arena, list, d, NvmlLayouts.PROCESS_INFO, FIRST_PROCESS_ROOM, Set.of(NOT_SUPPORTED),
-                    (count, buffer) -> list.invoke(d.handle(), count, buffer))
-                    .stream().map(p -> new Process(p.get(JAVA_INT, NvmlLayouts.PROCESS_PID),
-                            p.get(JAVA_LONG, NvmlLayouts.PROCESS_USED_MEMORY))).toList();
+            return array(
+                            arena,
+                            list,
+                            d,
+                            NvmlLayouts.PROCESS_INFO,
+                            FIRST_PROCESS_ROOM,
+                            Set.of(NOT_SUPPORTED),
+                            (count, buffer) -> list.invoke(d.handle(), count, buffer))
+                    .stream()
+                    .map(p -> new Process(
+                            p.get(JAVA_INT, NvmlLayouts.PROCESS_PID),
+                            p.get(JAVA_LONG, NvmlLayouts.PROCESS_USED_MEMORY)))
+                    .toList();
         }
     }
 
@@ -389,8 +427,8 @@ final class Nvml {
      * @param room the entries the first call has room for; 0 asks only for the count
      * @param none the codes that mean "nothing to list" for this query
      */
-    private static List<MemorySegment> array(Arena arena, NvmlCall function, Device d, MemoryLayout entry, int room,
-                                             Set<Integer> none, ArrayCall call) {
+    private static List<MemorySegment> array(
+            Arena arena, NvmlCall function, Device d, MemoryLayout entry, int room, Set<Integer> none, ArrayCall call) {
         MemorySegment count = arena.allocate(JAVA_INT);
         for (int attempt = 1; ; attempt++) {
             MemorySegment buffer = room == 0 ? MemorySegment.NULL : arena.allocate(entry, room);
@@ -402,19 +440,21 @@ final class Nvml {
             }
             // SUCCESS with more entries than there was room for is a count only, as some drivers answer a NULL buffer
             if (rc == SUCCESS && written <= room) {
-                return written == 0 ? List.of() : buffer.elements(entry).limit(written).toList();
+                return written == 0
+                        ? List.of()
+                        : buffer.elements(entry).limit(written).toList();
             }
             if (rc != SUCCESS && rc != INSUFFICIENT_SIZE) {
                 throw function.failure(rc, d.subject());
             }
             if (written > MOST_ENTRIES) {
                 throw new DiscoveryException(("%s %s asked for room for %d entries, more than the %d a card can"
-                        + " have; the driver is confused: check nvidia-smi and dmesg")
+                                + " have; the driver is confused: check nvidia-smi and dmesg")
                         .formatted(function.name(), d.subject(), written, MOST_ENTRIES));
             }
             if (attempt == ARRAY_TRIES) {
                 throw new DiscoveryException(("%s %s asked for more room %d times in a row, last for %d entries; the"
-                        + " list grows faster than it can be read: ask again")
+                                + " list grows faster than it can be read: ask again")
                         .formatted(function.name(), d.subject(), attempt, written));
             }
             room = (int) Math.max(written, room + 1L) * 2;
@@ -430,8 +470,11 @@ final class Nvml {
     }
 
     private static Pci pci(MemorySegment info) {
-        return new Pci(info.get(JAVA_INT, NvmlLayouts.PCI_DOMAIN), info.get(JAVA_INT, NvmlLayouts.PCI_BUS),
-                info.get(JAVA_INT, NvmlLayouts.PCI_DEVICE), info.getString(NvmlLayouts.PCI_BUS_ID));
+        return new Pci(
+                info.get(JAVA_INT, NvmlLayouts.PCI_DOMAIN),
+                info.get(JAVA_INT, NvmlLayouts.PCI_BUS),
+                info.get(JAVA_INT, NvmlLayouts.PCI_DEVICE),
+                info.getString(NvmlLayouts.PCI_BUS_ID));
     }
 
     private String errorString(int rc) {
@@ -445,8 +488,9 @@ final class Nvml {
     }
 
     private MemorySegment symbol(String function) {
-        return library.find(function).orElseThrow(() -> new DiscoveryException(
-                "%s has no function %s; the NVIDIA driver is too old for Elastic GPU, install a current one"
-                        .formatted(source, function)));
+        return library.find(function)
+                .orElseThrow(() -> new DiscoveryException(
+                        "%s has no function %s; the NVIDIA driver is too old for Elastic GPU, install a current one"
+                                .formatted(source, function)));
     }
 }

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +31,7 @@ public final class NvmlBackend implements GpuBackend {
     private static final Duration LONGEST_WAIT = Duration.ofDays(1);
     /** Events taken in one call after the first, so a storm of them cannot keep the caller from acting on any. */
     private static final int MAX_EVENTS = 64;
+
     private static final long MIB = 1L << 20;
 
     private final Nvml nvml;
@@ -79,19 +79,30 @@ public final class NvmlBackend implements GpuBackend {
     public Hardware discover() {
         requireOpen();
         String driver = nvml.driverVersion();
-        List<Nvml.Device> cards = IntStream.range(0, nvml.deviceCount()).mapToObj(nvml::device).toList();
+        List<Nvml.Device> cards =
+                IntStream.range(0, nvml.deviceCount()).mapToObj(nvml::device).toList();
         List<Nvml.Pci> slots = cards.stream().map(nvml::pci).toList();
-        List<Gpu> gpus = cards.stream().map(d -> new Gpu(d.index(), nvml.uuid(d), nvml.name(d),
-                nvml.memoryTotalBytes(d) / MIB, slots.get(d.index()).busId(), nvml.minor(d), nvml.numaNode(d),
-                nvml.migEnabled(d))).toList();
+        List<Gpu> gpus = cards.stream()
+                .map(d -> new Gpu(
+                        d.index(),
+                        nvml.uuid(d),
+                        nvml.name(d),
+                        nvml.memoryTotalBytes(d) / MIB,
+                        slots.get(d.index()).busId(),
+                        nvml.minor(d),
+                        nvml.numaNode(d),
+                        nvml.migEnabled(d)))
+                .toList();
         return new Hardware(driver, gpus, NvmlTopology.read(nvml, cards, slots));
     }
 
     @Override
     public List<GpuEvent> awaitEvents(Duration timeout) throws InterruptedException {
         requireOpen();
-        long budget = (timeout.isNegative() ? Duration.ZERO : timeout.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT
-                : timeout).toNanos();
+        long budget = (timeout.isNegative()
+                        ? Duration.ZERO
+                        : timeout.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : timeout)
+                .toNanos();
         long deadline = System.nanoTime() + budget;
         List<GpuEvent> found = new ArrayList<>();
         while (true) {
@@ -106,8 +117,9 @@ public final class NvmlBackend implements GpuBackend {
                 }
                 MemorySegment set = eventSet();
                 NvmlEvents.Waited first = events.await(set, (int) Math.min(left, SLICE_MILLIS));
-                for (NvmlEvents.Waited w = first; !(w instanceof NvmlEvents.Waited.TimedOut)
-                        && found.size() < MAX_EVENTS; w = events.await(set, 0)) {
+                for (NvmlEvents.Waited w = first;
+                        !(w instanceof NvmlEvents.Waited.TimedOut) && found.size() < MAX_EVENTS;
+                        w = events.await(set, 0)) {
                     collect(w, found);
                 }
             } finally {
@@ -142,7 +154,9 @@ public final class NvmlBackend implements GpuBackend {
         Map<Integer, Long> mibByPid = new TreeMap<>();
         Stream.concat(nvml.computeProcesses(d).stream(), nvml.mpsProcesses(d).stream())
                 .forEach(p -> mibByPid.merge(p.pid(), mib(p.usedBytes()), Math::max));
-        return mibByPid.entrySet().stream().map(e -> new GpuProcess(e.getKey(), card, e.getValue())).toList();
+        return mibByPid.entrySet().stream()
+                .map(e -> new GpuProcess(e.getKey(), card, e.getValue()))
+                .toList();
     }
 
     @Override
@@ -150,13 +164,16 @@ public final class NvmlBackend implements GpuBackend {
         requireOpen();
         if (sinceMicros < 0) {
             throw new IllegalArgumentException(("sinceMicros is %d; pass 0 for every sample NVML keeps, or the"
-                    + " timestampMicros of a sample it returned").formatted(sinceMicros));
+                            + " timestampMicros of a sample it returned")
+                    .formatted(sinceMicros));
         }
         Map<Integer, ProcessUtilization> newest = new TreeMap<>();
         for (Nvml.Sample s : nvml.processUtilization(nvml.device(card), sinceMicros)) {
             if (s.timestampMicros() > sinceMicros) { // NVML filters too; a sample it let through would be seen twice
-                newest.merge(s.pid(), new ProcessUtilization(s.pid(), card, s.smPercent(), s.memoryPercent(),
-                        s.timestampMicros()), (a, b) -> b.timestampMicros() > a.timestampMicros() ? b : a);
+                newest.merge(
+                        s.pid(),
+                        new ProcessUtilization(s.pid(), card, s.smPercent(), s.memoryPercent(), s.timestampMicros()),
+                        (a, b) -> b.timestampMicros() > a.timestampMicros() ? b : a);
             }
         }
         return List.copyOf(newest.values());
@@ -213,11 +230,13 @@ public final class NvmlBackend implements GpuBackend {
         }
         // Boards without ECC refuse the pair as a whole (NOT_SUPPORTED); Xid alone still reports a lost card.
         if (events.register(card, NvmlEvents.XID, set)) {
-            LOG.info("card {}: NVML reports no double-bit ECC events for it (NOT_SUPPORTED); watching Xid only",
+            LOG.info(
+                    "card {}: NVML reports no double-bit ECC events for it (NOT_SUPPORTED); watching Xid only",
                     card.index());
             return;
         }
-        LOG.warn("card {}: NVML reports no events for it (NOT_SUPPORTED); its health rests on queries alone",
+        LOG.warn(
+                "card {}: NVML reports no events for it (NOT_SUPPORTED); its health rests on queries alone",
                 card.index());
     }
 
@@ -242,8 +261,7 @@ public final class NvmlBackend implements GpuBackend {
                 }
                 found.add(new GpuEvent.Xid(card, XID_FALLEN_OFF_THE_BUS));
             }
-            case NvmlEvents.Waited.TimedOut t -> {
-            }
+            case NvmlEvents.Waited.TimedOut t -> {}
         }
     }
 

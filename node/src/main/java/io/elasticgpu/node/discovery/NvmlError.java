@@ -46,21 +46,20 @@ final class NvmlError {
      * @param text    what {@code nvmlErrorString} says about {@code code}
      */
     static String message(String function, String subject, int code, String text) {
-        return "%s%s returned %s (%d) \"%s\"%s".formatted(function, subject.isEmpty() ? "" : " " + subject, name(code),
-                code, text, advice(code));
+        return "%s%s returned %s (%d) \"%s\"%s"
+                .formatted(function, subject.isEmpty() ? "" : " " + subject, name(code), code, text, advice(code));
     }
 
     private static String advice(int code) {
         return switch (code) {
             case DRIVER_NOT_LOADED -> "; the NVIDIA kernel module is not loaded: check lsmod | grep nvidia and dmesg";
             case NO_PERMISSION -> "; the agent needs read-write access to /dev/nvidiactl and /dev/nvidia*";
-            case GPU_IS_LOST -> "; the card has fallen off the bus: drain the node, then reset the card (nvidia-smi -r)"
-                    + " or reboot";
+            case GPU_IS_LOST ->
+                "; the card has fallen off the bus: drain the node, then reset the card (nvidia-smi -r)" + " or reboot";
             case UNINITIALIZED -> "; NVML is not initialised (the backend was closed)";
             default -> "";
         };
     }
 
-    private NvmlError() {
-    }
+    private NvmlError() {}
 }

@@ -23,15 +23,12 @@ final class NvmlEvents {
     sealed interface Waited {
 
         /** {@code device} is the raw nvmlDevice_t address, to be matched against the cards' handles. */
-        record Event(long device, long type, long data) implements Waited {
-        }
+        record Event(long device, long type, long data) implements Waited {}
 
-        record TimedOut() implements Waited {
-        }
+        record TimedOut() implements Waited {}
 
         /** NVML_ERROR_GPU_IS_LOST; {@code device} is 0 when the driver did not say which card. */
-        record Lost(long device, String message) implements Waited {
-        }
+        record Lost(long device, String message) implements Waited {}
     }
 
     private final NvmlCall create, register, await, free;
@@ -68,10 +65,14 @@ final class NvmlEvents {
             int rc = await.invoke(set, data, timeoutMillis);
             long device = data.get(ADDRESS, NvmlLayouts.EVENT_DEVICE).address();
             return switch (rc) {
-                case SUCCESS -> new Waited.Event(device, data.get(JAVA_LONG, NvmlLayouts.EVENT_TYPE),
-                        data.get(JAVA_LONG, NvmlLayouts.EVENT_VALUE));
+                case SUCCESS ->
+                    new Waited.Event(
+                            device,
+                            data.get(JAVA_LONG, NvmlLayouts.EVENT_TYPE),
+                            data.get(JAVA_LONG, NvmlLayouts.EVENT_VALUE));
                 case TIMEOUT -> new Waited.TimedOut();
-                case GPU_IS_LOST -> new Waited.Lost(device, await.failure(rc, "").getMessage());
+                case GPU_IS_LOST ->
+                    new Waited.Lost(device, await.failure(rc, "").getMessage());
                 default -> throw await.failure(rc, "");
             };
         }

@@ -29,9 +29,7 @@ final class NvmlLayouts {
 
     /** {@code nvmlMemory_t}: total, free, used, in bytes. */
     static final StructLayout MEMORY = MemoryLayout.structLayout(
-            JAVA_LONG.withName("total"),
-            JAVA_LONG.withName("free"),
-            JAVA_LONG.withName("used"));
+            JAVA_LONG.withName("total"), JAVA_LONG.withName("free"), JAVA_LONG.withName("used"));
 
     /**
      * {@code nvmlPciInfo_t} as {@code nvmlDeviceGetPciInfo_v3} and {@code nvmlDeviceGetNvLinkRemotePciInfo_v2} fill
@@ -110,6 +108,5 @@ final class NvmlLayouts {
         return FunctionDescriptor.of(JAVA_INT, arguments);
     }
 
-    private NvmlLayouts() {
-    }
+    private NvmlLayouts() {}
 }

@@ -3,7 +3,6 @@ package io.elasticgpu.node.discovery;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
-
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalInt;
@@ -23,8 +22,7 @@ final class NvmlTopology {
     static final int NODE = 40;
     static final int SYSTEM = 50;
 
-    private NvmlTopology() {
-    }
+    private NvmlTopology() {}
 
     /** @param slots {@code slots.get(i)} is where {@code cards.get(i)} sits on the PCI bus */
     static Topology read(Nvml nvml, List<Nvml.Device> cards, List<Nvml.Pci> slots) {
@@ -33,7 +31,8 @@ final class NvmlTopology {
         for (int a = 0; a < cards.size(); a++) {
             for (int b = a + 1; b < cards.size(); b++) {
                 int lanes = lanes(links.get(a), links.get(b), slots.get(a), slots.get(b));
-                topology.link(a, b, lanes > 0 ? Link.nvlink(lanes) : pcie(nvml.commonAncestor(cards.get(a), cards.get(b))));
+                topology.link(
+                        a, b, lanes > 0 ? Link.nvlink(lanes) : pcie(nvml.commonAncestor(cards.get(a), cards.get(b))));
             }
         }
         return topology.build();
@@ -45,7 +44,9 @@ final class NvmlTopology {
      * cards' counts, which is the {@code NV#} nvidia-smi prints for such a pair.
      */
     static int lanes(List<Nvml.NvLink> a, List<Nvml.NvLink> b, Nvml.Pci slotA, Nvml.Pci slotB) {
-        int direct = (int) a.stream().filter(l -> !l.toSwitch() && l.remote().slot().equals(slotB.slot())).count();
+        int direct = (int) a.stream()
+                .filter(l -> !l.toSwitch() && l.remote().slot().equals(slotB.slot()))
+                .count();
         Set<String> shared = switches(a);
         shared.retainAll(switches(b));
         return direct + Math.min(linksTo(a, shared), linksTo(b, shared));
@@ -66,11 +67,15 @@ final class NvmlTopology {
 
     private static Set<String> switches(List<Nvml.NvLink> links) {
         Set<String> switches = new HashSet<>();
-        links.stream().filter(Nvml.NvLink::toSwitch).forEach(l -> switches.add(l.remote().slot()));
+        links.stream()
+                .filter(Nvml.NvLink::toSwitch)
+                .forEach(l -> switches.add(l.remote().slot()));
         return switches;
     }
 
     private static int linksTo(List<Nvml.NvLink> links, Set<String> switches) {
-        return (int) links.stream().filter(l -> l.toSwitch() && switches.contains(l.remote().slot())).count();
+        return (int) links.stream()
+                .filter(l -> l.toSwitch() && switches.contains(l.remote().slot()))
+                .count();
     }
 }

@@ -1,13 +1,13 @@
 package io.elasticgpu.node.discovery;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * The pod and container a process belongs to, read from its cgroup ({@code /proc/<pid>/cgroup}) as kubelet names pod
@@ -40,13 +40,16 @@ public record ProcessOwner(String podUid, String containerId) {
             Matcher pod = POD.matcher(path);
             if (pod.find()) {
                 Matcher container = CONTAINER.matcher(path);
-                return Optional.of(new ProcessOwner(pod.group(1).replace('_', '-'), container.find() ? container.group(1) : ""));
+                return Optional.of(
+                        new ProcessOwner(pod.group(1).replace('_', '-'), container.find() ? container.group(1) : ""));
             }
         }
         return Optional.empty();
     }
 
-    /** The owner of {@code pid} as {@code proc} (the host's {@code /proc}) shows it; empty for a process of no pod or gone. */
+    /**
+     * The owner of {@code pid} as {@code proc} (the host's {@code /proc}) shows it; empty for a process of no pod or
+     * gone. */
     public static Optional<ProcessOwner> of(Path proc, long pid) {
         try {
             return parse(Files.readString(proc.resolve(Long.toString(pid)).resolve("cgroup")));

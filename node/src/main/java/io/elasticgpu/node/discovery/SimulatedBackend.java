@@ -11,7 +11,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,8 +61,8 @@ public final class SimulatedBackend implements GpuBackend {
      */
     public static SimulatedBackend load(Path yaml, String seed) {
         Hardware hardware = SimulatedNodeFile.read(yaml, requireNonNull(seed, "seed"));
-        return new SimulatedBackend(hardware, Optional.of(new SimulatedEventsFile(
-                yaml.resolveSibling(yaml.getFileName() + ".events"))));
+        return new SimulatedBackend(
+                hardware, Optional.of(new SimulatedEventsFile(yaml.resolveSibling(yaml.getFileName() + ".events"))));
     }
 
     @Override
@@ -92,8 +91,9 @@ public final class SimulatedBackend implements GpuBackend {
     @Override
     public List<GpuEvent> awaitEvents(Duration timeout) throws InterruptedException {
         requireOpen();
-        long deadline = System.nanoTime() + (timeout.isNegative() ? Duration.ZERO
-                : timeout.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : timeout).toNanos();
+        long deadline = System.nanoTime()
+                + (timeout.isNegative() ? Duration.ZERO : timeout.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : timeout)
+                        .toNanos();
         List<GpuEvent> found = new ArrayList<>();
         while (true) {
             eventsFile.ifPresent(this::readEventsFile);
@@ -102,7 +102,8 @@ public final class SimulatedBackend implements GpuBackend {
             if (!found.isEmpty() || left <= 0 || closed) {
                 return found;
             }
-            long slice = eventsFile.isPresent() ? Math.min(left, TimeUnit.MILLISECONDS.toNanos(FILE_POLL_MILLIS)) : left;
+            long slice =
+                    eventsFile.isPresent() ? Math.min(left, TimeUnit.MILLISECONDS.toNanos(FILE_POLL_MILLIS)) : left;
             GpuEvent next = events.poll(slice, TimeUnit.NANOSECONDS);
             if (next != null) {
                 found.add(next);
@@ -136,8 +137,12 @@ public final class SimulatedBackend implements GpuBackend {
                     default -> throw new IllegalArgumentException("unknown word " + words[0]);
                 }
             } catch (RuntimeException e) { // a person typed it: say so and go on, the agent must not stop over it
-                LOG.warn("{}:{}: cannot use \"{}\" ({}); write xid <card> <code>, ecc <card>, down <card> or up <card>",
-                        file.path(), line.number(), line.text(), e.getMessage());
+                LOG.warn(
+                        "{}:{}: cannot use \"{}\" ({}); write xid <card> <code>, ecc <card>, down <card> or up <card>",
+                        file.path(),
+                        line.number(),
+                        line.text(),
+                        e.getMessage());
             }
         }
     }

@@ -19,8 +19,7 @@ import java.util.List;
 final class SimulatedEventsFile {
 
     /** One line and its number in the file, for messages. */
-    record Line(int number, String text) {
-    }
+    record Line(int number, String text) {}
 
     private final Path file;
     private long offset;
@@ -51,7 +50,8 @@ final class SimulatedEventsFile {
             }
             offset += end;
             List<Line> found = new ArrayList<>();
-            new String(added.array(), 0, end, StandardCharsets.UTF_8).lines()
+            new String(added.array(), 0, end, StandardCharsets.UTF_8)
+                    .lines()
                     .forEach(text -> found.add(new Line(++lines, text)));
             return found;
         } catch (NoSuchFileException e) {

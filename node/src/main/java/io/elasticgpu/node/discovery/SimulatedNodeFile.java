@@ -4,11 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,7 +58,8 @@ final class SimulatedNodeFile {
         keys(root, "the top level", Set.of("driverVersion", "cards", "links"));
         JsonNode driver = root.path("driverVersion");
         if (!driver.isMissingNode() && !driver.isValueNode()) {
-            throw error("driverVersion must be a version text, was %s; write e.g. driverVersion: \"570.86.15\"",
+            throw error(
+                    "driverVersion must be a version text, was %s; write e.g. driverVersion: \"570.86.15\"",
                     shown(driver));
         }
         JsonNode cards = root.path("cards");
@@ -74,7 +73,8 @@ final class SimulatedNodeFile {
         Topology.Builder topology = Topology.builder(gpus.size());
         JsonNode links = root.path("links");
         if (!links.isMissingNode() && !links.isArray()) {
-            throw error("links must be a list, e.g. links: [{cards: [0, 1], kind: NVLINK, nvlinks: 12}], was %s",
+            throw error(
+                    "links must be a list, e.g. links: [{cards: [0, 1], kind: NVLINK, nvlinks: 12}], was %s",
                     shown(links));
         }
         for (int i = 0; i < links.size(); i++) {
@@ -103,25 +103,38 @@ final class SimulatedNodeFile {
         keys(card, at, Set.of("model", "memoryMiB", "numa", "uuid", "count"));
         JsonNode model = card.path("model");
         if (!model.isTextual() || model.asText().isBlank()) {
-            throw error("%s.model must be the product name, was %s; write e.g. model: NVIDIA A100-SXM4-80GB", at,
-                    shown(model));
+            throw error(
+                    "%s.model must be the product name, was %s; write e.g. model: NVIDIA A100-SXM4-80GB",
+                    at, shown(model));
         }
         int memory = integer(card, at, "memoryMiB", 1, 0, "the card's memory in MiB; write e.g. memoryMiB: 81920");
         int numa = integer(card, at, "numa", -1, -1, "the NUMA node, -1 when unknown; write e.g. numa: 0");
         int count = integer(card, at, "count", 1, 1, "how many such cards; leave it out for one");
         JsonNode uuid = card.path("uuid");
         if (!uuid.isMissingNode() && (!uuid.isTextual() || !uuid.asText().startsWith("GPU-"))) {
-            throw error("%s.uuid must start with GPU-, was %s; write e.g. uuid: GPU-0d9a6c4e-3f1b-4c2a-9e57-6b1d2f8a4c31, or"
-                    + " leave it out", at, shown(uuid));
+            throw error(
+                    "%s.uuid must start with GPU-, was %s; write e.g. uuid: "
+                            + "GPU-0d9a6c4e-3f1b-4c2a-9e57-6b1d2f8a4c31, or"
+                            + " leave it out",
+                    at, shown(uuid));
         }
         if (!uuid.isMissingNode() && count > 1) {
-            throw error("%s has a uuid and count %d, but cards cannot share a uuid; drop uuid or list the cards one by"
-                    + " one", at, count);
+            throw error(
+                    "%s has a uuid and count %d, but cards cannot share a uuid; drop uuid or list the cards one by"
+                            + " one",
+                    at, count);
         }
         for (int n = 0; n < count; n++) {
             int index = gpus.size();
-            gpus.add(new Gpu(index, uuid.isMissingNode() ? "GPU-" + derived(seed, index) : uuid.asText(),
-                    model.asText(), memory, "00000000:%02X:00.0".formatted(index), index, numa, false));
+            gpus.add(new Gpu(
+                    index,
+                    uuid.isMissingNode() ? "GPU-" + derived(seed, index) : uuid.asText(),
+                    model.asText(),
+                    memory,
+                    "00000000:%02X:00.0".formatted(index),
+                    index,
+                    numa,
+                    false));
         }
     }
 
@@ -132,9 +145,12 @@ final class SimulatedNodeFile {
             throw error("%s.cards must list two or more card indexes, e.g. cards: [0, 1], was %s", at, shown(cards));
         }
         JsonNode kindNode = link.path("kind");
-        LinkKind kind = Arrays.stream(LinkKind.values()).filter(k -> k.name().equals(kindNode.asText())).findFirst()
-                .orElseThrow(() -> error("%s.kind must be one of %s, was %s", at,
-                        Arrays.toString(LinkKind.values()).replaceAll("[\\[\\]]", ""), shown(kindNode)));
+        LinkKind kind = Arrays.stream(LinkKind.values())
+                .filter(k -> k.name().equals(kindNode.asText()))
+                .findFirst()
+                .orElseThrow(() -> error(
+                        "%s.kind must be one of %s, was %s",
+                        at, Arrays.toString(LinkKind.values()).replaceAll("[\\[\\]]", ""), shown(kindNode)));
         int lanes = integer(link, at, "nvlinks", 0, 0, "the NVLink lanes between each pair; write e.g. nvlinks: 12");
         if (kind == LinkKind.NVLINK && lanes < 1) {
             throw error("%s is NVLINK and needs nvlinks >= 1, the lanes between each pair; write e.g. nvlinks: 12", at);
@@ -174,19 +190,22 @@ final class SimulatedNodeFile {
 
     private void keys(JsonNode node, String at, Set<String> known) {
         if (!node.isObject()) {
-            throw error("%s must be a mapping with the keys %s, was %s", at, String.join(", ", known.stream().sorted()
-                    .toList()), shown(node));
+            throw error(
+                    "%s must be a mapping with the keys %s, was %s",
+                    at, String.join(", ", known.stream().sorted().toList()), shown(node));
         }
         for (String key : node.propertyStream().map(e -> e.getKey()).toList()) {
             if (!known.contains(key)) {
-                throw error("unknown key \"%s\" in %s; the keys there are %s", key, at,
-                        String.join(", ", known.stream().sorted().toList()));
+                throw error(
+                        "unknown key \"%s\" in %s; the keys there are %s",
+                        key, at, String.join(", ", known.stream().sorted().toList()));
             }
         }
     }
 
     private static String derived(String seed, int index) {
-        return UUID.nameUUIDFromBytes(("elastic-gpu/" + seed + "/" + index).getBytes(StandardCharsets.UTF_8)).toString();
+        return UUID.nameUUIDFromBytes(("elastic-gpu/" + seed + "/" + index).getBytes(StandardCharsets.UTF_8))
+                .toString();
     }
 
     /** A value as the message shows it: strings quoted, as YAML or JSON would write them. */

@@ -7,7 +7,6 @@ import io.elasticgpu.node.discovery.Hardware;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-
 import java.util.List;
 import java.util.Optional;
 
@@ -32,7 +31,10 @@ public final class ApiClaims implements ClaimSource {
     public AllocatedClaim allocated(ClaimRef ref) {
         ResourceClaim claim;
         try {
-            claim = client.resources(ResourceClaim.class).inNamespace(ref.namespace()).withName(ref.name()).get();
+            claim = client.resources(ResourceClaim.class)
+                    .inNamespace(ref.namespace())
+                    .withName(ref.name())
+                    .get();
         } catch (KubernetesClientException e) {
             throw new ClaimException("claim %s: cannot read it from the API server: %s".formatted(ref, e.getMessage()));
         }
@@ -42,16 +44,21 @@ public final class ApiClaims implements ClaimSource {
         return new AllocatedClaim(devices, processes == null ? "1" : processes);
     }
 
-    /** The devices {@code claim} holds in {@code pool}, read by the rule the views count with ({@link DraShares}). Pure. */
+    /**
+     * The devices {@code claim} holds in {@code pool}, read by the rule the views count with ({@link DraShares}). Pure.
+     * */
     static List<ClaimDevice> devices(ClaimRef ref, ResourceClaim claim, String pool, Hardware hw) {
         if (claim == null || !ref.uid().equals(claim.getMetadata().getUid())) {
             throw new ClaimException("claim %s: not found (deleted, or re-created with another UID)".formatted(ref));
         }
         if (!DraShares.allocated(claim)) {
-            throw new ClaimException("claim %s: not allocated; kube-scheduler allocates it when it schedules the pod".formatted(ref));
+            throw new ClaimException(
+                    "claim %s: not allocated; kube-scheduler allocates it when it schedules the pod".formatted(ref));
         }
-        List<ClaimDevice> out = DraShares.of(claim).stream().filter(s -> pool.equals(s.node()))
-                .map(s -> device(ref, s, hw)).toList();
+        List<ClaimDevice> out = DraShares.of(claim).stream()
+                .filter(s -> pool.equals(s.node()))
+                .map(s -> device(ref, s, hw))
+                .toList();
         if (out.isEmpty()) {
             throw new ClaimException("claim %s: its allocation names no device of driver %s in pool %s"
                     .formatted(ref, DraNames.DRIVER, pool));
@@ -65,6 +72,7 @@ public final class ApiClaims implements ClaimSource {
                     .formatted(ref, s.device(), hw.gpus().size() - 1));
         }
         long memoryMib = s.wholeCard() ? hw.gpus().get(s.card()).memoryMib() : s.memoryMib();
-        return new ClaimDevice(s.request(), s.device(), s.card(), memoryMib, s.milli(), Optional.ofNullable(s.shareId()));
+        return new ClaimDevice(
+                s.request(), s.device(), s.card(), memoryMib, s.milli(), Optional.ofNullable(s.shareId()));
     }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment.Variables;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,7 +30,8 @@ public final class CdiSpecs {
     /** The driver's control devices, which every CUDA process opens besides its cards. */
     static final List<String> CONTROL_DEVICES = List.of("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
     // Sorted keys: the same spec is the same text in every run, so an unchanged spec is never rewritten.
-    private static final ObjectMapper JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
     private final Path dir;
 
@@ -39,7 +39,9 @@ public final class CdiSpecs {
         this.dir = dir;
     }
 
-    /** The CDI device name of {@code request} in the claim {@code uid}: CDI names allow no {@code /}, DNS labels no {@code _}. */
+    /**
+     * The CDI device name of {@code request} in the claim {@code uid}: CDI names allow no {@code /}, DNS labels no
+     * {@code _}. */
     public static String deviceName(String uid, String request) {
         return uid + "-" + request.replace('/', '_');
     }
@@ -60,7 +62,11 @@ public final class CdiSpecs {
         spec.put("cdiVersion", VERSION);
         spec.put("kind", KIND);
         spec.put("devices", out);
-        spec.put("containerEdits", Map.of("deviceNodes", CONTROL_DEVICES.stream().map(p -> Map.of("path", p)).toList()));
+        spec.put(
+                "containerEdits",
+                Map.of(
+                        "deviceNodes",
+                        CONTROL_DEVICES.stream().map(p -> Map.of("path", p)).toList()));
         try {
             return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(spec);
         } catch (JsonProcessingException e) {
@@ -80,8 +86,10 @@ public final class CdiSpecs {
             Files.writeString(tmp, spec);
             Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write CDI spec %s: %s; check that the CDI directory is writable"
-                    .formatted(f, e.getMessage()), e);
+            throw new UncheckedIOException(
+                    "cannot write CDI spec %s: %s; check that the CDI directory is writable"
+                            .formatted(f, e.getMessage()),
+                    e);
         }
     }
 
@@ -97,11 +105,26 @@ public final class CdiSpecs {
     public record Edits(List<String> deviceNodes, Variables variables) {
         Map<String, Object> json() {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("env", variables.env().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
-            m.put("deviceNodes", deviceNodes.stream().map(p -> Map.of("path", p)).toList());
+            m.put(
+                    "env",
+                    variables.env().entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue())
+                            .toList());
+            m.put(
+                    "deviceNodes",
+                    deviceNodes.stream().map(p -> Map.of("path", p)).toList());
             if (!variables.mounts().isEmpty()) {
-                m.put("mounts", variables.mounts().entrySet().stream().map(e -> Map.of("hostPath", e.getKey(),
-                        "containerPath", e.getValue(), "options", List.of("rbind", "rw", "nosuid", "nodev"))).toList());
+                m.put(
+                        "mounts",
+                        variables.mounts().entrySet().stream()
+                                .map(e -> Map.of(
+                                        "hostPath",
+                                        e.getKey(),
+                                        "containerPath",
+                                        e.getValue(),
+                                        "options",
+                                        List.of("rbind", "rw", "nosuid", "nodev")))
+                                .toList());
             }
             return m;
         }

@@ -2,7 +2,6 @@ package io.elasticgpu.node.dra;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,8 +22,7 @@ import java.util.Optional;
 public final class Checkpoint {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final TypeReference<List<PreparedClaim>> CLAIMS = new TypeReference<>() {
-    };
+    private static final TypeReference<List<PreparedClaim>> CLAIMS = new TypeReference<>() {};
 
     private final Path file;
     private final Map<String, PreparedClaim> byUid = new LinkedHashMap<>();
@@ -42,11 +40,15 @@ public final class Checkpoint {
         Checkpoint c = new Checkpoint(file);
         if (Files.exists(file)) {
             try {
-                JSON.readValue(file.toFile(), CLAIMS).forEach(p -> c.byUid.put(p.claim().uid(), p));
+                JSON.readValue(file.toFile(), CLAIMS)
+                        .forEach(p -> c.byUid.put(p.claim().uid(), p));
             } catch (IOException e) {
-                throw new IllegalStateException(("DRA checkpoint %s cannot be read (%s); the claims prepared on this node are"
-                        + " unknown. Move it aside and restart the agent; kubelet prepares running pods' claims again")
-                        .formatted(file, e.getMessage()), e);
+                throw new IllegalStateException(
+                        ("DRA checkpoint %s cannot be read (%s); the claims prepared on this node are"
+                                        + " unknown. Move it aside and restart the agent; kubelet prepares running "
+                                        + "pods' claims again")
+                                .formatted(file, e.getMessage()),
+                        e);
             }
         }
         return c;
@@ -94,8 +96,10 @@ public final class Checkpoint {
             JSON.writeValue(tmp.toFile(), List.copyOf(byUid.values()));
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the DRA checkpoint %s: %s; check the plugin directory is writable"
-                    .formatted(file, e.getMessage()), e);
+            throw new UncheckedIOException(
+                    "cannot write the DRA checkpoint %s: %s; check the plugin directory is writable"
+                            .formatted(file, e.getMessage()),
+                    e);
         }
     }
 }

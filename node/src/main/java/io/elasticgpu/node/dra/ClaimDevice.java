@@ -1,9 +1,9 @@
 package io.elasticgpu.node.dra;
 
+import static java.util.Objects.requireNonNull;
+
 import java.util.List;
 import java.util.Optional;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * One device of our pool that a claim was allocated, with what it consumes of the card. Immutable.
@@ -15,15 +15,17 @@ import static java.util.Objects.requireNonNull;
  * @param milli     compute the claim holds in thousandths (0 = no compute limit asked)
  * @param shareId   the allocator's share id, present for devices that allow several allocations
  */
-public record ClaimDevice(String request, String device, int card, long memoryMib, int milli, Optional<String> shareId) {
+public record ClaimDevice(
+        String request, String device, int card, long memoryMib, int milli, Optional<String> shareId) {
 
     public ClaimDevice {
         requireNonNull(request, "request");
         requireNonNull(device, "device");
         requireNonNull(shareId, "shareId");
         if (memoryMib < 0 || milli < 0 || milli > 1000) {
-            throw new IllegalArgumentException("claim device %s: memory must be >= 0 MiB and compute 0..1000 milli, were %d and %d"
-                    .formatted(device, memoryMib, milli));
+            throw new IllegalArgumentException(
+                    "claim device %s: memory must be >= 0 MiB and compute 0..1000 milli, were %d and %d"
+                            .formatted(device, memoryMib, milli));
         }
     }
 

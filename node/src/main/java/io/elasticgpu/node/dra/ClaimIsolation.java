@@ -2,7 +2,6 @@ package io.elasticgpu.node.dra;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.isolation.MpsDirs;
-
 import java.util.List;
 import java.util.Optional;
 
@@ -25,7 +24,6 @@ public interface ClaimIsolation {
         }
 
         @Override
-        public void release(ClaimRef claim) {
-        }
+        public void release(ClaimRef claim) {}
     };
 }

@@ -1,14 +1,13 @@
 package io.elasticgpu.node.dra;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.allocation.CardTable;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.isolation.MpsDirs;
 import io.elasticgpu.node.isolation.MpsException;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,14 +32,27 @@ public final class ClaimPreparation {
     private final String pool;
     private final ClaimIsolation isolation;
 
-    public ClaimPreparation(ClaimSource source, Checkpoint checkpoint, CdiSpecs cdi, Hardware hardware, CardTable cards,
-                            ContainerEnvironment environment, String pool) {
+    public ClaimPreparation(
+            ClaimSource source,
+            Checkpoint checkpoint,
+            CdiSpecs cdi,
+            Hardware hardware,
+            CardTable cards,
+            ContainerEnvironment environment,
+            String pool) {
         this(source, checkpoint, cdi, hardware, cards, environment, pool, ClaimIsolation.NONE);
     }
 
     /** @param isolation what holds each request's share to its limits before the CDI spec is written */
-    public ClaimPreparation(ClaimSource source, Checkpoint checkpoint, CdiSpecs cdi, Hardware hardware, CardTable cards,
-                            ContainerEnvironment environment, String pool, ClaimIsolation isolation) {
+    public ClaimPreparation(
+            ClaimSource source,
+            Checkpoint checkpoint,
+            CdiSpecs cdi,
+            Hardware hardware,
+            CardTable cards,
+            ContainerEnvironment environment,
+            String pool,
+            ClaimIsolation isolation) {
         this.isolation = isolation;
         this.source = source;
         this.checkpoint = checkpoint;
@@ -70,7 +82,9 @@ public final class ClaimPreparation {
             }
             checkCapacity(ref, devices(ref, claim.devices()));
             PreparedClaim prepared = describe(ref, claim); // starts the MPS daemons of its shares, if isolation is on
-            cdi.write(ref.uid(), prepared.cdiSpec()); // before the checkpoint: a crash between leaves a spec unprepare removes
+            cdi.write(
+                    ref.uid(),
+                    prepared.cdiSpec()); // before the checkpoint: a crash between leaves a spec unprepare removes
             checkpoint.put(prepared);
             return prepared.devices();
         }
@@ -92,10 +106,15 @@ public final class ClaimPreparation {
         int processes = isolation == ClaimIsolation.NONE ? 1 : processes(ref, claim.processes());
         Map<String, CdiSpecs.Edits> edits = new LinkedHashMap<>();
         for (String request : ClaimDevice.requests(devices)) {
-            List<ClaimDevice> mine = devices.stream().filter(d -> d.request().equals(request)).toList();
+            List<ClaimDevice> mine =
+                    devices.stream().filter(d -> d.request().equals(request)).toList();
             List<Share> shares = mine.stream()
-                    .map(d -> new Share(d.card(), cards.uuid(d.card()), d.milli(), d.memoryMib())).toList();
-            List<String> nodes = mine.stream().map(d -> hardware.gpus().get(d.card()).devicePath()).distinct().toList();
+                    .map(d -> new Share(d.card(), cards.uuid(d.card()), d.milli(), d.memoryMib()))
+                    .toList();
+            List<String> nodes = mine.stream()
+                    .map(d -> hardware.gpus().get(d.card()).devicePath())
+                    .distinct()
+                    .toList();
             // Both memory and compute: one CDI device tells a container everything, where the device plugin needs a
             // part per resource. Our own family: DRA claims have no other project's names to answer in.
             Optional<MpsDirs> mps;
@@ -104,8 +123,10 @@ public final class ClaimPreparation {
             } catch (IllegalArgumentException | MpsException e) {
                 throw new ClaimException("claim %s, request %s: %s".formatted(ref, request, e.getMessage()));
             }
-            edits.put(CdiSpecs.deviceName(ref.uid(), request),
-                    new CdiSpecs.Edits(nodes, environment.variables(shares, Family.ELASTIC_GPU, cards, true, true, mps)));
+            edits.put(
+                    CdiSpecs.deviceName(ref.uid(), request),
+                    new CdiSpecs.Edits(
+                            nodes, environment.variables(shares, Family.ELASTIC_GPU, cards, true, true, mps)));
         }
         return new PreparedClaim(ref, devices(ref, devices), CdiSpecs.spec(edits));
     }
@@ -114,8 +135,15 @@ public final class ClaimPreparation {
         List<PreparedDevice> out = new ArrayList<>();
         for (ClaimDevice d : devices) {
             String id = CdiSpecs.qualified(CdiSpecs.deviceName(ref.uid(), d.request()));
-            out.add(new PreparedDevice(List.of(d.request()), pool, d.device(), List.of(id), d.shareId().orElse(""),
-                    d.card(), d.memoryMib(), d.milli()));
+            out.add(new PreparedDevice(
+                    List.of(d.request()),
+                    pool,
+                    d.device(),
+                    List.of(id),
+                    d.shareId().orElse(""),
+                    d.card(),
+                    d.memoryMib(),
+                    d.milli()));
         }
         return out;
     }
@@ -140,9 +168,11 @@ public final class ClaimPreparation {
         for (PreparedDevice d : adding) {
             long capacity = cards.memoryMib(d.card());
             if (memory[d.card()] > capacity || milli[d.card()] > 1000) {
-                throw new ClaimException(("claim %s: card %d (%s) would hold %d of %d MiB and %d of 1000 milli with the claims"
-                        + " prepared on it; refused so that the card is not over-committed (is a ResourceSlice edited by hand?)")
-                        .formatted(ref, d.card(), d.device(), memory[d.card()], capacity, milli[d.card()]));
+                throw new ClaimException(
+                        ("claim %s: card %d (%s) would hold %d of %d MiB and %d of 1000 milli with the claims"
+                                        + " prepared on it; refused so that the card is not over-committed (is a "
+                                        + "ResourceSlice edited by hand?)")
+                                .formatted(ref, d.card(), d.device(), memory[d.card()], capacity, milli[d.card()]));
             }
         }
     }

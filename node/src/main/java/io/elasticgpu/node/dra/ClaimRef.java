@@ -10,7 +10,8 @@ public record ClaimRef(String namespace, String name, String uid) {
         requireNonNull(name, "name");
         requireNonNull(uid, "uid");
         if (uid.isBlank()) {
-            throw new IllegalArgumentException("claim %s/%s: uid is empty; kubelet always sends one".formatted(namespace, name));
+            throw new IllegalArgumentException(
+                    "claim %s/%s: uid is empty; kubelet always sends one".formatted(namespace, name));
         }
     }
 

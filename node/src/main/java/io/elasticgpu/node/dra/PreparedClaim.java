@@ -1,8 +1,8 @@
 package io.elasticgpu.node.dra;
 
-import java.util.List;
-
 import static java.util.Objects.requireNonNull;
+
+import java.util.List;
 
 /**
  * A claim prepared on this node: its devices as kubelet was told them, and the CDI spec written for it (kept so that

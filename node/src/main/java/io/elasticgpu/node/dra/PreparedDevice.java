@@ -1,10 +1,9 @@
 package io.elasticgpu.node.dra;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-
-import java.util.List;
-
 import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 
 /**
  * What kubelet was told about one prepared device, and the share it stands for (to check the node's cards are never
@@ -19,8 +18,15 @@ import static java.util.Objects.requireNonNull;
  * @param memoryMib    memory held on the card
  * @param milli        compute held, thousandths of the card
  */
-public record PreparedDevice(List<String> requestNames, String pool, String device, List<String> cdiDeviceIds, String shareId,
-                             int card, @JsonProperty("memoryMiB") long memoryMib, int milli) {
+public record PreparedDevice(
+        List<String> requestNames,
+        String pool,
+        String device,
+        List<String> cdiDeviceIds,
+        String shareId,
+        int card,
+        @JsonProperty("memoryMiB") long memoryMib,
+        int milli) {
 
     public PreparedDevice {
         requestNames = List.copyOf(requireNonNull(requestNames, "requestNames"));

@@ -10,10 +10,8 @@ import io.elasticgpu.node.draplugin.health.HealthStatus;
 import io.elasticgpu.node.draplugin.health.NodeWatchResourcesRequest;
 import io.elasticgpu.node.draplugin.health.NodeWatchResourcesResponse;
 import io.elasticgpu.node.health.CardHealth;
-
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Set;
@@ -81,9 +79,12 @@ public final class DraHealthService extends DRAResourceHealthGrpc.DRAResourceHea
         for (Gpu g : hardware.gpus()) {
             boolean healthy = health.healthy(g.index());
             b.addDevices(DeviceHealth.newBuilder()
-                    .setDevice(DeviceIdentifier.newBuilder().setPoolName(pool).setDeviceName(DraNames.deviceName(g.index())))
+                    .setDevice(DeviceIdentifier.newBuilder()
+                            .setPoolName(pool)
+                            .setDeviceName(DraNames.deviceName(g.index())))
                     .setHealth(healthy ? HealthStatus.HEALTHY : HealthStatus.UNHEALTHY)
-                    .setLastUpdatedTime(seconds).setHealthCheckTimeoutSeconds(TIMEOUT.toSeconds())
+                    .setLastUpdatedTime(seconds)
+                    .setHealthCheckTimeoutSeconds(TIMEOUT.toSeconds())
                     .setMessage(healthy ? "" : health.reason(g.index())));
         }
         return b.build();

@@ -3,7 +3,6 @@ package io.elasticgpu.node.draplugin;
 import io.elasticgpu.node.deviceplugin.UnixSockets;
 import io.grpc.BindableService;
 import io.grpc.Server;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -35,8 +34,8 @@ public final class DraPluginServer implements AutoCloseable {
      *
      * @param more services on the same endpoint, such as {@link DraHealthService}
      */
-    public static DraPluginServer start(String driver, Path pluginDir, Path registrationDir, DraPluginService service,
-                                        BindableService... more) {
+    public static DraPluginServer start(
+            String driver, Path pluginDir, Path registrationDir, DraPluginService service, BindableService... more) {
         createDirectories(pluginDir);
         createDirectories(registrationDir);
         Path endpoint = pluginDir.resolve("dra.sock");
@@ -78,8 +77,10 @@ public final class DraPluginServer implements AutoCloseable {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create %s: %s; mount kubelet's plugin directories into the agent"
-                    .formatted(dir, e.getMessage()), e);
+            throw new UncheckedIOException(
+                    "cannot create %s: %s; mount kubelet's plugin directories into the agent"
+                            .formatted(dir, e.getMessage()),
+                    e);
         }
     }
 }

@@ -14,10 +14,9 @@ import io.elasticgpu.node.draplugin.api.NodeUnprepareResourceResponse;
 import io.elasticgpu.node.draplugin.api.NodeUnprepareResourcesRequest;
 import io.elasticgpu.node.draplugin.api.NodeUnprepareResourcesResponse;
 import io.grpc.stub.StreamObserver;
+import java.io.UncheckedIOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.io.UncheckedIOException;
 
 /**
  * The {@code DRAPlugin} service. Each claim of a call succeeds or fails on its own: a failure is that claim's
@@ -34,7 +33,8 @@ public final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
     }
 
     @Override
-    public void nodePrepareResources(NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> out) {
+    public void nodePrepareResources(
+            NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> out) {
         NodePrepareResourcesResponse.Builder b = NodePrepareResourcesResponse.newBuilder();
         for (Claim c : request.getClaimsList()) {
             b.putClaims(c.getUid(), prepare(c));
@@ -44,7 +44,8 @@ public final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
     }
 
     @Override
-    public void nodeUnprepareResources(NodeUnprepareResourcesRequest request, StreamObserver<NodeUnprepareResourcesResponse> out) {
+    public void nodeUnprepareResources(
+            NodeUnprepareResourcesRequest request, StreamObserver<NodeUnprepareResourcesResponse> out) {
         NodeUnprepareResourcesResponse.Builder b = NodeUnprepareResourcesResponse.newBuilder();
         for (Claim c : request.getClaimsList()) {
             NodeUnprepareResourceResponse.Builder r = NodeUnprepareResourceResponse.newBuilder();
@@ -64,8 +65,11 @@ public final class DraPluginService extends DRAPluginGrpc.DRAPluginImplBase {
         NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder();
         try {
             for (PreparedDevice d : preparation.prepare(ref(c))) {
-                Device.Builder device = Device.newBuilder().addAllRequestNames(d.requestNames()).setPoolName(d.pool())
-                        .setDeviceName(d.device()).addAllCdiDeviceIds(d.cdiDeviceIds());
+                Device.Builder device = Device.newBuilder()
+                        .addAllRequestNames(d.requestNames())
+                        .setPoolName(d.pool())
+                        .setDeviceName(d.device())
+                        .addAllCdiDeviceIds(d.cdiDeviceIds());
                 if (!d.shareId().isEmpty()) {
                     device.setShareId(d.shareId());
                 }

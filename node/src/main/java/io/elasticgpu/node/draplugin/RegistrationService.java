@@ -6,10 +6,9 @@ import io.elasticgpu.node.draplugin.registration.RegistrationGrpc;
 import io.elasticgpu.node.draplugin.registration.RegistrationStatus;
 import io.elasticgpu.node.draplugin.registration.RegistrationStatusResponse;
 import io.grpc.stub.StreamObserver;
+import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.nio.file.Path;
 
 /**
  * The {@code Registration} service kubelet's plugin watcher calls when it finds our socket in its registration
@@ -37,8 +36,12 @@ public final class RegistrationService extends RegistrationGrpc.RegistrationImpl
 
     @Override
     public void getInfo(InfoRequest request, StreamObserver<PluginInfo> out) {
-        out.onNext(PluginInfo.newBuilder().setType(TYPE).setName(driver).setEndpoint(endpoint.toString())
-                .addSupportedVersions(DRA_V1).build());
+        out.onNext(PluginInfo.newBuilder()
+                .setType(TYPE)
+                .setName(driver)
+                .setEndpoint(endpoint.toString())
+                .addSupportedVersions(DRA_V1)
+                .build());
         out.onCompleted();
     }
 

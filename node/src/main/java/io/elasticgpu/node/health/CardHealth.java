@@ -1,7 +1,6 @@
 package io.elasticgpu.node.health;
 
 import io.elasticgpu.node.discovery.GpuEvent;
-
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +63,9 @@ public final class CardHealth {
         List<Integer> back = new ArrayList<>();
         long now = clock.millis();
         for (int c = 0; c < lastCriticalMillis.length; c++) {
-            if (lastCriticalMillis[c] != 0 && now - lastCriticalMillis[c] >= policy.quietPeriod().toMillis() && answers.test(c)) {
+            if (lastCriticalMillis[c] != 0
+                    && now - lastCriticalMillis[c] >= policy.quietPeriod().toMillis()
+                    && answers.test(c)) {
                 lastCriticalMillis[c] = 0;
                 reason[c] = null;
                 back.add(c);

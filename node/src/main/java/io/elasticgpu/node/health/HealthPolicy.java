@@ -1,11 +1,10 @@
 package io.elasticgpu.node.health;
 
-import io.elasticgpu.node.discovery.GpuEvent;
+import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.node.discovery.GpuEvent;
 import java.time.Duration;
 import java.util.Set;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * Which events make a card unhealthy, and how long a card must stay quiet (and answer the driver) to be healthy
@@ -54,9 +53,10 @@ public record HealthPolicy(Set<Long> ignoredXids, Duration quietPeriod) {
      * (a DRA {@code NoExecute} taint) rather than only kept from new work ({@code NoSchedule}).
      */
     public boolean losesWork(GpuEvent event) {
-        return critical(event) && switch (event) {
-            case GpuEvent.Xid x -> WORK_LOSING_XIDS.contains(x.code());
-            case GpuEvent.DoubleBitEcc e -> true;
-        };
+        return critical(event)
+                && switch (event) {
+                    case GpuEvent.Xid x -> WORK_LOSING_XIDS.contains(x.code());
+                    case GpuEvent.DoubleBitEcc e -> true;
+                };
     }
 }

@@ -3,14 +3,13 @@ package io.elasticgpu.node.health;
 import io.elasticgpu.node.discovery.DiscoveryException;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.GpuEvent;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Feeds the driver's events into {@link CardHealth} on one scheduler thread, checks for recoveries between waits, and
@@ -25,8 +24,8 @@ public final class HealthWatch implements AutoCloseable {
     private final GpuBackend backend;
     private final CardHealth health;
     private final Runnable changed;
-    private final ScheduledExecutorService loop =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("egpu-health").factory());
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofVirtual().name("egpu-health").factory());
 
     public HealthWatch(GpuBackend backend, CardHealth health, Runnable changed) {
         this.backend = backend;

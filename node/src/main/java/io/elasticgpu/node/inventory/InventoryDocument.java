@@ -6,7 +6,6 @@ import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,13 +15,13 @@ import java.util.function.IntPredicate;
 /** The labels and inventory a node's hardware and health come to. Pure. */
 public final class InventoryDocument {
 
-    private InventoryDocument() {
-    }
+    private InventoryDocument() {}
 
     public static NodeInventory inventory(Hardware hw, IntPredicate healthy) {
         List<NodeInventory.Card> cards = new ArrayList<>();
         for (Gpu g : hw.gpus()) {
-            cards.add(new NodeInventory.Card(g.index(), g.uuid(), g.model(), g.memoryMib(), healthy.test(g.index()), g.numaNode()));
+            cards.add(new NodeInventory.Card(
+                    g.index(), g.uuid(), g.model(), g.memoryMib(), healthy.test(g.index()), g.numaNode()));
         }
         List<NodeInventory.Link> links = new ArrayList<>();
         for (int a = 0; a < cards.size(); a++) {

@@ -10,13 +10,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.Map;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.Map;
-import java.util.function.IntPredicate;
-
-/** Writes the node's labels and inventory annotation with one merge patch; called at start and on every health change. */
+/**
+ * Writes the node's labels and inventory annotation with one merge patch; called at start and on every health change.
+ * */
 public final class InventoryPublisher {
 
     private static final Logger LOG = LoggerFactory.getLogger(InventoryPublisher.class);
@@ -38,9 +39,12 @@ public final class InventoryPublisher {
         this.api = api;
     }
 
-    /** Writes {@link Annotations#USAGE}; returns whether the node took it (a failure is logged, the next sample tries again). */
+    /**
+     * Writes {@link Annotations#USAGE}; returns whether the node took it (a failure is logged, the next sample tries
+     * again). */
     public boolean publishUsage(NodeUsage usage) {
-        Map<String, Object> patch = Map.of("metadata", Map.of("annotations", Map.of(Annotations.USAGE, usage.toJson())));
+        Map<String, Object> patch =
+                Map.of("metadata", Map.of("annotations", Map.of(Annotations.USAGE, usage.toJson())));
         try {
             client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
             return true;
@@ -56,14 +60,23 @@ public final class InventoryPublisher {
     public synchronized boolean publish(Hardware hw, IntPredicate healthy) {
         Map<String, String> labels = new java.util.LinkedHashMap<>(InventoryDocument.labels(hw));
         labels.put(NodeLabels.API, api);
-        Map<String, Object> patch = Map.of("metadata", Map.of(
-                "labels", labels,
-                "annotations", Map.of(Annotations.INVENTORY, InventoryDocument.inventory(hw, healthy).toJson())));
+        Map<String, Object> patch = Map.of(
+                "metadata",
+                Map.of(
+                        "labels",
+                        labels,
+                        "annotations",
+                        Map.of(
+                                Annotations.INVENTORY,
+                                InventoryDocument.inventory(hw, healthy).toJson())));
         try {
             client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
             return true;
         } catch (KubernetesClientException e) {
-            LOG.error("cannot publish the inventory of node {}: {}; the extender keeps the last one it saw", node, e.getMessage());
+            LOG.error(
+                    "cannot publish the inventory of node {}: {}; the extender keeps the last one it saw",
+                    node,
+                    e.getMessage());
             return false;
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);

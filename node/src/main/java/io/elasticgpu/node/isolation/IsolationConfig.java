@@ -1,9 +1,9 @@
 package io.elasticgpu.node.isolation;
 
+import static java.util.Objects.requireNonNull;
+
 import java.nio.file.Path;
 import java.time.Duration;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * How the agent holds shares to their limits. Immutable; validated on construction with messages naming the flag.
@@ -21,17 +21,24 @@ import static java.util.Objects.requireNonNull;
  * @param checkEvery     how often daemons are checked and restarted, and the process counts enforced
  * @param timeout        the longest one run of the control program may take
  */
-public record IsolationConfig(Mode mode, Path program, Path root, boolean hostNamespaces, String cgroupRoot,
-                              Duration checkEvery, Duration timeout) {
+public record IsolationConfig(
+        Mode mode,
+        Path program,
+        Path root,
+        boolean hostNamespaces,
+        String cgroupRoot,
+        Duration checkEvery,
+        Duration timeout) {
 
     public enum Mode {
-        NONE, MPS
+        NONE,
+        MPS
     }
 
     public static final Path DEFAULT_PROGRAM = Path.of("/usr/bin/nvidia-cuda-mps-control");
     public static final Path DEFAULT_ROOT = Path.of("/run/elastic-gpu/mps");
-    public static final IsolationConfig NONE = new IsolationConfig(Mode.NONE, DEFAULT_PROGRAM, DEFAULT_ROOT, false, "",
-            Duration.ofSeconds(1), Duration.ofSeconds(10));
+    public static final IsolationConfig NONE = new IsolationConfig(
+            Mode.NONE, DEFAULT_PROGRAM, DEFAULT_ROOT, false, "", Duration.ofSeconds(1), Duration.ofSeconds(10));
 
     public IsolationConfig {
         requireNonNull(mode, "mode");
@@ -41,8 +48,9 @@ public record IsolationConfig(Mode mode, Path program, Path root, boolean hostNa
         requireNonNull(checkEvery, "checkEvery");
         requireNonNull(timeout, "timeout");
         if (checkEvery.isNegative() || checkEvery.isZero() || timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("isolation: the check period and the control timeout must be positive, were %s and %s"
-                    .formatted(checkEvery, timeout));
+            throw new IllegalArgumentException(
+                    "isolation: the check period and the control timeout must be positive, were %s and %s"
+                            .formatted(checkEvery, timeout));
         }
         if (!root.isAbsolute()) {
             throw new IllegalArgumentException("--mps-root must be an absolute path, was " + root);

@@ -51,7 +51,8 @@ public final class MpsControl {
                 if [ -f "$h/cgroup.procs" ]; then mkdir -p "$h/%s" && echo $$ > "$h/%s/cgroup.procs"; fi
               done
             fi
-            exec unshare --mount --propagation private -- /bin/sh -c 'mount --bind "$1/shm" /dev/shm && exec "$2" -d' sh "$1" "$2"
+            exec unshare --mount --propagation private -- /bin/sh -c 'mount --bind "$1/shm" /dev/shm && exec "$2" -d' \
+            sh "$1" "$2"
             """.formatted(CGROUP, CGROUP);
 
     private final Path program;
@@ -81,8 +82,10 @@ public final class MpsControl {
     public static Path check(Path program, String flag) {
         if (!Files.isRegularFile(program) || !Files.isExecutable(program)) {
             throw new IllegalArgumentException(("%s %s: no executable file there; isolation by MPS needs NVIDIA's"
-                    + " nvidia-cuda-mps-control on the node (it ships with the driver, e.g. /usr/bin/nvidia-cuda-mps-control);"
-                    + " pass its path with %s, or run without isolation").formatted(flag, program, flag));
+                            + " nvidia-cuda-mps-control on the node (it ships with the driver, e.g. "
+                            + "/usr/bin/nvidia-cuda-mps-control);"
+                            + " pass its path with %s, or run without isolation")
+                    .formatted(flag, program, flag));
         }
         return program;
     }
@@ -130,7 +133,8 @@ public final class MpsControl {
         pb.environment().put("CUDA_MPS_PIPE_DIRECTORY", pipe.toString());
         Result r = run(pb, command + "\n");
         if (r.exit() != 0) {
-            throw new MpsException("MPS control %s: \"%s\" failed (exit %d): %s".formatted(pipe, command, r.exit(), r.output()));
+            throw new MpsException(
+                    "MPS control %s: \"%s\" failed (exit %d): %s".formatted(pipe, command, r.exit(), r.output()));
         }
         return r.output().strip();
     }
@@ -144,8 +148,7 @@ public final class MpsControl {
         }
     }
 
-    private record Result(int exit, String output) {
-    }
+    private record Result(int exit, String output) {}
 
     private static String readQuietly(Path file) {
         try {
@@ -163,8 +166,8 @@ public final class MpsControl {
         } catch (IOException e) {
             throw new MpsException("cannot run %s: %s".formatted(pb.command().getFirst(), e.getMessage()), e);
         }
-        CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()),
-                Thread::startVirtualThread);
+        CompletableFuture<String> output =
+                CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()), Thread::startVirtualThread);
         try (OutputStream in = p.getOutputStream()) {
             in.write(stdin.getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
@@ -173,8 +176,16 @@ public final class MpsControl {
         try {
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new MpsException("%s did not finish within %d ms (%s)".formatted(program.getFileName(),
-                        timeout.toMillis(), String.join(" ", pb.command().subList(0, Math.min(3, pb.command().size())))));
+                throw new MpsException("%s did not finish within %d ms (%s)"
+                        .formatted(
+                                program.getFileName(),
+                                timeout.toMillis(),
+                                String.join(
+                                        " ",
+                                        pb.command()
+                                                .subList(
+                                                        0,
+                                                        Math.min(3, pb.command().size())))));
             }
             return new Result(p.exitValue(), output.get(timeout.toMillis(), TimeUnit.MILLISECONDS));
         } catch (InterruptedException e) {

@@ -1,9 +1,6 @@
 package io.elasticgpu.node.isolation;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +17,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The MPS control daemons of one node, one per share, each in its own directory under the MPS root. The agent asks
@@ -36,15 +35,13 @@ public final class MpsDaemons {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One running daemon as the agent knows it. */
-    public record Daemon(MpsShare share, MpsDirs dirs, long pid, Instant started, int restarts) {
-    }
+    public record Daemon(MpsShare share, MpsDirs dirs, long pid, Instant started, int restarts) {}
 
     /** What the agent tells the cluster about the daemons (events and metrics). */
     public interface Listener {
         void restarted(MpsShare share, String why);
 
-        Listener NONE = (share, why) -> {
-        };
+        Listener NONE = (share, why) -> {};
     }
 
     private final MpsControl control;
@@ -90,7 +87,11 @@ public final class MpsDaemons {
                 }
                 long pid = MpsControl.pid(share.pipe());
                 daemons.put(record.get().key(), new Daemon(record.get(), share, pid, clock.instant(), 0));
-                LOG.info("adopted the MPS daemon of {} ({}), pid {}{}", record.get().key(), record.get().holder(), pid,
+                LOG.info(
+                        "adopted the MPS daemon of {} ({}), pid {}{}",
+                        record.get().key(),
+                        record.get().holder(),
+                        pid,
                         alive(pid) ? "" : ", not running: it starts again at the first check");
             }
         } catch (IOException e) {
@@ -127,8 +128,13 @@ public final class MpsDaemons {
         write(dirs, share);
         Daemon started = launch(share, dirs, known == null ? 0 : known.restarts());
         daemons.put(share.key(), started);
-        LOG.info("MPS share {} ({}): daemon {} started with {} on {}", share.key(), share.holder(), started.pid(),
-                share.limits(), share.cards());
+        LOG.info(
+                "MPS share {} ({}): daemon {} started with {} on {}",
+                share.key(),
+                share.holder(),
+                started.pid(),
+                share.limits(),
+                share.cards());
         return dirs;
     }
 
@@ -146,8 +152,9 @@ public final class MpsDaemons {
         }
         String percent = control.send(dirs.pipe(), "get_default_active_thread_percentage");
         if (!sameNumber(percent, share.limits().threadPercent())) {
-            throw new MpsException("MPS share %s: the daemon reports a default active thread percentage of \"%s\", not %d"
-                    .formatted(share.key(), percent, share.limits().threadPercent()));
+            throw new MpsException(
+                    "MPS share %s: the daemon reports a default active thread percentage of \"%s\", not %d"
+                            .formatted(share.key(), percent, share.limits().threadPercent()));
         }
     }
 
@@ -184,16 +191,26 @@ public final class MpsDaemons {
             if (alive(d.pid())) {
                 continue;
             }
-            String why = d.pid() > 0 ? "its control daemon (pid %d) is gone".formatted(d.pid()) : "it had no control daemon";
+            String why =
+                    d.pid() > 0 ? "its control daemon (pid %d) is gone".formatted(d.pid()) : "it had no control daemon";
             try {
                 Daemon again = launch(d.share(), d.dirs(), d.restarts() + 1);
                 daemons.put(d.share().key(), again);
                 restarted.add(d.share().key());
-                LOG.warn("MPS share {} ({}): {}; started again as pid {} with {}", d.share().key(), d.share().holder(), why,
-                        again.pid(), d.share().limits());
+                LOG.warn(
+                        "MPS share {} ({}): {}; started again as pid {} with {}",
+                        d.share().key(),
+                        d.share().holder(),
+                        why,
+                        again.pid(),
+                        d.share().limits());
                 listener.restarted(d.share(), why);
             } catch (MpsException | UncheckedIOException e) {
-                LOG.error("MPS share {} ({}): {}; starting it again failed: {}", d.share().key(), d.share().holder(), why,
+                LOG.error(
+                        "MPS share {} ({}): {}; starting it again failed: {}",
+                        d.share().key(),
+                        d.share().holder(),
+                        why,
                         e.getMessage());
             }
         }
@@ -225,14 +242,21 @@ public final class MpsDaemons {
             try {
                 control.send(d.dirs().pipe(), "quit");
             } catch (MpsException e) {
-                LOG.warn("MPS share {}: quit failed ({}); ending pid {}", d.share().key(), e.getMessage(), d.pid());
+                LOG.warn(
+                        "MPS share {}: quit failed ({}); ending pid {}",
+                        d.share().key(),
+                        e.getMessage(),
+                        d.pid());
             }
             ProcessHandle.of(d.pid()).ifPresent(ProcessHandle::destroyForcibly);
         }
         delete(d.dirs().share());
         daemons.remove(d.share().key());
-        LOG.info("MPS share {} ({}): nobody holds it any more; daemon ended and {} removed", d.share().key(),
-                d.share().holder(), d.dirs().share());
+        LOG.info(
+                "MPS share {} ({}): nobody holds it any more; daemon ended and {} removed",
+                d.share().key(),
+                d.share().holder(),
+                d.dirs().share());
     }
 
     /** The shares with a daemon, in the order they were first started. */
@@ -275,7 +299,8 @@ public final class MpsDaemons {
             return false;
         }
         try {
-            String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"), StandardCharsets.ISO_8859_1);
+            String cmdline =
+                    Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"), StandardCharsets.ISO_8859_1);
             return cmdline.contains(control.program().getFileName().toString());
         } catch (IOException e) {
             return false;
@@ -294,7 +319,10 @@ public final class MpsDaemons {
         try {
             Path tmp = dirs.share().resolve(".share.json.tmp");
             JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), share);
-            Files.move(tmp, dirs.record(), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            Files.move(
+                    tmp,
+                    dirs.record(),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write %s: %s".formatted(dirs.record(), e.getMessage()), e);

@@ -1,11 +1,11 @@
 package io.elasticgpu.node.isolation;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * One share's directories on the host, under the agent's MPS root: {@code pipe} (the daemon's pipe directory,
@@ -40,17 +40,20 @@ public record MpsDirs(Path share) {
         return share.resolve("share.json");
     }
 
-    /** Creates the directories; the pipe and shm directories are for the share's containers too, whatever their user. */
+    /**
+     * Creates the directories; the pipe and shm directories are for the share's containers too, whatever their user. */
     void create() {
         try {
-            for (Path p : new Path[]{pipe(), shm(), log()}) {
+            for (Path p : new Path[] {pipe(), shm(), log()}) {
                 Files.createDirectories(p);
             }
             pipe().toFile().setWritable(true, false);
             shm().toFile().setWritable(true, false);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the MPS directories of %s: %s; check that the MPS root is writable"
-                    .formatted(share, e.getMessage()), e);
+            throw new UncheckedIOException(
+                    "cannot create the MPS directories of %s: %s; check that the MPS root is writable"
+                            .formatted(share, e.getMessage()),
+                    e);
         }
     }
 }

@@ -1,13 +1,10 @@
 package io.elasticgpu.node.isolation;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.discovery.ComputeMode;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.Hardware;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,6 +19,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Isolation by MPS as the agent uses it: a daemon per share ({@link #share}), and one loop that every
@@ -33,7 +32,9 @@ public final class MpsIsolation implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MpsIsolation.class);
     /** Checks between two rounds of ending unheld shares. */
     static final int RETAIN_EVERY = 10;
-    /** A share this young is held even if kubelet has not recorded it yet (kubelet records a container after Allocate). */
+    /**
+     * A share this young is held even if kubelet has not recorded it yet (kubelet records a container after Allocate).
+     * */
     public static final Duration GRACE = Duration.ofMinutes(2);
 
     /** What the agent tells the cluster (events and metrics) about isolation. */
@@ -42,11 +43,9 @@ public final class MpsIsolation implements AutoCloseable {
         void warn(MpsShare share, String reason, String message);
 
         /** A process used a card held through MPS outside MPS (a pod's is ended; the host's only reported). */
-        default void bypassed(MpsWatchdog.Bypass bypass) {
-        }
+        default void bypassed(MpsWatchdog.Bypass bypass) {}
 
-        Notices NONE = (share, reason, message) -> {
-        };
+        Notices NONE = (share, reason, message) -> {};
     }
 
     private final MpsDaemons daemons;
@@ -58,30 +57,44 @@ public final class MpsIsolation implements AutoCloseable {
     private volatile Supplier<Predicate<MpsDaemons.Daemon>> held = () -> d -> true;
     private long rounds;
 
-    private MpsIsolation(IsolationConfig config, Hardware hardware, GpuBackend gpus, InstantSource clock, Notices notices) {
+    private MpsIsolation(
+            IsolationConfig config, Hardware hardware, GpuBackend gpus, InstantSource clock, Notices notices) {
         this.notices = notices;
         this.clock = clock;
         this.timeout = config.timeout();
-        MpsControl control = new MpsControl(MpsControl.check(config.program(), "--mps-control"), config.hostNamespaces(),
-                config.cgroupRoot(), config.timeout());
+        MpsControl control = new MpsControl(
+                MpsControl.check(config.program(), "--mps-control"),
+                config.hostNamespaces(),
+                config.cgroupRoot(),
+                config.timeout());
         for (var g : hardware.gpus()) {
             if (g.migEnabled()) {
                 continue; // NVML answers a MIG card's compute mode only per MIG device; whole-card MPS does not apply
             }
             ComputeMode mode = gpus.computeMode(g.index());
             if (mode != ComputeMode.DEFAULT) {
-                throw new IllegalArgumentException(("card %d (%s) is in compute mode %s; isolation by MPS runs one daemon per"
-                        + " share, so several MPS servers use a card at once, which only compute mode DEFAULT allows;"
-                        + " set it with nvidia-smi -i %d -c DEFAULT").formatted(g.index(), g.uuid(), mode, g.index()));
+                throw new IllegalArgumentException(
+                        ("card %d (%s) is in compute mode %s; isolation by MPS runs one daemon per"
+                                        + " share, so several MPS servers use a card at once, which only compute "
+                                        + "mode DEFAULT allows;"
+                                        + " set it with nvidia-smi -i %d -c DEFAULT")
+                                .formatted(g.index(), g.uuid(), mode, g.index()));
             }
         }
-        this.daemons = MpsDaemons.open(control, config.root(), clock,
+        this.daemons = MpsDaemons.open(
+                control,
+                config.root(),
+                clock,
                 (share, why) -> notices.warn(share, "GpuShareDaemonRestarted", "MPS daemon started again: " + why));
         this.watchdog = new MpsWatchdog(daemons, gpus, hardware);
-        this.loop = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("egpu-isolation").factory());
+        this.loop = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofVirtual().name("egpu-isolation").factory());
         long period = config.checkEvery().toMillis();
         loop.scheduleWithFixedDelay(this::round, period, period, TimeUnit.MILLISECONDS);
-        LOG.info("isolation by MPS: root {}, {} shares adopted, checked every {}", config.root(), daemons.daemons().size(),
+        LOG.info(
+                "isolation by MPS: root {}, {} shares adopted, checked every {}",
+                config.root(),
+                daemons.daemons().size(),
                 config.checkEvery());
     }
 
@@ -89,8 +102,8 @@ public final class MpsIsolation implements AutoCloseable {
      * @throws IllegalArgumentException when the control program is missing or a card's compute mode forbids several
      *                                  MPS servers (the message names the flag or the command that fixes it)
      */
-    public static MpsIsolation start(IsolationConfig config, Hardware hardware, GpuBackend gpus, InstantSource clock,
-                                     Notices notices) {
+    public static MpsIsolation start(
+            IsolationConfig config, Hardware hardware, GpuBackend gpus, InstantSource clock, Notices notices) {
         return new MpsIsolation(config, hardware, gpus, clock, notices);
     }
 
@@ -121,15 +134,17 @@ public final class MpsIsolation implements AutoCloseable {
         if (shares.stream().anyMatch(s -> s.milli() >= 1000)) {
             return Optional.empty();
         }
-        MpsShare share = new MpsShare(key, shares.stream().map(Share::uuid).toList(), MpsLimits.of(shares, processes),
-                holder, held);
+        MpsShare share = new MpsShare(
+                key, shares.stream().map(Share::uuid).toList(), MpsLimits.of(shares, processes), holder, held);
         return Optional.of(daemons.ensure(share));
     }
 
     /** Ends the daemons of a claim's requests (all keys that {@link #claimKey} made for {@code uid}). */
     public void releaseClaim(String uid) {
         String prefix = "dra-" + uid + "-";
-        daemons.daemons().stream().filter(d -> d.share().key().startsWith(prefix)).forEach(d -> daemons.release(d.share().key()));
+        daemons.daemons().stream()
+                .filter(d -> d.share().key().startsWith(prefix))
+                .forEach(d -> daemons.release(d.share().key()));
     }
 
     /** The key of a device-plugin grant: one per container's handout, whatever resources it was asked for. */
@@ -156,9 +171,17 @@ public final class MpsIsolation implements AutoCloseable {
         try {
             daemons.check();
             for (MpsWatchdog.Ended e : watchdog.enforce()) {
-                notices.warn(e.share(), "GpuShareProcessEnded", ("a CUDA process (pid %d) beyond the %d the share allows"
-                        + " was ended by %s; set annotation %s to the number of CUDA processes the pod runs")
-                        .formatted(e.pid(), e.share().limits().processes(), e.how(), MpsLimits.PROCESSES_ANNOTATION));
+                notices.warn(
+                        e.share(),
+                        "GpuShareProcessEnded",
+                        ("a CUDA process (pid %d) beyond the %d the share allows"
+                                        + " was ended by %s; set annotation %s to the number of CUDA processes the "
+                                        + "pod runs")
+                                .formatted(
+                                        e.pid(),
+                                        e.share().limits().processes(),
+                                        e.how(),
+                                        MpsLimits.PROCESSES_ANNOTATION));
             }
             for (MpsWatchdog.Bypass b : watchdog.bypasses()) {
                 notices.bypassed(b);

@@ -1,13 +1,12 @@
 package io.elasticgpu.node.isolation;
 
-import io.elasticgpu.api.v1alpha1.MpsLimits;
+import static java.util.Objects.requireNonNull;
 
+import io.elasticgpu.api.v1alpha1.MpsLimits;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * One share that the agent holds to its limits with an MPS control daemon of its own. Immutable.
@@ -27,15 +26,16 @@ public record MpsShare(String key, List<String> cards, MpsLimits limits, String 
     public MpsShare {
         requireNonNull(key, "key");
         if (!KEY.matcher(key).matches()) {
-            throw new IllegalArgumentException("MPS share key must be lower-case letters, digits and '-', was \"%s\"".formatted(key));
+            throw new IllegalArgumentException(
+                    "MPS share key must be lower-case letters, digits and '-', was \"%s\"".formatted(key));
         }
         cards = List.copyOf(cards);
         requireNonNull(limits, "limits");
         requireNonNull(holder, "holder");
         requireNonNull(held, "held");
         if (cards.size() != limits.memoryMib().size()) {
-            throw new IllegalArgumentException("MPS share %s: %d cards but memory limits for %d".formatted(key, cards.size(),
-                    limits.memoryMib().size()));
+            throw new IllegalArgumentException("MPS share %s: %d cards but memory limits for %d"
+                    .formatted(key, cards.size(), limits.memoryMib().size()));
         }
     }
 
@@ -47,8 +47,10 @@ public record MpsShare(String key, List<String> cards, MpsLimits limits, String 
     public Map<String, String> daemonEnvironment() {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", Integer.toString(limits.threadPercent()));
-        List<String> memory = java.util.stream.IntStream.range(0, cards.size()).filter(i -> limits.memoryMib().get(i) > 0)
-                .mapToObj(i -> i + "=" + limits.memoryMib().get(i) + "M").toList();
+        List<String> memory = java.util.stream.IntStream.range(0, cards.size())
+                .filter(i -> limits.memoryMib().get(i) > 0)
+                .mapToObj(i -> i + "=" + limits.memoryMib().get(i) + "M")
+                .toList();
         if (!memory.isEmpty()) {
             env.put("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", String.join(",", memory));
         }
@@ -63,7 +65,8 @@ public record MpsShare(String key, List<String> cards, MpsLimits limits, String 
             if (limits.memoryMib().get(i) == 0) {
                 continue;
             }
-            out.add("set_default_device_pinned_mem_limit %d %dM".formatted(i, limits.memoryMib().get(i)));
+            out.add("set_default_device_pinned_mem_limit %d %dM"
+                    .formatted(i, limits.memoryMib().get(i)));
         }
         return out;
     }

@@ -4,9 +4,6 @@ import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.GpuProcess;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.ProcessOwner;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,6 +13,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Holds each MPS share to the number of CUDA processes its holder declared: MPS limits every client process to the
@@ -36,25 +35,22 @@ public final class MpsWatchdog {
     private static final Logger LOG = LoggerFactory.getLogger(MpsWatchdog.class);
 
     /** One process ended for being beyond its share's count. */
-    public record Ended(MpsShare share, long pid, String how) {
-    }
+    public record Ended(MpsShare share, long pid, String how) {}
 
     /** A process of an MPS share: its server, or one of its clients. */
-    public record ShareProcess(MpsShare share, boolean server) {
-    }
+    public record ShareProcess(MpsShare share, boolean server) {}
 
     /** A process on a card held through MPS that is none of its daemons' servers or clients. */
-    public record Bypass(int card, long pid, java.util.Optional<ProcessOwner> owner, String how) {
-    }
+    public record Bypass(int card, long pid, java.util.Optional<ProcessOwner> owner, String how) {}
 
     private final MpsDaemons daemons;
     private final GpuBackend gpus;
     private final Map<String, Integer> cardByUuid = new HashMap<>();
     private final Map<String, Set<Long>> seen = new HashMap<>(); // share key -> pids NVML showed on its cards
-    private Map<Long, ShareProcess> owners = Map.of();           // server and client pids -> their share
+    private Map<Long, ShareProcess> owners = Map.of(); // server and client pids -> their share
     private final Path proc;
-    private final Set<Long> reported = new HashSet<>();         // host processes already reported as bypassing
-    private Set<Long> suspects = Set.of();                      // pods' processes seen outside MPS once
+    private final Set<Long> reported = new HashSet<>(); // host processes already reported as bypassing
+    private Set<Long> suspects = Set.of(); // pods' processes seen outside MPS once
     private List<Bypass> bypasses = List.of();
 
     public MpsWatchdog(MpsDaemons daemons, GpuBackend gpus, Hardware hardware) {
@@ -137,7 +133,10 @@ public final class MpsWatchdog {
                 if (owner.isEmpty()) {
                     hostSeen.add(pid);
                     if (reported.add(pid)) {
-                        LOG.warn("card {} is held through MPS, but host process {} uses it outside MPS; not ended", card, pid);
+                        LOG.warn(
+                                "card {} is held through MPS, but host process {} uses it outside MPS; not ended",
+                                card,
+                                pid);
                         out.add(new Bypass(card, pid, owner, "not ended (a process of the host)"));
                     }
                     continue;
@@ -146,10 +145,20 @@ public final class MpsWatchdog {
                     nextSuspects.add(pid);
                     continue;
                 }
-                boolean killed = ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false);
-                String how = killed ? "SIGKILL" : "not ended: the process is not visible to the agent (is it in the host's pid namespace?)";
-                LOG.warn("card {} is held through MPS; process {} of pod {} used it outside MPS (no daemon of its share served"
-                        + " it): {}", card, pid, owner.get().podUid(), how);
+                boolean killed = ProcessHandle.of(pid)
+                        .map(ProcessHandle::destroyForcibly)
+                        .orElse(false);
+                String how = killed
+                        ? "SIGKILL"
+                        : "not ended: the process is not visible to the agent (is it in the host's pid namespace?)";
+                LOG.warn(
+                        "card {} is held through MPS; process {} of pod {} used it outside MPS (no daemon of its "
+                                + "share served"
+                                + " it): {}",
+                        card,
+                        pid,
+                        owner.get().podUid(),
+                        how);
                 out.add(new Bypass(card, pid, owner, how));
             }
         });
@@ -176,8 +185,11 @@ public final class MpsWatchdog {
         if (clients.size() <= allowed) {
             return List.of();
         }
-        List<Long> youngestFirst = clients.stream().sorted(Comparator.comparing(MpsWatchdog::startTime).reversed()
-                .thenComparing(Comparator.reverseOrder())).toList();
+        List<Long> youngestFirst = clients.stream()
+                .sorted(Comparator.comparing(MpsWatchdog::startTime)
+                        .reversed()
+                        .thenComparing(Comparator.reverseOrder()))
+                .toList();
         List<Ended> out = new ArrayList<>();
         for (long pid : youngestFirst.subList(0, clients.size() - allowed)) {
             String how;
@@ -185,12 +197,22 @@ public final class MpsWatchdog {
                 daemons.terminate(d, server, pid);
                 how = "terminate_client";
             } catch (MpsException e) {
-                boolean killed = ProcessHandle.of(pid).map(ProcessHandle::destroyForcibly).orElse(false);
-                how = killed ? "SIGKILL (terminate_client failed: %s)".formatted(e.getMessage())
-                        : "not ended: terminate_client failed (%s) and the process is not visible to the agent".formatted(e.getMessage());
+                boolean killed = ProcessHandle.of(pid)
+                        .map(ProcessHandle::destroyForcibly)
+                        .orElse(false);
+                how = killed
+                        ? "SIGKILL (terminate_client failed: %s)".formatted(e.getMessage())
+                        : "not ended: terminate_client failed (%s) and the process is not visible to the agent"
+                                .formatted(e.getMessage());
             }
-            LOG.warn("MPS share {} ({}): {} CUDA processes, {} allowed; ended the youngest, pid {}, by {}", d.share().key(),
-                    d.share().holder(), clients.size(), allowed, pid, how);
+            LOG.warn(
+                    "MPS share {} ({}): {} CUDA processes, {} allowed; ended the youngest, pid {}, by {}",
+                    d.share().key(),
+                    d.share().holder(),
+                    clients.size(),
+                    allowed,
+                    pid,
+                    how);
             out.add(new Ended(d.share(), pid, how));
         }
         return out;

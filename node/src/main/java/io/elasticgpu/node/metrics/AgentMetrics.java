@@ -1,11 +1,11 @@
 package io.elasticgpu.node.metrics;
 
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.allocation.AllocationException;
 import io.elasticgpu.node.allocation.Allocator;
-import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.allocation.ContainerGrant;
+import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.deviceplugin.PluginSupervisor;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
@@ -15,7 +15,6 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -30,20 +29,26 @@ import java.util.function.Supplier;
 public final class AgentMetrics {
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final Histogram allocateSeconds = Histogram.builder().name("egpu_node_agent_allocate_seconds")
+    private final Histogram allocateSeconds = Histogram.builder()
+            .name("egpu_node_agent_allocate_seconds")
             .help("Time to answer kubelet's Allocate for one container, by resource and outcome (ok, refused, error)")
-            .labelNames("resource", "outcome").classicOnly()
+            .labelNames("resource", "outcome")
+            .classicOnly()
             .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
             .register(registry);
-    private final Counter allocateCalls = Counter.builder().name("egpu_node_agent_allocate_calls_total")
+    private final Counter allocateCalls = Counter.builder()
+            .name("egpu_node_agent_allocate_calls_total")
             .help("kubelet's Allocate calls for one container, by resource and outcome (ok, refused, error)")
-            .labelNames("resource", "outcome").register(registry);
-    private final Counter isolationEvents = Counter.builder().name("egpu_node_agent_isolation_events_total")
+            .labelNames("resource", "outcome")
+            .register(registry);
+    private final Counter isolationEvents = Counter.builder()
+            .name("egpu_node_agent_isolation_events_total")
             .help("What holding shares to their limits did: GpuShareDaemonRestarted (an MPS daemon started again),"
                     + " GpuShareProcessEnded (a CUDA process beyond its share's count ended), GpuShareBypassed (a"
                     + " process used a card held through MPS outside MPS), GpuShareExceeded (a container used more"
                     + " than its share)")
-            .labelNames("reason").register(registry);
+            .labelNames("reason")
+            .register(registry);
     private volatile Supplier<Integer> mpsDaemons = () -> 0;
     private volatile NodeUsage usage;
     private volatile Hardware hardware;
@@ -52,65 +57,93 @@ public final class AgentMetrics {
     private volatile Held held = new Held(new long[0], new int[0]);
 
     /** Memory and compute the pods on this node hold on each card, as last reconciled with kubelet's records. */
-    private record Held(long[] memoryMib, int[] milli) {
-    }
+    private record Held(long[] memoryMib, int[] milli) {}
 
     /** @param node this node's name, the {@code node} label of the per-card metrics (to join the extender's) */
     public AgentMetrics(String node) {
-        GaugeWithCallback.builder().name("egpu_node_agent_cards").help("This node's cards by health")
-                .labelNames("node", "state").callback(cb -> {
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_cards")
+                .help("This node's cards by health")
+                .labelNames("node", "state")
+                .callback(cb -> {
                     Hardware hw = hardware;
                     CardHealth h = health;
                     if (hw != null && h != null) {
-                        long healthy = hw.gpus().stream().filter(g -> h.healthy(g.index())).count();
+                        long healthy = hw.gpus().stream()
+                                .filter(g -> h.healthy(g.index()))
+                                .count();
                         cb.call(healthy, node, "healthy");
                         cb.call(hw.gpus().size() - healthy, node, "unhealthy");
                     }
-                }).register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_card_memory_allocated_mib")
+                })
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_card_memory_allocated_mib")
                 .help("GPU memory the pods on this node hold on a card, from kubelet's records")
-                .labelNames("node", "card", "uuid").callback(cb -> eachCard((g, memory, milli) ->
-                        cb.call(memory, node, Integer.toString(g.index()), g.uuid()))).register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_card_core_allocated_percent")
+                .labelNames("node", "card", "uuid")
+                .callback(cb ->
+                        eachCard((g, memory, milli) -> cb.call(memory, node, Integer.toString(g.index()), g.uuid())))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_card_core_allocated_percent")
                 .help("Compute the pods on this node hold on a card, percent, from kubelet's records")
-                .labelNames("node", "card", "uuid").callback(cb -> eachCard((g, memory, milli) ->
-                        cb.call(milli / 10.0, node, Integer.toString(g.index()), g.uuid()))).register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_plugin_registered")
+                .labelNames("node", "card", "uuid")
+                .callback(cb -> eachCard(
+                        (g, memory, milli) -> cb.call(milli / 10.0, node, Integer.toString(g.index()), g.uuid())))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_plugin_registered")
                 .help("1 when the resource's device plugin is registered with the running kubelet, else 0")
-                .labelNames("resource").callback(cb -> eachPlugin(r -> cb.call(r.registered() ? 1 : 0, r.resource())))
+                .labelNames("resource")
+                .callback(cb -> eachPlugin(r -> cb.call(r.registered() ? 1 : 0, r.resource())))
                 .register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_mps_daemons")
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_mps_daemons")
                 .help("MPS control daemons the agent runs, one per share held by MPS")
-                .callback(cb -> cb.call(mpsDaemons.get())).register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_container_gpu_memory_used_mib")
-                .help("GPU memory a container's processes hold on a card, as NVML reports it (context included)")
-                .labelNames("node", "namespace", "pod", "container", "card").callback(cb -> eachUsage(u ->
-                        cb.call(u.memoryMib(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()))))
+                .callback(cb -> cb.call(mpsDaemons.get()))
                 .register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_container_gpu_sm_percent")
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_container_gpu_memory_used_mib")
+                .help("GPU memory a container's processes hold on a card, as NVML reports it (context included)")
+                .labelNames("node", "namespace", "pod", "container", "card")
+                .callback(cb -> eachUsage(u -> cb.call(
+                        u.memoryMib(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()))))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_container_gpu_sm_percent")
                 .help("SM utilization NVML attributes to a container's processes on a card (under MPS, its share's"
                         + " server); absent where NVML names none of them")
-                .labelNames("node", "namespace", "pod", "container", "card").callback(cb -> eachUsage(u -> {
+                .labelNames("node", "namespace", "pod", "container", "card")
+                .callback(cb -> eachUsage(u -> {
                     if (u.smPercent() >= 0) {
                         cb.call(u.smPercent(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()));
                     }
-                })).register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_container_gpu_processes")
-                .help("A container's processes with memory on a card")
-                .labelNames("node", "namespace", "pod", "container", "card").callback(cb -> eachUsage(u ->
-                        cb.call(u.processes(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()))))
+                }))
                 .register(registry);
-        GaugeWithCallback.builder().name("egpu_node_agent_card_memory_unattributed_mib")
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_container_gpu_processes")
+                .help("A container's processes with memory on a card")
+                .labelNames("node", "namespace", "pod", "container", "card")
+                .callback(cb -> eachUsage(u -> cb.call(
+                        u.processes(), node, u.namespace(), u.pod(), u.container(), Integer.toString(u.card()))))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_card_memory_unattributed_mib")
                 .help("GPU memory on a card held by processes of no known pod (the host's, MPS servers)")
-                .labelNames("node", "card").callback(cb -> {
+                .labelNames("node", "card")
+                .callback(cb -> {
                     NodeUsage now = usage;
                     if (now != null) {
                         now.unattributed().forEach(o -> cb.call(o.memoryMib(), node, Integer.toString(o.card())));
                     }
-                }).register(registry);
-        CounterWithCallback.builder().name("egpu_node_agent_kubelet_reregistrations_total")
-                .help("Registrations of a device plugin after its first (kubelet restarted or deleted the plugin's socket)")
-                .labelNames("resource").callback(cb -> eachPlugin(r -> cb.call(Math.max(0, r.registrations() - 1), r.resource())))
+                })
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("egpu_node_agent_kubelet_reregistrations_total")
+                .help("Registrations of a device plugin after its first (kubelet restarted or deleted the plugin's "
+                        + "socket)")
+                .labelNames("resource")
+                .callback(cb -> eachPlugin(r -> cb.call(Math.max(0, r.registrations() - 1), r.resource())))
                 .register(registry);
     }
 

@@ -39,8 +39,10 @@ public record MetricsAddress(String host, int port) {
     }
 
     private static IllegalArgumentException invalid(String value) {
-        return new IllegalArgumentException(("--metrics-listen must be HOST:PORT with a port 0..65535 (e.g. %s) or %s to "
-                + "serve no metrics, was \"%s\"").formatted(DEFAULT, OFF, value));
+        return new IllegalArgumentException(
+                ("--metrics-listen must be HOST:PORT with a port 0..65535 (e.g. %s) or %s to "
+                                + "serve no metrics, was \"%s\"")
+                        .formatted(DEFAULT, OFF, value));
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.elasticgpu.node.metrics;
 
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpResponse;
-
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacityBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaintBuilder;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +33,7 @@ import java.util.Set;
  */
 public final class SliceDevices {
 
-    private SliceDevices() {
-    }
+    private SliceDevices() {}
 
     public static List<Device> devices(Hardware hw, CardHealth health, long memoryBlockMib) {
         return devices(hw, health, memoryBlockMib, Set.of());
@@ -46,15 +44,18 @@ public final class SliceDevices {
      *                          before they ended): tainted {@code NoSchedule} so that no claim is allocated beside
      *                          them, which kube-scheduler's allocator would otherwise do, not knowing of them
      */
-    public static List<Device> devices(Hardware hw, CardHealth health, long memoryBlockMib, Set<Integer> devicePluginCards) {
+    public static List<Device> devices(
+            Hardware hw, CardHealth health, long memoryBlockMib, Set<Integer> devicePluginCards) {
         int[] islands = nvlinkIslands(hw);
         return hw.gpus().stream()
-                .map(g -> device(hw, g, islands[g.index()], health, memoryBlockMib, devicePluginCards.contains(g.index())))
+                .map(g -> device(
+                        hw, g, islands[g.index()], health, memoryBlockMib, devicePluginCards.contains(g.index())))
                 .toList();
     }
 
     static Device device(Hardware hw, Gpu g, int island, CardHealth health, long blockMib, boolean devicePluginPods) {
-        DeviceBuilder b = new DeviceBuilder().withName(DraNames.deviceName(g.index()))
+        DeviceBuilder b = new DeviceBuilder()
+                .withName(DraNames.deviceName(g.index()))
                 .withAllowMultipleAllocations(true)
                 .withAttributes(attributes(hw, g, island))
                 .withCapacity(capacity(g.memoryMib(), blockMib));
@@ -62,22 +63,39 @@ public final class SliceDevices {
             b.addToTaints(taint(health, g.index()));
         }
         if (devicePluginPods) {
-            b.addToTaints(new DeviceTaintBuilder().withKey(DraNames.TAINT_DEVICE_PLUGIN).withValue("held")
-                    .withEffect("NoSchedule").build());
+            b.addToTaints(new DeviceTaintBuilder()
+                    .withKey(DraNames.TAINT_DEVICE_PLUGIN)
+                    .withValue("held")
+                    .withEffect("NoSchedule")
+                    .build());
         }
         return b.build();
     }
 
     static Map<String, DeviceAttribute> attributes(Hardware hw, Gpu g, int island) {
         Map<String, DeviceAttribute> a = new LinkedHashMap<>();
-        a.put(DraNames.ATTR_MODEL, new DeviceAttributeBuilder().withString(g.model()).build());
-        a.put(DraNames.ATTR_UUID, new DeviceAttributeBuilder().withString(g.uuid()).build());
-        a.put(DraNames.ATTR_INDEX, new DeviceAttributeBuilder().withInt((long) g.index()).build());
+        a.put(
+                DraNames.ATTR_MODEL,
+                new DeviceAttributeBuilder().withString(g.model()).build());
+        a.put(
+                DraNames.ATTR_UUID,
+                new DeviceAttributeBuilder().withString(g.uuid()).build());
+        a.put(
+                DraNames.ATTR_INDEX,
+                new DeviceAttributeBuilder().withInt((long) g.index()).build());
         // A string, not a version: NVIDIA's versions (535.104.05) have leading zeros, which semver forbids.
-        a.put(DraNames.ATTR_DRIVER_VERSION, new DeviceAttributeBuilder().withString(hw.driverVersion()).build());
-        a.put(DraNames.ATTR_NUMA_NODE, new DeviceAttributeBuilder().withInt((long) g.numaNode()).build());
-        a.put(DraNames.ATTR_NVLINK_ISLAND, new DeviceAttributeBuilder().withInt((long) island).build());
-        a.put(DraNames.ATTR_MEMORY_MIB, new DeviceAttributeBuilder().withInt(g.memoryMib()).build());
+        a.put(
+                DraNames.ATTR_DRIVER_VERSION,
+                new DeviceAttributeBuilder().withString(hw.driverVersion()).build());
+        a.put(
+                DraNames.ATTR_NUMA_NODE,
+                new DeviceAttributeBuilder().withInt((long) g.numaNode()).build());
+        a.put(
+                DraNames.ATTR_NVLINK_ISLAND,
+                new DeviceAttributeBuilder().withInt((long) island).build());
+        a.put(
+                DraNames.ATTR_MEMORY_MIB,
+                new DeviceAttributeBuilder().withInt(g.memoryMib()).build());
         return a;
     }
 
@@ -85,24 +103,42 @@ public final class SliceDevices {
     static Map<String, DeviceCapacity> capacity(long memoryMib, long blockMib) {
         long usable = DraNames.offeredMemoryMib(memoryMib, blockMib);
         Map<String, DeviceCapacity> c = new LinkedHashMap<>();
-        c.put(DraNames.MEMORY, new DeviceCapacityBuilder().withValue(mib(memoryMib))
-                .withRequestPolicy(new CapacityRequestPolicyBuilder().withDefault(mib(usable))
-                        .withNewValidRange().withMin(mib(blockMib)).withMax(mib(usable)).withStep(mib(blockMib)).endValidRange()
-                        .build())
-                .build());
-        c.put(DraNames.CORES, new DeviceCapacityBuilder().withValue(new Quantity("100"))
-                .withRequestPolicy(new CapacityRequestPolicyBuilder().withDefault(new Quantity("0"))
-                        .withNewValidRange().withMin(new Quantity("0")).withMax(new Quantity("100")).withStep(new Quantity("1"))
-                        .endValidRange().build())
-                .build());
+        c.put(
+                DraNames.MEMORY,
+                new DeviceCapacityBuilder()
+                        .withValue(mib(memoryMib))
+                        .withRequestPolicy(new CapacityRequestPolicyBuilder()
+                                .withDefault(mib(usable))
+                                .withNewValidRange()
+                                .withMin(mib(blockMib))
+                                .withMax(mib(usable))
+                                .withStep(mib(blockMib))
+                                .endValidRange()
+                                .build())
+                        .build());
+        c.put(
+                DraNames.CORES,
+                new DeviceCapacityBuilder()
+                        .withValue(new Quantity("100"))
+                        .withRequestPolicy(new CapacityRequestPolicyBuilder()
+                                .withDefault(new Quantity("0"))
+                                .withNewValidRange()
+                                .withMin(new Quantity("0"))
+                                .withMax(new Quantity("100"))
+                                .withStep(new Quantity("1"))
+                                .endValidRange()
+                                .build())
+                        .build());
         return c;
     }
 
     /** {@code NoExecute} when the card's error ended the work on it (its users must move), else {@code NoSchedule}. */
     static DeviceTaint taint(CardHealth health, int card) {
-        return new DeviceTaintBuilder().withKey(DraNames.TAINT_UNHEALTHY)
+        return new DeviceTaintBuilder()
+                .withKey(DraNames.TAINT_UNHEALTHY)
                 .withValue(NodeLabels.value(health.reason(card))) // a label value, as for node taints
-                .withEffect(health.lostWork(card) ? "NoExecute" : "NoSchedule").build();
+                .withEffect(health.lostWork(card) ? "NoExecute" : "NoSchedule")
+                .build();
     }
 
     static Quantity mib(long mib) {

@@ -5,11 +5,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the node's ResourceSlice as the agent published it. The slice is the only record kube-scheduler allocates
@@ -28,7 +27,8 @@ public final class SliceGuard implements AutoCloseable {
     public SliceGuard(KubernetesClient client, String node) {
         this.publisher = new SlicePublisher(client, node);
         this.informer = client.resources(ResourceSlice.class)
-                .withField("metadata.name", SlicePublisher.sliceName(node)).runnableInformer(0);
+                .withField("metadata.name", SlicePublisher.sliceName(node))
+                .runnableInformer(0);
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ResourceSlice slice) {
@@ -44,7 +44,9 @@ public final class SliceGuard implements AutoCloseable {
             public void onDelete(ResourceSlice slice, boolean unknownFinalState) {
                 List<Device> devices = published.get();
                 if (devices != null && publisher.publish(devices)) {
-                    LOG.warn("ResourceSlice {} was deleted by someone else; published it again", slice.getMetadata().getName());
+                    LOG.warn(
+                            "ResourceSlice {} was deleted by someone else; published it again",
+                            slice.getMetadata().getName());
                 }
             }
         });
@@ -65,10 +67,13 @@ public final class SliceGuard implements AutoCloseable {
         List<Device> devices = published.get();
         // An event may also be the echo of our own earlier write, arriving after a newer publish: the slice then
         // differs from what we published last, but the API server already holds that, and nothing is written.
-        if (devices != null && slice.getSpec() != null && !SlicePublisher.same(slice.getSpec().getDevices(), devices)
+        if (devices != null
+                && slice.getSpec() != null
+                && !SlicePublisher.same(slice.getSpec().getDevices(), devices)
                 && publisher.publish(devices)) {
-            LOG.warn("ResourceSlice {} was changed by someone else (its devices differed from the cards' state); wrote"
-                    + " the agent's devices back. Change the cards' health through the agent, not the slice",
+            LOG.warn(
+                    "ResourceSlice {} was changed by someone else (its devices differed from the cards' state); wrote"
+                            + " the agent's devices back. Change the cards' health through the agent, not the slice",
                     slice.getMetadata().getName());
         }
     }

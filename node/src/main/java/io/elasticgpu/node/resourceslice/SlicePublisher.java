@@ -9,11 +9,10 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the node's one ResourceSlice (named {@code <node>-gpu.elasticgpu.io}, pool = node name, owned by the Node so
@@ -47,13 +46,17 @@ public final class SlicePublisher {
             if (!same(current.getSpec().getDevices(), devices)) {
                 long generation = current.getSpec().getPool().getGeneration() + 1;
                 current.setSpec(slice(node, devices, generation, null).getSpec());
-                slices().resource(current).update(); // optimistic: a concurrent hand edit makes this fail, and it is logged
+                slices().resource(current)
+                        .update(); // optimistic: a concurrent hand edit makes this fail, and it is logged
                 return true;
             }
             return false;
         } catch (KubernetesClientException e) {
-            LOG.error("cannot publish the ResourceSlice of node {}: {}; kube-scheduler keeps allocating from the last one",
-                    node, e.getMessage());
+            LOG.error(
+                    "cannot publish the ResourceSlice of node {}: {}; kube-scheduler keeps allocating from the "
+                            + "last one",
+                    node,
+                    e.getMessage());
             return false;
         }
     }
@@ -71,34 +74,57 @@ public final class SlicePublisher {
         if (devices == null) {
             return null;
         }
-        return devices.stream().map(d -> {
-            Device copy = new DeviceBuilder(d).build();
-            if (copy.getTaints() != null) {
-                copy.getTaints().forEach(t -> t.setTimeAdded(null));
-            }
-            return copy;
-        }).toList();
+        return devices.stream()
+                .map(d -> {
+                    Device copy = new DeviceBuilder(d).build();
+                    if (copy.getTaints() != null) {
+                        copy.getTaints().forEach(t -> t.setTimeAdded(null));
+                    }
+                    return copy;
+                })
+                .toList();
     }
 
-    /** Deletes the slice: a node whose cards are offered through the device plugin must not offer them through DRA too. */
+    /**
+     * Deletes the slice: a node whose cards are offered through the device plugin must not offer them through DRA too.
+     * */
     public synchronized void withdraw() {
         try {
             slices().withName(sliceName(node)).delete();
         } catch (KubernetesClientException e) {
-            LOG.error("cannot delete the ResourceSlice of node {}: {}; delete it by hand so its cards are not offered twice",
-                    node, e.getMessage());
+            LOG.error(
+                    "cannot delete the ResourceSlice of node {}: {}; delete it by hand so its cards are not offered "
+                            + "twice",
+                    node,
+                    e.getMessage());
         }
     }
 
     /** The one slice of {@code node}'s pool, owned by the Node object when it is given (deleted with it). */
     public static ResourceSlice slice(String node, List<Device> devices, long generation, Node owner) {
-        ResourceSliceBuilder b = new ResourceSliceBuilder().withNewMetadata().withName(sliceName(node)).endMetadata()
-                .withNewSpec().withDriver(DraNames.DRIVER).withNodeName(node)
-                .withNewPool().withName(node).withGeneration(generation).withResourceSliceCount(1L).endPool()
-                .withDevices(devices).endSpec();
+        ResourceSliceBuilder b = new ResourceSliceBuilder()
+                .withNewMetadata()
+                .withName(sliceName(node))
+                .endMetadata()
+                .withNewSpec()
+                .withDriver(DraNames.DRIVER)
+                .withNodeName(node)
+                .withNewPool()
+                .withName(node)
+                .withGeneration(generation)
+                .withResourceSliceCount(1L)
+                .endPool()
+                .withDevices(devices)
+                .endSpec();
         if (owner != null) {
-            b.editMetadata().withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
-                    .withName(node).withUid(owner.getMetadata().getUid()).build()).endMetadata();
+            b.editMetadata()
+                    .withOwnerReferences(new OwnerReferenceBuilder()
+                            .withApiVersion("v1")
+                            .withKind("Node")
+                            .withName(node)
+                            .withUid(owner.getMetadata().getUid())
+                            .build())
+                    .endMetadata();
         }
         return b.build();
     }
@@ -107,8 +133,12 @@ public final class SlicePublisher {
         return client.nodes().withName(node).get();
     }
 
-    private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<ResourceSlice, io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList,
-            io.fabric8.kubernetes.client.dsl.Resource<ResourceSlice>> slices() {
-        return client.resources(ResourceSlice.class, io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList.class);
+    private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<
+                    ResourceSlice,
+                    io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList,
+                    io.fabric8.kubernetes.client.dsl.Resource<ResourceSlice>>
+            slices() {
+        return client.resources(
+                ResourceSlice.class, io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList.class);
     }
 }

@@ -1,8 +1,8 @@
 package io.elasticgpu.node.usage;
 
-import java.util.Map;
-
 import static java.util.Objects.requireNonNull;
+
+import java.util.Map;
 
 /**
  * A pod on this node as usage needs it. Immutable.
@@ -11,8 +11,12 @@ import static java.util.Objects.requireNonNull;
  * @param granted      container name → card index → MiB it was granted there (empty where the agent cannot tell,
  *                     e.g. a DRA claim's holder)
  */
-public record PodView(String uid, String namespace, String name, Map<String, String> containerIds,
-                      Map<String, Map<Integer, Long>> granted) {
+public record PodView(
+        String uid,
+        String namespace,
+        String name,
+        Map<String, String> containerIds,
+        Map<String, Map<Integer, Long>> granted) {
 
     public PodView {
         requireNonNull(uid, "uid");

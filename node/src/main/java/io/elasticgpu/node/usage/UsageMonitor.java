@@ -10,9 +10,6 @@ import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.ProcessOwner;
 import io.elasticgpu.node.discovery.ProcessUtilization;
 import io.elasticgpu.node.isolation.MpsWatchdog.ShareProcess;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -29,6 +26,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Measures what each container uses on each card, once per {@link #sample}: NVML's processes and their memory, and
@@ -51,15 +50,12 @@ public final class UsageMonitor {
     static final int OVER_SAMPLES = 2;
 
     /** A container that used more memory on a card than it was granted. */
-    public record Exceeded(String namespace, String pod, String container, int card, long usedMib, long grantedMib) {
-    }
+    public record Exceeded(String namespace, String pod, String container, int card, long usedMib, long grantedMib) {}
 
     /** One measurement: what was used, and the containers that have just gone over their grant. */
-    public record Sample(NodeUsage usage, List<Exceeded> exceeded) {
-    }
+    public record Sample(NodeUsage usage, List<Exceeded> exceeded) {}
 
-    private record Holder(String namespace, String pod, String container) {
-    }
+    private record Holder(String namespace, String pod, String container) {}
 
     private final GpuBackend gpus;
     private final Hardware hardware;
@@ -75,8 +71,13 @@ public final class UsageMonitor {
      * @param pods   the pods on this node now
      * @param shares the MPS server and client pids of each share (empty without isolation)
      */
-    public UsageMonitor(GpuBackend gpus, Hardware hardware, Path proc, Supplier<Collection<PodView>> pods,
-                        Supplier<Map<Long, ShareProcess>> shares, InstantSource clock) {
+    public UsageMonitor(
+            GpuBackend gpus,
+            Hardware hardware,
+            Path proc,
+            Supplier<Collection<PodView>> pods,
+            Supplier<Map<Long, ShareProcess>> shares,
+            InstantSource clock) {
         this.gpus = gpus;
         this.hardware = hardware;
         this.proc = proc;
@@ -117,19 +118,23 @@ public final class UsageMonitor {
                     servers.add(p);
                     continue;
                 }
-                Optional<Holder> holder = ownerOf(p.pid(), byUid).or(() -> Optional.ofNullable(share).map(s -> holderOf(s.share().holder())));
+                Optional<Holder> holder = ownerOf(p.pid(), byUid)
+                        .or(() -> Optional.ofNullable(share)
+                                .map(s -> holderOf(s.share().holder())));
                 if (holder.isEmpty()) {
                     long[] n = nobody.computeIfAbsent(card, c -> new long[2]);
                     n[0] += Math.max(0, p.usedMemoryMib());
                     n[1]++;
                     continue;
                 }
-                long[] u = onCard.computeIfAbsent(holder.get(), h -> new long[]{0, -1, 0});
+                long[] u = onCard.computeIfAbsent(holder.get(), h -> new long[] {0, -1, 0});
                 u[0] += Math.max(0, p.usedMemoryMib());
                 addSm(u, sm.get((long) p.pid()));
                 u[2]++;
                 if (share != null) {
-                    clientsOfShare.computeIfAbsent(share.share().key(), k -> new HashSet<>()).add(holder.get());
+                    clientsOfShare
+                            .computeIfAbsent(share.share().key(), k -> new HashSet<>())
+                            .add(holder.get());
                 }
             }
             for (GpuProcess server : servers) {
@@ -138,8 +143,10 @@ public final class UsageMonitor {
                 n[0] += Math.max(0, server.usedMemoryMib());
                 n[1]++;
                 Set<Holder> clients = clientsOfShare.getOrDefault(share.share().key(), Set.of());
-                Holder to = clients.size() == 1 ? clients.iterator().next() : holderOf(share.share().holder());
-                addSm(onCard.computeIfAbsent(to, h -> new long[]{0, -1, 0}), sm.get((long) server.pid()));
+                Holder to = clients.size() == 1
+                        ? clients.iterator().next()
+                        : holderOf(share.share().holder());
+                addSm(onCard.computeIfAbsent(to, h -> new long[] {0, -1, 0}), sm.get((long) server.pid()));
             }
         }
         return new Sample(usage(used, nobody), exceeded(used, byUid));
@@ -152,23 +159,30 @@ public final class UsageMonitor {
     }
 
     private Optional<Holder> ownerOf(long pid, Map<String, PodView> byUid) {
-        return ProcessOwner.of(proc, pid).flatMap(o -> Optional.ofNullable(byUid.get(o.podUid())).map(p ->
-                new Holder(p.namespace(), p.name(), p.containerIds().getOrDefault(o.containerId(), "(unknown container)"))));
+        return ProcessOwner.of(proc, pid)
+                .flatMap(o -> Optional.ofNullable(byUid.get(o.podUid()))
+                        .map(p -> new Holder(
+                                p.namespace(),
+                                p.name(),
+                                p.containerIds().getOrDefault(o.containerId(), "(unknown container)"))));
     }
 
     /** A share's holder as isolation names it: {@code namespace/pod/container}, or {@code namespace/claim} for DRA. */
     private static Holder holderOf(String holder) {
         String[] parts = holder.split("/", 3);
-        return parts.length == 3 ? new Holder(parts[0], parts[1], parts[2])
+        return parts.length == 3
+                ? new Holder(parts[0], parts[1], parts[2])
                 : new Holder(parts[0], "", "claim/" + (parts.length > 1 ? parts[1] : holder));
     }
 
     private NodeUsage usage(Map<Integer, Map<Holder, long[]>> used, Map<Integer, long[]> nobody) {
         List<ContainerUsage> containers = new ArrayList<>();
-        used.forEach((card, holders) -> holders.forEach((h, u) ->
-                containers.add(new ContainerUsage(h.namespace(), h.pod(), h.container(), card, u[0], (int) u[1], (int) u[2]))));
-        containers.sort(Comparator.comparing(ContainerUsage::namespace).thenComparing(ContainerUsage::pod)
-                .thenComparing(ContainerUsage::container).thenComparingInt(ContainerUsage::card));
+        used.forEach((card, holders) -> holders.forEach((h, u) -> containers.add(
+                new ContainerUsage(h.namespace(), h.pod(), h.container(), card, u[0], (int) u[1], (int) u[2]))));
+        containers.sort(Comparator.comparing(ContainerUsage::namespace)
+                .thenComparing(ContainerUsage::pod)
+                .thenComparing(ContainerUsage::container)
+                .thenComparingInt(ContainerUsage::card));
         List<Unattributed> other = new ArrayList<>();
         nobody.forEach((card, n) -> other.add(new Unattributed(card, n[0], (int) n[1])));
         Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
@@ -182,7 +196,8 @@ public final class UsageMonitor {
         Set<String> seen = new HashSet<>();
         used.forEach((card, holders) -> holders.forEach((h, u) -> {
             Long grant = granted.getOrDefault(h.namespace() + "/" + h.pod(), Map.of())
-                    .getOrDefault(h.container(), Map.of()).get(card);
+                    .getOrDefault(h.container(), Map.of())
+                    .get(card);
             String key = h.namespace() + "/" + h.pod() + "/" + h.container() + "/" + card;
             if (grant == null || u[0] <= grant) {
                 return; // within its grant, or a grant the agent cannot tell: nothing to compare

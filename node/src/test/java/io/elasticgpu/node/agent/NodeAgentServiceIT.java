@@ -12,7 +12,6 @@ import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
 import io.elasticgpu.node.metrics.MetricsAddress;
-
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -27,7 +26,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,8 +36,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NodeAgentServiceIT {
 
-    private static final Hardware ONE_T4 = new Hardware("570.86.15",
-            List.of(new Gpu(0, "GPU-0", "Tesla T4", 15_360, "00000000:01:00.0", 0, 0, false)), Topology.uniform(1, Link.UNKNOWN));
+    private static final Hardware ONE_T4 = new Hardware(
+            "570.86.15",
+            List.of(new Gpu(0, "GPU-0", "Tesla T4", 15_360, "00000000:01:00.0", 0, 0, false)),
+            Topology.uniform(1, Link.UNKNOWN));
 
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -49,15 +49,21 @@ class NodeAgentServiceIT {
     @Test
     void theServiceServesMetricsBesideTheRegisteredAgentAndClosingItEndsBoth() throws Exception {
         try (KubeletDriver kubelet = KubeletDriver.start(DriverBinary.requireOrSkip());
-             SimulatedBackend gpus = SimulatedBackend.of(ONE_T4)) {
-            AgentConfig config = AgentConfig.builder(GpuPods.NODE).withPluginDir(kubelet.pluginDir())
-                    .withPodResourcesSocket(kubelet.podResourcesSocket()).withCompatibility(false)
-                    .withMetricsListen(Optional.of(new MetricsAddress("127.0.0.1", 0))).build();
+                SimulatedBackend gpus = SimulatedBackend.of(ONE_T4)) {
+            AgentConfig config = AgentConfig.builder(GpuPods.NODE)
+                    .withPluginDir(kubelet.pluginDir())
+                    .withPodResourcesSocket(kubelet.podResourcesSocket())
+                    .withCompatibility(false)
+                    .withMetricsListen(Optional.of(new MetricsAddress("127.0.0.1", 0)))
+                    .build();
 
-            NodeAgentService service = NodeAgentService.start(config, gpus, new TestCluster(config), InstantSource.system());
+            NodeAgentService service =
+                    NodeAgentService.start(config, gpus, new TestCluster(config), InstantSource.system());
             NodeAgent agent = service.devicePlugin().orElseThrow();
             int port = service.metricsPort().orElseThrow();
-            List<Path> sockets = agent.resources().stream().map(r -> kubelet.pluginDir().resolve(r.socketName())).toList();
+            List<Path> sockets = agent.resources().stream()
+                    .map(r -> kubelet.pluginDir().resolve(r.socketName()))
+                    .toList();
             try {
                 await().atMost(Duration.ofSeconds(30)).until(agent::registered);
                 assertThat(get(port, "/metrics").body()).contains("egpu_node_agent_cards");
@@ -76,10 +82,12 @@ class NodeAgentServiceIT {
     void aTakenMetricsPortStopsTheServiceBeforeTheAgentStarts() throws Exception {
         Path pluginDir = Files.createDirectories(work.resolve("device-plugins"));
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             SimulatedBackend gpus = SimulatedBackend.of(ONE_T4)) {
-            AgentConfig config = AgentConfig.builder(GpuPods.NODE).withPluginDir(pluginDir)
+                SimulatedBackend gpus = SimulatedBackend.of(ONE_T4)) {
+            AgentConfig config = AgentConfig.builder(GpuPods.NODE)
+                    .withPluginDir(pluginDir)
                     .withPodResourcesSocket(work.resolve("kubelet.sock"))
-                    .withMetricsListen(Optional.of(new MetricsAddress("127.0.0.1", taken.getLocalPort()))).build();
+                    .withMetricsListen(Optional.of(new MetricsAddress("127.0.0.1", taken.getLocalPort())))
+                    .build();
             TestCluster cluster = new TestCluster(config);
 
             assertThatThrownBy(() -> NodeAgentService.start(config, gpus, cluster, InstantSource.system()))
@@ -92,7 +100,9 @@ class NodeAgentServiceIT {
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

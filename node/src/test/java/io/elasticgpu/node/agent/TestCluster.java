@@ -7,7 +7,6 @@ import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,7 +14,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
-/** The API server as the agent sees it, in memory: pods bound to the node, what the agent recorded, what it published. */
+/**
+ * The API server as the agent sees it, in memory: pods bound to the node, what the agent recorded, what it published.
+ * */
 final class TestCluster implements Cluster {
 
     final List<Pod> pods = new CopyOnWriteArrayList<>();
@@ -33,7 +34,9 @@ final class TestCluster implements Cluster {
     private final PodSource source = new PodSource() {
         @Override
         public List<NodePod> pods() {
-            return pods.stream().flatMap(p -> ClusterPods.of(p, config.nodeName(), config.units()).stream()).toList();
+            return pods.stream()
+                    .flatMap(p -> ClusterPods.of(p, config.nodeName(), config.units()).stream())
+                    .toList();
         }
 
         @Override
@@ -67,6 +70,5 @@ final class TestCluster implements Cluster {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

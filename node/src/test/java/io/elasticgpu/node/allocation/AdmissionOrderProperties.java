@@ -1,20 +1,19 @@
 package io.elasticgpu.node.allocation;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
 
 /**
  * Rule 2 and rule 3 on one node: many pods of the same few shapes, planned by the extender within capacity,
@@ -28,8 +27,7 @@ class AdmissionOrderProperties {
 
     @Property(tries = 200)
     void anyAdmissionOrderKeepsEveryCardWithinCapacityAndTheRecordTrue(
-            @ForAll @Size(min = 1, max = 24) List<@IntRange(min = 0, max = 2) Integer> shapes,
-            @ForAll long seed) {
+            @ForAll @Size(min = 1, max = 24) List<@IntRange(min = 0, max = 2) Integer> shapes, @ForAll long seed) {
         FakeNode node = new FakeNode(4, CARD);
         PlanAllocator allocator = new PlanAllocator(node, node, node, Topology.uniform(4, Link.UNKNOWN));
         long[] planned = new long[4];
@@ -68,7 +66,8 @@ class AdmissionOrderProperties {
             assertThat(h).isLessThanOrEqualTo(CARD);
         }
         assertThat(truth.keySet()).isEqualTo(told.keySet());
-        told.forEach((k, shares) -> assertThat(truth.get(k).shares()).as(k.toString()).isEqualTo(shares));
+        told.forEach((k, shares) ->
+                assertThat(truth.get(k).shares()).as(k.toString()).isEqualTo(shares));
     }
 
     private static int firstFit(long[] used, long memory) {

@@ -1,9 +1,8 @@
 package io.elasticgpu.node.allocation;
 
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -22,6 +21,7 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
     final List<NodePod> pods = new CopyOnWriteArrayList<>();
     /** Pods in the API the agent's watch has not delivered yet: only {@link #refresh} finds them. */
     final List<NodePod> unwatched = new CopyOnWriteArrayList<>();
+
     final Map<ContainerKey, Map<String, List<String>>> records = new HashMap<>();
     private final Map<Integer, Integer> nextId = new HashMap<>();
 
@@ -58,7 +58,8 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
     }
 
     synchronized void forget(NodePod pod) {
-        records.keySet().removeIf(k -> k.namespace().equals(pod.namespace()) && k.pod().equals(pod.name()));
+        records.keySet()
+                .removeIf(k -> k.namespace().equals(pod.namespace()) && k.pod().equals(pod.name()));
         pods.remove(pod);
     }
 
@@ -77,8 +78,14 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
         Share share = new Share(card, uuid(card), 0, memory);
         Map<String, List<Share>> plan = new LinkedHashMap<>();
         plan.put("main", List.of(share));
-        return new NodePod("uid-" + name, "default", name, assumeTime, java.util.Optional.of(new PodGrant("node-1", plan)),
-                false, List.of(new NodePod.Container("main", Map.of(resource, memory), Family.ELASTIC_GPU, false)));
+        return new NodePod(
+                "uid-" + name,
+                "default",
+                name,
+                assumeTime,
+                java.util.Optional.of(new PodGrant("node-1", plan)),
+                false,
+                List.of(new NodePod.Container("main", Map.of(resource, memory), Family.ELASTIC_GPU, false)));
     }
 
     @Override

@@ -7,25 +7,25 @@ import static org.awaitility.Awaitility.await;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The NVML binding against the C stub of src/test/c/nvml_stub.c, through the same dlopen and downcalls as on a node. */
+/**
+ * The NVML binding against the C stub of src/test/c/nvml_stub.c, through the same dlopen and downcalls as on a node. */
 class NvmlBackendTest {
 
     private static final String A100 = "NVIDIA A100-SXM4-80GB";
-    /** Two HGX-style islands of four cards, each card with 12 links to its island's NVSwitch; islands on two sockets. */
+    /**
+     * Two HGX-style islands of four cards, each card with 12 links to its island's NVSwitch; islands on two sockets. */
     private static final String EIGHT_CARDS = """
             driver 570.86.15
             card GPU-5c1e7e5a-0000-4000-8000-000000000000 00000000:07:00.0 2 0 0 81920 NVIDIA A100-SXM4-80GB
@@ -61,15 +61,80 @@ class NvmlBackendTest {
             Hardware hardware = nvml.discover();
 
             assertThat(hardware.driverVersion()).isEqualTo("570.86.15");
-            assertThat(hardware.gpus()).containsExactly(
-                    new Gpu(0, "GPU-5c1e7e5a-0000-4000-8000-000000000000", A100, 81920, "00000000:07:00.0", 2, 0, false),
-                    new Gpu(1, "GPU-5c1e7e5a-0000-4000-8000-000000000001", A100, 81920, "00000000:0F:00.0", 3, 0, false),
-                    new Gpu(2, "GPU-5c1e7e5a-0000-4000-8000-000000000002", A100, 81920, "00000000:47:00.0", 0, 0, false),
-                    new Gpu(3, "GPU-5c1e7e5a-0000-4000-8000-000000000003", A100, 81920, "00000000:4E:00.0", 1, 0, false),
-                    new Gpu(4, "GPU-5c1e7e5a-0000-4000-8000-000000000004", A100, 81920, "00000000:87:00.0", 6, 1, false),
-                    new Gpu(5, "GPU-5c1e7e5a-0000-4000-8000-000000000005", A100, 81920, "00000000:90:00.0", 7, 1, false),
-                    new Gpu(6, "GPU-5c1e7e5a-0000-4000-8000-000000000006", A100, 81920, "00000000:B7:00.0", 4, 1, false),
-                    new Gpu(7, "GPU-5c1e7e5a-0000-4000-8000-000000000007", A100, 81920, "00000000:BD:00.0", 5, 1, true));
+            assertThat(hardware.gpus())
+                    .containsExactly(
+                            new Gpu(
+                                    0,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000000",
+                                    A100,
+                                    81920,
+                                    "00000000:07:00.0",
+                                    2,
+                                    0,
+                                    false),
+                            new Gpu(
+                                    1,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000001",
+                                    A100,
+                                    81920,
+                                    "00000000:0F:00.0",
+                                    3,
+                                    0,
+                                    false),
+                            new Gpu(
+                                    2,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000002",
+                                    A100,
+                                    81920,
+                                    "00000000:47:00.0",
+                                    0,
+                                    0,
+                                    false),
+                            new Gpu(
+                                    3,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000003",
+                                    A100,
+                                    81920,
+                                    "00000000:4E:00.0",
+                                    1,
+                                    0,
+                                    false),
+                            new Gpu(
+                                    4,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000004",
+                                    A100,
+                                    81920,
+                                    "00000000:87:00.0",
+                                    6,
+                                    1,
+                                    false),
+                            new Gpu(
+                                    5,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000005",
+                                    A100,
+                                    81920,
+                                    "00000000:90:00.0",
+                                    7,
+                                    1,
+                                    false),
+                            new Gpu(
+                                    6,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000006",
+                                    A100,
+                                    81920,
+                                    "00000000:B7:00.0",
+                                    4,
+                                    1,
+                                    false),
+                            new Gpu(
+                                    7,
+                                    "GPU-5c1e7e5a-0000-4000-8000-000000000007",
+                                    A100,
+                                    81920,
+                                    "00000000:BD:00.0",
+                                    5,
+                                    1,
+                                    true));
             Topology.Builder expected = Topology.builder(8);
             for (int a = 0; a < 8; a++) {
                 for (int b = a + 1; b < 8; b++) {
@@ -96,12 +161,12 @@ class NvmlBackendTest {
 
     @ParameterizedTest(name = "level {0} is {1}")
     @CsvSource({
-            "0,  PCIE_SWITCH",  // INTERNAL: two GPUs on one board
-            "10, PCIE_SWITCH",  // SINGLE
-            "20, PCIE_SWITCH",  // MULTIPLE
-            "30, HOST_BRIDGE",  // HOSTBRIDGE
-            "40, NUMA_NODE",    // NODE
-            "50, CROSS_SOCKET", // SYSTEM
+        "0,  PCIE_SWITCH", // INTERNAL: two GPUs on one board
+        "10, PCIE_SWITCH", // SINGLE
+        "20, PCIE_SWITCH", // MULTIPLE
+        "30, HOST_BRIDGE", // HOSTBRIDGE
+        "40, NUMA_NODE", // NODE
+        "50, CROSS_SOCKET", // SYSTEM
     })
     void theCommonAncestorLevelGivesThePcieLink(int level, LinkKind kind) {
         NvmlStub.configure(cards(2) + "topo 0 1 " + level + "\n");
@@ -137,20 +202,25 @@ class NvmlBackendTest {
                 .isInstanceOf(DiscoveryException.class)
                 .hasMessage("NVML (libnvidia-ml.so.1) not found in " + dir.resolve("libnvidia-ml.so.1") + advice);
         assertThatThrownBy(() -> Nvml.load(List.of(dir.resolve("a"), dir.resolve("b")), false))
-                .hasMessage("NVML (libnvidia-ml.so.1) not found in " + dir.resolve("a") + ", " + dir.resolve("b") + advice);
+                .hasMessage(
+                        "NVML (libnvidia-ml.so.1) not found in " + dir.resolve("a") + ", " + dir.resolve("b") + advice);
     }
 
     @Test
     void aFailedCallNamesTheFunctionTheCodeAndNvmlsText() {
         NvmlStub.configure(cards(2) + "fail nvmlDeviceGetMemoryInfo 1 15\n");
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThatThrownBy(nvml::discover).isInstanceOf(DiscoveryException.class).hasMessage(
-                    "nvmlDeviceGetMemoryInfo for card 1 returned NVML_ERROR_GPU_IS_LOST (15) \"GPU is lost\"; the card has"
-                            + " fallen off the bus: drain the node, then reset the card (nvidia-smi -r) or reboot");
+            assertThatThrownBy(nvml::discover)
+                    .isInstanceOf(DiscoveryException.class)
+                    .hasMessage("nvmlDeviceGetMemoryInfo for card 1 returned NVML_ERROR_GPU_IS_LOST (15) \"GPU is "
+                            + "lost\"; the card has"
+                            + " fallen off the bus: drain the node, then reset the card (nvidia-smi -r) or "
+                            + "reboot");
         }
         NvmlStub.configure(cards(1) + "fail nvmlInit_v2 -1 9\n");
-        assertThatThrownBy(() -> NvmlBackend.open(NvmlStub.library())).hasMessage(
-                "nvmlInit_v2 returned NVML_ERROR_DRIVER_NOT_LOADED (9) \"Driver Not Loaded\"; the NVIDIA kernel module"
+        assertThatThrownBy(() -> NvmlBackend.open(NvmlStub.library()))
+                .hasMessage("nvmlInit_v2 returned NVML_ERROR_DRIVER_NOT_LOADED (9) \"Driver Not Loaded\"; the NVIDIA "
+                        + "kernel module"
                         + " is not loaded: check lsmod | grep nvidia and dmesg");
         assertThat(NvmlStub.initCount()).isZero();
     }
@@ -195,7 +265,8 @@ class NvmlBackendTest {
             assertThat(nvml.awaitEvents(Duration.ofSeconds(10))).containsExactly(new GpuEvent.Xid(3, 79));
 
             NvmlStub.emitError(-1, NvmlError.GPU_IS_LOST);
-            assertThatThrownBy(() -> nvml.awaitEvents(Duration.ofSeconds(10))).isInstanceOf(DiscoveryException.class)
+            assertThatThrownBy(() -> nvml.awaitEvents(Duration.ofSeconds(10)))
+                    .isInstanceOf(DiscoveryException.class)
                     .hasMessage("nvmlEventSetWait_v2 returned NVML_ERROR_GPU_IS_LOST (15) \"GPU is lost\"; the card has"
                             + " fallen off the bus: drain the node, then reset the card (nvidia-smi -r) or reboot");
         }
@@ -233,9 +304,11 @@ class NvmlBackendTest {
         assertThat(NvmlStub.eventSets()).isZero();
         assertThat(NvmlStub.initCount()).isZero();
         assertThat(nvml.answers(0)).isFalse();
-        assertThatThrownBy(nvml::discover).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(nvml::discover)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("the nvml backend is closed");
-        assertThatThrownBy(() -> nvml.processes(0)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> nvml.processes(0))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("the nvml backend is closed");
     }
 
@@ -278,8 +351,12 @@ class NvmlBackendTest {
                 process 0 1003 1024 mps
                 """);
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThat(nvml.processes(0)).containsExactly(new GpuProcess(900, 0, 320), new GpuProcess(1001, 0, 4096),
-                    new GpuProcess(1002, 0, 2048), new GpuProcess(1003, 0, 1024));
+            assertThat(nvml.processes(0))
+                    .containsExactly(
+                            new GpuProcess(900, 0, 320),
+                            new GpuProcess(1001, 0, 4096),
+                            new GpuProcess(1002, 0, 2048),
+                            new GpuProcess(1003, 0, 1024));
         }
     }
 
@@ -307,25 +384,33 @@ class NvmlBackendTest {
     @Test
     void aListLongerThanTheFirstBufferIsReadWhole() {
         // 70 processes: more than Nvml.FIRST_PROCESS_ROOM, so the first call answers INSUFFICIENT_SIZE
-        NvmlStub.configure(cards(1) + IntStream.range(0, 70)
-                .mapToObj(i -> "process 0 %d %d\n".formatted(2000 + i, 100 + i)).reduce("", String::concat));
+        NvmlStub.configure(cards(1)
+                + IntStream.range(0, 70)
+                        .mapToObj(i -> "process 0 %d %d\n".formatted(2000 + i, 100 + i))
+                        .reduce("", String::concat));
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThat(nvml.processes(0)).containsExactlyElementsOf(IntStream.range(0, 70)
-                    .mapToObj(i -> new GpuProcess(2000 + i, 0, 100 + i)).toList());
+            assertThat(nvml.processes(0))
+                    .containsExactlyElementsOf(IntStream.range(0, 70)
+                            .mapToObj(i -> new GpuProcess(2000 + i, 0, 100 + i))
+                            .toList());
         }
     }
 
     @Test
     void processesStartingBetweenTheCallsAreListedToo() {
         // 70 at the first call, which says INSUFFICIENT_SIZE; 20 more start before the second
-        NvmlStub.configure(cards(1) + "spawn 0 20\n" + IntStream.range(0, 70)
-                .mapToObj(i -> "process 0 %d 100\n".formatted(2000 + i)).reduce("", String::concat));
+        NvmlStub.configure(cards(1) + "spawn 0 20\n"
+                + IntStream.range(0, 70)
+                        .mapToObj(i -> "process 0 %d 100\n".formatted(2000 + i))
+                        .reduce("", String::concat));
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
             List<GpuProcess> processes = nvml.processes(0);
 
             assertThat(processes).hasSize(90);
-            assertThat(processes.subList(70, 90)).containsExactlyElementsOf(IntStream.range(70, 90)
-                    .mapToObj(i -> new GpuProcess(100000 + i, 0, 1)).toList());
+            assertThat(processes.subList(70, 90))
+                    .containsExactlyElementsOf(IntStream.range(70, 90)
+                            .mapToObj(i -> new GpuProcess(100000 + i, 0, 1))
+                            .toList());
         }
     }
 
@@ -334,8 +419,10 @@ class NvmlBackendTest {
         // INSUFFICIENT_SIZE every time, leaving the count as it was: the list never fits
         NvmlStub.configure(cards(1) + "fail nvmlDeviceGetComputeRunningProcesses_v3 0 7\n");
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThatThrownBy(() -> nvml.processes(0)).isInstanceOf(DiscoveryException.class).hasMessage(
-                    "nvmlDeviceGetComputeRunningProcesses_v3 for card 0 asked for more room 4 times in a row, last for"
+            assertThatThrownBy(() -> nvml.processes(0))
+                    .isInstanceOf(DiscoveryException.class)
+                    .hasMessage("nvmlDeviceGetComputeRunningProcesses_v3 for card 0 asked for more room 4 times in a "
+                            + "row, last for"
                             + " 526 entries; the list grows faster than it can be read: ask again");
         }
     }
@@ -366,10 +453,14 @@ class NvmlBackendTest {
                 util 1 10 99 99 5000
                 """);
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThat(nvml.utilization(0, 1000)).containsExactly(new ProcessUtilization(10, 0, 60, 25, 3000),
-                    new ProcessUtilization(20, 0, 35, 10, 1500));
-            assertThat(nvml.utilization(0, 0)).containsExactly(new ProcessUtilization(10, 0, 60, 25, 3000),
-                    new ProcessUtilization(20, 0, 35, 10, 1500), new ProcessUtilization(30, 0, 5, 1, 900));
+            assertThat(nvml.utilization(0, 1000))
+                    .containsExactly(
+                            new ProcessUtilization(10, 0, 60, 25, 3000), new ProcessUtilization(20, 0, 35, 10, 1500));
+            assertThat(nvml.utilization(0, 0))
+                    .containsExactly(
+                            new ProcessUtilization(10, 0, 60, 25, 3000),
+                            new ProcessUtilization(20, 0, 35, 10, 1500),
+                            new ProcessUtilization(30, 0, 5, 1, 900));
             assertThat(nvml.utilization(1, 0)).containsExactly(new ProcessUtilization(10, 1, 99, 99, 5000));
         }
     }
@@ -383,7 +474,8 @@ class NvmlBackendTest {
             assertThat(nvml.utilization(0, 1000)).isEmpty();
             assertThat(nvml.utilization(1, 0)).isEmpty();
             assertThat(nvml.utilization(2, 0)).isEmpty();
-            assertThatThrownBy(() -> nvml.utilization(0, -1)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> nvml.utilization(0, -1))
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("sinceMicros is -1; pass 0 for every sample NVML keeps, or the timestampMicros of a"
                             + " sample it returned");
         }
@@ -403,31 +495,37 @@ class NvmlBackendTest {
     void aComputeModeNvmlHDoesNotKnowIsAnErrorNamingIt() {
         NvmlStub.configure(cards(1) + "computemode 0 4\n");
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThatThrownBy(() -> nvml.computeMode(0)).isInstanceOf(DiscoveryException.class).hasMessage(
-                    "nvmlDeviceGetComputeMode for card 0 returned compute mode 4, which is none of nvml.h's 0 DEFAULT,"
-                            + " 1 EXCLUSIVE_THREAD, 2 PROHIBITED, 3 EXCLUSIVE_PROCESS; the driver is newer than this"
-                            + " agent: update Elastic GPU, or set a known mode with nvidia-smi -i 0 -c DEFAULT");
+            assertThatThrownBy(() -> nvml.computeMode(0))
+                    .isInstanceOf(DiscoveryException.class)
+                    .hasMessage(
+                            "nvmlDeviceGetComputeMode for card 0 returned compute mode 4, which is none of nvml.h's "
+                                    + "0 DEFAULT,"
+                                    + " 1 EXCLUSIVE_THREAD, 2 PROHIBITED, 3 EXCLUSIVE_PROCESS; the driver is newer "
+                                    + "than this"
+                                    + " agent: update Elastic GPU, or set a known mode with nvidia-smi -i 0 -c "
+                                    + "DEFAULT");
         }
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource({
-            "nvmlDeviceGetComputeRunningProcesses_v3",
-            "nvmlDeviceGetMPSComputeRunningProcesses_v3",
-            "nvmlDeviceGetProcessUtilization",
-            "nvmlDeviceGetComputeMode",
+        "nvmlDeviceGetComputeRunningProcesses_v3",
+        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        "nvmlDeviceGetProcessUtilization",
+        "nvmlDeviceGetComputeMode",
     })
     void aFailedUsageQueryNamesTheFunctionAndTheCard(String function) {
         NvmlStub.configure(cards(2) + "process 1 10 100 both\nutil 1 10 50 20 1000\nfail " + function + " 1 999\n");
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
             assertThat(nvml.processes(0)).isEmpty(); // card 0 answers
             assertThatThrownBy(() -> {
-                switch (function) {
-                    case "nvmlDeviceGetProcessUtilization" -> nvml.utilization(1, 0);
-                    case "nvmlDeviceGetComputeMode" -> nvml.computeMode(1);
-                    default -> nvml.processes(1);
-                }
-            }).isInstanceOf(DiscoveryException.class)
+                        switch (function) {
+                            case "nvmlDeviceGetProcessUtilization" -> nvml.utilization(1, 0);
+                            case "nvmlDeviceGetComputeMode" -> nvml.computeMode(1);
+                            default -> nvml.processes(1);
+                        }
+                    })
+                    .isInstanceOf(DiscoveryException.class)
                     .hasMessage(function + " for card 1 returned NVML_ERROR_UNKNOWN (999) \"Unknown Error\"");
         }
     }
@@ -436,8 +534,9 @@ class NvmlBackendTest {
     void aCardThatIsNotThereIsAnError() {
         NvmlStub.configure(cards(1));
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThatThrownBy(() -> nvml.processes(1)).isInstanceOf(DiscoveryException.class).hasMessage(
-                    "nvmlDeviceGetHandleByIndex_v2 for card 1 returned NVML_ERROR_INVALID_ARGUMENT (2)"
+            assertThatThrownBy(() -> nvml.processes(1))
+                    .isInstanceOf(DiscoveryException.class)
+                    .hasMessage("nvmlDeviceGetHandleByIndex_v2 for card 1 returned NVML_ERROR_INVALID_ARGUMENT (2)"
                             + " \"Invalid Argument\"");
         }
     }
@@ -453,8 +552,9 @@ class NvmlBackendTest {
         NvmlStub.configure(NvmlStub.Build.WITHOUT_V3_PROCESS_LISTS, node);
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library(NvmlStub.Build.WITHOUT_V3_PROCESS_LISTS))) {
             assertThat(nvml.processes(0)).containsExactly(new GpuProcess(900, 0, 320), new GpuProcess(1001, 0, 4096));
-            assertThatThrownBy(() -> nvml.processes(1)).hasMessage("nvmlDeviceGetMPSComputeRunningProcesses_v2 for"
-                    + " card 1 returned NVML_ERROR_UNKNOWN (999) \"Unknown Error\"");
+            assertThatThrownBy(() -> nvml.processes(1))
+                    .hasMessage("nvmlDeviceGetMPSComputeRunningProcesses_v2 for"
+                            + " card 1 returned NVML_ERROR_UNKNOWN (999) \"Unknown Error\"");
         }
     }
 
@@ -504,5 +604,4 @@ class NvmlBackendTest {
             throw new IllegalStateException(e);
         }
     }
-
 }

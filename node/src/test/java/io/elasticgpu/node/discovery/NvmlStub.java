@@ -48,14 +48,18 @@ public final class NvmlStub {
         }
     }
 
-    private record Loaded(Path file, MethodHandle configure, MethodHandle update, MethodHandle emit,
-                          MethodHandle emitError, MethodHandle initCount, MethodHandle eventSets) {
-    }
+    private record Loaded(
+            Path file,
+            MethodHandle configure,
+            MethodHandle update,
+            MethodHandle emit,
+            MethodHandle emitError,
+            MethodHandle initCount,
+            MethodHandle eventSets) {}
 
     private static final Map<Build, Loaded> LOADED = new EnumMap<>(Build.class);
 
-    private NvmlStub() {
-    }
+    private NvmlStub() {}
 
     /** The compiled library, built at the first call in this JVM. */
     public static Path library() {
@@ -130,13 +134,15 @@ public final class NvmlStub {
             SymbolLookup stub = SymbolLookup.libraryLookup(file, Arena.global());
             Linker linker = Linker.nativeLinker();
             FunctionDescriptor readsFile = FunctionDescriptor.of(JAVA_INT, ADDRESS);
-            loaded = new Loaded(file,
+            loaded = new Loaded(
+                    file,
                     linker.downcallHandle(stub.findOrThrow("nvmlStubConfigure"), readsFile),
                     linker.downcallHandle(stub.findOrThrow("nvmlStubUpdate"), readsFile),
-                    linker.downcallHandle(stub.findOrThrow("nvmlStubEmit"),
+                    linker.downcallHandle(
+                            stub.findOrThrow("nvmlStubEmit"),
                             FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG, JAVA_LONG)),
-                    linker.downcallHandle(stub.findOrThrow("nvmlStubEmitError"),
-                            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT)),
+                    linker.downcallHandle(
+                            stub.findOrThrow("nvmlStubEmitError"), FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT)),
                     linker.downcallHandle(stub.findOrThrow("nvmlStubInitCount"), FunctionDescriptor.of(JAVA_INT)),
                     linker.downcallHandle(stub.findOrThrow("nvmlStubEventSets"), FunctionDescriptor.of(JAVA_INT)));
             LOADED.put(build, loaded);
@@ -153,7 +159,14 @@ public final class NvmlStub {
             Files.delete(file);
             if (bad != 0) {
                 throw new IllegalArgumentException("nvml stub: line %d of the configuration is not understood: %s"
-                        .formatted(bad, bad > 0 ? config.lines().skip(bad - 1).findFirst().orElse("") : "(unreadable)"));
+                        .formatted(
+                                bad,
+                                bad > 0
+                                        ? config.lines()
+                                                .skip(bad - 1)
+                                                .findFirst()
+                                                .orElse("")
+                                        : "(unreadable)"));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -178,22 +191,29 @@ public final class NvmlStub {
         Path module = Path.of(System.getProperty("basedir", ".")).toAbsolutePath(); // surefire sets basedir
         Path source = module.resolve("src/test/c/nvml_stub.c");
         // Each build in a directory of its own under the library's real name, which is what Nvml.load looks for.
-        Path directory = module.resolve(build == Build.CURRENT ? "target/nvml-stub"
-                : "target/nvml-stub/" + build.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        Path directory = module.resolve(
+                build == Build.CURRENT
+                        ? "target/nvml-stub"
+                        : "target/nvml-stub/"
+                                + build.name().toLowerCase(Locale.ROOT).replace('_', '-'));
         Path built = directory.resolve("libnvidia-ml.so.1");
-        Path partial = directory.resolve("libnvidia-ml.so.1." + ProcessHandle.current().pid());
+        Path partial =
+                directory.resolve("libnvidia-ml.so.1." + ProcessHandle.current().pid());
         try {
             Files.createDirectories(directory);
-            List<String> command = new ArrayList<>(List.of("gcc", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra",
-                    "-Werror", "-pthread"));
+            List<String> command = new ArrayList<>(
+                    List.of("gcc", "-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread"));
             command.addAll(build.macros);
             command.addAll(List.of("-o", partial.toString(), source.toString()));
             Process gcc;
             try {
                 gcc = new ProcessBuilder(command).redirectErrorStream(true).start();
             } catch (IOException e) {
-                throw new IllegalStateException(("the NVML tests build a stand-in libnvidia-ml.so.1 from %s with gcc,"
-                        + " and there is no gcc on the PATH; install it (e.g. apt-get install gcc)").formatted(source), e);
+                throw new IllegalStateException(
+                        ("the NVML tests build a stand-in libnvidia-ml.so.1 from %s with gcc,"
+                                        + " and there is no gcc on the PATH; install it (e.g. apt-get install gcc)")
+                                .formatted(source),
+                        e);
             }
             String output = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!gcc.waitFor(2, TimeUnit.MINUTES) || gcc.exitValue() != 0) {

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +16,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,12 +47,26 @@ class SimulatedBackendTest {
 
             assertThat(simulated.name()).isEqualTo("simulated");
             assertThat(hardware.driverVersion()).isEqualTo("570.86.15");
-            assertThat(hardware.gpus()).extracting(Gpu::model).containsExactly("NVIDIA A100-SXM4-80GB",
-                    "NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB", "NVIDIA A100-SXM4-80GB", "NVIDIA L4");
-            assertThat(hardware.gpus()).extracting(Gpu::memoryMib).containsExactly(81920L, 81920L, 81920L, 81920L, 23034L);
+            assertThat(hardware.gpus())
+                    .extracting(Gpu::model)
+                    .containsExactly(
+                            "NVIDIA A100-SXM4-80GB",
+                            "NVIDIA A100-SXM4-80GB",
+                            "NVIDIA A100-SXM4-80GB",
+                            "NVIDIA A100-SXM4-80GB",
+                            "NVIDIA L4");
+            assertThat(hardware.gpus())
+                    .extracting(Gpu::memoryMib)
+                    .containsExactly(81920L, 81920L, 81920L, 81920L, 23034L);
             assertThat(hardware.gpus()).extracting(Gpu::numaNode).containsExactly(0, 0, 0, 0, -1);
-            assertThat(hardware.gpus()).extracting(Gpu::pciBusId).containsExactly("00000000:00:00.0",
-                    "00000000:01:00.0", "00000000:02:00.0", "00000000:03:00.0", "00000000:04:00.0");
+            assertThat(hardware.gpus())
+                    .extracting(Gpu::pciBusId)
+                    .containsExactly(
+                            "00000000:00:00.0",
+                            "00000000:01:00.0",
+                            "00000000:02:00.0",
+                            "00000000:03:00.0",
+                            "00000000:04:00.0");
             assertThat(hardware.gpus()).extracting(Gpu::minor).containsExactly(0, 1, 2, 3, 4);
             assertThat(hardware.gpus().get(4).uuid()).isEqualTo("GPU-0d9a6c4e-3f1b-4c2a-9e57-6b1d2f8a4c31");
             Topology.Builder expected = Topology.builder(5);
@@ -73,7 +85,9 @@ class SimulatedBackendTest {
         Path file = write("cards: [{model: NVIDIA T4, memoryMiB: 15360, count: 2}]\n");
         List<String> a = uuids(SimulatedBackend.load(file, "node-a"));
 
-        assertThat(a).doesNotHaveDuplicates().allMatch(u -> u.matches("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
+        assertThat(a)
+                .doesNotHaveDuplicates()
+                .allMatch(u -> u.matches("GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
         assertThat(uuids(SimulatedBackend.load(file, "node-a"))).isEqualTo(a);
         assertThat(uuids(SimulatedBackend.load(file, "node-b"))).doesNotContainAnyElementsOf(a);
         assertThat(SimulatedBackend.load(file).discover().driverVersion()).isEqualTo("simulated");
@@ -81,35 +95,53 @@ class SimulatedBackendTest {
 
     static Stream<Arguments> badInput() {
         return Stream.of(
-                Arguments.of("a misspelt key", "cards: [{model: NVIDIA T4, memory: 15360}]",
+                Arguments.of(
+                        "a misspelt key",
+                        "cards: [{model: NVIDIA T4, memory: 15360}]",
                         "unknown key \"memory\" in cards[0]; the keys there are count, memoryMiB, model, numa, uuid"),
-                Arguments.of("memory with a unit", "cards: [{model: NVIDIA T4, memoryMiB: 16GB}]",
+                Arguments.of(
+                        "memory with a unit",
+                        "cards: [{model: NVIDIA T4, memoryMiB: 16GB}]",
                         "cards[0].memoryMiB must be a whole number >= 1, was \"16GB\"; it is the card's memory in MiB;"
                                 + " write e.g. memoryMiB: 81920"),
-                Arguments.of("no memory", "cards: [{model: NVIDIA T4}]",
+                Arguments.of(
+                        "no memory",
+                        "cards: [{model: NVIDIA T4}]",
                         "cards[0].memoryMiB is missing; it is the card's memory in MiB; write e.g. memoryMiB: 81920"),
-                Arguments.of("no cards", "driverVersion: '1'\n",
+                Arguments.of(
+                        "no cards",
+                        "driverVersion: '1'\n",
                         "cards is missing or empty; list at least one card, e.g. cards: [{model: NVIDIA A100-SXM4-80GB,"
                                 + " memoryMiB: 81920}]"),
-                Arguments.of("zero cards of a kind", "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 0}]",
+                Arguments.of(
+                        "zero cards of a kind",
+                        "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 0}]",
                         "cards[0].count must be a whole number >= 1, was 0; it is how many such cards; leave it out"
                                 + " for one"),
-                Arguments.of("a uuid for many cards", "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2, uuid: GPU-1}]",
+                Arguments.of(
+                        "a uuid for many cards",
+                        "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2, uuid: GPU-1}]",
                         "cards[0] has a uuid and count 2, but cards cannot share a uuid; drop uuid or list the cards"
                                 + " one by one"),
-                Arguments.of("an unknown link kind",
+                Arguments.of(
+                        "an unknown link kind",
                         "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2}]\nlinks: [{cards: [0, 1], kind: NVSWITCH}]",
                         "links[0].kind must be one of NVLINK, PCIE_SWITCH, HOST_BRIDGE, NUMA_NODE, CROSS_SOCKET, was"
                                 + " \"NVSWITCH\""),
-                Arguments.of("NVLink without lanes",
+                Arguments.of(
+                        "NVLink without lanes",
                         "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2}]\nlinks: [{cards: [0, 1], kind: NVLINK}]",
-                        "links[0] is NVLINK and needs nvlinks >= 1, the lanes between each pair; write e.g. nvlinks: 12"),
-                Arguments.of("nvidia-smi's name for a kind",
+                        "links[0] is NVLINK and needs nvlinks >= 1, the lanes between each pair; write e.g. "
+                                + "nvlinks: 12"),
+                Arguments.of(
+                        "nvidia-smi's name for a kind",
                         "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2}]\nlinks: [{cards: [0, 2], kind: NODE}]",
                         "links[0].kind must be one of NVLINK, PCIE_SWITCH, HOST_BRIDGE, NUMA_NODE, CROSS_SOCKET, was"
                                 + " \"NODE\""),
-                Arguments.of("a card index past the end",
-                        "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2}]\nlinks: [{cards: [0, 2], kind: NUMA_NODE}]",
+                Arguments.of(
+                        "a card index past the end",
+                        "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2}]\nlinks: [{cards: [0, 2], kind: "
+                                + "NUMA_NODE}]",
                         "links[0].cards names card 2, but the node has 2 cards (0..1)"),
                 Arguments.of("not YAML", "cards: [", "not valid YAML: "));
     }
@@ -121,7 +153,8 @@ class SimulatedBackendTest {
         if (name.equals("not YAML")) { // the parser's own words follow
             assertThatThrownBy(() -> SimulatedBackend.load(file)).hasMessageStartingWith(file + ": " + message);
         } else {
-            assertThatThrownBy(() -> SimulatedBackend.load(file)).isInstanceOf(DiscoveryException.class)
+            assertThatThrownBy(() -> SimulatedBackend.load(file))
+                    .isInstanceOf(DiscoveryException.class)
                     .hasMessage(file + ": " + message);
         }
     }
@@ -129,8 +162,9 @@ class SimulatedBackendTest {
     @Test
     void aMissingFileSaysWhatToWriteThere() {
         Path file = dir.resolve("absent.yaml");
-        assertThatThrownBy(() -> SimulatedBackend.load(file)).hasMessage(file + ": no such file; write the simulated"
-                + " node there, e.g. cards: [{model: NVIDIA A100-SXM4-80GB, memoryMiB: 81920}]");
+        assertThatThrownBy(() -> SimulatedBackend.load(file))
+                .hasMessage(file + ": no such file; write the simulated"
+                        + " node there, e.g. cards: [{model: NVIDIA A100-SXM4-80GB, memoryMiB: 81920}]");
     }
 
     @Test
@@ -173,8 +207,8 @@ class SimulatedBackendTest {
 
             append(events, "48\nup 1\n"); // completes the unfinished line
             await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 3);
-            assertThat(seen).containsExactly(new GpuEvent.Xid(0, 79), new GpuEvent.DoubleBitEcc(1),
-                    new GpuEvent.Xid(1, 48));
+            assertThat(seen)
+                    .containsExactly(new GpuEvent.Xid(0, 79), new GpuEvent.DoubleBitEcc(1), new GpuEvent.Xid(1, 48));
             await().atMost(Duration.ofSeconds(10)).until(() -> simulated.answers(1));
         }
     }
@@ -211,9 +245,11 @@ class SimulatedBackendTest {
     }
 
     private static Hardware twoCards() {
-        return new Hardware("simulated", List.of(
-                new Gpu(0, "GPU-a", "NVIDIA T4", 15360, "00000000:00:00.0", 0, -1, false),
-                new Gpu(1, "GPU-b", "NVIDIA T4", 15360, "00000000:01:00.0", 1, -1, false)),
+        return new Hardware(
+                "simulated",
+                List.of(
+                        new Gpu(0, "GPU-a", "NVIDIA T4", 15360, "00000000:00:00.0", 0, -1, false),
+                        new Gpu(1, "GPU-b", "NVIDIA T4", 15360, "00000000:01:00.0", 1, -1, false)),
                 Topology.uniform(2, Link.UNKNOWN));
     }
 }

@@ -1,39 +1,65 @@
 package io.elasticgpu.node.dra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class ApiClaimsTest {
 
     private static final ClaimRef REF = new ClaimRef("team", "train", "uid-1");
 
     private static ResourceClaim claim(String uid, DeviceRequestAllocationResult... results) {
-        return new ResourceClaimBuilder().withNewMetadata().withNamespace("team").withName("train").withUid(uid).endMetadata()
-                .withNewStatus().withNewAllocation().withNewDevices().withResults(results).endDevices().endAllocation().endStatus()
+        return new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withNamespace("team")
+                .withName("train")
+                .withUid(uid)
+                .endMetadata()
+                .withNewStatus()
+                .withNewAllocation()
+                .withNewDevices()
+                .withResults(results)
+                .endDevices()
+                .endAllocation()
+                .endStatus()
                 .build();
     }
 
-    private static DeviceRequestAllocationResult result(String driver, String pool, String device, Map<String, Quantity> consumed) {
-        return new DeviceRequestAllocationResultBuilder().withDriver(driver).withPool(pool).withDevice(device).withRequest("gpu")
-                .withConsumedCapacity(consumed).withShareID(consumed.isEmpty() ? null : "7f1c").build();
+    private static DeviceRequestAllocationResult result(
+            String driver, String pool, String device, Map<String, Quantity> consumed) {
+        return new DeviceRequestAllocationResultBuilder()
+                .withDriver(driver)
+                .withPool(pool)
+                .withDevice(device)
+                .withRequest("gpu")
+                .withConsumedCapacity(consumed)
+                .withShareID(consumed.isEmpty() ? null : "7f1c")
+                .build();
     }
 
     @Test
     void theConsumedCapacityOfOurDevicesInThisPoolIsTheShare() {
-        ResourceClaim c = claim("uid-1",
-                result("gpu.elasticgpu.io", "node-a", "gpu-2", Map.of("memory", new Quantity("4Gi"), "cores", new Quantity("30"))),
-                result("gpu.elasticgpu.io", "node-b", "gpu-0", Map.of("memory", new Quantity("1Gi"))), // another node's pool
+        ResourceClaim c = claim(
+                "uid-1",
+                result(
+                        "gpu.elasticgpu.io",
+                        "node-a",
+                        "gpu-2",
+                        Map.of("memory", new Quantity("4Gi"), "cores", new Quantity("30"))),
+                result(
+                        "gpu.elasticgpu.io",
+                        "node-b",
+                        "gpu-0",
+                        Map.of("memory", new Quantity("1Gi"))), // another node's pool
                 result("other.example.com", "node-a", "gpu-1", Map.of())); // another driver
 
         assertThat(ApiClaims.devices(REF, c, "node-a", DraCards.four()))
@@ -56,18 +82,27 @@ class ApiClaimsTest {
                 .hasMessage("claim team/train (uid-1): not found (deleted, or re-created with another UID)");
         assertThatThrownBy(() -> ApiClaims.devices(REF, claim("uid-2"), "node-a", hw))
                 .hasMessage("claim team/train (uid-1): not found (deleted, or re-created with another UID)");
-        ResourceClaim pending = new ResourceClaimBuilder().withNewMetadata().withUid("uid-1").endMetadata().build();
+        ResourceClaim pending = new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withUid("uid-1")
+                .endMetadata()
+                .build();
         assertThatThrownBy(() -> ApiClaims.devices(REF, pending, "node-a", hw))
-                .hasMessage("claim team/train (uid-1): not allocated; kube-scheduler allocates it when it schedules the pod");
-        assertThatThrownBy(() -> ApiClaims.devices(REF, claim("uid-1", result("gpu.elasticgpu.io", "node-b", "gpu-0", Map.of())), "node-a", hw))
-                .hasMessage("claim team/train (uid-1): its allocation names no device of driver gpu.elasticgpu.io in pool node-a");
-        assertThatThrownBy(() -> ApiClaims.devices(REF, claim("uid-1", result("gpu.elasticgpu.io", "node-a", "gpu-9", Map.of())), "node-a", hw))
+                .hasMessage("claim team/train (uid-1): not allocated; kube-scheduler allocates it when it schedules "
+                        + "the pod");
+        assertThatThrownBy(() -> ApiClaims.devices(
+                        REF, claim("uid-1", result("gpu.elasticgpu.io", "node-b", "gpu-0", Map.of())), "node-a", hw))
+                .hasMessage("claim team/train (uid-1): its allocation names no device of driver gpu.elasticgpu.io in "
+                        + "pool node-a");
+        assertThatThrownBy(() -> ApiClaims.devices(
+                        REF, claim("uid-1", result("gpu.elasticgpu.io", "node-a", "gpu-9", Map.of())), "node-a", hw))
                 .hasMessage("claim team/train (uid-1): device gpu-9 is not a card of this node (gpu-0..gpu-3)");
     }
 
     @Test
     void onlyOurDeviceNamesAreCards() {
         assertThat(List.of("gpu-0", "gpu-17", "gpu-01", "gpu-", "cpu-1", "gpu-1x"))
-                .extracting(io.elasticgpu.api.v1alpha1.DraNames::cardIndex).containsExactly(0, 17, -1, -1, -1, -1);
+                .extracting(io.elasticgpu.api.v1alpha1.DraNames::cardIndex)
+                .containsExactly(0, 17, -1, -1, -1, -1);
     }
 }

@@ -1,16 +1,10 @@
 package io.elasticgpu.node.dra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.Hardware;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.Size;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,8 +18,13 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.Size;
 
 /** Invariants of claim preparation over random claims, orders and restarts. */
 class ClaimPreparationProperties {
@@ -33,8 +32,9 @@ class ClaimPreparationProperties {
     private final Hardware hw = DraCards.four();
 
     @Property(tries = 100)
-    void preparingTwiceIsPreparingOnceAcrossARestart(@ForAll("claims") @Size(min = 1, max = 12) List<List<ClaimDevice>> asks,
-                                                    @ForAll long seed) throws IOException {
+    void preparingTwiceIsPreparingOnceAcrossARestart(
+            @ForAll("claims") @Size(min = 1, max = 12) List<List<ClaimDevice>> asks, @ForAll long seed)
+            throws IOException {
         inTempDir(dir -> {
             FakeClaims claims = fake(asks);
             Map<String, Object> first = prepareAll(preparation(dir, claims), claims, new Random(seed));
@@ -48,19 +48,22 @@ class ClaimPreparationProperties {
     }
 
     @Property(tries = 100)
-    void theCheckpointReadsBackWhatWasWritten(@ForAll("claims") @Size(max = 12) List<List<ClaimDevice>> asks) throws IOException {
+    void theCheckpointReadsBackWhatWasWritten(@ForAll("claims") @Size(max = 12) List<List<ClaimDevice>> asks)
+            throws IOException {
         inTempDir(dir -> {
             FakeClaims claims = fake(asks);
             ClaimPreparation p = preparation(dir, claims);
             prepareAll(p, claims, new Random(1));
 
-            assertThat(Checkpoint.open(dir.resolve("checkpoint.json")).all()).containsExactlyInAnyOrderElementsOf(p.prepared());
+            assertThat(Checkpoint.open(dir.resolve("checkpoint.json")).all())
+                    .containsExactlyInAnyOrderElementsOf(p.prepared());
         });
     }
 
     @Property(tries = 200)
-    void whateverTheOrderNoCardEverHoldsMoreThanItHas(@ForAll("claims") @Size(min = 1, max = 20) List<List<ClaimDevice>> asks,
-                                                     @ForAll long seed) throws IOException {
+    void whateverTheOrderNoCardEverHoldsMoreThanItHas(
+            @ForAll("claims") @Size(min = 1, max = 20) List<List<ClaimDevice>> asks, @ForAll long seed)
+            throws IOException {
         inTempDir(dir -> {
             FakeClaims claims = fake(asks);
             ClaimPreparation p = preparation(dir, claims);
@@ -94,16 +97,24 @@ class ClaimPreparationProperties {
     @Provide
     Arbitrary<List<List<ClaimDevice>>> claims() {
         Arbitrary<ClaimDevice> device = Combinators.combine(
-                Arbitraries.of("gpu", "big", "pair/first"), Arbitraries.integers().between(0, 3),
-                Arbitraries.longs().between(1, 80).map(g -> g * 1024), Arbitraries.integers().between(0, 100))
-                .as((request, card, memory, percent) -> new ClaimDevice(request, "gpu-" + card, card, memory, percent * 10,
-                        Optional.of("s" + card)));
+                        Arbitraries.of("gpu", "big", "pair/first"),
+                                Arbitraries.integers().between(0, 3),
+                        Arbitraries.longs().between(1, 80).map(g -> g * 1024),
+                                Arbitraries.integers().between(0, 100))
+                .as((request, card, memory, percent) ->
+                        new ClaimDevice(request, "gpu-" + card, card, memory, percent * 10, Optional.of("s" + card)));
         return device.list().ofMinSize(1).ofMaxSize(3).list();
     }
 
     private ClaimPreparation preparation(Path dir, ClaimSource claims) {
-        return new ClaimPreparation(claims, Checkpoint.open(dir.resolve("checkpoint.json")), new CdiSpecs(dir.resolve("cdi")), hw,
-                new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024), "node-a");
+        return new ClaimPreparation(
+                claims,
+                Checkpoint.open(dir.resolve("checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")),
+                hw,
+                new DeviceCatalog(hw, List.of()),
+                new ContainerEnvironment(1024),
+                "node-a");
     }
 
     private static FakeClaims fake(List<List<ClaimDevice>> asks) {

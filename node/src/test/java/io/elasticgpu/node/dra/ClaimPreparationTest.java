@@ -1,22 +1,21 @@
 package io.elasticgpu.node.dra;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
-import io.elasticgpu.node.deviceplugin.DeviceCatalog;
-import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.node.discovery.Hardware;
-import io.elasticgpu.node.isolation.MpsDirs;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-
 import static io.elasticgpu.node.dra.FakeClaims.share;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
+import io.elasticgpu.node.deviceplugin.DeviceCatalog;
+import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.isolation.MpsDirs;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ClaimPreparationTest {
 
@@ -25,12 +24,19 @@ class ClaimPreparationTest {
 
     @TempDir
     Path dir;
+
     private final Hardware hw = DraCards.four();
     private final FakeClaims claims = new FakeClaims();
 
     private ClaimPreparation preparation() {
-        return new ClaimPreparation(claims, Checkpoint.open(dir.resolve("plugin/checkpoint.json")), new CdiSpecs(dir.resolve("cdi")),
-                hw, new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024), "node-a");
+        return new ClaimPreparation(
+                claims,
+                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")),
+                hw,
+                new DeviceCatalog(hw, List.of()),
+                new ContainerEnvironment(1024),
+                "node-a");
     }
 
     @Test
@@ -45,15 +51,21 @@ class ClaimPreparationTest {
             assertThat(d.device()).isEqualTo("gpu-2");
             assertThat(d.shareId()).isEqualTo("share-2");
         });
-        JsonNode spec = new ObjectMapper().readTree(dir.resolve("cdi/elasticgpu.io-gpu_0a1b-uid-a.json").toFile());
+        JsonNode spec = new ObjectMapper()
+                .readTree(dir.resolve("cdi/elasticgpu.io-gpu_0a1b-uid-a.json").toFile());
         assertThat(spec.get("cdiVersion").asText()).isEqualTo("0.5.0");
         assertThat(spec.get("kind").asText()).isEqualTo("elasticgpu.io/gpu");
         JsonNode edits = spec.get("devices").get(0).get("containerEdits");
         assertThat(spec.get("devices").get(0).get("name").asText()).isEqualTo("0a1b-uid-a-gpu");
         assertThat(edits.get("deviceNodes").findValuesAsText("path")).containsExactly("/dev/nvidia2");
-        assertThat(texts(edits.get("env"))).contains("NVIDIA_VISIBLE_DEVICES=GPU-dra00002-0000-0000-0000-000000000000",
-                "ELASTICGPU_CARD_INDEX=2", "ELASTICGPU_MEMORY_LIMIT_MIB=4096", "ELASTICGPU_CORE_PERCENT=30",
-                "CUDA_DEVICE_MEMORY_LIMIT_0=4096m", "CUDA_DEVICE_SM_LIMIT=30");
+        assertThat(texts(edits.get("env")))
+                .contains(
+                        "NVIDIA_VISIBLE_DEVICES=GPU-dra00002-0000-0000-0000-000000000000",
+                        "ELASTICGPU_CARD_INDEX=2",
+                        "ELASTICGPU_MEMORY_LIMIT_MIB=4096",
+                        "ELASTICGPU_CORE_PERCENT=30",
+                        "CUDA_DEVICE_MEMORY_LIMIT_0=4096m",
+                        "CUDA_DEVICE_SM_LIMIT=30");
         assertThat(spec.get("containerEdits").get("deviceNodes").findValuesAsText("path"))
                 .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
     }
@@ -65,7 +77,8 @@ class ClaimPreparationTest {
         @Override
         public java.util.Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
             asked.add("isolate %s %s %s %d".formatted(claim.uid(), request, shares, processes));
-            return java.util.Optional.of(new MpsDirs(Path.of("/run/elastic-gpu/mps/dra-" + claim.uid() + "-" + request)));
+            return java.util.Optional.of(
+                    new MpsDirs(Path.of("/run/elastic-gpu/mps/dra-" + claim.uid() + "-" + request)));
         }
 
         @Override
@@ -75,26 +88,43 @@ class ClaimPreparationTest {
     }
 
     @Test
-    void withIsolationEachRequestsCdiDeviceMountsItsDaemonsPipeAndSharedMemoryAndUnprepareReleasesThem() throws Exception {
+    void withIsolationEachRequestsCdiDeviceMountsItsDaemonsPipeAndSharedMemoryAndUnprepareReleasesThem()
+            throws Exception {
         claims.byUid.put(A.uid(), List.of(share("gpu", 2, 4096, 30)));
         ClaimSource annotated = ref -> new AllocatedClaim(claims.allocated(ref).devices(), "2");
         RecordingIsolation isolation = new RecordingIsolation();
-        ClaimPreparation p = new ClaimPreparation(annotated, Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")), hw, new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024),
-                "node-a", isolation);
+        ClaimPreparation p = new ClaimPreparation(
+                annotated,
+                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")),
+                hw,
+                new DeviceCatalog(hw, List.of()),
+                new ContainerEnvironment(1024),
+                "node-a",
+                isolation);
 
         p.prepare(A);
 
-        assertThat(isolation.asked).containsExactly("isolate 0a1b-uid-a gpu [Share[card=2, uuid=GPU-dra00002-0000-0000-0000-000000000000,"
-                + " milli=300, memoryMib=4096]] 2");
-        JsonNode edits = new ObjectMapper().readTree(dir.resolve("cdi/elasticgpu.io-gpu_0a1b-uid-a.json").toFile())
-                .get("devices").get(0).get("containerEdits");
-        assertThat(texts(edits.get("env"))).contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps")
-                .noneMatch(e -> e.startsWith("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") || e.startsWith("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"));
+        assertThat(isolation.asked)
+                .containsExactly("isolate 0a1b-uid-a gpu [Share[card=2, uuid=GPU-dra00002-0000-0000-0000-000000000000,"
+                        + " milli=300, memoryMib=4096]] 2");
+        JsonNode edits = new ObjectMapper()
+                .readTree(dir.resolve("cdi/elasticgpu.io-gpu_0a1b-uid-a.json").toFile())
+                .get("devices")
+                .get(0)
+                .get("containerEdits");
+        assertThat(texts(edits.get("env")))
+                .contains("CUDA_MPS_PIPE_DIRECTORY=/tmp/nvidia-mps")
+                .noneMatch(e -> e.startsWith("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")
+                        || e.startsWith("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"));
         List<String> mounts = new java.util.ArrayList<>();
-        edits.get("mounts").forEach(m -> mounts.add(m.get("hostPath").asText() + " -> " + m.get("containerPath").asText()));
-        assertThat(mounts).containsExactly("/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/pipe -> /tmp/nvidia-mps",
-                "/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/shm -> /dev/shm");
+        edits.get("mounts")
+                .forEach(m -> mounts.add(m.get("hostPath").asText() + " -> "
+                        + m.get("containerPath").asText()));
+        assertThat(mounts)
+                .containsExactly(
+                        "/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/pipe -> /tmp/nvidia-mps",
+                        "/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/shm -> /dev/shm");
 
         p.unprepare(A);
         assertThat(isolation.asked).last().isEqualTo("release 0a1b-uid-a");
@@ -104,13 +134,21 @@ class ClaimPreparationTest {
     void aClaimWhoseProcessCountIsNotANumberIsRefusedWithItsValue() {
         claims.byUid.put(A.uid(), List.of(share("gpu", 2, 4096, 30)));
         ClaimSource annotated = ref -> new AllocatedClaim(claims.allocated(ref).devices(), "many");
-        ClaimPreparation p = new ClaimPreparation(annotated, Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")), hw, new DeviceCatalog(hw, List.of()), new ContainerEnvironment(1024),
-                "node-a", new RecordingIsolation());
+        ClaimPreparation p = new ClaimPreparation(
+                annotated,
+                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")),
+                hw,
+                new DeviceCatalog(hw, List.of()),
+                new ContainerEnvironment(1024),
+                "node-a",
+                new RecordingIsolation());
 
-        assertThatThrownBy(() -> p.prepare(A)).isInstanceOf(ClaimException.class)
-                .hasMessage("claim team/a (0a1b-uid-a): annotation elasticgpu.io/gpu-processes must be a whole number 1..48"
-                        + " (how many CUDA processes share the GPU share), was \"many\"");
+        assertThatThrownBy(() -> p.prepare(A))
+                .isInstanceOf(ClaimException.class)
+                .hasMessage(
+                        "claim team/a (0a1b-uid-a): annotation elasticgpu.io/gpu-processes must be a whole number 1..48"
+                                + " (how many CUDA processes share the GPU share), was \"many\"");
         assertThat(dir.resolve("cdi/elasticgpu.io-gpu_0a1b-uid-a.json")).doesNotExist();
     }
 
@@ -148,9 +186,13 @@ class ClaimPreparationTest {
         ClaimPreparation p = preparation();
         p.prepare(A);
 
-        assertThatThrownBy(() -> p.prepare(B)).isInstanceOf(ClaimException.class).hasMessage(
-                "claim team/b (uid-b): card 1 (gpu-1) would hold 102400 of 81920 MiB and 1000 of 1000 milli with the claims"
-                        + " prepared on it; refused so that the card is not over-committed (is a ResourceSlice edited by hand?)");
+        assertThatThrownBy(() -> p.prepare(B))
+                .isInstanceOf(ClaimException.class)
+                .hasMessage(
+                        "claim team/b (uid-b): card 1 (gpu-1) would hold 102400 of 81920 MiB and 1000 of 1000 milli "
+                                + "with the claims"
+                                + " prepared on it; refused so that the card is not over-committed (is a "
+                                + "ResourceSlice edited by hand?)");
         assertThat(p.prepared()).extracting(c -> c.claim().uid()).containsExactly(A.uid());
         assertThat(dir.resolve("cdi/elasticgpu.io-gpu_uid-b.json")).doesNotExist();
     }
@@ -174,12 +216,16 @@ class ClaimPreparationTest {
         Files.createDirectories(file.getParent());
         Files.writeString(file, "{half");
 
-        assertThatThrownBy(() -> Checkpoint.open(file)).hasMessageStartingWith("DRA checkpoint " + file + " cannot be read (")
-                .hasMessageEndingWith("the claims prepared on this node are unknown. Move it aside and restart the agent;"
-                        + " kubelet prepares running pods' claims again");
+        assertThatThrownBy(() -> Checkpoint.open(file))
+                .hasMessageStartingWith("DRA checkpoint " + file + " cannot be read (")
+                .hasMessageEndingWith(
+                        "the claims prepared on this node are unknown. Move it aside and restart the agent;"
+                                + " kubelet prepares running pods' claims again");
     }
 
     private static List<String> texts(JsonNode array) {
-        return java.util.stream.StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
+        return java.util.stream.StreamSupport.stream(array.spliterator(), false)
+                .map(JsonNode::asText)
+                .toList();
     }
 }

@@ -5,23 +5,31 @@ import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /** Test hardware for the DRA tests: A100s of 81,920 MiB, cards 0-1 and 2-3 joined by NVLink. */
 public final class DraCards {
 
-    private DraCards() {
-    }
+    private DraCards() {}
 
     public static Hardware four() {
         List<Gpu> gpus = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            gpus.add(new Gpu(i, "GPU-dra0000" + i + "-0000-0000-0000-000000000000", "NVIDIA A100-SXM4-80GB", 81_920,
-                    "00000000:0%d:00.0".formatted(i + 1), i, i / 2, false));
+            gpus.add(new Gpu(
+                    i,
+                    "GPU-dra0000" + i + "-0000-0000-0000-000000000000",
+                    "NVIDIA A100-SXM4-80GB",
+                    81_920,
+                    "00000000:0%d:00.0".formatted(i + 1),
+                    i,
+                    i / 2,
+                    false));
         }
-        Topology t = Topology.builder(4).link(0, 1, new Link(LinkKind.NVLINK, 12)).link(2, 3, new Link(LinkKind.NVLINK, 12)).build();
+        Topology t = Topology.builder(4)
+                .link(0, 1, new Link(LinkKind.NVLINK, 12))
+                .link(2, 3, new Link(LinkKind.NVLINK, 12))
+                .build();
         return new Hardware("535.104.05", gpus, t);
     }
 }

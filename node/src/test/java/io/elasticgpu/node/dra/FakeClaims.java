@@ -26,6 +26,7 @@ final class FakeClaims implements ClaimSource {
     }
 
     static ClaimDevice share(String request, int card, long memoryMib, int percent) {
-        return new ClaimDevice(request, "gpu-" + card, card, memoryMib, percent * 10, java.util.Optional.of("share-" + card));
+        return new ClaimDevice(
+                request, "gpu-" + card, card, memoryMib, percent * 10, java.util.Optional.of("share-" + card));
     }
 }

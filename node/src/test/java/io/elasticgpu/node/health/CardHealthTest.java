@@ -1,22 +1,22 @@
 package io.elasticgpu.node.health;
 
-import io.elasticgpu.node.discovery.GpuEvent;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.node.discovery.GpuEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class CardHealthTest {
 
     private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-21T10:00:00Z"));
     private final InstantSource clock = () -> now.get();
-    private final CardHealth health = new CardHealth(4, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)), clock);
+    private final CardHealth health =
+            new CardHealth(4, new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5)), clock);
 
     @Test
     void aCriticalXidMakesTheCardUnhealthyAtOnce() {
@@ -30,7 +30,9 @@ class CardHealthTest {
     @Test
     void applicationXidsLeaveTheCardInService() {
         for (long xid : List.of(13L, 31L, 43L, 45L, 68L, 109L)) {
-            assertThat(health.onEvent(new GpuEvent.Xid(0, xid))).as("Xid %d", xid).isFalse();
+            assertThat(health.onEvent(new GpuEvent.Xid(0, xid)))
+                    .as("Xid %d", xid)
+                    .isFalse();
         }
         assertThat(health.healthy(0)).isTrue();
     }
@@ -50,7 +52,9 @@ class CardHealthTest {
         assertThat(health.recover(card -> true)).as("4 of 5 quiet minutes").isEmpty();
 
         now.set(now.get().plus(Duration.ofMinutes(1)));
-        assertThat(health.recover(card -> false)).as("quiet, but NVML does not answer").isEmpty();
+        assertThat(health.recover(card -> false))
+                .as("quiet, but NVML does not answer")
+                .isEmpty();
         assertThat(health.recover(card -> true)).containsExactly(1);
         assertThat(health.healthy(1)).isTrue();
         assertThat(health.reason(1)).isEmpty();
@@ -60,10 +64,14 @@ class CardHealthTest {
     void aNewErrorRestartsTheQuietPeriod() {
         health.onEvent(new GpuEvent.Xid(0, 79));
         now.set(now.get().plus(Duration.ofMinutes(4)));
-        assertThat(health.onEvent(new GpuEvent.Xid(0, 79))).as("already unhealthy: no change").isFalse();
+        assertThat(health.onEvent(new GpuEvent.Xid(0, 79)))
+                .as("already unhealthy: no change")
+                .isFalse();
         now.set(now.get().plus(Duration.ofMinutes(4)));
 
-        assertThat(health.recover(card -> true)).as("4 minutes since the last error").isEmpty();
+        assertThat(health.recover(card -> true))
+                .as("4 minutes since the last error")
+                .isEmpty();
     }
 
     @Test
@@ -75,12 +83,15 @@ class CardHealthTest {
 
     @Test
     void anXidThatEndsRunningWorkIsToldApartFromOneThatOnlyKeepsNewWorkAway() {
-        health.onEvent(new GpuEvent.Xid(0, 62)); // internal micro-controller halt: critical, running work not known lost
+        health.onEvent(
+                new GpuEvent.Xid(0, 62)); // internal micro-controller halt: critical, running work not known lost
         health.onEvent(new GpuEvent.Xid(1, 79)); // fallen off the bus: everything on it is gone
 
         assertThat(health.lostWork(0)).isFalse();
         assertThat(health.lostWork(1)).isTrue();
-        assertThat(health.onEvent(new GpuEvent.Xid(0, 95))).as("an unhealthy card now losing its work is a change").isTrue();
+        assertThat(health.onEvent(new GpuEvent.Xid(0, 95)))
+                .as("an unhealthy card now losing its work is a change")
+                .isTrue();
         assertThat(health.lostWork(0)).isTrue();
     }
 
@@ -93,6 +104,8 @@ class CardHealthTest {
 
         assertThat(health.lostWork(2)).isFalse();
         assertThat(health.onEvent(new GpuEvent.Xid(2, 62))).isTrue();
-        assertThat(health.lostWork(2)).as("the earlier ECC error does not count for the new outage").isFalse();
+        assertThat(health.lostWork(2))
+                .as("the earlier ECC error does not count for the new outage")
+                .isFalse();
     }
 }

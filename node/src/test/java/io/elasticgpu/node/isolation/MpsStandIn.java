@@ -62,7 +62,8 @@ public final class MpsStandIn {
         Path state = dirs.log().resolve("standin");
         try {
             Files.createDirectories(state);
-            Files.writeString(state.resolve("servers"), server + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    state.resolve("servers"), server + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             StringBuilder b = new StringBuilder();
             for (long c : clients) {
                 b.append(c).append('\n');
@@ -97,7 +98,11 @@ public final class MpsStandIn {
 
     private static List<String> lines(Path file) {
         try {
-            return Files.exists(file) ? Files.readAllLines(file).stream().filter(l -> !l.isBlank()).toList() : List.of();
+            return Files.exists(file)
+                    ? Files.readAllLines(file).stream()
+                            .filter(l -> !l.isBlank())
+                            .toList()
+                    : List.of();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

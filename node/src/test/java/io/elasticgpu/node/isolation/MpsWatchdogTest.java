@@ -1,13 +1,10 @@
 package io.elasticgpu.node.isolation;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.discovery.NvmlBackend;
 import io.elasticgpu.node.discovery.NvmlStub;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +12,10 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The process count of an MPS share, enforced against NVML's process lists (the C stub of libnvidia-ml.so.1) and the
@@ -27,12 +26,16 @@ class MpsWatchdogTest {
     private static final String CARD = "GPU-11111111-2222-3333-4444-555555555555";
     private static final String CARD_LINE = "card " + CARD + " 00000000:01:00.0 0 0 0 81559 NVIDIA H100 80GB HBM3\n";
     /** 40 GiB and 60 % shared by two processes: 20 GiB and 30 % each. */
-    private static final MpsShare SHARE = new MpsShare("dp-00000000000000b2", List.of(CARD),
+    private static final MpsShare SHARE = new MpsShare(
+            "dp-00000000000000b2",
+            List.of(CARD),
             MpsLimits.of(List.of(new io.elasticgpu.api.v1alpha1.PodGrant.Share(0, CARD, 600, 40960)), 2),
-            "team-b/infer/main", "elasticgpu.io/gpu-memory " + CARD + "::m0");
+            "team-b/infer/main",
+            "elasticgpu.io/gpu-memory " + CARD + "::m0");
 
     @TempDir
     Path dir;
+
     private Path root;
     private final List<Process> clients = new ArrayList<>();
     private MpsDaemons daemons;
@@ -40,7 +43,8 @@ class MpsWatchdogTest {
     @BeforeEach
     void start() {
         root = dir.resolve("mps");
-        MpsControl control = new MpsControl(MpsStandIn.install(dir.resolve("bin")).program(), false, "", Duration.ofSeconds(10));
+        MpsControl control =
+                new MpsControl(MpsStandIn.install(dir.resolve("bin")).program(), false, "", Duration.ofSeconds(10));
         daemons = MpsDaemons.open(control, root, InstantSource.system(), MpsDaemons.Listener.NONE);
     }
 
@@ -64,8 +68,10 @@ class MpsWatchdogTest {
         long second = client();
         long third = client();
         MpsStandIn.serve(dirs, server, oldest, second, third);
-        NvmlStub.configure(CARD_LINE + "process 0 %d 66 mps\n".formatted(server)
-                + "process 0 %d 20000 both\nprocess 0 %d 20000 both\nprocess 0 %d 2000 both\n".formatted(oldest, second, third));
+        NvmlStub.configure(CARD_LINE
+                + "process 0 %d 66 mps\n".formatted(server)
+                + "process 0 %d 20000 both\nprocess 0 %d 20000 both\nprocess 0 %d 2000 both\n"
+                        .formatted(oldest, second, third));
 
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
             MpsWatchdog watchdog = new MpsWatchdog(daemons, nvml, nvml.discover());
@@ -76,11 +82,13 @@ class MpsWatchdogTest {
                 assertThat(e.how()).isEqualTo("terminate_client");
                 assertThat(e.share().key()).isEqualTo(SHARE.key());
             });
-            assertThat(MpsStandIn.commands(dirs)).contains("get_server_list", "get_client_list 7001",
-                    "terminate_client 7001 " + third);
+            assertThat(MpsStandIn.commands(dirs))
+                    .contains("get_server_list", "get_client_list 7001", "terminate_client 7001 " + third);
             assertThat(MpsStandIn.clients(dirs, server)).containsExactly(Long.toString(oldest), Long.toString(second));
-            assertThat(ProcessHandle.of(oldest)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
-            assertThat(watchdog.owners()).containsEntry(server, new MpsWatchdog.ShareProcess(SHARE, true))
+            assertThat(ProcessHandle.of(oldest))
+                    .hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
+            assertThat(watchdog.owners())
+                    .containsEntry(server, new MpsWatchdog.ShareProcess(SHARE, true))
                     .containsEntry(oldest, new MpsWatchdog.ShareProcess(SHARE, false))
                     .containsEntry(second, new MpsWatchdog.ShareProcess(SHARE, false));
         }
@@ -92,7 +100,8 @@ class MpsWatchdogTest {
         long one = client();
         long two = client();
         MpsStandIn.serve(dirs, 7002, one, two);
-        NvmlStub.configure(CARD_LINE + "process 0 7002 66 mps\nprocess 0 %d 1000 both\nprocess 0 %d 1000 both\n".formatted(one, two));
+        NvmlStub.configure(CARD_LINE
+                + "process 0 7002 66 mps\nprocess 0 %d 1000 both\nprocess 0 %d 1000 both\n".formatted(one, two));
 
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
             MpsWatchdog watchdog = new MpsWatchdog(daemons, nvml, nvml.discover());
@@ -101,7 +110,8 @@ class MpsWatchdogTest {
 
             assertThat(watchdog.enforce()).isEmpty();
 
-            assertThat(MpsStandIn.commands(dirs)).hasSize(asked); // the same processes on the card: the daemon is not asked
+            assertThat(MpsStandIn.commands(dirs))
+                    .hasSize(asked); // the same processes on the card: the daemon is not asked
         }
     }
 
@@ -112,11 +122,13 @@ class MpsWatchdogTest {
         long bypassing = client(); // a process of a pod whose CUDA_MPS_PIPE_DIRECTORY led to no daemon
         long host = client();
         Files.createDirectories(proc.resolve(Long.toString(bypassing)));
-        Files.writeString(proc.resolve(Long.toString(bypassing)).resolve("cgroup"),
+        Files.writeString(
+                proc.resolve(Long.toString(bypassing)).resolve("cgroup"),
                 "0::/kubepods/burstable/pod0b3f6a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b/" + "c".repeat(64) + "\n");
         Files.createDirectories(proc.resolve(Long.toString(host)));
         Files.writeString(proc.resolve(Long.toString(host)).resolve("cgroup"), "0::/system.slice/some.service\n");
-        NvmlStub.configure(CARD_LINE + "process 0 %d 30000 compute\nprocess 0 %d 500 compute\n".formatted(bypassing, host));
+        NvmlStub.configure(
+                CARD_LINE + "process 0 %d 30000 compute\nprocess 0 %d 500 compute\n".formatted(bypassing, host));
 
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
             MpsWatchdog watchdog = new MpsWatchdog(daemons, nvml, nvml.discover(), proc);
@@ -125,17 +137,23 @@ class MpsWatchdogTest {
                 assertThat(b.pid()).isEqualTo(host);
                 assertThat(b.how()).isEqualTo("not ended (a process of the host)");
             });
-            assertThat(ProcessHandle.of(bypassing)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
+            assertThat(ProcessHandle.of(bypassing))
+                    .hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
 
             watchdog.enforce();
 
             assertThat(watchdog.bypasses()).singleElement().satisfies(b -> {
                 assertThat(b.pid()).isEqualTo(bypassing);
                 assertThat(b.how()).isEqualTo("SIGKILL");
-                assertThat(b.owner()).hasValueSatisfying(o -> assertThat(o.podUid()).isEqualTo("0b3f6a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"));
+                assertThat(b.owner())
+                        .hasValueSatisfying(
+                                o -> assertThat(o.podUid()).isEqualTo("0b3f6a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"));
             });
-            org.awaitility.Awaitility.await().until(() -> ProcessHandle.of(bypassing).map(h -> !h.isAlive()).orElse(true));
-            assertThat(ProcessHandle.of(host)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
+            org.awaitility.Awaitility.await()
+                    .until(() ->
+                            ProcessHandle.of(bypassing).map(h -> !h.isAlive()).orElse(true));
+            assertThat(ProcessHandle.of(host))
+                    .hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
         }
     }
 
@@ -145,7 +163,8 @@ class MpsWatchdogTest {
         MpsDirs dirs = daemons.ensure(SHARE);
         long client = client();
         Files.createDirectories(proc.resolve(Long.toString(client)));
-        Files.writeString(proc.resolve(Long.toString(client)).resolve("cgroup"),
+        Files.writeString(
+                proc.resolve(Long.toString(client)).resolve("cgroup"),
                 "0::/kubepods/burstable/pod0b3f6a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b/" + "c".repeat(64) + "\n");
         MpsStandIn.serve(dirs, 7003, client);
         NvmlStub.configure(CARD_LINE + "process 0 7003 66 mps\nprocess 0 %d 1000 both\n".formatted(client));
@@ -157,7 +176,8 @@ class MpsWatchdogTest {
                 // the server (7003) is the share's; a pid of no process and no pod cgroup, it is not a bypass either
                 assertThat(watchdog.bypasses()).isEmpty();
             }
-            assertThat(ProcessHandle.of(client)).hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
+            assertThat(ProcessHandle.of(client))
+                    .hasValueSatisfying(h -> assertThat(h.isAlive()).isTrue());
         }
     }
 
@@ -167,7 +187,8 @@ class MpsWatchdogTest {
         NvmlStub.configure(CARD_LINE);
 
         try (NvmlBackend nvml = NvmlBackend.open(NvmlStub.library())) {
-            assertThat(new MpsWatchdog(daemons, nvml, nvml.discover()).enforce()).isEmpty();
+            assertThat(new MpsWatchdog(daemons, nvml, nvml.discover()).enforce())
+                    .isEmpty();
         }
 
         assertThat(MpsStandIn.commands(dirs)).doesNotContain("get_server_list");

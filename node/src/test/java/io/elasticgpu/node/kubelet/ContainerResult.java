@@ -7,9 +7,13 @@ import java.util.Map;
  * What kubelet's device manager hands the container runtime for one container: the device ids it assigned, by
  * resource, and the plugins' Allocate answers merged (environment, mounts, device nodes, annotations, CDI devices).
  */
-public record ContainerResult(Map<String, List<String>> devices, Map<String, String> envs, List<Mount> mounts,
-                              List<DeviceSpec> deviceSpecs, Map<String, String> annotations,
-                              List<String> cdiDevices) {
+public record ContainerResult(
+        Map<String, List<String>> devices,
+        Map<String, String> envs,
+        List<Mount> mounts,
+        List<DeviceSpec> deviceSpecs,
+        Map<String, String> annotations,
+        List<String> cdiDevices) {
 
     public ContainerResult {
         devices = devices == null ? Map.of() : Map.copyOf(devices);

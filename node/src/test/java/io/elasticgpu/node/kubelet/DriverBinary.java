@@ -75,9 +75,13 @@ public sealed interface DriverBinary {
         List<Path> candidates = configured.isBlank()
                 ? List.of(cwd.resolve(SCRIPT), cwd.resolveSibling(SCRIPT))
                 : List.of(Path.of(configured));
-        return candidates.stream().filter(Files::isExecutable).findFirst().orElseThrow(() -> new IllegalStateException(
-                "cannot find " + SCRIPT + " (tried %s); run the tests from the repository or a module of it, or set -D%s=<binary> or -D%s=<script>"
-                        .formatted(candidates, PROPERTY, SCRIPT_PROPERTY)));
+        return candidates.stream()
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("cannot find " + SCRIPT
+                        + (" (tried %s); run the tests from the repository or a module of it, or set -D%s=<binary> or "
+                                        + "-D%s=<script>")
+                                .formatted(candidates, PROPERTY, SCRIPT_PROPERTY)));
     }
 
     private static DriverBinary build(Path script) {
@@ -88,23 +92,26 @@ public sealed interface DriverBinary {
             throw new UncheckedIOException("cannot run " + script, e);
         }
         Deque<String> tail = new ArrayDeque<>();
-        Thread progress = Thread.ofPlatform().daemon().name("kubelet-driver-build").start(() -> {
-            try (BufferedReader err = process.errorReader(StandardCharsets.UTF_8)) {
-                for (String line; (line = err.readLine()) != null; ) {
-                    System.err.println(line);
-                    synchronized (tail) {
-                        tail.addLast(line);
-                        if (tail.size() > 40) {
-                            tail.removeFirst();
+        Thread progress = Thread.ofPlatform()
+                .daemon()
+                .name("kubelet-driver-build")
+                .start(() -> {
+                    try (BufferedReader err = process.errorReader(StandardCharsets.UTF_8)) {
+                        for (String line; (line = err.readLine()) != null; ) {
+                            System.err.println(line);
+                            synchronized (tail) {
+                                tail.addLast(line);
+                                if (tail.size() > 40) {
+                                    tail.removeFirst();
+                                }
+                            }
                         }
+                    } catch (IOException e) {
+                        System.err.println("kubelet-driver build: lost its stderr: " + e);
                     }
-                }
-            } catch (IOException e) {
-                System.err.println("kubelet-driver build: lost its stderr: " + e);
-            }
-        });
-        try (BufferedReader out = new BufferedReader(
-                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                });
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             process.getOutputStream().close();
             String printed = out.readAllAsString().strip();
             int status = process.waitFor();

@@ -47,7 +47,8 @@ final class FakeDevicePlugin implements AutoCloseable {
     private final Set<ServerCallStreamObserver<ListAndWatchResponse>> watchers = ConcurrentHashMap.newKeySet();
     private final Server server;
 
-    private FakeDevicePlugin(Path pluginDir, String resource, List<String> deviceIds, Optional<String> preStartFailure) {
+    private FakeDevicePlugin(
+            Path pluginDir, String resource, List<String> deviceIds, Optional<String> preStartFailure) {
         this.resource = resource;
         this.deviceIds = List.copyOf(deviceIds);
         this.preStartFailure = preStartFailure;
@@ -68,8 +69,9 @@ final class FakeDevicePlugin implements AutoCloseable {
     void register(Path kubeletSocket) {
         ManagedChannel channel = UnixSockets.connect(kubeletSocket);
         try {
-            RegistrationGrpc.newBlockingStub(channel).withDeadlineAfter(30, SECONDS).register(
-                    RegisterRequest.newBuilder()
+            RegistrationGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(30, SECONDS)
+                    .register(RegisterRequest.newBuilder()
                             .setVersion("v1beta1")
                             .setEndpoint(SOCKET)
                             .setResourceName(resource)
@@ -81,7 +83,9 @@ final class FakeDevicePlugin implements AutoCloseable {
     }
 
     private DevicePluginOptions options() {
-        return DevicePluginOptions.newBuilder().setPreStartRequired(preStartFailure.isPresent()).build();
+        return DevicePluginOptions.newBuilder()
+                .setPreStartRequired(preStartFailure.isPresent())
+                .build();
     }
 
     @Override
@@ -113,7 +117,8 @@ final class FakeDevicePlugin implements AutoCloseable {
             watcher.setOnCancelHandler(() -> watchers.remove(watcher));
             watchers.add(watcher);
             ListAndWatchResponse.Builder devices = ListAndWatchResponse.newBuilder();
-            deviceIds.forEach(id -> devices.addDevices(Device.newBuilder().setID(id).setHealth("Healthy")));
+            deviceIds.forEach(
+                    id -> devices.addDevices(Device.newBuilder().setID(id).setHealth("Healthy")));
             watcher.onNext(devices.build());
         }
 
@@ -121,11 +126,14 @@ final class FakeDevicePlugin implements AutoCloseable {
         public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> response) {
             AllocateResponse.Builder answer = AllocateResponse.newBuilder();
             for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
-                List<String> ids = container.getDevicesIdsList().stream().sorted().toList();
-                ContainerAllocateResponse.Builder c = ContainerAllocateResponse.newBuilder()
-                        .putEnvs(ENV, String.join(",", ids));
+                List<String> ids =
+                        container.getDevicesIdsList().stream().sorted().toList();
+                ContainerAllocateResponse.Builder c =
+                        ContainerAllocateResponse.newBuilder().putEnvs(ENV, String.join(",", ids));
                 ids.forEach(id -> c.addDevices(DeviceSpec.newBuilder()
-                        .setContainerPath("/dev/" + id).setHostPath("/dev/null").setPermissions("rw")));
+                        .setContainerPath("/dev/" + id)
+                        .setHostPath("/dev/null")
+                        .setPermissions("rw")));
                 answer.addContainerResponses(c);
             }
             response.onNext(answer.build());
@@ -133,10 +141,12 @@ final class FakeDevicePlugin implements AutoCloseable {
         }
 
         @Override
-        public void preStartContainer(PreStartContainerRequest request,
-                                      StreamObserver<PreStartContainerResponse> response) {
+        public void preStartContainer(
+                PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> response) {
             if (preStartFailure.isPresent()) {
-                response.onError(Status.FAILED_PRECONDITION.withDescription(preStartFailure.get()).asRuntimeException());
+                response.onError(Status.FAILED_PRECONDITION
+                        .withDescription(preStartFailure.get())
+                        .asRuntimeException());
                 return;
             }
             response.onNext(PreStartContainerResponse.getDefaultInstance());
@@ -144,8 +154,8 @@ final class FakeDevicePlugin implements AutoCloseable {
         }
 
         @Override
-        public void getPreferredAllocation(PreferredAllocationRequest request,
-                                           StreamObserver<PreferredAllocationResponse> response) {
+        public void getPreferredAllocation(
+                PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
             response.onNext(PreferredAllocationResponse.getDefaultInstance());
             response.onCompleted();
         }

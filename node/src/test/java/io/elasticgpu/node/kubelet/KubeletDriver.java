@@ -71,17 +71,29 @@ public final class KubeletDriver implements AutoCloseable {
 
     private KubeletDriver(Path binary, Path dir, Dra dra) throws IOException {
         // Unix socket paths must stay under 108 bytes, so the directory is short and in the system temp dir.
-        workDir = dir != null ? dir : Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "kubelet");
+        workDir =
+                dir != null ? dir : Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "kubelet");
         pluginDir = pluginDirIn(workDir);
         podResourcesSocket = podResourcesSocketIn(workDir);
         Files.createDirectories(pluginDir);
-        List<String> command = new ArrayList<>(List.of(binary.toString(),
-                "--plugin-dir", pluginDir.toString(), "--pod-resources-socket", podResourcesSocket.toString()));
+        List<String> command = new ArrayList<>(List.of(
+                binary.toString(),
+                "--plugin-dir",
+                pluginDir.toString(),
+                "--pod-resources-socket",
+                podResourcesSocket.toString()));
         if (dra != null) {
             Files.createDirectories(pluginsRegistry());
             Files.createDirectories(draStateDir());
-            command.addAll(List.of("--kubeconfig", dra.kubeconfig().toString(), "--node-name", dra.nodeName(),
-                    "--plugins-registry", pluginsRegistry().toString(), "--dra-state-dir", draStateDir().toString()));
+            command.addAll(List.of(
+                    "--kubeconfig",
+                    dra.kubeconfig().toString(),
+                    "--node-name",
+                    dra.nodeName(),
+                    "--plugins-registry",
+                    pluginsRegistry().toString(),
+                    "--dra-state-dir",
+                    draStateDir().toString()));
         }
         String verbosity = System.getProperty(VERBOSITY_PROPERTY, "");
         if (!verbosity.isBlank()) {
@@ -94,8 +106,10 @@ public final class KubeletDriver implements AutoCloseable {
             throw e;
         }
         commands = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
-        stdoutReader = Thread.ofPlatform().daemon().name("kubelet-driver-stdout").start(this::readAnswers);
-        stderrReader = Thread.ofPlatform().daemon().name("kubelet-driver-stderr").start(this::readLogs);
+        stdoutReader =
+                Thread.ofPlatform().daemon().name("kubelet-driver-stdout").start(this::readAnswers);
+        stderrReader =
+                Thread.ofPlatform().daemon().name("kubelet-driver-stderr").start(this::readLogs);
     }
 
     /**
@@ -206,7 +220,8 @@ public final class KubeletDriver implements AutoCloseable {
         try {
             command.set("pod", JSON.readTree(Serialization.asJson(pod)));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot serialize pod " + pod.getMetadata().getName(), e);
+            throw new UncheckedIOException(
+                    "cannot serialize pod " + pod.getMetadata().getName(), e);
         }
         return admission(send(command, ANSWER));
     }
@@ -220,7 +235,8 @@ public final class KubeletDriver implements AutoCloseable {
 
     private static Admission admission(JsonNode answer) {
         if (answer.path("ok").asBoolean()) {
-            Map<String, ContainerResult> containers = JSON.convertValue(answer.path("containers"),
+            Map<String, ContainerResult> containers = JSON.convertValue(
+                    answer.path("containers"),
                     JSON.getTypeFactory().constructMapType(Map.class, String.class, ContainerResult.class));
             return new Admission.Admitted(containers);
         }
@@ -273,8 +289,7 @@ public final class KubeletDriver implements AutoCloseable {
         ObjectNode command = command("health");
         command.put("uid", uid);
         JsonNode answer = requireOk(send(command, ANSWER));
-        return JSON.convertValue(answer.path("health"), new TypeReference<Map<String, List<ResourceStatus>>>() {
-        });
+        return JSON.convertValue(answer.path("health"), new TypeReference<Map<String, List<ResourceStatus>>>() {});
     }
 
     /**
@@ -377,14 +392,15 @@ public final class KubeletDriver implements AutoCloseable {
         try {
             return JSON.readTree(line);
         } catch (IOException e) {
-            throw new IllegalStateException("kubelet-driver answered %s with a line that is not JSON: %s"
-                    .formatted(waitingFor, line), e);
+            throw new IllegalStateException(
+                    "kubelet-driver answered %s with a line that is not JSON: %s".formatted(waitingFor, line), e);
         }
     }
 
     private static JsonNode requireOk(JsonNode answer) {
         if (!answer.path("ok").asBoolean()) {
-            throw new IllegalStateException("kubelet-driver: " + answer.path("error").asText(answer.toString()));
+            throw new IllegalStateException(
+                    "kubelet-driver: " + answer.path("error").asText(answer.toString()));
         }
         return answer;
     }

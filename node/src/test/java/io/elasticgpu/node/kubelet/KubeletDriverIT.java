@@ -84,8 +84,10 @@ class KubeletDriverIT {
         List<String> devices = main.devices(RESOURCE);
         assertThat(devices).hasSize(2).isSubsetOf(CARDS);
         assertThat(main.envs()).containsExactly(Map.entry(FakeDevicePlugin.ENV, String.join(",", devices)));
-        assertThat(main.deviceSpecs()).extracting(ContainerResult.DeviceSpec::containerPath)
-                .containsExactlyInAnyOrderElementsOf(devices.stream().map(id -> "/dev/" + id).toList());
+        assertThat(main.deviceSpecs())
+                .extracting(ContainerResult.DeviceSpec::containerPath)
+                .containsExactlyInAnyOrderElementsOf(
+                        devices.stream().map(id -> "/dev/" + id).toList());
         assertThat(podResourcesDevices("trainer", "main")).containsExactlyInAnyOrderElementsOf(devices);
     }
 
@@ -96,37 +98,48 @@ class KubeletDriverIT {
         admitted(kubelet.admit(first));
 
         // 4 cards − 2 held by "first" = 2 available, 3 asked
-        assertThat(kubelet.admit(pod("greedy", 3))).isEqualTo(new Rejected(Rejected.UNEXPECTED_ADMISSION_ERROR,
-                "Allocate failed due to requested number of devices unavailable for example.com/gpu. "
-                        + "Requested: 3, Available: 2, which is unexpected"));
+        assertThat(kubelet.admit(pod("greedy", 3)))
+                .isEqualTo(new Rejected(
+                        Rejected.UNEXPECTED_ADMISSION_ERROR,
+                        "Allocate failed due to requested number of devices unavailable for example.com/gpu. "
+                                + "Requested: 3, Available: 2, which is unexpected"));
         assertThat(podResourcesPods()).containsExactly("first");
 
         kubelet.remove(first.getMetadata().getUid());
 
         // 4 cards − 0 held = 4 available, 3 asked
-        assertThat(admitted(kubelet.admit(pod("greedy-again", 3))).container("main").devices(RESOURCE)).hasSize(3);
+        assertThat(admitted(kubelet.admit(pod("greedy-again", 3)))
+                        .container("main")
+                        .devices(RESOURCE))
+                .hasSize(3);
     }
 
     @Test
     void restartDropsTheRegistrationButKeepsAllocationsThroughTheCheckpoint() {
         registerPlugin();
-        List<String> before = admitted(kubelet.admit(pod("survivor", 2))).container("main").devices(RESOURCE);
+        List<String> before =
+                admitted(kubelet.admit(pod("survivor", 2))).container("main").devices(RESOURCE);
 
         kubelet.restart();
 
         assertThat(kubelet.capacity().allocatable(RESOURCE)).isZero();
-        assertThat(kubelet.pluginDir().resolve(FakeDevicePlugin.SOCKET)).as("kubelet removes plugin sockets")
+        assertThat(kubelet.pluginDir().resolve(FakeDevicePlugin.SOCKET))
+                .as("kubelet removes plugin sockets")
                 .doesNotExist();
-        assertThat(kubelet.admit(pod("too-early", 1))).isEqualTo(new Rejected(Rejected.UNEXPECTED_ADMISSION_ERROR,
-                "Allocate failed due to no healthy devices present; cannot allocate unhealthy devices example.com/gpu, "
-                        + "which is unexpected"));
+        assertThat(kubelet.admit(pod("too-early", 1)))
+                .isEqualTo(new Rejected(
+                        Rejected.UNEXPECTED_ADMISSION_ERROR,
+                        "Allocate failed due to no healthy devices present; cannot allocate unhealthy devices "
+                                + "example.com/gpu, "
+                                + "which is unexpected"));
         assertThat(podResourcesDevices("survivor", "main")).containsExactlyInAnyOrderElementsOf(before);
 
         plugin.close();
         registerPlugin();
 
         // 4 cards − 2 still held by "survivor" = 2, both to "second"
-        List<String> after = admitted(kubelet.admit(pod("second", 2))).container("main").devices(RESOURCE);
+        List<String> after =
+                admitted(kubelet.admit(pod("second", 2))).container("main").devices(RESOURCE);
         Set<String> all = new HashSet<>(before);
         all.addAll(after);
         assertThat(all).containsExactlyInAnyOrderElementsOf(CARDS);
@@ -139,10 +152,12 @@ class KubeletDriverIT {
         plugin.register(kubelet.kubeletSocket());
         kubelet.await(RESOURCE, 4, REGISTRATION);
 
-        assertThat(kubelet.admit(pod("unlucky", 1))).isEqualTo(new ContainerNotStarted("main",
-                ContainerNotStarted.CREATE_CONTAINER_CONFIG_ERROR,
-                "device plugin PreStartContainer rpc failed with err: "
-                        + "rpc error: code = FailedPrecondition desc = card is resetting"));
+        assertThat(kubelet.admit(pod("unlucky", 1)))
+                .isEqualTo(new ContainerNotStarted(
+                        "main",
+                        ContainerNotStarted.CREATE_CONTAINER_CONFIG_ERROR,
+                        "device plugin PreStartContainer rpc failed with err: "
+                                + "rpc error: code = FailedPrecondition desc = card is resetting"));
         assertThat(podResourcesPods()).containsExactly("unlucky");
     }
 
@@ -161,11 +176,19 @@ class KubeletDriverIT {
     private static Pod pod(String name, int devices) {
         Quantity count = new Quantity(Integer.toString(devices));
         return new PodBuilder()
-                .withNewMetadata().withName(name).withNamespace("default").withUid(UUID.randomUUID().toString())
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .withUid(UUID.randomUUID().toString())
                 .endMetadata()
                 .withNewSpec()
-                .addNewContainer().withName("main").withImage("registry.k8s.io/pause:3.10")
-                .withNewResources().addToLimits(RESOURCE, count).addToRequests(RESOURCE, count).endResources()
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.k8s.io/pause:3.10")
+                .withNewResources()
+                .addToLimits(RESOURCE, count)
+                .addToRequests(RESOURCE, count)
+                .endResources()
                 .endContainer()
                 .endSpec()
                 .build();
@@ -174,8 +197,10 @@ class KubeletDriverIT {
     private List<PodResources> podResources() {
         ManagedChannel channel = UnixSockets.connect(kubelet.podResourcesSocket());
         try {
-            return PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(10, SECONDS)
-                    .list(ListPodResourcesRequest.getDefaultInstance()).getPodResourcesList();
+            return PodResourcesListerGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(10, SECONDS)
+                    .list(ListPodResourcesRequest.getDefaultInstance())
+                    .getPodResourcesList();
         } finally {
             channel.shutdownNow();
         }

@@ -1,9 +1,9 @@
 package io.elasticgpu.node.metrics;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
 
 class MetricsAddressTest {
 
@@ -17,7 +17,9 @@ class MetricsAddressTest {
     @Test
     void anythingElseSaysWhatToWrite() {
         for (String bad : new String[] {"9401", ":9401", "host:", "host:port", "host:70000", "none"}) {
-            assertThatThrownBy(() -> MetricsAddress.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> MetricsAddress.parse(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("--metrics-listen must be HOST:PORT with a port 0..65535 (e.g. 0.0.0.0:9401) or off to "
                             + "serve no metrics, was \"%s\"".formatted(bad));
         }

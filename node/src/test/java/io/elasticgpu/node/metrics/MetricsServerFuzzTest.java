@@ -1,10 +1,8 @@
 package io.elasticgpu.node.metrics;
 
 import io.elasticgpu.http.HttpFuzz;
-
 import java.net.URI;
 import java.util.List;
-
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -37,8 +35,16 @@ class MetricsServerFuzzTest {
 
     @Provide
     Arbitrary<String> paths() {
-        return Arbitraries.oneOf(Arbitraries.of("metrics", "healthz", "metrics?name[]=x", "metrics?debug=text",
-                        "readyz", "", "metrics/", "..%2f..%2fetc%2fpasswd"),
+        return Arbitraries.oneOf(
+                Arbitraries.of(
+                        "metrics",
+                        "healthz",
+                        "metrics?name[]=x",
+                        "metrics?debug=text",
+                        "readyz",
+                        "",
+                        "metrics/",
+                        "..%2f..%2fetc%2fpasswd"),
                 Arbitraries.strings().withChars("abcxyz/?=&._-").ofMaxLength(30));
     }
 
@@ -48,8 +54,8 @@ class MetricsServerFuzzTest {
     }
 
     @Property(tries = 300)
-    void anyRequestGetsAnAnswerBelow500AndTheServerKeepsServing(@ForAll("methods") String method,
-                                                              @ForAll("paths") String path, @ForAll("bodies") byte[] body) {
+    void anyRequestGetsAnAnswerBelow500AndTheServerKeepsServing(
+            @ForAll("methods") String method, @ForAll("paths") String path, @ForAll("bodies") byte[] body) {
         HttpFuzz.answersBelow500AndKeepsServing(base, method, path, body);
     }
 }

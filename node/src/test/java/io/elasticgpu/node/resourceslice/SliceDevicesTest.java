@@ -1,5 +1,7 @@
 package io.elasticgpu.node.resourceslice;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.dra.DraCards;
 import io.elasticgpu.node.health.CardHealth;
@@ -7,18 +9,15 @@ import io.elasticgpu.node.health.HealthPolicy;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceCapacity;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class SliceDevicesTest {
 
@@ -45,15 +44,16 @@ class SliceDevicesTest {
     void cardsJoinedByNvlinkShareTheIslandOfTheirLowestIndex() {
         // links: 0-1 and 2-3 NVLink, the rest across sockets
         assertThat(SliceDevices.devices(DraCards.four(), health, 1))
-                .extracting(d -> d.getAttributes().get("nvlinkIsland").getInt()).containsExactly(0L, 0L, 2L, 2L);
+                .extracting(d -> d.getAttributes().get("nvlinkIsland").getInt())
+                .containsExactly(0L, 0L, 2L, 2L);
     }
 
     @ParameterizedTest(name = "{0} MiB in blocks of {1}: memory {2}..{3} step {1}, default {3}")
     @CsvSource({
-            // usable = floor(memory / block) × block
-            "81920, 1,    1,    81920", // every MiB
-            "81920, 256,  256,  81920", // 81920 / 256 = 320 blocks exactly
-            "15360, 1000, 1000, 15000", // 15 whole blocks of 1000; the last 360 MiB cannot be asked
+        // usable = floor(memory / block) × block
+        "81920, 1,    1,    81920", // every MiB
+        "81920, 256,  256,  81920", // 81920 / 256 = 320 blocks exactly
+        "15360, 1000, 1000, 15000", // 15 whole blocks of 1000; the last 360 MiB cannot be asked
     })
     void memoryIsAskedInBlocksUpToTheLastWholeBlock(long memory, long block, long min, long usable) {
         DeviceCapacity c = SliceDevices.capacity(memory, block).get("memory");
@@ -71,8 +71,13 @@ class SliceDevicesTest {
 
         assertThat(c.getValue()).isEqualTo(new Quantity("100"));
         assertThat(c.getRequestPolicy().getDefault()).isEqualTo(new Quantity("0"));
-        assertThat(Map.of("min", c.getRequestPolicy().getValidRange().getMin(), "max", c.getRequestPolicy().getValidRange().getMax(),
-                "step", c.getRequestPolicy().getValidRange().getStep()))
+        assertThat(Map.of(
+                        "min",
+                        c.getRequestPolicy().getValidRange().getMin(),
+                        "max",
+                        c.getRequestPolicy().getValidRange().getMax(),
+                        "step",
+                        c.getRequestPolicy().getValidRange().getStep()))
                 .isEqualTo(Map.of("min", new Quantity("0"), "max", new Quantity("100"), "step", new Quantity("1")));
     }
 
@@ -91,7 +96,8 @@ class SliceDevicesTest {
 
         now.set(now.get().plus(Duration.ofMinutes(5)));
         health.recover(c -> true);
-        assertThat(SliceDevices.devices(DraCards.four(), health, 1)).allSatisfy(d -> assertThat(d.getTaints()).isNullOrEmpty());
+        assertThat(SliceDevices.devices(DraCards.four(), health, 1))
+                .allSatisfy(d -> assertThat(d.getTaints()).isNullOrEmpty());
     }
 
     @Test
@@ -105,7 +111,8 @@ class SliceDevicesTest {
             assertThat(t.getEffect()).isEqualTo("NoSchedule");
         });
         assertThat(devices.get(1).getTaints()).isNullOrEmpty();
-        assertThat(devices.get(2).getTaints()).extracting(t -> t.getKey())
+        assertThat(devices.get(2).getTaints())
+                .extracting(t -> t.getKey())
                 .containsExactly("gpu.elasticgpu.io/unhealthy", "gpu.elasticgpu.io/device-plugin-pods");
         assertThat(devices.get(3).getTaints()).isNullOrEmpty();
     }

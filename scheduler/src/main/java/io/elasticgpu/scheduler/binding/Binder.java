@@ -2,19 +2,17 @@ package io.elasticgpu.scheduler.binding;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.scheduler.cache.ClusterCache;
-import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.PodAsk;
-
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashSet;
@@ -27,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,18 +49,18 @@ public final class Binder {
     /** The result of a bind. */
     public sealed interface Outcome {
         /** Bound with {@code allocation}; null on a DRA node, where the pod's claim holds its cards. */
-        record Bound(PodGrant allocation) implements Outcome {
-        }
+        record Bound(PodGrant allocation) implements Outcome {}
 
-        record Failed(String message) implements Outcome {
-        }
+        record Failed(String message) implements Outcome {}
 
-        /** Not bound yet for a reason that passes by itself (a look-alike waits for kubelet there); kube-scheduler retries. */
-        record Held(String message) implements Outcome {
-        }
+        /**
+         * Not bound yet for a reason that passes by itself (a look-alike waits for kubelet there); kube-scheduler
+         * retries. */
+        record Held(String message) implements Outcome {}
     }
 
-    /** A bind waiting for its pod's reservation in a node's ledger, with the filter's hold for the pod when it bound. */
+    /**
+     * A bind waiting for its pod's reservation in a node's ledger, with the filter's hold for the pod when it bound. */
     private record Pending(Pod pod, PodAsk ask, Optional<Hold> held) {
         String namespace() {
             return pod.getMetadata().getNamespace();
@@ -87,17 +84,24 @@ public final class Binder {
     private final Duration staleReservation;
     /** The ledger of each node as this replica last wrote it: the version its next write there goes on. */
     private final Map<String, ClusterApi.Ledger> known = new ConcurrentHashMap<>();
+
     private final LedgerTurns<Pending, Outcome> turns = new LedgerTurns<>();
     /** Ledger writes made, and those the API server refused because another came first (each a read and a retry). */
     private final LongAdder writes = new LongAdder();
+
     private final LongAdder conflicts = new LongAdder();
 
     /**
      * @param staleReservation how old a reservation of a pod that is neither bound nor being bound by this replica
      *                         must be to be dropped as left over from a replica that died mid-bind
      */
-    public Binder(ClusterApi api, ClusterCache cache, Supplier<Policy> policy, PodAsks.Units units, InstantSource clock,
-                  Duration staleReservation) {
+    public Binder(
+            ClusterApi api,
+            ClusterCache cache,
+            Supplier<Policy> policy,
+            PodAsks.Units units,
+            InstantSource clock,
+            Duration staleReservation) {
         this.api = requireNonNull(api, "api");
         this.cache = requireNonNull(cache, "cache");
         this.choice = new LedgerChoice(requireNonNull(policy, "policy"));
@@ -145,7 +149,8 @@ public final class Binder {
             case Outcome.Bound(PodGrant allocation) -> {
                 return annotateAndBind(namespace, name, pending.uid(), pending.ask(), node, allocation);
             }
-            case Outcome.Held held -> LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, node.name(), held.message());
+            case Outcome.Held held ->
+                LOG.info("pod={}/{} not bound to node={} yet: {}", namespace, name, node.name(), held.message());
             case Outcome.Failed failed -> LOG.warn("pod={}/{} refused: {}", namespace, name, failed.message());
         }
         return reserved;
@@ -177,14 +182,16 @@ public final class Binder {
                 return outcomes;
             }
         }
-        Outcome failed = new Outcome.Failed("node %s: its ledger kept changing under %d attempts; kube-scheduler will retry"
-                .formatted(nodeName, ATTEMPTS));
+        Outcome failed =
+                new Outcome.Failed("node %s: its ledger kept changing under %d attempts; kube-scheduler will retry"
+                        .formatted(nodeName, ATTEMPTS));
         Map<Pending, Outcome> outcomes = new IdentityHashMap<>();
         batch.forEach(p -> outcomes.put(p, failed));
         return outcomes;
     }
 
-    /** One pod's cards on what {@code entries} leave free, entered there: Bound means reserved once they are written. */
+    /**
+     * One pod's cards on what {@code entries} leave free, entered there: Bound means reserved once they are written. */
     private Outcome place(Node node, Map<String, String> entries, Pending pod) {
         String mine = entries.get(pod.uid());
         if (mine != null) {
@@ -214,14 +221,17 @@ public final class Binder {
             api.bind(namespace, name, uid, node, Map.of());
             return new Outcome.Bound(null);
         } catch (ClusterApi.AlreadyBoundException e) {
-            return e.node().equals(node) ? new Outcome.Bound(null) : new Outcome.Failed("pod is already bound to node " + e.node());
+            return e.node().equals(node)
+                    ? new Outcome.Bound(null)
+                    : new Outcome.Failed("pod is already bound to node " + e.node());
         } catch (RuntimeException e) {
             LOG.warn("pod={}/{} bind to DRA node={} failed: {}", namespace, name, node, e.getMessage());
             return new Outcome.Failed("binding to node %s failed: %s".formatted(node, e.getMessage()));
         }
     }
 
-    private Outcome annotateAndBind(String namespace, String name, String uid, PodAsk ask, Node node, PodGrant allocation) {
+    private Outcome annotateAndBind(
+            String namespace, String name, String uid, PodAsk ask, Node node, PodGrant allocation) {
         cache.assume(uid, PodHolding.of(node.name(), ask.totals(), allocation));
         long now = clock.millis() * 1_000_000L;
         Map<String, String> annotations = CompatAnnotations.of(allocation, ask.asks(), node, now, aliyunUnitMib);

@@ -4,7 +4,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The few API calls the extender makes: binding's, and one node annotation for requeueing. Implementations must be thread-safe; each call is one request to the API server
+ * The few API calls the extender makes: binding's, and one node annotation for requeueing. Implementations must be
+ * thread-safe; each call is one request to the API server
  * (or, in tests and benchmarks, to an in-memory stand-in with the same semantics).
  */
 public interface ClusterApi {

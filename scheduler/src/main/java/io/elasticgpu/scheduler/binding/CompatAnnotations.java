@@ -1,10 +1,9 @@
 package io.elasticgpu.scheduler.binding;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Node;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,11 +15,10 @@ import java.util.stream.Collectors;
  */
 final class CompatAnnotations {
 
-    private CompatAnnotations() {
-    }
+    private CompatAnnotations() {}
 
-    static Map<String, String> of(PodGrant allocation, List<GpuAsk> asks, Node node, long assumeNanos,
-                                  long aliyunUnitMib) {
+    static Map<String, String> of(
+            PodGrant allocation, List<GpuAsk> asks, Node node, long assumeNanos, long aliyunUnitMib) {
         Map<String, String> out = new LinkedHashMap<>();
         out.put(Annotations.ALLOCATION, allocation.toJson());
         out.put(Annotations.ASSUME_TIME, Long.toString(assumeNanos));
@@ -30,7 +28,8 @@ final class CompatAnnotations {
             if (shares.isEmpty()) {
                 continue;
             }
-            String indexes = shares.stream().map(s -> Integer.toString(s.card())).collect(Collectors.joining(","));
+            String indexes =
+                    shares.stream().map(s -> Integer.toString(s.card())).collect(Collectors.joining(","));
             switch (ask.family()) {
                 case ALIYUN -> {
                     long cardMemory = node.cards().get(shares.getFirst().card()).memoryMib();

@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler.binding;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.CardHolding;
 import io.fabric8.kubernetes.api.model.Binding;
 import io.fabric8.kubernetes.api.model.BindingBuilder;
@@ -13,14 +14,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.net.HttpURLConnection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +31,7 @@ public final class KubernetesClusterApi implements ClusterApi {
 
     /** Label on every ledger, so that an operator finds them all. */
     public static final String LEDGER_LABEL = "elasticgpu.io/ledger";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final KubernetesClient client;
@@ -52,21 +50,31 @@ public final class KubernetesClusterApi implements ClusterApi {
     public Ledger readLedger(String node) {
         ConfigMap cm;
         try {
-            cm = client.configMaps().inNamespace(namespace).withName(ledgerName(node)).get();
+            cm = client.configMaps()
+                    .inNamespace(namespace)
+                    .withName(ledgerName(node))
+                    .get();
         } catch (KubernetesClientException e) {
             throw new ApiException("reading the ledger of node %s: %s".formatted(node, reason(e)), e);
         }
         if (cm == null) {
             return new Ledger(Map.of(), null);
         }
-        return new Ledger(cm.getData() == null ? Map.of() : cm.getData(), cm.getMetadata().getResourceVersion());
+        return new Ledger(
+                cm.getData() == null ? Map.of() : cm.getData(), cm.getMetadata().getResourceVersion());
     }
 
     @Override
     public Optional<String> writeLedger(String node, Map<String, String> entries, String version) {
-        ConfigMap cm = new ConfigMapBuilder().withNewMetadata().withName(ledgerName(node)).withNamespace(namespace)
-                .withResourceVersion(version).addToLabels(LEDGER_LABEL, "true").endMetadata()
-                .withData(new LinkedHashMap<>(entries)).build();
+        ConfigMap cm = new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(ledgerName(node))
+                .withNamespace(namespace)
+                .withResourceVersion(version)
+                .addToLabels(LEDGER_LABEL, "true")
+                .endMetadata()
+                .withData(new LinkedHashMap<>(entries))
+                .build();
         try {
             return Optional.of(write(cm, version).getMetadata().getResourceVersion());
         } catch (KubernetesClientException e) {
@@ -99,13 +107,21 @@ public final class KubernetesClusterApi implements ClusterApi {
 
     private void createNamespace() {
         try {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(namespace)
+                            .endMetadata()
+                            .build())
                     .create();
             LOG.info("created namespace {} for the ledgers", namespace);
         } catch (KubernetesClientException e) {
             if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
-                throw new ApiException("the ledger namespace %s does not exist and cannot be created: %s; create it or"
-                        .formatted(namespace, reason(e)) + " set --ledger-namespace", e);
+                throw new ApiException(
+                        "the ledger namespace %s does not exist and cannot be created: %s; create it or"
+                                        .formatted(namespace, reason(e))
+                                + " set --ledger-namespace",
+                        e);
             }
         }
     }
@@ -134,15 +150,27 @@ public final class KubernetesClusterApi implements ClusterApi {
 
     @Override
     public void bind(String ns, String name, String uid, String node, Map<String, String> annotations) {
-        Binding binding = new BindingBuilder().withNewMetadata().withName(name).withNamespace(ns).withUid(uid)
-                .withAnnotations(annotations).endMetadata()
-                .withNewTarget().withKind("Node").withApiVersion("v1").withName(node).endTarget().build();
+        Binding binding = new BindingBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(ns)
+                .withUid(uid)
+                .withAnnotations(annotations)
+                .endMetadata()
+                .withNewTarget()
+                .withKind("Node")
+                .withApiVersion("v1")
+                .withName(node)
+                .endTarget()
+                .build();
         try {
             client.bindings().inNamespace(ns).resource(binding).create();
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
                 Pod pod = client.pods().inNamespace(ns).withName(name).get();
-                String bound = pod == null || pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+                String bound = pod == null || pod.getSpec() == null
+                        ? null
+                        : pod.getSpec().getNodeName();
                 if (bound != null && !bound.isEmpty()) {
                     throw new AlreadyBoundException(bound);
                 }
@@ -154,6 +182,7 @@ public final class KubernetesClusterApi implements ClusterApi {
     /** The API server's own one-line message, without fabric8's dump of the whole Status. */
     private static String reason(KubernetesClientException e) {
         return e.getStatus() != null && e.getStatus().getMessage() != null
-                ? "%s (HTTP %d)".formatted(e.getStatus().getMessage(), e.getCode()) : e.getMessage();
+                ? "%s (HTTP %d)".formatted(e.getStatus().getMessage(), e.getCode())
+                : e.getMessage();
     }
 }

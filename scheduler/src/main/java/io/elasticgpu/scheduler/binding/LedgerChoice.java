@@ -4,17 +4,15 @@ import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
-import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.PodResources;
-import io.elasticgpu.scheduler.decision.PodFit;
 import io.elasticgpu.scheduler.decision.PodAsk;
-
+import io.elasticgpu.scheduler.decision.PodFit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +36,8 @@ final class LedgerChoice {
      */
     Optional<PodGrant> choose(Node node, Map<String, String> entries, Optional<Hold> held, PodAsk ask) {
         NodeState state = reserved(node, entries);
-        Optional<PodGrant> kept = held.map(Hold::allocation)
-                .filter(a -> a.node().equals(node.name()) && fits(state, node, a));
+        Optional<PodGrant> kept =
+                held.map(Hold::allocation).filter(a -> a.node().equals(node.name()) && fits(state, node, a));
         if (kept.isPresent()) {
             return kept;
         }
@@ -51,7 +49,8 @@ final class LedgerChoice {
 
     private static boolean fits(NodeState state, Node node, PodGrant allocation) {
         try {
-            state.with(PodHolding.of(node.name(), new PodResources.Totals(0, 0), allocation).placements());
+            state.with(PodHolding.of(node.name(), new PodResources.Totals(0, 0), allocation)
+                    .placements());
             return true;
         } catch (IllegalStateException e) {
             return false;
@@ -78,8 +77,11 @@ final class LedgerChoice {
             try {
                 state = state.with(c.getValue().placements());
             } catch (IllegalStateException e) {
-                LOG.warn("node={}: reservation of uid={} no longer fits its cards ({}); it is not counted", node.name(),
-                        c.getKey(), e.getMessage());
+                LOG.warn(
+                        "node={}: reservation of uid={} no longer fits its cards ({}); it is not counted",
+                        node.name(),
+                        c.getKey(),
+                        e.getMessage());
             }
         }
         return state;

@@ -2,11 +2,10 @@ package io.elasticgpu.scheduler.binding;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 
 /**
  * One pod's reservation in a node's ledger: which pod, what it holds, and when it was reserved (Unix millis).
@@ -15,8 +14,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 record LedgerEntry(String pod, long reservedAtMillis, PodGrant allocation) {
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     LedgerEntry {
         requireNonNull(pod, "pod");

@@ -23,8 +23,7 @@ import java.util.function.Supplier;
  */
 final class LedgerTurns<R, O> {
 
-    private record Waiting<R, O>(R request, CompletableFuture<O> outcome) {
-    }
+    private record Waiting<R, O>(R request, CompletableFuture<O> outcome) {}
 
     private static final class Turn<R, O> {
         final ReentrantLock lock = new ReentrantLock();
@@ -81,7 +80,8 @@ final class LedgerTurns<R, O> {
 
     private static <R, O> void answer(List<Waiting<R, O>> batch, Function<List<R>, Map<R, O>> write) {
         try {
-            Map<R, O> outcomes = write.apply(batch.stream().map(Waiting::request).toList());
+            Map<R, O> outcomes =
+                    write.apply(batch.stream().map(Waiting::request).toList());
             batch.forEach(w -> w.outcome().complete(outcomes.get(w.request())));
         } catch (RuntimeException e) {
             batch.forEach(w -> w.outcome().completeExceptionally(e));

@@ -1,13 +1,12 @@
 package io.elasticgpu.scheduler.binding;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.KubeletAllocate;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -55,9 +54,12 @@ final class LookalikeGate {
                     .filter(p -> !Annotations.allocated(p))
                     .flatMap(p -> KubeletAllocate.lookalike(pod, chosen, p, entry.allocation(), units));
             if (ask.isPresent()) {
-                return Optional.of(("pod %s waits for kubelet on node %s and asks %s as this pod does, with another share:"
-                        + " kubelet's Allocate names no pod, so this pod is bound there once that one is admitted (at most %d s);"
-                        + " kube-scheduler will retry").formatted(entry.pod(), node.name(), ask.get(), ADMISSION.toSeconds()));
+                return Optional.of(
+                        ("pod %s waits for kubelet on node %s and asks %s as this pod does, with another share:"
+                                        + " kubelet's Allocate names no pod, so this pod is bound there once that "
+                                        + "one is admitted (at most %d s);"
+                                        + " kube-scheduler will retry")
+                                .formatted(entry.pod(), node.name(), ask.get(), ADMISSION.toSeconds()));
             }
         }
         return Optional.empty();

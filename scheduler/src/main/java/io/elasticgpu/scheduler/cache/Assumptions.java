@@ -59,13 +59,18 @@ final class Assumptions {
         return true;
     }
 
-    /** The pods whose hold lapsed by {@code nowNanos}, to {@link #release}: kube-scheduler chose another way or gave up. */
+    /**
+     * The pods whose hold lapsed by {@code nowNanos}, to {@link #release}: kube-scheduler chose another way or gave up.
+     * */
     List<String> lapsed(long nowNanos) {
-        return holds.entrySet().stream().filter(e -> e.getValue().expiresAtNanos() - nowNanos < 0)
-                .map(Map.Entry::getKey).toList();
+        return holds.entrySet().stream()
+                .filter(e -> e.getValue().expiresAtNanos() - nowNanos < 0)
+                .map(Map.Entry::getKey)
+                .toList();
     }
 
-    /** Drops what {@link #assume} or {@link #hold} counted; true when something was assumed (what it counts changed). */
+    /**
+     * Drops what {@link #assume} or {@link #hold} counted; true when something was assumed (what it counts changed). */
     boolean forget(String uid) {
         unhold(uid);
         return assumed.remove(uid) != null;

@@ -2,10 +2,8 @@ package io.elasticgpu.scheduler.cache;
 
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.core.model.Node;
-
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +45,10 @@ final class Claims {
      *         empty for a claim not allocated
      */
     List<String> seen(ResourceClaim claim, Function<String, Node> nodes) {
-        byKey.put(HostPod.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()), claim);
+        byKey.put(
+                HostPod.key(
+                        claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
+                claim);
         copy = null;
         List<DraShares.DraShare> shares = DraShares.of(claim);
         if (shares.isEmpty()) {
@@ -62,7 +63,9 @@ final class Claims {
     /** Forgets {@code claim}; a claim of the same name made since (another uid) stays. */
     void deleted(ResourceClaim claim) {
         String uid = claim.getMetadata().getUid();
-        byKey.computeIfPresent(HostPod.key(claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
+        byKey.computeIfPresent(
+                HostPod.key(
+                        claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
                 (k, known) -> uid.equals(known.getMetadata().getUid()) ? null : known);
         copy = null;
         observed.remove(id(claim));
@@ -86,8 +89,13 @@ final class Claims {
     }
 
     private static List<String> reservedPods(ResourceClaim claim) {
-        List<ResourceClaimConsumerReference> refs = claim.getStatus() == null ? null : claim.getStatus().getReservedFor();
-        return refs == null ? List.of() : refs.stream().filter(r -> "pods".equals(r.getResource()) && r.getUid() != null)
-                .map(ResourceClaimConsumerReference::getUid).toList();
+        List<ResourceClaimConsumerReference> refs =
+                claim.getStatus() == null ? null : claim.getStatus().getReservedFor();
+        return refs == null
+                ? List.of()
+                : refs.stream()
+                        .filter(r -> "pods".equals(r.getResource()) && r.getUid() != null)
+                        .map(ResourceClaimConsumerReference::getUid)
+                        .toList();
     }
 }

@@ -1,10 +1,8 @@
 package io.elasticgpu.scheduler.cache;
 
 import io.elasticgpu.api.v1alpha1.CardHolding;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -19,14 +17,18 @@ import java.util.stream.Stream;
 public final class ClusterCache {
 
     /** A pod bound or waiting; deleted, Succeeded or Failed as seen here; or never seen (the informer may lag). */
-    public enum PodStatus { LIVE, GONE, UNKNOWN }
+    public enum PodStatus {
+        LIVE,
+        GONE,
+        UNKNOWN
+    }
 
     private final Pods pods;
     private final Claims claims;
     private final Assumptions assumptions = new Assumptions();
     private final Nodes nodes;
     private final RecentPods sent = new RecentPods(1024); // thread-safe itself: used without the lock
-    private volatile Consumer<String> onFreed = node -> { };
+    private volatile Consumer<String> onFreed = node -> {};
 
     /**
      * @param asksGpu        which pods are Elastic GPU's (their objects are kept for binding)
@@ -36,8 +38,12 @@ public final class ClusterCache {
         this.pods = new Pods(asksGpu);
         this.claims = new Claims(memoryBlockMib);
         // what a pod's uid or a claim's id counts: as assumed while a bind is unobserved, else as the informer shows it
-        this.nodes = new Nodes(id -> Stream.of(assumptions.assumed(id), pods.observed(id), claims.observed(id))
-                .filter(Objects::nonNull).findFirst().orElse(null), node -> onFreed.accept(node));
+        this.nodes = new Nodes(
+                id -> Stream.of(assumptions.assumed(id), pods.observed(id), claims.observed(id))
+                        .filter(Objects::nonNull)
+                        .findFirst()
+                        .orElse(null),
+                node -> onFreed.accept(node));
     }
 
     /** Tells {@code listener} each node where something may have become free; called under the lock: must not block. */
@@ -47,7 +53,12 @@ public final class ClusterCache {
 
     /** The cluster as of now, immutable: what one filter, prioritize or bind decides on. */
     public synchronized Snapshot snapshot() {
-        return new Snapshot(nodes.entries(), nodes.limits(), pods.unknownHolders(), claims.byKey(), assumptions.holds(),
+        return new Snapshot(
+                nodes.entries(),
+                nodes.limits(),
+                pods.unknownHolders(),
+                claims.byKey(),
+                assumptions.holds(),
                 new Snapshot.Counts(pods.count() + claims.count(), pods.unaccounted(), nodes.waiting()));
     }
 
@@ -82,7 +93,9 @@ public final class ClusterCache {
 
     /** An allocated claim of ours holds its cards (those its pods' holds had); one not allocated holds nothing. */
     public synchronized void upsertClaim(ResourceClaim claim) {
-        claims.seen(claim, nodes::node).stream().filter(assumptions::cardsHeldByClaims).forEach(nodes::recount);
+        claims.seen(claim, nodes::node).stream()
+                .filter(assumptions::cardsHeldByClaims)
+                .forEach(nodes::recount);
         nodes.recount(Claims.id(claim));
     }
 
@@ -129,7 +142,9 @@ public final class ClusterCache {
 
     /** A GPU pod by uid as the informer shows it, else as kube-scheduler last sent it (the informer may lag). */
     public synchronized Optional<Pod> pod(String namespace, String name, String uid) {
-        return pods.gpuPod(namespace, name).filter(p -> uid.equals(p.getMetadata().getUid())).or(() -> sent.get(uid));
+        return pods.gpuPod(namespace, name)
+                .filter(p -> uid.equals(p.getMetadata().getUid()))
+                .or(() -> sent.get(uid));
     }
 
     public synchronized PodStatus podStatus(String uid) {
@@ -142,7 +157,9 @@ public final class ClusterCache {
     }
 
     private void gone(Pod pod) {
-        pods.gone(pod.getMetadata().getUid(), HostPod.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
+        pods.gone(
+                pod.getMetadata().getUid(),
+                HostPod.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
         assumptions.forget(pod.getMetadata().getUid());
     }
 }

@@ -17,6 +17,7 @@ final class NodeEntries {
 
     /** Never changed once made. */
     private final HashMap<String, Snapshot.Entry>[] buckets;
+
     private final int size;
 
     private NodeEntries(HashMap<String, Snapshot.Entry>[] buckets, int size) {

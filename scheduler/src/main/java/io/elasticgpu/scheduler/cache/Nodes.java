@@ -3,7 +3,6 @@ package io.elasticgpu.scheduler.cache;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -12,7 +11,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,9 +35,11 @@ final class Nodes {
     private NodeEntries states = NodeEntries.EMPTY;
     /** What each id counts now, and the ids counted (or waiting to be) on each node. */
     private final Map<String, PodHolding> applied = new HashMap<>();
+
     private final Map<String, Set<String>> idsByNode = new HashMap<>();
     /** Ids whose contribution did not fit their node's state yet, by node: retried whenever something leaves it. */
     private final Map<String, Set<String>> waiting = new HashMap<>();
+
     private final Function<String, PodHolding> counts;
     private final Consumer<String> freed;
     private Snapshot.Limits limits = new Snapshot.Limits(0, 0);

@@ -1,15 +1,14 @@
 package io.elasticgpu.scheduler.cache;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares.DraShare;
+import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Grant;
-import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,10 +39,16 @@ public record PodHolding(String node, List<Grant> placements, boolean pod) {
             if (!s.node().equals(node) || s.card() < 0) {
                 continue;
             }
-            long card = known == null || s.card() >= known.cards().size() ? 0 : known.cards().get(s.card()).memoryMib();
+            long card = known == null || s.card() >= known.cards().size()
+                    ? 0
+                    : known.cards().get(s.card()).memoryMib();
             long memory = s.wholeCard() ? card : s.memoryMib();
-            boolean whole = s.wholeCard() || s.milli() >= Card.WHOLE || card > 0 && memory >= DraNames.offeredMemoryMib(card, blockMib);
-            placements.add(new Grant(node, whole ? Ask.wholeCards(0, 0, 1) : new Ask(0, 0, 1, s.milli(), memory, List.of()),
+            boolean whole = s.wholeCard()
+                    || s.milli() >= Card.WHOLE
+                    || card > 0 && memory >= DraNames.offeredMemoryMib(card, blockMib);
+            placements.add(new Grant(
+                    node,
+                    whole ? Ask.wholeCards(0, 0, 1) : new Ask(0, 0, 1, s.milli(), memory, List.of()),
                     List.of(new CardShare(s.card(), whole ? Card.WHOLE : s.milli(), memory))));
         }
         return new PodHolding(node, placements, false);
@@ -62,7 +67,8 @@ public record PodHolding(String node, List<Grant> placements, boolean pod) {
     /** The same pod holding no cards: its CPU and memory only (its cards are counted through its claims). */
     public PodHolding hostOnly() {
         long cpu = placements.stream().mapToLong(p -> p.request().cpuMilli()).sum();
-        long memory = placements.stream().mapToLong(p -> p.request().memoryMib()).sum();
+        long memory =
+                placements.stream().mapToLong(p -> p.request().memoryMib()).sum();
         return new PodHolding(node, List.of(new Grant(node, Ask.cpuOnly(cpu, memory), List.of())), pod);
     }
 
@@ -76,8 +82,12 @@ public record PodHolding(String node, List<Grant> placements, boolean pod) {
                 if (shares.isEmpty()) {
                     continue;
                 }
-                placements.add(new Grant(node, request(cpu, memory, shares), shares.stream()
-                        .map(s -> new CardShare(s.card(), s.milli(), s.memoryMib())).toList()));
+                placements.add(new Grant(
+                        node,
+                        request(cpu, memory, shares),
+                        shares.stream()
+                                .map(s -> new CardShare(s.card(), s.milli(), s.memoryMib()))
+                                .toList()));
                 cpu = 0;
                 memory = 0;
             }

@@ -3,7 +3,6 @@ package io.elasticgpu.scheduler.cache;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
@@ -18,11 +17,9 @@ public final class PodResources {
     private static final BigDecimal MIB = BigDecimal.valueOf(1L << 20);
 
     /** @param cpuMilli milli-cores; @param memoryMib MiB, rounded up */
-    public record Totals(long cpuMilli, long memoryMib) {
-    }
+    public record Totals(long cpuMilli, long memoryMib) {}
 
-    private PodResources() {
-    }
+    private PodResources() {}
 
     public static Totals of(Pod pod) {
         if (pod.getSpec() == null) {
@@ -70,7 +67,9 @@ public final class PodResources {
         if (c.getResources() == null) {
             return null;
         }
-        Quantity q = c.getResources().getRequests() == null ? null : c.getResources().getRequests().get(resource);
+        Quantity q = c.getResources().getRequests() == null
+                ? null
+                : c.getResources().getRequests().get(resource);
         if (q == null && c.getResources().getLimits() != null) {
             q = c.getResources().getLimits().get(resource);
         }
@@ -78,11 +77,20 @@ public final class PodResources {
     }
 
     static long milli(Quantity q) {
-        return q == null ? 0 : Quantity.getAmountInBytes(q).movePointRight(3).setScale(0, RoundingMode.CEILING).longValue();
+        return q == null
+                ? 0
+                : Quantity.getAmountInBytes(q)
+                        .movePointRight(3)
+                        .setScale(0, RoundingMode.CEILING)
+                        .longValue();
     }
 
     static long mib(Quantity q) {
-        return q == null ? 0 : Quantity.getAmountInBytes(q).divide(MIB, 0, RoundingMode.CEILING).longValue();
+        return q == null
+                ? 0
+                : Quantity.getAmountInBytes(q)
+                        .divide(MIB, 0, RoundingMode.CEILING)
+                        .longValue();
     }
 
     private static <T> List<T> nullSafe(List<T> l) {

@@ -1,11 +1,9 @@
 package io.elasticgpu.scheduler.cache;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraAsks;
-
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,7 +13,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,14 +31,15 @@ final class Pods {
     /** Pods remembered as gone at most: past it the set starts over, and an unknown pod is asked about at the API. */
     static final int GONE_REMEMBERED = 100_000;
 
-    /** A bound pod as the informer shows it: its allocation there (null when none is readable); whether it asks GPUs. */
-    record Bound(PodGrant allocation, boolean asksGpu) {
-    }
+    /**
+     * A bound pod as the informer shows it: its allocation there (null when none is readable); whether it asks GPUs. */
+    record Bound(PodGrant allocation, boolean asksGpu) {}
 
     private final Predicate<Pod> asksGpu;
     private final Map<String, Pod> gpuPods = new HashMap<>();
     /** Pods that ask no GPU, as much of them as the workload estimate needs. */
     private final Map<String, HostPod> hostPods = new HashMap<>();
+
     private final Map<String, String> uidByName = new HashMap<>();
     private final Set<String> gone = new HashSet<>();
     private final Set<String> live = new HashSet<>();
@@ -49,6 +47,7 @@ final class Pods {
     private final Map<String, PodHolding> observed = new HashMap<>();
     /** By node: pod uid to namespace/name. */
     private final Map<String, Map<String, String>> unknownHolders = new HashMap<>();
+
     private int unaccounted;
 
     /** @param asksGpu which pods are Elastic GPU's (their objects are kept for binding) */
@@ -65,7 +64,8 @@ final class Pods {
      */
     Optional<Bound> seen(Pod pod, boolean assumed, Predicate<String> draNode) {
         String uid = pod.getMetadata().getUid();
-        String key = HostPod.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+        String key =
+                HostPod.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
         gone.remove(uid);
         live.add(uid);
         uidByName.put(key, uid);
@@ -75,10 +75,18 @@ final class Pods {
             gpuPods.put(uid, pod);
         } else {
             PodResources.Totals t = PodResources.of(pod);
-            List<String> claimKeys = DraAsks.claims(pod).stream().filter(c -> c.claimName() != null)
-                    .map(c -> HostPod.key(pod.getMetadata().getNamespace(), c.claimName())).toList();
-            hostPods.put(uid, new HostPod(pod.getSpec() == null ? null : pod.getSpec().getSchedulerName(),
-                    node == null || node.isEmpty() ? null : node, t.cpuMilli(), t.memoryMib(), claimKeys));
+            List<String> claimKeys = DraAsks.claims(pod).stream()
+                    .filter(c -> c.claimName() != null)
+                    .map(c -> HostPod.key(pod.getMetadata().getNamespace(), c.claimName()))
+                    .toList();
+            hostPods.put(
+                    uid,
+                    new HostPod(
+                            pod.getSpec() == null ? null : pod.getSpec().getSchedulerName(),
+                            node == null || node.isEmpty() ? null : node,
+                            t.cpuMilli(),
+                            t.memoryMib(),
+                            claimKeys));
         }
         if (node == null || node.isEmpty()) {
             observed.remove(uid);
@@ -87,10 +95,14 @@ final class Pods {
         PodGrant allocation = allocation(pod, node);
         // On a DRA node a pod asking our extended resource holds the claim kube-scheduler made for it.
         boolean unknown = allocation == null && asks && !assumed && !draNode.test(node);
-        if (unknown && unknownHolders.computeIfAbsent(node, k -> new HashMap<>()).put(uid, key) == null) {
+        if (unknown
+                && unknownHolders.computeIfAbsent(node, k -> new HashMap<>()).put(uid, key) == null) {
             unaccounted++;
-            LOG.warn("pod={} on node={} asks GPUs but carries no allocation this extender can read; no GPU pod goes"
-                    + " to the node until it is fixed or gone", key, node);
+            LOG.warn(
+                    "pod={} on node={} asks GPUs but carries no allocation this extender can read; no GPU pod goes"
+                            + " to the node until it is fixed or gone",
+                    key,
+                    node);
         } else if (!unknown) {
             forgetUnknown(uid);
         }
@@ -151,10 +163,13 @@ final class Pods {
      */
     List<HostPod> hostWorkload(Predicate<String> hasCards) {
         Set<String> schedulers = new HashSet<>();
-        gpuPods.values().forEach(p -> schedulers.add(p.getSpec() == null ? null : p.getSpec().getSchedulerName()));
+        gpuPods.values()
+                .forEach(p ->
+                        schedulers.add(p.getSpec() == null ? null : p.getSpec().getSchedulerName()));
         List<HostPod> out = new ArrayList<>();
         for (HostPod h : hostPods.values()) {
-            boolean pendingHere = schedulers.contains(h.scheduler()) || !h.claims().isEmpty();
+            boolean pendingHere =
+                    schedulers.contains(h.scheduler()) || !h.claims().isEmpty();
             if (h.node() != null ? hasCards.test(h.node()) : pendingHere) {
                 out.add(h);
             }
@@ -173,7 +188,8 @@ final class Pods {
             return Map.of();
         }
         Map<String, String> first = new TreeMap<>();
-        unknownHolders.forEach((node, byUid) -> byUid.values().stream().sorted().findFirst().ifPresent(p -> first.put(node, p)));
+        unknownHolders.forEach(
+                (node, byUid) -> byUid.values().stream().sorted().findFirst().ifPresent(p -> first.put(node, p)));
         return Map.copyOf(first);
     }
 
@@ -192,8 +208,11 @@ final class Pods {
             PodGrant a = PodGrant.fromJson(json);
             return a.node().equals(node) ? a : null;
         } catch (IllegalArgumentException e) {
-            LOG.warn("pod={} has an unreadable allocation: {}", HostPod.key(pod.getMetadata().getNamespace(),
-                    pod.getMetadata().getName()), e.getMessage());
+            LOG.warn(
+                    "pod={} has an unreadable allocation: {}",
+                    HostPod.key(
+                            pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
+                    e.getMessage());
             return null;
         }
     }

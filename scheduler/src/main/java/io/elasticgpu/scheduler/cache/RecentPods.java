@@ -1,7 +1,6 @@
 package io.elasticgpu.scheduler.cache;
 
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;

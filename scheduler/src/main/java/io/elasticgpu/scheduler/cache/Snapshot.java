@@ -2,9 +2,7 @@ package io.elasticgpu.scheduler.cache;
 
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -32,12 +30,10 @@ public final class Snapshot {
     }
 
     /** The largest card and the node with most cards, among healthy cards: what any pod can hope for at most. */
-    public record Limits(long maxCardMemoryMib, int maxCardsPerNode) {
-    }
+    public record Limits(long maxCardMemoryMib, int maxCardsPerNode) {}
 
     /** What {@link #workloadPodCount}, {@link #unaccounted} and {@link #waitingToBeCounted} say. */
-    record Counts(int workloadPods, int unaccounted, int waiting) {
-    }
+    record Counts(int workloadPods, int unaccounted, int waiting) {}
 
     private final NodeEntries entries;
     private final Limits limits;
@@ -47,8 +43,13 @@ public final class Snapshot {
     private final Counts counts;
 
     /** Every map immutable, and never changed by whoever made it. */
-    Snapshot(NodeEntries entries, Limits limits, Map<String, String> unknownHolders, Map<String, ResourceClaim> claims,
-             Map<String, Hold> holds, Counts counts) {
+    Snapshot(
+            NodeEntries entries,
+            Limits limits,
+            Map<String, String> unknownHolders,
+            Map<String, ResourceClaim> claims,
+            Map<String, Hold> holds,
+            Counts counts) {
         this.entries = entries;
         this.limits = limits;
         this.unknownHolders = unknownHolders;

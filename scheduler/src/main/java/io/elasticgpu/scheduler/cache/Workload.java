@@ -2,7 +2,6 @@ package io.elasticgpu.scheduler.cache;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.util.List;
 import java.util.Map;
 

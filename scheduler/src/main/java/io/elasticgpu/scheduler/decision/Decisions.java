@@ -7,7 +7,6 @@ import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.cache.Snapshot;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -17,7 +16,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +33,11 @@ public final class Decisions {
      * Nodes that fit; nodes that may fit once something is freed; nodes that never will; and how many nodes failed
      * for each reason (lower-case {@link io.elasticgpu.core.snapshot.Reason} names, or {@code no_inventory}).
      */
-    public record Filtered(List<String> fit, Map<String, String> failed, Map<String, String> unresolvable,
-                           Map<String, Integer> reasons) {
-    }
+    public record Filtered(
+            List<String> fit,
+            Map<String, String> failed,
+            Map<String, String> unresolvable,
+            Map<String, Integer> reasons) {}
 
     /**
      * How much the policy's ranking and the card links count in a node's score. Links count only for pods that take
@@ -49,8 +49,7 @@ public final class Decisions {
     }
 
     /** A filter's decision: the one node the pod goes to, and its cards there. */
-    public record Decided(String node, PodFit.Fits assigned) {
-    }
+    public record Decided(String node, PodFit.Fits assigned) {}
 
     private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
 
@@ -62,12 +61,10 @@ public final class Decisions {
     private final Map<List<Ask>, Asked> asks = new ConcurrentHashMap<>();
 
     /** A fitting node's policy score and the weakest link among the cards the pod would get there. */
-    private record Verdict(double score, int weakestLink) {
-    }
+    private record Verdict(double score, int weakestLink) {}
 
     /** What one policy thought of one node state, per ask; kept in the state's {@link Snapshot.Entry}. */
-    private record Scored(Policy policy, Map<Asked, Optional<Verdict>> byAsk) {
-    }
+    private record Scored(Policy policy, Map<Asked, Optional<Verdict>> byAsk) {}
 
     /**
      * A pod's requests, canonical: one instance per distinct ask, so that the per-node lookups compare identities
@@ -97,14 +94,16 @@ public final class Decisions {
      */
     public static Optional<String> impossible(PodAsk ask, Snapshot.Limits limits) {
         if (limits.maxCardsPerNode() == 0) {
-            return Optional.of("no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on"
-                    + " the GPU nodes");
+            return Optional.of(
+                    "no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on"
+                            + " the GPU nodes");
         }
         for (int i = 0; i < ask.asks().size(); i++) {
             var a = ask.asks().get(i);
             if (a.memoryMib() > limits.maxCardMemoryMib()) {
-                return Optional.of("container %s asks %d MiB of GPU memory on one card; the largest card in the cluster has %d MiB"
-                        .formatted(a.container(), a.memoryMib(), limits.maxCardMemoryMib()));
+                return Optional.of(
+                        "container %s asks %d MiB of GPU memory on one card; the largest card in the cluster has %d MiB"
+                                .formatted(a.container(), a.memoryMib(), limits.maxCardMemoryMib()));
             }
             if (a.cards() > limits.maxCardsPerNode()) {
                 return Optional.of("container %s asks %d cards on one node; the node with most healthy cards has %d"
@@ -138,8 +137,10 @@ public final class Decisions {
                 failed.put(name, category(refused));
                 reasons.merge(refused.name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
                 if (LOG.isDebugEnabled()) {
-                    LOG.debug("node={} refused: {}", name, PodFit.of(ask.requests(), s, current) instanceof PodFit.Refused r
-                            ? r.detail() : refused);
+                    LOG.debug(
+                            "node={} refused: {}",
+                            name,
+                            PodFit.of(ask.requests(), s, current) instanceof PodFit.Refused r ? r.detail() : refused);
                 }
             }
         }
@@ -152,16 +153,17 @@ public final class Decisions {
      * changes is an update that requeues the pod). The per-node detail goes to the debug log.
      */
     public static String category(Reason reason) {
-        return "Elastic GPU: " + switch (reason) {
-            case TOO_MANY_PODS -> "the node holds as many pods as it may";
-            case INSUFFICIENT_CPU -> "not enough CPU left beside the cards";
-            case INSUFFICIENT_MEMORY -> "not enough memory left beside the cards";
-            case NO_GPU -> "the node has no GPU cards";
-            case MODEL_NOT_ACCEPTED -> "the node's GPU model is not one the pod accepts";
-            case NO_HEALTHY_GPU -> "the node has no healthy GPU card";
-            case INSUFFICIENT_GPU -> "no card (or set of cards) has the GPU share the pod asks free";
-            case FITS -> "fits";
-        };
+        return "Elastic GPU: "
+                + switch (reason) {
+                    case TOO_MANY_PODS -> "the node holds as many pods as it may";
+                    case INSUFFICIENT_CPU -> "not enough CPU left beside the cards";
+                    case INSUFFICIENT_MEMORY -> "not enough memory left beside the cards";
+                    case NO_GPU -> "the node has no GPU cards";
+                    case MODEL_NOT_ACCEPTED -> "the node's GPU model is not one the pod accepts";
+                    case NO_HEALTHY_GPU -> "the node has no healthy GPU card";
+                    case INSUFFICIENT_GPU -> "no card (or set of cards) has the GPU share the pod asks free";
+                    case FITS -> "fits";
+                };
     }
 
     /**
@@ -213,7 +215,8 @@ public final class Decisions {
         double[] place = between(blend(between(raw, count), between(links, count), count), count);
         int[] out = new int[n];
         for (int j = 0; j < count; j++) {
-            out[fitting[j]] = place[j] == 1 ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.floor(MAX_SCORE * place[j]));
+            out[fitting[j]] =
+                    place[j] == 1 ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.floor(MAX_SCORE * place[j]));
         }
         return out;
     }
@@ -259,7 +262,9 @@ public final class Decisions {
             e.derived().set(scored);
         }
         Optional<Verdict> known = scored.byAsk().get(asked);
-        return known != null ? known : scored.byAsk().computeIfAbsent(asked, a -> compute(e.state(), a.requests, current));
+        return known != null
+                ? known
+                : scored.byAsk().computeIfAbsent(asked, a -> compute(e.state(), a.requests, current));
     }
 
     private static Optional<Verdict> compute(NodeState s, List<Ask> requests, Policy current) {
@@ -267,7 +272,8 @@ public final class Decisions {
             return Optional.empty();
         }
         Choice choice = current.choose(requests.getFirst(), s);
-        return Optional.of(new Verdict(choice.score(), weakestLink(choice.cards(), s.node().topology())));
+        return Optional.of(
+                new Verdict(choice.score(), weakestLink(choice.cards(), s.node().topology())));
     }
 
     /** The lowest {@link io.elasticgpu.core.model.Link#rank()} among the pairs of {@code cards}; 0 for one card. */

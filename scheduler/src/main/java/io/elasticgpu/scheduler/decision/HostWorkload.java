@@ -7,9 +7,7 @@ import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.HostPod;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.cache.Workload;
-
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -26,8 +24,7 @@ import java.util.Set;
  */
 public final class HostWorkload {
 
-    private HostWorkload() {
-    }
+    private HostWorkload() {}
 
     public static List<Ask> of(ClusterCache cache, PodAsks.Units units) {
         Workload workload = cache.workload();
@@ -35,8 +32,12 @@ public final class HostWorkload {
         Set<String> named = new HashSet<>();
         for (HostPod pod : workload.hostPods()) {
             named.addAll(pod.claims());
-            List<ResourceClaim> claims = pod.claims().stream().map(workload.claims()::get).filter(Objects::nonNull).toList();
-            List<Ask> withCards = PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);
+            List<ResourceClaim> claims = pod.claims().stream()
+                    .map(workload.claims()::get)
+                    .filter(Objects::nonNull)
+                    .toList();
+            List<Ask> withCards =
+                    PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);
             if (!withCards.isEmpty()) {
                 out.addAll(withCards);
             } else if (pod.node() != null || pod.claims().isEmpty()) {

@@ -5,10 +5,8 @@ import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.scheduler.cache.PodResources;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -48,7 +46,8 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
         if (asks.isEmpty()) {
             asks = new ArrayList<>();
             for (DraAsks.PodClaim c : DraAsks.claims(pod)) {
-                Optional<ResourceClaim> claim = c.claimName() == null ? Optional.empty()
+                Optional<ResourceClaim> claim = c.claimName() == null
+                        ? Optional.empty()
                         : claims.apply(pod.getMetadata().getNamespace(), c.claimName());
                 if (claim.isPresent()) {
                     asks.addAll(DraAsks.of(claim.get(), units.memoryBlockMib()));
@@ -80,8 +79,10 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();
         for (GpuAsk a : asks) {
-            requests.add(a.whole() ? Ask.wholeCards(cpu, memory, a.cards())
-                    : new Ask(cpu, memory, a.cards(), a.milli(), a.memoryMib(), List.of(), a.memoryPercent()));
+            requests.add(
+                    a.whole()
+                            ? Ask.wholeCards(cpu, memory, a.cards())
+                            : new Ask(cpu, memory, a.cards(), a.milli(), a.memoryMib(), List.of(), a.memoryPercent()));
             cpu = 0;
             memory = 0;
         }
@@ -104,7 +105,9 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
 
     /** The same asks without CPU and memory: what binding checks, since kube-scheduler owns CPU and memory. */
     public List<Ask> gpuOnly() {
-        return requests.stream().map(r -> new Ask(0, 0, r.cards(), r.milliPerCard(), r.memoryMibPerCard(), r.models(),
-                r.memoryPercentPerCard())).toList();
+        return requests.stream()
+                .map(r -> new Ask(
+                        0, 0, r.cards(), r.milliPerCard(), r.memoryMibPerCard(), r.models(), r.memoryPercentPerCard()))
+                .toList();
     }
 }

@@ -1,16 +1,15 @@
 package io.elasticgpu.scheduler.decision;
 
 import io.elasticgpu.api.v1alpha1.PodGrant;
-import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.placement.Placer;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.Fit;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,9 +31,12 @@ public sealed interface PodFit {
         public PodGrant allocation(Node node, PodAsk ask) {
             Map<String, List<PodGrant.Share>> containers = new LinkedHashMap<>();
             for (int i = 0; i < placements.size(); i++) {
-                containers.put(ask.asks().get(i).container(), placements.get(i).shares().stream()
-                        .map(s -> new PodGrant.Share(s.card(), node.cards().get(s.card()).id(), s.milli(), s.memoryMib()))
-                        .toList());
+                containers.put(
+                        ask.asks().get(i).container(),
+                        placements.get(i).shares().stream()
+                                .map(s -> new PodGrant.Share(
+                                        s.card(), node.cards().get(s.card()).id(), s.milli(), s.memoryMib()))
+                                .toList());
             }
             return new PodGrant(node.name(), containers);
         }
@@ -57,8 +59,12 @@ public sealed interface PodFit {
         List<Grant> placements = new ArrayList<>();
         for (Ask r : requests) {
             if (state.explain(r) instanceof Fit.DoesNotFit no) {
-                return new Refused(no.reason(), no.node(), requests.size() > 1 && !placements.isEmpty()
-                        ? no.detail() + " (after placing the pod's other containers)" : no.detail());
+                return new Refused(
+                        no.reason(),
+                        no.node(),
+                        requests.size() > 1 && !placements.isEmpty()
+                                ? no.detail() + " (after placing the pod's other containers)"
+                                : no.detail());
             }
             Choice choice = policy.choose(r, state);
             Grant p = Placer.placement(r, state, choice.cards());

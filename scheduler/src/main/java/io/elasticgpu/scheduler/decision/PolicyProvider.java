@@ -8,9 +8,7 @@ import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyContext;
 import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.core.policy.TypicalWorkload;
-
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -32,8 +30,8 @@ import java.util.random.RandomGenerator;
 public final class PolicyProvider implements Supplier<Policy> {
 
     /** The workload assumed before any GPU pod has been seen: keep whole cards free. */
-    static final TypicalWorkload DEFAULT_WORKLOAD = TypicalWorkload.of(List.of(
-            new TypicalWorkload.Typical(Ask.wholeCards(0, 0, 1), 1.0)));
+    static final TypicalWorkload DEFAULT_WORKLOAD =
+            TypicalWorkload.of(List.of(new TypicalWorkload.Typical(Ask.wholeCards(0, 0, 1), 1.0)));
 
     private final PolicyName name;
     private final Supplier<List<Pod>> pods;
@@ -41,6 +39,7 @@ public final class PolicyProvider implements Supplier<Policy> {
     private final Supplier<List<Ask>> hosts;
     /** How many GPU pods there are now, cheaply: a rebuild is due when it grew by half since the last. */
     private final IntSupplier grown;
+
     private final PodAsks.Units units;
     private final InstantSource clock;
     private final Duration refresh;
@@ -53,8 +52,14 @@ public final class PolicyProvider implements Supplier<Policy> {
      * @param hosts what the pods without GPUs that share the GPU nodes ask
      * @param count how many pods there are, without copying them
      */
-    public PolicyProvider(PolicyName name, Supplier<List<Pod>> pods, Supplier<List<Ask>> hosts, IntSupplier count,
-                          PodAsks.Units units, InstantSource clock, Duration refresh) {
+    public PolicyProvider(
+            PolicyName name,
+            Supplier<List<Pod>> pods,
+            Supplier<List<Ask>> hosts,
+            IntSupplier count,
+            PodAsks.Units units,
+            InstantSource clock,
+            Duration refresh) {
         this.name = name;
         this.pods = pods;
         this.hosts = hosts;

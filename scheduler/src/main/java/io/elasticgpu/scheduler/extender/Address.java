@@ -18,7 +18,8 @@ public record Address(String host, int port) {
     static Address parse(String key, String value) {
         int colon = value == null ? -1 : value.lastIndexOf(':');
         if (colon < 1) {
-            throw new IllegalArgumentException("%s must be host:port, e.g. 127.0.0.1:8888, was \"%s\"".formatted(key, value));
+            throw new IllegalArgumentException(
+                    "%s must be host:port, e.g. 127.0.0.1:8888, was \"%s\"".formatted(key, value));
         }
         try {
             int port = Integer.parseInt(value.substring(colon + 1));
@@ -27,7 +28,8 @@ public record Address(String host, int port) {
             }
             return new Address(value.substring(0, colon), port);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("%s: the port must be 0..65535, was \"%s\"".formatted(key, value.substring(colon + 1)));
+            throw new IllegalArgumentException(
+                    "%s: the port must be 0..65535, was \"%s\"".formatted(key, value.substring(colon + 1)));
         }
     }
 
@@ -36,7 +38,8 @@ public record Address(String host, int port) {
         try {
             return InetAddress.getByName(host).isLoopbackAddress();
         } catch (UnknownHostException e) {
-            throw new IllegalArgumentException("cannot resolve the host of %s:%d: %s".formatted(host, port, e.getMessage()), e);
+            throw new IllegalArgumentException(
+                    "cannot resolve the host of %s:%d: %s".formatted(host, port, e.getMessage()), e);
         }
     }
 }

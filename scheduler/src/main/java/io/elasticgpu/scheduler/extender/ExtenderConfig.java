@@ -1,15 +1,14 @@
 package io.elasticgpu.scheduler.extender;
 
+import static java.util.Objects.requireNonNull;
+
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.decision.Decisions;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * How the extender runs: the defaults, overridden by a YAML file's keys ({@link Builder#withFile}, the components'
@@ -37,11 +36,26 @@ import static java.util.Objects.requireNonNull;
  *                                README, "What kube-scheduler does to placement")
  * @param holdSeconds             how long a filter's decision is held when no bind follows
  */
-public record ExtenderConfig(String listen, boolean allowRemoteCallers, String metricsListen, String tlsCertFile, String tlsKeyFile,
-                             PolicyName policy, String ledgerNamespace, long memoryBlockMib, long aliyunUnitMib, String gpu,
-                             String gpuMemory, String gpuCore, String gpuCount, int staleReservationSeconds,
-                             int workloadRefreshSeconds, double policyWeight, double topologyWeight, boolean decideInFilter,
-                             int holdSeconds) {
+public record ExtenderConfig(
+        String listen,
+        boolean allowRemoteCallers,
+        String metricsListen,
+        String tlsCertFile,
+        String tlsKeyFile,
+        PolicyName policy,
+        String ledgerNamespace,
+        long memoryBlockMib,
+        long aliyunUnitMib,
+        String gpu,
+        String gpuMemory,
+        String gpuCore,
+        String gpuCount,
+        int staleReservationSeconds,
+        int workloadRefreshSeconds,
+        double policyWeight,
+        double topologyWeight,
+        boolean decideInFilter,
+        int holdSeconds) {
 
     private static final String RESOURCE_NAME =
             "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9][-A-Za-z0-9_.]*";
@@ -56,30 +70,41 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
             Address.parse("metricsListen (--metrics-listen)", metricsListen);
         }
         if (!allowRemoteCallers && !verbs.loopback()) {
-            throw new IllegalArgumentException(("listen: %s is reachable from other hosts, and the verbs there bind pods for"
-                    + " whoever calls them; serve them on a loopback address (127.0.0.1:8888) beside kube-scheduler, as the"
-                    + " chart does (README, \"Who may call the extender\"), with metricsListen (--metrics-listen) for"
-                    + " Prometheus and probes, or set allowRemoteCallers (--allow-remote-callers) to accept any caller")
-                    .formatted(listen));
+            throw new IllegalArgumentException(
+                    ("listen: %s is reachable from other hosts, and the verbs there bind pods for"
+                                    + " whoever calls them; serve them on a loopback address (127.0.0.1:8888) beside "
+                                    + "kube-scheduler, as the"
+                                    + " chart does (README, \"Who may call the extender\"), with metricsListen "
+                                    + "(--metrics-listen) for"
+                                    + " Prometheus and probes, or set allowRemoteCallers (--allow-remote-callers) to "
+                                    + "accept any caller")
+                            .formatted(listen));
         }
         if ((tlsCertFile == null) != (tlsKeyFile == null)) {
-            throw new IllegalArgumentException("tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both"
-                    + " or neither, were %s and %s".formatted(quotedOrNone(tlsCertFile), quotedOrNone(tlsKeyFile)));
+            throw new IllegalArgumentException(
+                    "tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both"
+                            + " or neither, were %s and %s"
+                                    .formatted(quotedOrNone(tlsCertFile), quotedOrNone(tlsKeyFile)));
         }
         readable("tlsCertFile (--tls-cert)", tlsCertFile);
         readable("tlsKeyFile (--tls-key)", tlsKeyFile);
         if (ledgerNamespace == null || !ledgerNamespace.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
             throw new IllegalArgumentException(("ledgerNamespace (--ledger-namespace) must be a namespace name, was %s;"
-                    + " lower-case letters, digits and '-', e.g. elastic-gpu-system").formatted(quotedOrNone(ledgerNamespace)));
+                            + " lower-case letters, digits and '-', e.g. elastic-gpu-system")
+                    .formatted(quotedOrNone(ledgerNamespace)));
         }
         if (memoryBlockMib < 1) {
-            throw new IllegalArgumentException(("memoryBlockMib (--memory-block-mib) must be >= 1, was %d; give the MiB in"
-                    + " one unit of elasticgpu.io/gpu-memory, the node agents' --memory-block-mib").formatted(memoryBlockMib));
+            throw new IllegalArgumentException(
+                    ("memoryBlockMib (--memory-block-mib) must be >= 1, was %d; give the MiB in"
+                                    + " one unit of elasticgpu.io/gpu-memory, the node agents' --memory-block-mib")
+                            .formatted(memoryBlockMib));
         }
         if (aliyunUnitMib < 1) {
-            throw new IllegalArgumentException(("aliyunUnitMib (--aliyun-unit-mib) must be >= 1, was %d; give the MiB in"
-                    + " one unit of aliyun.com/gpu-mem, the node agents' --aliyun-unit-mib (1024: Aliyun's GiB)")
-                    .formatted(aliyunUnitMib));
+            throw new IllegalArgumentException(
+                    ("aliyunUnitMib (--aliyun-unit-mib) must be >= 1, was %d; give the MiB in"
+                                    + " one unit of aliyun.com/gpu-mem, the node agents' --aliyun-unit-mib (1024: "
+                                    + "Aliyun's GiB)")
+                            .formatted(aliyunUnitMib));
         }
         resourceName("gpu", gpu, ResourceNames.GPU);
         resourceName("gpuMemory", gpuMemory, ResourceNames.GPU_MEMORY);
@@ -87,11 +112,15 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
         resourceName("gpuCount", gpuCount, ResourceNames.GPU_COUNT);
         atLeast("staleReservationSeconds", staleReservationSeconds, 10, 60);
         atLeast("workloadRefreshSeconds", workloadRefreshSeconds, 1, 60);
-        if (!(policyWeight >= 0) || !(topologyWeight >= 0) || policyWeight + topologyWeight == 0
+        if (!(policyWeight >= 0)
+                || !(topologyWeight >= 0)
+                || policyWeight + topologyWeight == 0
                 || Double.isInfinite(policyWeight + topologyWeight)) {
-            throw new IllegalArgumentException(("policyWeight and topologyWeight must be finite, >= 0 and not both 0, were %s"
-                    + " and %s; give --policy-weight or --topology-weight a positive weight (defaults 1 and 2)")
-                    .formatted(policyWeight, topologyWeight));
+            throw new IllegalArgumentException(
+                    ("policyWeight and topologyWeight must be finite, >= 0 and not both 0, were %s"
+                                    + " and %s; give --policy-weight or --topology-weight a positive weight "
+                                    + "(defaults 1 and 2)")
+                            .formatted(policyWeight, topologyWeight));
         }
         atLeast("holdSeconds", holdSeconds, 1, 30);
     }
@@ -145,7 +174,8 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
 
     private static void readable(String setting, String file) {
         if (file != null && !Files.isReadable(Path.of(file))) {
-            throw new IllegalArgumentException("%s: cannot read \"%s\"; give a readable PEM file".formatted(setting, file));
+            throw new IllegalArgumentException(
+                    "%s: cannot read \"%s\"; give a readable PEM file".formatted(setting, file));
         }
     }
 
@@ -158,7 +188,8 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
 
     private static void atLeast(String key, int value, int least, int example) {
         if (value < least) {
-            throw new IllegalArgumentException("%s must be >= %d, was %d; e.g. %d".formatted(key, least, value, example));
+            throw new IllegalArgumentException(
+                    "%s must be >= %d, was %d; e.g. %d".formatted(key, least, value, example));
         }
     }
 
@@ -191,8 +222,7 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
         private boolean decideInFilter = true;
         private int holdSeconds = 30;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(ExtenderConfig c) {
             listen = c.listen;
@@ -223,7 +253,8 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
          *                                  value of the wrong type
          */
         public Builder withFile(Path file) {
-            ExtenderConfigFile.read(file).forEach((key, value) -> ExtenderConfigFile.set(this, key, value, file.toString()));
+            ExtenderConfigFile.read(file)
+                    .forEach((key, value) -> ExtenderConfigFile.set(this, key, value, file.toString()));
             return this;
         }
 
@@ -327,9 +358,26 @@ public record ExtenderConfig(String listen, boolean allowRemoteCallers, String m
 
         /** @throws IllegalArgumentException naming the first setting that is wrong, its value and how to fix it */
         public ExtenderConfig build() {
-            return new ExtenderConfig(listen, allowRemoteCallers, metricsListen, tlsCertFile, tlsKeyFile, policy,
-                    ledgerNamespace, memoryBlockMib, aliyunUnitMib, gpu, gpuMemory, gpuCore, gpuCount,
-                    staleReservationSeconds, workloadRefreshSeconds, policyWeight, topologyWeight, decideInFilter, holdSeconds);
+            return new ExtenderConfig(
+                    listen,
+                    allowRemoteCallers,
+                    metricsListen,
+                    tlsCertFile,
+                    tlsKeyFile,
+                    policy,
+                    ledgerNamespace,
+                    memoryBlockMib,
+                    aliyunUnitMib,
+                    gpu,
+                    gpuMemory,
+                    gpuCore,
+                    gpuCount,
+                    staleReservationSeconds,
+                    workloadRefreshSeconds,
+                    policyWeight,
+                    topologyWeight,
+                    decideInFilter,
+                    holdSeconds);
         }
     }
 }

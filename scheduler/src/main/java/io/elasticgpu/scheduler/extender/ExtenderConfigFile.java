@@ -1,10 +1,8 @@
 package io.elasticgpu.scheduler.extender;
 
-import io.elasticgpu.core.policy.PolicyName;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
+import io.elasticgpu.core.policy.PolicyName;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,13 +22,13 @@ final class ExtenderConfigFile {
 
     /** The keys a file may have: the record's component names. */
     static final Set<String> KEYS = Arrays.stream(ExtenderConfig.class.getRecordComponents())
-            .map(java.lang.reflect.RecordComponent::getName).collect(java.util.stream.Collectors.toCollection(TreeSet::new));
+            .map(java.lang.reflect.RecordComponent::getName)
+            .collect(java.util.stream.Collectors.toCollection(TreeSet::new));
 
     /** The keys that may be null (~): the settings whose absence means "none". */
     private static final Set<String> NULLABLE = Set.of("metricsListen", "tlsCertFile", "tlsKeyFile");
 
-    private ExtenderConfigFile() {
-    }
+    private ExtenderConfigFile() {}
 
     /** The file's keys and values, in the file's order. */
     static Map<String, Object> read(Path file) {
@@ -39,18 +37,26 @@ final class ExtenderConfigFile {
             Map<String, Object> read = YAML.readValue(Files.readString(file), Map.class);
             return read == null ? Map.of() : new LinkedHashMap<>(read);
         } catch (IOException | RuntimeException e) {
-            throw new IllegalArgumentException("cannot read extender configuration %s: %s".formatted(file,
-                    e.getMessage() == null ? e : e.getMessage().lines().findFirst().orElse("")), e);
+            throw new IllegalArgumentException(
+                    "cannot read extender configuration %s: %s"
+                            .formatted(
+                                    file,
+                                    e.getMessage() == null
+                                            ? e
+                                            : e.getMessage().lines().findFirst().orElse("")),
+                    e);
         }
     }
 
     /** Sets {@code key} on the builder. */
     static void set(ExtenderConfig.Builder b, String key, Object value, String source) {
         if (!KEYS.contains(key)) {
-            throw new IllegalArgumentException("%s: unknown key \"%s\"; known keys: %s".formatted(source, key, String.join(", ", KEYS)));
+            throw new IllegalArgumentException(
+                    "%s: unknown key \"%s\"; known keys: %s".formatted(source, key, String.join(", ", KEYS)));
         }
         if (value == null && !NULLABLE.contains(key)) {
-            throw new IllegalArgumentException("%s: %s needs a value; leave the key out for its default".formatted(source, key));
+            throw new IllegalArgumentException(
+                    "%s: %s needs a value; leave the key out for its default".formatted(source, key));
         }
         Value v = new Value(source, key, value);
         switch (key) {
@@ -137,8 +143,9 @@ final class ExtenderConfigFile {
         }
 
         private IllegalArgumentException wrong(String what) {
-            return new IllegalArgumentException("%s: %s must be %s, was %s".formatted(source, key, what,
-                    value instanceof String ? "\"" + value + "\"" : String.valueOf(value)));
+            return new IllegalArgumentException("%s: %s must be %s, was %s"
+                    .formatted(
+                            source, key, what, value instanceof String ? "\"" + value + "\"" : String.valueOf(value)));
         }
     }
 }

@@ -3,13 +3,11 @@ package io.elasticgpu.scheduler.extender;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
-
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-
 import java.util.Map;
 
 /**
@@ -19,39 +17,79 @@ import java.util.Map;
 final class ExtenderMetrics {
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final Histogram latency = Histogram.builder().name("egpu_extender_request_seconds")
-            .help("Time to answer one extender call, by verb").labelNames("verb").classicOnly()
+    private final Histogram latency = Histogram.builder()
+            .name("egpu_extender_request_seconds")
+            .help("Time to answer one extender call, by verb")
+            .labelNames("verb")
+            .classicOnly()
             .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5)
             .register(registry);
-    private final Counter decisions = Counter.builder().name("egpu_extender_decisions_total")
-            .help("Extender calls by verb and result").labelNames("verb", "result").register(registry);
-    private final Counter failures = Counter.builder().name("egpu_extender_node_failures_total")
-            .help("Nodes the filter refused, by reason").labelNames("reason").register(registry);
-    private final Counter held = Counter.builder().name("egpu_extender_binds_held_total")
+    private final Counter decisions = Counter.builder()
+            .name("egpu_extender_decisions_total")
+            .help("Extender calls by verb and result")
+            .labelNames("verb", "result")
+            .register(registry);
+    private final Counter failures = Counter.builder()
+            .name("egpu_extender_node_failures_total")
+            .help("Nodes the filter refused, by reason")
+            .labelNames("reason")
+            .register(registry);
+    private final Counter held = Counter.builder()
+            .name("egpu_extender_binds_held_total")
             .help("Binds put off while a pod kubelet could not tell from the one bound waits for admission on the node")
             .register(registry);
 
     /** @param ledger the binder's ledger writes and conflicts so far */
     ExtenderMetrics(ClusterCache cache, Binder ledger) {
-        CounterWithCallback.builder().name("egpu_extender_ledger_writes_total")
+        CounterWithCallback.builder()
+                .name("egpu_extender_ledger_writes_total")
                 .help("Writes of nodes' ledgers (binds reserving cards, undoing a failed bind, tidying)")
-                .callback(cb -> cb.call(ledger.ledgerWrites())).register(registry);
-        CounterWithCallback.builder().name("egpu_extender_ledger_conflicts_total")
+                .callback(cb -> cb.call(ledger.ledgerWrites()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("egpu_extender_ledger_conflicts_total")
                 .help("Ledger writes refused because another write to the node's ledger came first")
-                .callback(cb -> cb.call(ledger.ledgerConflicts())).register(registry);
-        GaugeWithCallback.builder().name("egpu_card_memory_allocated_mib").help("GPU memory held on a card")
-                .labelNames("node", "card", "model")
-                .callback(cb -> each(cache, (node, s, i) -> cb.call(s.usedMemory(i), node, Integer.toString(i), s.card(i).model())))
+                .callback(cb -> cb.call(ledger.ledgerConflicts()))
                 .register(registry);
-        GaugeWithCallback.builder().name("egpu_card_memory_capacity_mib").help("GPU memory of a card")
+        GaugeWithCallback.builder()
+                .name("egpu_card_memory_allocated_mib")
+                .help("GPU memory held on a card")
                 .labelNames("node", "card", "model")
-                .callback(cb -> each(cache, (node, s, i) -> cb.call(s.card(i).memoryMib(), node, Integer.toString(i), s.card(i).model())))
+                .callback(cb -> each(
+                        cache,
+                        (node, s, i) -> cb.call(
+                                s.usedMemory(i),
+                                node,
+                                Integer.toString(i),
+                                s.card(i).model())))
                 .register(registry);
-        GaugeWithCallback.builder().name("egpu_card_core_allocated_percent").help("Compute held on a card, percent")
+        GaugeWithCallback.builder()
+                .name("egpu_card_memory_capacity_mib")
+                .help("GPU memory of a card")
                 .labelNames("node", "card", "model")
-                .callback(cb -> each(cache, (node, s, i) -> cb.call(s.usedMilli(i) / 10.0, node, Integer.toString(i), s.card(i).model())))
+                .callback(cb -> each(
+                        cache,
+                        (node, s, i) -> cb.call(
+                                s.card(i).memoryMib(),
+                                node,
+                                Integer.toString(i),
+                                s.card(i).model())))
                 .register(registry);
-        GaugeWithCallback.builder().name("egpu_cards").help("Cards in the cluster by state")
+        GaugeWithCallback.builder()
+                .name("egpu_card_core_allocated_percent")
+                .help("Compute held on a card, percent")
+                .labelNames("node", "card", "model")
+                .callback(cb -> each(
+                        cache,
+                        (node, s, i) -> cb.call(
+                                s.usedMilli(i) / 10.0,
+                                node,
+                                Integer.toString(i),
+                                s.card(i).model())))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_cards")
+                .help("Cards in the cluster by state")
                 .labelNames("state")
                 .callback(cb -> {
                     long healthy = 0;
@@ -74,11 +112,16 @@ final class ExtenderMetrics {
                     cb.call(used, "allocated");
                 })
                 .register(registry);
-        GaugeWithCallback.builder().name("egpu_pods_unaccounted").help("Bound GPU pods without an allocation annotation")
-                .callback(cb -> cb.call(cache.snapshot().unaccounted())).register(registry);
-        GaugeWithCallback.builder().name("egpu_pods_waiting_to_be_counted")
+        GaugeWithCallback.builder()
+                .name("egpu_pods_unaccounted")
+                .help("Bound GPU pods without an allocation annotation")
+                .callback(cb -> cb.call(cache.snapshot().unaccounted()))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_pods_waiting_to_be_counted")
                 .help("Pods seen on cards whose previous holder's deletion this replica has not seen yet")
-                .callback(cb -> cb.call(cache.snapshot().waitingToBeCounted())).register(registry);
+                .callback(cb -> cb.call(cache.snapshot().waitingToBeCounted()))
+                .register(registry);
     }
 
     private interface CardVisitor {

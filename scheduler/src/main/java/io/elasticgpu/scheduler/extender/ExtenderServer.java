@@ -7,7 +7,6 @@ import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpResponse;
 import io.elasticgpu.http.Route;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -19,13 +18,15 @@ import java.util.function.Function;
 /**
  * The extender protocol over {@link HttpEndpoint}: {@code POST /filter}, {@code /prioritize} and {@code /bind}, and
  * {@code GET /healthz}, {@code /readyz} (caches synced) and {@code /metrics}; the last three also on the metrics
- * address when one is configured, where nothing else is served (the verbs stay on loopback, beside kube-scheduler). A request kube-scheduler would never
+ * address when one is configured, where nothing else is served (the verbs stay on loopback, beside kube-scheduler). A
+ * request kube-scheduler would never
  * send (malformed JSON, wrong types, no pod, no candidate nodes, a body over the limit) gets a 4xx saying what is
  * wrong and changes nothing.
  */
 public final class ExtenderServer implements AutoCloseable {
 
-    static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     /**
      * The largest filter or prioritize request read: kube-scheduler sends full Node objects when the extender is not
      * nodeCacheCapable, a few KiB each, so 32 MiB covers some 5,000 nodes; with NodeNames (the chart's setting) a
@@ -49,17 +50,31 @@ public final class ExtenderServer implements AutoCloseable {
 
     static ExtenderServer start(ExtenderConfig config, Verbs verbs, ExtenderMetrics metrics, BooleanSupplier ready) {
         HttpEndpoint.Builder builder = HttpEndpoint.on(new InetSocketAddress(config.host(), config.port()))
-                .post("/filter", MAX_REQUEST_BYTES, r -> {
-                    Wire.ExtenderFilterResult result = verbs.filter(read(r.body(), Wire.ExtenderArgs.class, "filter"));
-                    boolean ok = result.error() == null || result.error().isEmpty();
-                    return json(result).withHeader(RESULT, ok ? "ok" : "error");
-                }, observe(metrics, "filter"))
-                .post("/prioritize", MAX_REQUEST_BYTES, r -> json(verbs.prioritize(read(r.body(), Wire.ExtenderArgs.class, "prioritize"))),
+                .post(
+                        "/filter",
+                        MAX_REQUEST_BYTES,
+                        r -> {
+                            Wire.ExtenderFilterResult result =
+                                    verbs.filter(read(r.body(), Wire.ExtenderArgs.class, "filter"));
+                            boolean ok =
+                                    result.error() == null || result.error().isEmpty();
+                            return json(result).withHeader(RESULT, ok ? "ok" : "error");
+                        },
+                        observe(metrics, "filter"))
+                .post(
+                        "/prioritize",
+                        MAX_REQUEST_BYTES,
+                        r -> json(verbs.prioritize(read(r.body(), Wire.ExtenderArgs.class, "prioritize"))),
                         observe(metrics, "prioritize"))
-                .post("/bind", MAX_BIND_BYTES, r -> {
-                    Wire.ExtenderBindingResult result = verbs.bind(read(r.body(), Wire.ExtenderBindingArgs.class, "bind"));
-                    return json(result).withHeader(RESULT, result.error() == null ? "bound" : "error");
-                }, observe(metrics, "bind"))
+                .post(
+                        "/bind",
+                        MAX_BIND_BYTES,
+                        r -> {
+                            Wire.ExtenderBindingResult result =
+                                    verbs.bind(read(r.body(), Wire.ExtenderBindingArgs.class, "bind"));
+                            return json(result).withHeader(RESULT, result.error() == null ? "bound" : "error");
+                        },
+                        observe(metrics, "bind"))
                 .health(ready, "caches not synced")
                 .metrics(metrics.registry());
         if (config.tlsCertFile() != null) {
@@ -69,7 +84,9 @@ public final class ExtenderServer implements AutoCloseable {
         try {
             HttpEndpoint metricsOnly = config.metricsAddress()
                     .map(a -> HttpEndpoint.on(new InetSocketAddress(a.host(), a.port()))
-                            .health(ready, "caches not synced").metrics(metrics.registry()).start("Change --metrics-listen."))
+                            .health(ready, "caches not synced")
+                            .metrics(metrics.registry())
+                            .start("Change --metrics-listen."))
                     .orElse(null);
             return new ExtenderServer(served, metricsOnly, verbs);
         } catch (RuntimeException e) {
@@ -101,7 +118,8 @@ public final class ExtenderServer implements AutoCloseable {
         try {
             T value = JSON.readValue(body, type);
             if (value == null) {
-                throw new BadRequest("the %s request body is empty or null; send the %s object as JSON".formatted(verb, type.getSimpleName()));
+                throw new BadRequest("the %s request body is empty or null; send the %s object as JSON"
+                        .formatted(verb, type.getSimpleName()));
             }
             return value;
         } catch (JsonProcessingException e) {

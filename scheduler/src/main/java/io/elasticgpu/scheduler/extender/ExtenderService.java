@@ -11,20 +11,17 @@ import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.HostWorkload;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
 import io.elasticgpu.scheduler.requeue.Requeue;
-
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,11 +37,16 @@ public final class ExtenderService implements AutoCloseable {
     private final SharedIndexInformer<Pod> pods;
     /** Null where DRA is not served. */
     private final SharedIndexInformer<ResourceClaim> claims;
+
     private final ExtenderServer server;
     private final AtomicBoolean synced;
 
-    private ExtenderService(SharedIndexInformer<Node> nodes, SharedIndexInformer<Pod> pods, SharedIndexInformer<ResourceClaim> claims,
-                            ExtenderServer server, AtomicBoolean synced) {
+    private ExtenderService(
+            SharedIndexInformer<Node> nodes,
+            SharedIndexInformer<Pod> pods,
+            SharedIndexInformer<ResourceClaim> claims,
+            ExtenderServer server,
+            AtomicBoolean synced) {
         this.nodes = nodes;
         this.pods = pods;
         this.claims = claims;
@@ -57,29 +59,42 @@ public final class ExtenderService implements AutoCloseable {
     }
 
     static ExtenderService start(KubernetesClient client, ExtenderConfig config, ClusterApi api) {
-        ClusterCache cache = new ClusterCache(pod -> PodAsks.asksGpu(pod, config.units()), config.units().memoryBlockMib());
+        ClusterCache cache = new ClusterCache(
+                pod -> PodAsks.asksGpu(pod, config.units()), config.units().memoryBlockMib());
         AtomicBoolean synced = new AtomicBoolean();
         SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
-        nodeInformer.addEventHandler(handler(cache::upsertNode, n -> cache.deleteNode(n.getMetadata().getName())));
+        nodeInformer.addEventHandler(
+                handler(cache::upsertNode, n -> cache.deleteNode(n.getMetadata().getName())));
         SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
         podInformer.addEventHandler(handler(cache::upsertPod, cache::deletePod));
         // Where DRA is served, claims hold cards too (one ledger per card) and DRA pods are placed from their asks.
         SharedIndexInformer<ResourceClaim> claimInformer = DraApi.served(client)
-                ? client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0) : null;
+                ? client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0)
+                : null;
         if (claimInformer != null) {
             claimInformer.addEventHandler(handler(cache::upsertClaim, cache::deleteClaim));
         }
         ExtenderServer server = serve(config, cache, api, synced::get);
-        CompletableFuture.allOf(nodeInformer.start().toCompletableFuture(), podInformer.start().toCompletableFuture(),
-                        claimInformer == null ? CompletableFuture.completedFuture(null) : claimInformer.start().toCompletableFuture())
+        CompletableFuture.allOf(
+                        nodeInformer.start().toCompletableFuture(),
+                        podInformer.start().toCompletableFuture(),
+                        claimInformer == null
+                                ? CompletableFuture.completedFuture(null)
+                                : claimInformer.start().toCompletableFuture())
                 .thenRun(() -> {
                     synced.set(true);
-                    LOG.info("caches synced: nodes={} pods={}", nodeInformer.getStore().list().size(),
+                    LOG.info(
+                            "caches synced: nodes={} pods={}",
+                            nodeInformer.getStore().list().size(),
                             podInformer.getStore().list().size());
                 });
-        LOG.info("extender listening on {}:{} (metrics and probes also on {}) policy={} ledgers in namespace {}",
-                config.host(), server.port(), config.metricsListen() == null ? "no other address" : config.metricsListen(),
-                config.policy(), config.ledgerNamespace());
+        LOG.info(
+                "extender listening on {}:{} (metrics and probes also on {}) policy={} ledgers in namespace {}",
+                config.host(),
+                server.port(),
+                config.metricsListen() == null ? "no other address" : config.metricsListen(),
+                config.policy(),
+                config.ledgerNamespace());
         return new ExtenderService(nodeInformer, podInformer, claimInformer, server, synced);
     }
 
@@ -87,11 +102,23 @@ public final class ExtenderService implements AutoCloseable {
      * The verbs and the HTTP server over a cache the caller keeps fed, binding through {@code api}. The informers
      * of {@link #start} are one feeder; the benchmarks feed the cache directly.
      */
-    public static ExtenderServer serve(ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
+    public static ExtenderServer serve(
+            ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         PodAsks.Units units = config.units();
-        PolicyProvider policy = new PolicyProvider(config.policy(), () -> cache.workload().gpuPods(), () -> HostWorkload.of(cache, units),
-                () -> cache.snapshot().workloadPodCount(), units, InstantSource.system(), Duration.ofSeconds(config.workloadRefreshSeconds()));
-        Binder binder = new Binder(api, cache, policy, units, InstantSource.system(),
+        PolicyProvider policy = new PolicyProvider(
+                config.policy(),
+                () -> cache.workload().gpuPods(),
+                () -> HostWorkload.of(cache, units),
+                () -> cache.snapshot().workloadPodCount(),
+                units,
+                InstantSource.system(),
+                Duration.ofSeconds(config.workloadRefreshSeconds()));
+        Binder binder = new Binder(
+                api,
+                cache,
+                policy,
+                units,
+                InstantSource.system(),
                 Duration.ofSeconds(config.staleReservationSeconds()));
         ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);
@@ -101,8 +128,16 @@ public final class ExtenderService implements AutoCloseable {
             requeue.freed(node);
             tidying.left(node);
         });
-        Verbs verbs = new Verbs(cache, new Decisions(policy, config.weights()), binder, units, metrics, ready, requeue,
-                new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime));
+        Verbs verbs = new Verbs(
+                cache,
+                new Decisions(policy, config.weights()),
+                binder,
+                units,
+                metrics,
+                ready,
+                requeue,
+                new Verbs.Deciding(
+                        config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime));
         return ExtenderServer.start(config, verbs, metrics, ready);
     }
 
@@ -124,7 +159,8 @@ public final class ExtenderService implements AutoCloseable {
         }
     }
 
-    private static <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
+    private static <T> ResourceEventHandler<T> handler(
+            java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
         return new ResourceEventHandler<>() {
             @Override
             public void onAdd(T obj) {

@@ -1,23 +1,21 @@
 package io.elasticgpu.scheduler.extender;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
-import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.PodAsk;
 import io.elasticgpu.scheduler.requeue.Requeue;
-
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,8 +31,8 @@ import java.util.function.LongSupplier;
 final class Verbs implements AutoCloseable {
 
     /** One fixed sentence (kube-scheduler counts equal reasons), naming where the pod is found. */
-    static final String UNKNOWN_HOLDER = "Elastic GPU: a pod here holds cards without a readable allocation"
-            + " (egpu inspect names it)";
+    static final String UNKNOWN_HOLDER =
+            "Elastic GPU: a pod here holds cards without a readable allocation" + " (egpu inspect names it)";
 
     private final ClusterCache cache;
     private final Decisions decisions;
@@ -61,8 +59,15 @@ final class Verbs implements AutoCloseable {
         }
     }
 
-    Verbs(ClusterCache cache, Decisions decisions, Binder binder, PodAsks.Units units, ExtenderMetrics metrics,
-          BooleanSupplier synced, Requeue requeue, Deciding deciding) {
+    Verbs(
+            ClusterCache cache,
+            Decisions decisions,
+            Binder binder,
+            PodAsks.Units units,
+            ExtenderMetrics metrics,
+            BooleanSupplier synced,
+            Requeue requeue,
+            Deciding deciding) {
         this.requeue = requeue;
         this.deciding = deciding;
         this.cache = cache;
@@ -110,7 +115,8 @@ final class Verbs implements AutoCloseable {
             return answer(args, filtered.fit(), filtered.failed(), filtered.unresolvable());
         }
         List<String> passed = decide(args.pod(), ask, filtered.fit(), snapshot);
-        return passed.size() == 1 ? answer(args, passed, Map.of(), Map.of())
+        return passed.size() == 1
+                ? answer(args, passed, Map.of(), Map.of())
                 : answer(args, passed, filtered.failed(), filtered.unresolvable());
     }
 
@@ -120,14 +126,17 @@ final class Verbs implements AutoCloseable {
      * and reads reasons only for a pod no node passes, and at 1,000 nodes they are some 100 KB per pod to write and
      * parse.
      */
-    private static Wire.ExtenderFilterResult answer(Wire.ExtenderArgs args, List<String> passed, Map<String, String> failed,
-                                                    Map<String, String> unresolvable) {
+    private static Wire.ExtenderFilterResult answer(
+            Wire.ExtenderArgs args, List<String> passed, Map<String, String> failed, Map<String, String> unresolvable) {
         if (args.nodeNames() != null) {
             return new Wire.ExtenderFilterResult(null, passed, failed, unresolvable, "");
         }
         Set<String> fit = new HashSet<>(passed);
-        List<Node> kept = args.nodes().getItems().stream().filter(n -> fit.contains(n.getMetadata().getName())).toList();
-        return new Wire.ExtenderFilterResult(new NodeListBuilder().withItems(kept).build(), null, failed, unresolvable, "");
+        List<Node> kept = args.nodes().getItems().stream()
+                .filter(n -> fit.contains(n.getMetadata().getName()))
+                .toList();
+        return new Wire.ExtenderFilterResult(
+                new NodeListBuilder().withItems(kept).build(), null, failed, unresolvable, "");
     }
 
     List<Wire.HostPriority> prioritize(Wire.ExtenderArgs args) {
@@ -188,7 +197,9 @@ final class Verbs implements AutoCloseable {
             return fit;
         }
         PodGrant allocation = decided.get().assigned().allocation(node.get(), ask);
-        cache.hold(uid, PodHolding.of(node.get().name(), ask.totals(), allocation),
+        cache.hold(
+                uid,
+                PodHolding.of(node.get().name(), ask.totals(), allocation),
                 new Hold(allocation, deciding.expiry()));
         return List.of(node.get().name());
     }
@@ -199,18 +210,18 @@ final class Verbs implements AutoCloseable {
      * so that it leaves their CPU and memory where GPU pods will need them (kube-scheduler's own scores would spread
      * it over the emptiest), and the choice is held until kube-scheduler's own bind is seen.
      */
-    private Wire.ExtenderFilterResult hostOnly(Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
+    private Wire.ExtenderFilterResult hostOnly(
+            Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
         Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
         String uid = args.pod().getMetadata().getUid();
         List<String> passed = List.copyOf(filtered.unresolvable().keySet());
         if (passed.isEmpty()) {
             passed = filtered.fit();
-            Optional<Decisions.Decided> decided = uid == null || passed.isEmpty() ? Optional.empty()
-                    : decisions.decide(ask, passed, snapshot::entry);
+            Optional<Decisions.Decided> decided =
+                    uid == null || passed.isEmpty() ? Optional.empty() : decisions.decide(ask, passed, snapshot::entry);
             if (decided.isPresent()) {
                 String node = decided.get().node();
-                cache.hold(uid, PodHolding.of(node, ask.totals(), null),
-                        new Hold(null, deciding.expiry()));
+                cache.hold(uid, PodHolding.of(node, ask.totals(), null), new Hold(null, deciding.expiry()));
                 passed = List.of(node);
             }
         }
@@ -224,7 +235,8 @@ final class Verbs implements AutoCloseable {
      * there until the claims are seen allocated. Where our view finds no node the allocator's view is the one that
      * counts: every candidate passes.
      */
-    private Wire.ExtenderFilterResult claimed(Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
+    private Wire.ExtenderFilterResult claimed(
+            Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
         if (!deciding.decide()) {
             return passAll(args, names);
         }
@@ -246,8 +258,12 @@ final class Verbs implements AutoCloseable {
             return false;
         }
         long now = deciding.nanos().getAsLong();
-        return cache.snapshot().held(uid).filter(h -> h.allocation() != null && h.allocation().node().equals(names.getFirst())
-                && h.expiresAtNanos() - now > 0).isPresent();
+        return cache.snapshot()
+                .held(uid)
+                .filter(h -> h.allocation() != null
+                        && h.allocation().node().equals(names.getFirst())
+                        && h.expiresAtNanos() - now > 0)
+                .isPresent();
     }
 
     /** A pod decided again lets go of its earlier hold first; holds nobody bound in time lapse. */
@@ -277,9 +293,12 @@ final class Verbs implements AutoCloseable {
         if (args.nodeNames() == null && (args.nodes() == null || args.nodes().getItems() == null)) {
             throw new BadRequest("the request must list the candidate nodes as \"NodeNames\" or \"Nodes\"");
         }
-        boolean unnamed = args.nodeNames() != null ? args.nodeNames().stream().anyMatch(n -> n == null || n.isEmpty())
-                : args.nodes().getItems().stream().anyMatch(n -> n == null || n.getMetadata() == null
-                        || n.getMetadata().getName() == null);
+        boolean unnamed = args.nodeNames() != null
+                ? args.nodeNames().stream().anyMatch(n -> n == null || n.isEmpty())
+                : args.nodes().getItems().stream()
+                        .anyMatch(n -> n == null
+                                || n.getMetadata() == null
+                                || n.getMetadata().getName() == null);
         if (unnamed) {
             throw new BadRequest("every candidate node must have a name");
         }
@@ -296,7 +315,9 @@ final class Verbs implements AutoCloseable {
      * cards it uses, nobody can tell, so none of them is handed out until its allocation is readable or it is gone.
      */
     private static Decisions.Filtered withoutUnknownHolders(Decisions.Filtered f, Snapshot snapshot) {
-        List<String> fit = f.fit().stream().filter(n -> snapshot.unknownHolder(n).isEmpty()).toList();
+        List<String> fit = f.fit().stream()
+                .filter(n -> snapshot.unknownHolder(n).isEmpty())
+                .toList();
         if (fit.size() == f.fit().size()) {
             return f;
         }
@@ -314,7 +335,8 @@ final class Verbs implements AutoCloseable {
             return args.nodeNames();
         }
         NodeList nodes = args.nodes();
-        return nodes == null || nodes.getItems() == null ? List.of()
+        return nodes == null || nodes.getItems() == null
+                ? List.of()
                 : nodes.getItems().stream().map(n -> n.getMetadata().getName()).toList();
     }
 }

@@ -7,10 +7,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
-
 import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -21,21 +19,23 @@ import java.util.Map;
  */
 final class Wire {
 
-    private Wire() {
-    }
+    private Wire() {}
 
     /** What kube-scheduler sends to filter and prioritize: the pod and its candidate nodes, by name or in full. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record ExtenderArgs(@JsonProperty("Pod") Pod pod, @JsonProperty("Nodes") NodeList nodes,
-                       @JsonProperty("NodeNames") List<String> nodeNames) {
-    }
+    record ExtenderArgs(
+            @JsonProperty("Pod") Pod pod,
+            @JsonProperty("Nodes") NodeList nodes,
+            @JsonProperty("NodeNames") List<String> nodeNames) {}
 
     /** The filter's answer. Nodes that failed: resolvable (preemption may help) or not. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record ExtenderFilterResult(@JsonProperty("Nodes") NodeList nodes, @JsonProperty("NodeNames") List<String> nodeNames,
-                                @JsonProperty("FailedNodes") Map<String, String> failedNodes,
-                                @JsonProperty("FailedAndUnresolvableNodes") Map<String, String> failedAndUnresolvableNodes,
-                                @JsonProperty("Error") String error) {
+    record ExtenderFilterResult(
+            @JsonProperty("Nodes") NodeList nodes,
+            @JsonProperty("NodeNames") List<String> nodeNames,
+            @JsonProperty("FailedNodes") Map<String, String> failedNodes,
+            @JsonProperty("FailedAndUnresolvableNodes") Map<String, String> failedAndUnresolvableNodes,
+            @JsonProperty("Error") String error) {
         static ExtenderFilterResult error(String message) {
             return new ExtenderFilterResult(null, null, Map.of(), Map.of(), message);
         }
@@ -43,7 +43,9 @@ final class Wire {
 
     /** One node's score, 0..10. Written by hand: thousands go out per call, and reflection showed in profiles. */
     @JsonSerialize(using = HostPriority.Writer.class)
-    record HostPriority(@JsonProperty("Host") String host, @JsonProperty("Score") long score) {
+    record HostPriority(
+            @JsonProperty("Host") String host,
+            @JsonProperty("Score") long score) {
 
         static final class Writer extends StdSerializer<HostPriority> {
             Writer() {
@@ -61,11 +63,12 @@ final class Wire {
     }
 
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record ExtenderBindingArgs(@JsonProperty("PodName") String podName, @JsonProperty("PodNamespace") String podNamespace,
-                               @JsonProperty("PodUID") String podUid, @JsonProperty("Node") String node) {
-    }
+    record ExtenderBindingArgs(
+            @JsonProperty("PodName") String podName,
+            @JsonProperty("PodNamespace") String podNamespace,
+            @JsonProperty("PodUID") String podUid,
+            @JsonProperty("Node") String node) {}
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record ExtenderBindingResult(@JsonProperty("Error") String error) {
-    }
+    record ExtenderBindingResult(@JsonProperty("Error") String error) {}
 }

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.scheduler.binding.ClusterApi;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -17,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +34,11 @@ public final class Requeue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Requeue.class);
     /** kube-scheduler's podMaxInUnschedulablePodsDuration: after it, it retries every unschedulable pod anyway. */
     public static final Duration WINDOW = Duration.ofMinutes(5);
+
     public static final Duration INTERVAL = Duration.ofSeconds(1);
-    /** How often the production timer looks for due writes: a tenth of the interval, so a nudge is at most 100 ms late. */
+    /**
+     * How often the production timer looks for due writes: a tenth of the interval, so a nudge is at most 100 ms late.
+     * */
     public static final Duration TICK = Duration.ofMillis(100);
 
     private final ClusterApi api;
@@ -110,8 +111,10 @@ public final class Requeue implements AutoCloseable {
             api.annotateNode(node, Annotations.CAPACITY_FREED, now.toString());
             LOG.debug("node={} capacity freed; nudged kube-scheduler", node);
         } catch (ClusterApi.ApiException e) {
-            LOG.warn("node={} capacity freed but the node could not be annotated, so waiting pods may wait longer: {}",
-                    node, e.getMessage());
+            LOG.warn(
+                    "node={} capacity freed but the node could not be annotated, so waiting pods may wait longer: {}",
+                    node,
+                    e.getMessage());
         }
     }
 

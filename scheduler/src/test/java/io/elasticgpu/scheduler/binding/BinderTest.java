@@ -5,31 +5,29 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.scheduler.cache.ClusterCache;
-import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Hold;
+import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.elasticgpu.scheduler.decision.PodAsk;
-
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class BinderTest {
 
     private final InMemoryClusterApi api = new InMemoryClusterApi();
-    private final AtomicLong now = new AtomicLong(Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
+    private final AtomicLong now =
+            new AtomicLong(Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
 
     private ClusterCache cache() {
         ClusterCache c = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
@@ -38,7 +36,13 @@ class BinderTest {
     }
 
     private Binder binder(ClusterCache cache) {
-        return new Binder(api, cache, BinpackPolicy::new, PodAsks.Units.DEFAULT, () -> Instant.ofEpochMilli(now.get()), Duration.ofSeconds(60));
+        return new Binder(
+                api,
+                cache,
+                BinpackPolicy::new,
+                PodAsks.Units.DEFAULT,
+                () -> Instant.ofEpochMilli(now.get()),
+                Duration.ofSeconds(60));
     }
 
     private Binder.Outcome bind(Binder binder, Pod pod, String node) {
@@ -47,7 +51,10 @@ class BinderTest {
     }
 
     private Pod stored(String name) {
-        return api.pods().stream().filter(p -> p.getMetadata().getName().equals(name)).findFirst().orElseThrow();
+        return api.pods().stream()
+                .filter(p -> p.getMetadata().getName().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     @BeforeEach
@@ -66,12 +73,17 @@ class BinderTest {
         assertThat(outcome).isEqualTo(new Binder.Outcome.Bound(expected));
         Pod after = stored("a");
         assertThat(after.getSpec().getNodeName()).isEqualTo("n1");
-        assertThat(after.getMetadata().getAnnotations()).containsEntry(Annotations.ALLOCATION, expected.toJson())
+        assertThat(after.getMetadata().getAnnotations())
+                .containsEntry(Annotations.ALLOCATION, expected.toJson())
                 .containsEntry(Annotations.PHASE, "assumed")
                 .containsEntry(Annotations.ASSUME_TIME, Long.toString(now.get() * 1_000_000L));
         assertThat(api.ledger("n1")).containsOnlyKeys("uid-a");
-        assertThat(cache.snapshot().state("n1").usedMemory(0)).as("assumed at once").isEqualTo(8192);
-        assertThat(api.calls()).as("read the ledger, write it, bind with the annotations").isEqualTo(3);
+        assertThat(cache.snapshot().state("n1").usedMemory(0))
+                .as("assumed at once")
+                .isEqualTo(8192);
+        assertThat(api.calls())
+                .as("read the ledger, write it, bind with the annotations")
+                .isEqualTo(3);
     }
 
     @Test
@@ -80,27 +92,37 @@ class BinderTest {
         api.addPod(p);
         ClusterCache cache = cache();
         api.down(true);
-        assertThat(bind(binder(cache), p, "n1")).isEqualTo(new Binder.Outcome.Failed(
-                "node n1: reading the ledger of node n1: connection refused; kube-scheduler will retry"));
+        assertThat(bind(binder(cache), p, "n1"))
+                .isEqualTo(new Binder.Outcome.Failed(
+                        "node n1: reading the ledger of node n1: connection refused; kube-scheduler will retry"));
         api.down(false);
         assertThat(bind(binder(cache), p, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
     }
 
     @Test
     void onADraNodeAPodAskingTheExtendedResourceIsBoundAsItIsItsClaimHoldingTheCards() {
-        api.addNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("d1", 2, 16_384, 0)).editMetadata()
-                .addToLabels("elasticgpu.io/gpu.api", "dra").endMetadata().build());
+        api.addNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("d1", 2, 16_384, 0))
+                .editMetadata()
+                .addToLabels("elasticgpu.io/gpu.api", "dra")
+                .endMetadata()
+                .build());
         Pod p = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu", "1")));
         api.addPod(p);
         ClusterCache cache = cache();
 
         assertThat(bind(binder(cache), p, "d1")).isEqualTo(new Binder.Outcome.Bound(null));
         assertThat(stored("a").getSpec().getNodeName()).isEqualTo("d1");
-        assertThat(stored("a").getMetadata().getAnnotations()).as("no allocation of ours").doesNotContainKey(Annotations.ALLOCATION);
+        assertThat(stored("a").getMetadata().getAnnotations())
+                .as("no allocation of ours")
+                .doesNotContainKey(Annotations.ALLOCATION);
         assertThat(api.ledger("d1")).isEmpty();
         api.feed(cache);
-        assertThat(cache.snapshot().unknownHolder("d1")).as("its cards are its claim's, not unknown").isEmpty();
-        assertThat(cache.snapshot().state("d1").usedMemory(0) + cache.snapshot().state("d1").usedMemory(1)).isZero();
+        assertThat(cache.snapshot().unknownHolder("d1"))
+                .as("its cards are its claim's, not unknown")
+                .isEmpty();
+        assertThat(cache.snapshot().state("d1").usedMemory(0)
+                        + cache.snapshot().state("d1").usedMemory(1))
+                .isZero();
     }
 
     @Test
@@ -125,7 +147,9 @@ class BinderTest {
         List<Binder.Outcome> outcomes = inParallel(pods, p -> bind(binder, p, "n1"));
         assertThat(outcomes).allMatch(o -> o instanceof Binder.Outcome.Bound);
         assertThat(binder.ledgerConflicts()).as("writes refused").isZero();
-        assertThat(api.calls() - api.ledgerWrites()).as("one read of the ledger, then a bind per pod").isEqualTo(1 + 8);
+        assertThat(api.calls() - api.ledgerWrites())
+                .as("one read of the ledger, then a bind per pod")
+                .isEqualTo(1 + 8);
         assertThat(api.ledger("n1")).hasSize(8);
     }
 
@@ -147,9 +171,13 @@ class BinderTest {
             assertThat(r.get()).isInstanceOf(Binder.Outcome.Bound.class);
         }
         kubeScheduler.close();
-        assertThat(api.ledgerWrites()).as("the first pod's, then the seven that waited, in one").isEqualTo(2);
+        assertThat(api.ledgerWrites())
+                .as("the first pod's, then the seven that waited, in one")
+                .isEqualTo(2);
         assertThat(api.ledger("n1")).hasSize(8);
-        assertThat(cardsHeld(pods)).as("each pod's own cards, none twice over capacity").allMatch(c -> c <= 16_384);
+        assertThat(cardsHeld(pods))
+                .as("each pod's own cards, none twice over capacity")
+                .allMatch(c -> c <= 16_384);
     }
 
     private List<Pod> pods(int n) {
@@ -178,9 +206,13 @@ class BinderTest {
     private java.util.Collection<Long> cardsHeld(List<Pod> pods) {
         Map<Integer, Long> held = new java.util.HashMap<>();
         for (Pod p : pods) {
-            PodGrant a = PodGrant.fromJson(stored(p.getMetadata().getName()).getMetadata().getAnnotations()
+            PodGrant a = PodGrant.fromJson(stored(p.getMetadata().getName())
+                    .getMetadata()
+                    .getAnnotations()
                     .get(Annotations.ALLOCATION));
-            a.containers().values().forEach(shares -> shares.forEach(s -> held.merge(s.card(), s.memoryMib(), Long::sum)));
+            a.containers()
+                    .values()
+                    .forEach(shares -> shares.forEach(s -> held.merge(s.card(), s.memoryMib(), Long::sum)));
         }
         return held.values();
     }
@@ -198,7 +230,9 @@ class BinderTest {
         assertThat(bind(binder(cache()), b, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
         assertThat(bind(one, c, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
         assertThat(api.ledger("n1")).containsOnlyKeys("uid-a", "uid-b", "uid-c");
-        assertThat(one.ledgerConflicts()).as("the other replica's write came between").isEqualTo(1);
+        assertThat(one.ledgerConflicts())
+                .as("the other replica's write came between")
+                .isEqualTo(1);
     }
 
     @Test
@@ -209,9 +243,12 @@ class BinderTest {
         PodGrant held = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
         cache.hold("uid-a", PodHolding.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
 
-        assertThat(bind(binder(cache), p, "n1")).as("binpack alone would take card 0")
+        assertThat(bind(binder(cache), p, "n1"))
+                .as("binpack alone would take card 0")
                 .isEqualTo(new Binder.Outcome.Bound(held));
-        assertThat(cache.snapshot().held("uid-a")).as("the bind's assumption replaces the hold").isEmpty();
+        assertThat(cache.snapshot().held("uid-a"))
+                .as("the bind's assumption replaces the hold")
+                .isEmpty();
     }
 
     @Test
@@ -226,8 +263,10 @@ class BinderTest {
         PodGrant held = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "GPU-n1-0", 0, 8192))));
         cache.hold("uid-a", PodHolding.of("n1", new PodResources.Totals(0, 0), held), new Hold(held, 0));
 
-        assertThat(bind(binder, p, "n1")).isInstanceOfSatisfying(Binder.Outcome.Bound.class,
-                bound -> assertThat(bound.allocation().cards()).containsExactly(1));
+        assertThat(bind(binder, p, "n1"))
+                .isInstanceOfSatisfying(
+                        Binder.Outcome.Bound.class,
+                        bound -> assertThat(bound.allocation().cards()).containsExactly(1));
     }
 
     @Test
@@ -241,10 +280,16 @@ class BinderTest {
         Binder one = binder(cache());
         Binder two = binder(cache());
         assertThat(bind(one, a, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
-        assertThat(bind(two, b, "n1")).isInstanceOfSatisfying(Binder.Outcome.Bound.class,
-                bound -> assertThat(bound.allocation().cards()).as("the other card").containsExactly(1));
-        assertThat(bind(one, c, "n1")).isEqualTo(new Binder.Outcome.Failed(
-                "node n1 no longer fits the pod: no card has 12000 MiB free; largest free is 4384 MiB on card 0"));
+        assertThat(bind(two, b, "n1"))
+                .isInstanceOfSatisfying(
+                        Binder.Outcome.Bound.class,
+                        bound -> assertThat(bound.allocation().cards())
+                                .as("the other card")
+                                .containsExactly(1));
+        assertThat(bind(one, c, "n1"))
+                .isEqualTo(new Binder.Outcome.Failed(
+                        "node n1 no longer fits the pod: no card has 12000 MiB free; largest free is 4384 "
+                                + "MiB on card 0"));
         assertThat(stored("c").getMetadata().getAnnotations()).isNullOrEmpty();
     }
 
@@ -254,8 +299,8 @@ class BinderTest {
         api.addPod(p);
         ClusterCache cache = cache();
         api.failBinds(true);
-        assertThat(bind(binder(cache), p, "n1")).isEqualTo(new Binder.Outcome.Failed(
-                "binding to node n1 failed: bindings are refused"));
+        assertThat(bind(binder(cache), p, "n1"))
+                .isEqualTo(new Binder.Outcome.Failed("binding to node n1 failed: bindings are refused"));
         assertThat(stored("a").getMetadata().getAnnotations()).isEmpty();
         assertThat(api.ledger("n1")).isEmpty();
         assertThat(cache.snapshot().state("n1").usedMilli(0)).isZero();
@@ -270,9 +315,11 @@ class BinderTest {
         assertThat(bind(binder(cache()), p, "n1")).isInstanceOf(Binder.Outcome.Bound.class); // timed out, landed
         String landed = stored("a").getMetadata().getAnnotations().get(Annotations.ALLOCATION);
 
-        assertThat(bind(binder(stale), p, "n2")).isEqualTo(new Binder.Outcome.Failed("pod is already bound to node n1"));
+        assertThat(bind(binder(stale), p, "n2"))
+                .isEqualTo(new Binder.Outcome.Failed("pod is already bound to node n1"));
         assertThat(stored("a").getSpec().getNodeName()).isEqualTo("n1");
-        assertThat(stored("a").getMetadata().getAnnotations()).as("the allocation of the bind that landed, not removed")
+        assertThat(stored("a").getMetadata().getAnnotations())
+                .as("the allocation of the bind that landed, not removed")
                 .containsEntry(Annotations.ALLOCATION, landed);
         assertThat(api.ledger("n2")).isEmpty();
         assertThat(api.ledger("n1")).containsOnlyKeys("uid-a");
@@ -285,7 +332,8 @@ class BinderTest {
         api.addPod(p);
         assertThat(bind(binder(cache()), p, "n1")).isInstanceOf(Binder.Outcome.Bound.class);
         int calls = api.calls();
-        assertThat(bind(binder(cache()), p, "n2")).isEqualTo(new Binder.Outcome.Failed("pod is already bound to node n1"));
+        assertThat(bind(binder(cache()), p, "n2"))
+                .isEqualTo(new Binder.Outcome.Failed("pod is already bound to node n1"));
         assertThat(api.calls()).isEqualTo(calls);
     }
 
@@ -330,13 +378,17 @@ class BinderTest {
         ClusterCache cache = cache();
         api.failBinds(true);
         // a replica that died after reserving: simulate by writing the reservation directly
-        var entry = new LedgerEntry("ns/a", now.get(), new PodGrant("n1", Map.of("main",
-                List.of(new PodGrant.Share(0, "GPU-n1-0", 1000, 16_384)))));
+        var entry = new LedgerEntry(
+                "ns/a",
+                now.get(),
+                new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "GPU-n1-0", 1000, 16_384)))));
         api.writeLedger("n1", Map.of("uid-a", entry.toJson()), null);
         api.failBinds(false);
         assertThat(bind(binder(cache), b, "n1")).as("fresh: kept").isInstanceOf(Binder.Outcome.Failed.class);
         now.addAndGet(61_000);
-        assertThat(bind(binder(cache), b, "n1")).as("stale and unbound: dropped").isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder(cache), b, "n1"))
+                .as("stale and unbound: dropped")
+                .isInstanceOf(Binder.Outcome.Bound.class);
     }
 
     @Test
@@ -360,11 +412,16 @@ class BinderTest {
         bind(binder, ali, "n1");
         bind(binder, vol, "n1");
         String time = Long.toString(now.get() * 1_000_000L);
-        assertThat(stored("ali").getMetadata().getAnnotations()).containsEntry("ALIYUN_COM_GPU_MEM_IDX", "0")
-                .containsEntry("ALIYUN_COM_GPU_MEM_POD", "4").containsEntry("ALIYUN_COM_GPU_MEM_DEV", "16")
-                .containsEntry("ALIYUN_COM_GPU_MEM_ASSUME_TIME", time).containsEntry("ALIYUN_COM_GPU_MEM_ASSIGNED", "false");
-        assertThat(stored("vol").getMetadata().getAnnotations()).containsEntry("volcano.sh/gpu-index", "0")
-                .containsEntry("volcano.sh/predicate-time", time).containsEntry("volcano.sh/gpu-assigned", "false");
+        assertThat(stored("ali").getMetadata().getAnnotations())
+                .containsEntry("ALIYUN_COM_GPU_MEM_IDX", "0")
+                .containsEntry("ALIYUN_COM_GPU_MEM_POD", "4")
+                .containsEntry("ALIYUN_COM_GPU_MEM_DEV", "16")
+                .containsEntry("ALIYUN_COM_GPU_MEM_ASSUME_TIME", time)
+                .containsEntry("ALIYUN_COM_GPU_MEM_ASSIGNED", "false");
+        assertThat(stored("vol").getMetadata().getAnnotations())
+                .containsEntry("volcano.sh/gpu-index", "0")
+                .containsEntry("volcano.sh/predicate-time", time)
+                .containsEntry("volcano.sh/gpu-assigned", "false");
     }
 
     /**
@@ -372,15 +429,23 @@ class BinderTest {
      * {@code pods}, as the cache sees them.
      */
     private ClusterCache agentNodeAnd(Pod... pods) {
-        api.addNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("a1", 2, 16_384, 0)).editMetadata()
-                .addToLabels("elasticgpu.io/gpu.api", "device-plugin").endMetadata().build());
+        api.addNode(new io.fabric8.kubernetes.api.model.NodeBuilder(node("a1", 2, 16_384, 0))
+                .editMetadata()
+                .addToLabels("elasticgpu.io/gpu.api", "device-plugin")
+                .endMetadata()
+                .build());
         List.of(pods).forEach(api::addPod);
         return cache();
     }
 
     private static Pod hami(String name, String memoryMib, String cores) {
-        return pod("ns", name, "uid-" + name, container("main", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", memoryMib,
-                "nvidia.com/gpucores", cores)));
+        return pod(
+                "ns",
+                name,
+                "uid-" + name,
+                container(
+                        "main",
+                        Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", memoryMib, "nvidia.com/gpucores", cores)));
     }
 
     private void admitted(String name, ClusterCache cache) {
@@ -399,12 +464,18 @@ class BinderTest {
         Binder binder = binder(cache);
 
         assertThat(bind(binder, small, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
-        assertThat(bind(binder, big, "a1")).as("both ask nvidia.com/gpu: 1, with other shares").isEqualTo(new Binder.Outcome.Held(
-                "pod ns/small waits for kubelet on node a1 and asks nvidia.com/gpu: 1 as this pod does, with another share:"
-                        + " kubelet's Allocate names no pod, so this pod is bound there once that one is admitted (at most 60 s);"
-                        + " kube-scheduler will retry"));
+        assertThat(bind(binder, big, "a1"))
+                .as("both ask nvidia.com/gpu: 1, with other shares")
+                .isEqualTo(new Binder.Outcome.Held(
+                        "pod ns/small waits for kubelet on node a1 and asks nvidia.com/gpu: 1 as this pod does, with "
+                                + "another share:"
+                                + " kubelet's Allocate names no pod, so this pod is bound there once that one is "
+                                + "admitted (at most 60 s);"
+                                + " kube-scheduler will retry"));
         assertThat(api.ledger("a1")).as("nothing reserved for it").containsOnlyKeys("uid-small");
-        assertThat(bind(binder, twin, "a1")).as("the same share: a wrong guess gives it the same").isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder, twin, "a1"))
+                .as("the same share: a wrong guess gives it the same")
+                .isInstanceOf(Binder.Outcome.Bound.class);
 
         admitted("small", cache);
         assertThat(bind(binder, big, "a1")).as("the twin still waits").isInstanceOf(Binder.Outcome.Held.class);
@@ -427,10 +498,12 @@ class BinderTest {
 
     @Test
     void lookAlikesWaitOnlyOnAgentNodesAndForAMinuteAtMost() {
-        ClusterCache cache = agentNodeAnd(hami("small", "2048", "10"), hami("big", "4096", "20"), hami("other", "4096", "20"));
+        ClusterCache cache =
+                agentNodeAnd(hami("small", "2048", "10"), hami("big", "4096", "20"), hami("other", "4096", "20"));
         Binder binder = binder(cache);
         assertThat(bind(binder, stored("small"), "n1")).isInstanceOf(Binder.Outcome.Bound.class);
-        assertThat(bind(binder, stored("big"), "n1")).as("no agent labelled n1: nothing there marks admissions")
+        assertThat(bind(binder, stored("big"), "n1"))
+                .as("no agent labelled n1: nothing there marks admissions")
                 .isInstanceOf(Binder.Outcome.Bound.class);
 
         Pod a1small = hami("small-2", "2048", "10");
@@ -440,7 +513,8 @@ class BinderTest {
         now.addAndGet(59_000);
         assertThat(bind(binder, stored("other"), "a1")).isInstanceOf(Binder.Outcome.Held.class);
         now.addAndGet(1_000);
-        assertThat(bind(binder, stored("other"), "a1")).as("a pod not admitted a minute after its bind is stuck; it holds nobody up")
+        assertThat(bind(binder, stored("other"), "a1"))
+                .as("a pod not admitted a minute after its bind is stuck; it holds nobody up")
                 .isInstanceOf(Binder.Outcome.Bound.class);
     }
 }

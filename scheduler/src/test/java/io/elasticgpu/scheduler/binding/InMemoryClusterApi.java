@@ -1,12 +1,10 @@
 package io.elasticgpu.scheduler.binding;
 
 import io.elasticgpu.scheduler.cache.ClusterCache;
-
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -129,7 +127,9 @@ public final class InMemoryClusterApi implements ClusterApi {
     public synchronized PodView pod(String namespace, String name, String uid) {
         calls.incrementAndGet();
         Pod p = pods.get(key(namespace, name));
-        return p != null && uid.equals(p.getMetadata().getUid()) ? new PodView(true, p.getSpec().getNodeName()) : PodView.GONE;
+        return p != null && uid.equals(p.getMetadata().getUid())
+                ? new PodView(true, p.getSpec().getNodeName())
+                : PodView.GONE;
     }
 
     @Override
@@ -139,7 +139,11 @@ public final class InMemoryClusterApi implements ClusterApi {
         if (n == null) {
             throw new ApiException("nodes \"%s\" not found".formatted(node));
         }
-        addNode(new NodeBuilder(n).editMetadata().addToAnnotations(key, value).endMetadata().build());
+        addNode(new NodeBuilder(n)
+                .editMetadata()
+                .addToAnnotations(key, value)
+                .endMetadata()
+                .build());
     }
 
     /** A node as this API holds it now. */
@@ -148,7 +152,8 @@ public final class InMemoryClusterApi implements ClusterApi {
     }
 
     @Override
-    public synchronized void bind(String namespace, String name, String uid, String node, Map<String, String> annotations) {
+    public synchronized void bind(
+            String namespace, String name, String uid, String node, Map<String, String> annotations) {
         calls.incrementAndGet();
         Pod p = live(namespace, name, uid);
         if (failBinds) {
@@ -158,11 +163,19 @@ public final class InMemoryClusterApi implements ClusterApi {
             throw new AlreadyBoundException(p.getSpec().getNodeName());
         }
         // as the API server's BindingREST does: the Binding's annotations are set on the pod with its node
-        Map<String, String> merged = new LinkedHashMap<>(p.getMetadata().getAnnotations() == null ? Map.of()
-                : p.getMetadata().getAnnotations());
+        Map<String, String> merged = new LinkedHashMap<>(
+                p.getMetadata().getAnnotations() == null
+                        ? Map.of()
+                        : p.getMetadata().getAnnotations());
         merged.putAll(annotations);
-        addPod(new PodBuilder(p).editSpec().withNodeName(node).endSpec().editMetadata().withAnnotations(merged)
-                .endMetadata().build());
+        addPod(new PodBuilder(p)
+                .editSpec()
+                .withNodeName(node)
+                .endSpec()
+                .editMetadata()
+                .withAnnotations(merged)
+                .endMetadata()
+                .build());
     }
 
     private Pod live(String namespace, String name, String uid) {

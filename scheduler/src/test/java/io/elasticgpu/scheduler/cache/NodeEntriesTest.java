@@ -4,10 +4,8 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.core.snapshot.NodeState;
-
 import java.util.HashMap;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -15,7 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NodeEntriesTest {
 
     private static Snapshot.Entry entry(String name, int cards) {
-        return new Snapshot.Entry(NodeState.empty(NodeConversion.convert(node(name, cards, 16_384, 0)).orElseThrow()));
+        return new Snapshot.Entry(NodeState.empty(
+                NodeConversion.convert(node(name, cards, 16_384, 0)).orElseThrow()));
     }
 
     @Test

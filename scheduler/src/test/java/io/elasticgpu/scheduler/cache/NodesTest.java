@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.snapshot.NodeState;
-
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,11 +18,14 @@ class NodesTest {
 
     /** What each id counts, as the cache's parts would say. */
     private final Map<String, PodHolding> counts = new HashMap<>();
+
     private final List<String> freed = new ArrayList<>();
     private final Nodes nodes = new Nodes(counts::get, freed::add);
 
     private static PodHolding memory(String node, int card, long mib) {
-        return PodHolding.of(node, new PodResources.Totals(1000, 0),
+        return PodHolding.of(
+                node,
+                new PodResources.Totals(1000, 0),
                 new PodGrant(node, Map.of("main", List.of(new PodGrant.Share(card, "g", 0, mib)))));
     }
 
@@ -46,7 +46,9 @@ class NodesTest {
 
         counts.put("uid-a", memory("n1", 1, 4096));
         nodes.recount("uid-a");
-        assertThat(n1().usedMemory(1)).as("replaced, not added: 4096, not 8192 + 4096").isEqualTo(4096);
+        assertThat(n1().usedMemory(1))
+                .as("replaced, not added: 4096, not 8192 + 4096")
+                .isEqualTo(4096);
         assertThat(freed).as("the same node still").isEmpty();
 
         counts.remove("uid-a");
@@ -57,12 +59,12 @@ class NodesTest {
 
     @ParameterizedTest(name = "{0} MiB held, {1} MiB seen next on a 16384 MiB card: waits {2}")
     @CsvSource({
-            // 12000 + 4000 = 16000 <= 16384: both counted
-            "12000, 4000, false",
-            // 12000 + 4384 = 16384: exactly full, both counted
-            "12000, 4384, false",
-            // 12000 + 10000 = 22000 > 16384: the second waits for the first to leave
-            "12000, 10000, true",
+        // 12000 + 4000 = 16000 <= 16384: both counted
+        "12000, 4000, false",
+        // 12000 + 4384 = 16384: exactly full, both counted
+        "12000, 4384, false",
+        // 12000 + 10000 = 22000 > 16384: the second waits for the first to leave
+        "12000, 10000, true",
     })
     void aPodThatDoesNotFitItsCardYetWaitsUntilSomethingLeavesTheNode(long first, long second, boolean waits) {
         nodes.upsert(node("n1", 1, 16_384, 0));
@@ -76,7 +78,9 @@ class NodesTest {
         counts.remove("old");
         nodes.recount("old");
         assertThat(nodes.waiting()).isZero();
-        assertThat(n1().usedMemory(0)).as("the second counted once the first left").isEqualTo(second);
+        assertThat(n1().usedMemory(0))
+                .as("the second counted once the first left")
+                .isEqualTo(second);
     }
 
     @Test
@@ -87,15 +91,23 @@ class NodesTest {
         NodeEntries before = nodes.entries();
         freed.clear();
 
-        nodes.upsert(new NodeBuilder(node("n1", 2, 16_384, 0)).editStatus().addNewCondition().withType("Ready")
-                .withStatus("True").endCondition().endStatus().build());
+        nodes.upsert(new NodeBuilder(node("n1", 2, 16_384, 0))
+                .editStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition()
+                .endStatus()
+                .build());
         assertThat(nodes.entries()).as("nothing read changed: the same table").isSameAs(before);
 
         nodes.upsert(node("n1", 2, 40_960, 0));
         assertThat(n1().card(1).memoryMib()).isEqualTo(40_960);
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
         assertThat(freed).as("a changed node may have room").containsExactly("n1");
-        assertThat(before.get("n1").state().card(1).memoryMib()).as("the table taken before").isEqualTo(16_384);
+        assertThat(before.get("n1").state().card(1).memoryMib())
+                .as("the table taken before")
+                .isEqualTo(16_384);
     }
 
     @Test
@@ -104,8 +116,11 @@ class NodesTest {
         counts.put("uid-a", memory("n1", 1, 8192));
         nodes.recount("uid-a");
 
-        nodes.upsert(new NodeBuilder(node("n1", 2, 16_384, 0)).editMetadata()
-                .addToAnnotations("elasticgpu.io/inventory", "{\"cards\": [{\"index\": \"one\"}]}").endMetadata().build());
+        nodes.upsert(new NodeBuilder(node("n1", 2, 16_384, 0))
+                .editMetadata()
+                .addToAnnotations("elasticgpu.io/inventory", "{\"cards\": [{\"index\": \"one\"}]}")
+                .endMetadata()
+                .build());
         assertThat(nodes.entries().get("n1")).isNull();
         assertThat(nodes.node("n1")).isNull();
 
@@ -115,16 +130,16 @@ class NodesTest {
 
     @ParameterizedTest(name = "nodes of {0}: largest card {1} MiB, most cards {2}; without the last {3} MiB, {4}")
     @CsvSource({
-            // one node: its cards; gone, nothing is left
-            "2x16384, 16384, 2, 0, 0",
-            // the largest card of any node and the most cards of any node, not of the same node: max(16384, 40960,
-            // 81920) = 81920 and max(2, 8, 4) = 8; without the 4x81920 node, max(16384, 40960) = 40960 and 8
-            "2x16384 8x40960 4x81920, 81920, 8, 40960, 8",
-            // without the 8x40960 node: 81920 and max(2, 4) = 4
-            "2x16384 4x81920 8x40960, 81920, 8, 81920, 4",
+        // one node: its cards; gone, nothing is left
+        "2x16384, 16384, 2, 0, 0",
+        // the largest card of any node and the most cards of any node, not of the same node: max(16384, 40960,
+        // 81920) = 81920 and max(2, 8, 4) = 8; without the 4x81920 node, max(16384, 40960) = 40960 and 8
+        "2x16384 8x40960 4x81920, 81920, 8, 40960, 8",
+        // without the 8x40960 node: 81920 and max(2, 4) = 4
+        "2x16384 4x81920 8x40960, 81920, 8, 81920, 4",
     })
-    void theLimitsAreTheLargestCardAndTheMostCardsOfAnyNode(String fleet, long memory, int cards, long memoryWithout,
-                                                           int cardsWithout) {
+    void theLimitsAreTheLargestCardAndTheMostCardsOfAnyNode(
+            String fleet, long memory, int cards, long memoryWithout, int cardsWithout) {
         String[] shapes = fleet.split(" ");
         for (int i = 0; i < shapes.length; i++) {
             String[] parts = shapes[i].split("x");

@@ -6,15 +6,12 @@ import static io.elasticgpu.scheduler.K8s.draPod;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodAsks;
-
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -22,8 +19,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PodsTest {
 
     private final Pods pods = new Pods(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT));
-    private final Pod slice = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
-    private final PodGrant onCard1 = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
+    private final Pod slice =
+            pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
+    private final PodGrant onCard1 =
+            new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
 
     @Test
     void aPodIsUnknownUntilSeenLiveWhileItHoldsAndGoneOnceDeleted() {
@@ -46,7 +45,9 @@ class PodsTest {
         // one placement: the pod's 2000 m CPU with its container's 8192 MiB share of card 1
         assertThat(pods.observed("uid-a").placements()).singleElement().satisfies(p -> {
             assertThat(p.request().cpuMilli()).isEqualTo(2000);
-            assertThat(p.shares()).extracting(s -> s.card() + ":" + s.memoryMib()).containsExactly("1:8192");
+            assertThat(p.shares())
+                    .extracting(s -> s.card() + ":" + s.memoryMib())
+                    .containsExactly("1:8192");
         });
         pods.gone("uid-a", "ns/a");
         assertThat(pods.observed("uid-a")).isNull();
@@ -55,24 +56,28 @@ class PodsTest {
 
     @ParameterizedTest(name = "{0}: unknown holder {1}")
     @CsvSource({
-            // its allocation names its node: its cards are known
-            "readable, false",
-            // an annotation nobody can read, or none at all: which cards it holds, nobody can tell
-            "garbled, true",
-            "missing, true",
-            // an allocation naming another node is no allocation here
-            "elsewhere, true",
-            // a bind of this replica in flight: its annotation comes with the bind
-            "assumed, false",
-            // on a DRA node the claim kube-scheduler made for the pod holds its cards
-            "dra-node, false",
+        // its allocation names its node: its cards are known
+        "readable, false",
+        // an annotation nobody can read, or none at all: which cards it holds, nobody can tell
+        "garbled, true",
+        "missing, true",
+        // an allocation naming another node is no allocation here
+        "elsewhere, true",
+        // a bind of this replica in flight: its annotation comes with the bind
+        "assumed, false",
+        // on a DRA node the claim kube-scheduler made for the pod holds its cards
+        "dra-node, false",
     })
     void aBoundGpuPodWhoseCardsNobodyCanNameIsAnUnknownHolderOfItsNode(String allocation, boolean unknown) {
         Pod pod = switch (allocation) {
             case "readable" -> bound(slice, "n1", onCard1);
             case "elsewhere" -> bound(slice, "n1", new PodGrant("n2", onCard1.containers()));
-            case "garbled" -> new PodBuilder(bound(slice, "n1", null)).editMetadata()
-                    .addToAnnotations("elasticgpu.io/allocation", "{not json").endMetadata().build();
+            case "garbled" ->
+                new PodBuilder(bound(slice, "n1", null))
+                        .editMetadata()
+                        .addToAnnotations("elasticgpu.io/allocation", "{not json")
+                        .endMetadata()
+                        .build();
             default -> bound(slice, "n1", null); // missing, assumed, dra-node: no annotation yet
         };
         pods.seen(pod, allocation.equals("assumed"), n -> allocation.equals("dra-node"));
@@ -96,25 +101,37 @@ class PodsTest {
 
     @ParameterizedTest(name = "{0}: in the workload {1}")
     @CsvSource({
-            // bound to a node with cards: it takes CPU and memory GPU pods need
-            "on-gpu-node, true",
-            // bound elsewhere: not our nodes
-            "on-cpu-node, false",
-            // pending for the scheduler a GPU pod uses: it will land among the GPU pods
-            "pending-here, true",
-            // pending for another scheduler
-            "pending-elsewhere, false",
-            // pending with a ResourceClaim: a DRA pod, whose cards come through its claim
-            "pending-with-claim, true",
+        // bound to a node with cards: it takes CPU and memory GPU pods need
+        "on-gpu-node, true",
+        // bound elsewhere: not our nodes
+        "on-cpu-node, false",
+        // pending for the scheduler a GPU pod uses: it will land among the GPU pods
+        "pending-here, true",
+        // pending for another scheduler
+        "pending-elsewhere, false",
+        // pending with a ResourceClaim: a DRA pod, whose cards come through its claim
+        "pending-with-claim, true",
     })
-    void thePodsWithoutGpusInTheWorkloadAreThoseOnGpuNodesPendingForTheGpuPodsSchedulerOrWithClaims(String where,
-                                                                                                   boolean counted) {
-        pods.seen(new PodBuilder(slice).editSpec().withSchedulerName("gpu-scheduler").endSpec().build(), false, n -> false);
+    void thePodsWithoutGpusInTheWorkloadAreThoseOnGpuNodesPendingForTheGpuPodsSchedulerOrWithClaims(
+            String where, boolean counted) {
+        pods.seen(
+                new PodBuilder(slice)
+                        .editSpec()
+                        .withSchedulerName("gpu-scheduler")
+                        .endSpec()
+                        .build(),
+                false,
+                n -> false);
         Pod web = pod("ns", "web", "uid-w", container("main", Map.of("cpu", "1")));
         Pod pod = switch (where) {
             case "on-gpu-node" -> bound(web, "n1", null);
             case "on-cpu-node" -> bound(web, "cpu-node", null);
-            case "pending-here" -> new PodBuilder(web).editSpec().withSchedulerName("gpu-scheduler").endSpec().build();
+            case "pending-here" ->
+                new PodBuilder(web)
+                        .editSpec()
+                        .withSchedulerName("gpu-scheduler")
+                        .endSpec()
+                        .build();
             case "pending-with-claim" -> draPod("ns", "web", "uid-w", "c");
             default -> web;
         };
@@ -130,6 +147,7 @@ class PodsTest {
     void aPodWithoutGpusKeepsWhatTheWorkloadNeedsOfIt() {
         pods.seen(bound(draPod("ns", "d", "uid-d", "claim-1"), "n1", null), false, n -> false);
 
-        assertThat(pods.hostWorkload(n -> true)).containsExactly(new HostPod(null, "n1", 1000, 0, List.of("ns/claim-1")));
+        assertThat(pods.hostWorkload(n -> true))
+                .containsExactly(new HostPod(null, "n1", 1000, 0, List.of("ns/claim-1")));
     }
 }

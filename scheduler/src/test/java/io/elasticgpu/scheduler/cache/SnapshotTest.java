@@ -8,23 +8,22 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodAsks;
-
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 /** The snapshots ClusterCache hands out, and what its assumptions do to them. */
 class SnapshotTest {
 
     private final ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
-    private final Pod slice = pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
-    private final PodGrant onCard1 = new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
+    private final Pod slice =
+            pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192", "cpu", "2")));
+    private final PodGrant onCard1 =
+            new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(1, "GPU-n1-1", 0, 8192))));
     private final PodHolding bind = PodHolding.of("n1", new PodResources.Totals(2000, 0), onCard1);
 
     @Test
@@ -35,8 +34,11 @@ class SnapshotTest {
 
         cache.hold("uid-a", bind, new Hold(onCard1, 100));
         Pod garbled = pod("ns", "b", "uid-b", container("main", Map.of("elasticgpu.io/gpu-memory", "8192")));
-        cache.upsertPod(new PodBuilder(bound(garbled, "n1", null)).editMetadata()
-                .addToAnnotations("elasticgpu.io/allocation", "{not json").endMetadata().build());
+        cache.upsertPod(new PodBuilder(bound(garbled, "n1", null))
+                .editMetadata()
+                .addToAnnotations("elasticgpu.io/allocation", "{not json")
+                .endMetadata()
+                .build());
         cache.upsertClaim(claim("ns", "c", "uid-c", "4Gi"));
         cache.upsertNode(node("n1", 8, 81_920, 4));
         cache.deleteNode("n2");
@@ -53,7 +55,9 @@ class SnapshotTest {
         assertThat(before.workloadPodCount()).isZero();
 
         assertThat(after.state("n1").cardCount()).isEqualTo(8);
-        assertThat(after.state("n1").usedMemory(1)).as("the hold, counted on the rebuilt node").isEqualTo(8192);
+        assertThat(after.state("n1").usedMemory(1))
+                .as("the hold, counted on the rebuilt node")
+                .isEqualTo(8192);
         assertThat(after.node("n2")).isEmpty();
         assertThat(after.limits()).isEqualTo(new Snapshot.Limits(81_920, 8));
         assertThat(after.held("uid-a")).isPresent();
@@ -79,11 +83,15 @@ class SnapshotTest {
         assertThat(cache.snapshot().state("n1").usedMemory(1)).as("assumed").isEqualTo(8192);
 
         cache.upsertPod(bound(slice, "n1", onCard1));
-        assertThat(cache.snapshot().state("n1").usedMemory(1)).as("bound: counted once, as observed").isEqualTo(8192);
+        assertThat(cache.snapshot().state("n1").usedMemory(1))
+                .as("bound: counted once, as observed")
+                .isEqualTo(8192);
         assertThat(cache.boundNode("uid-a")).contains("n1");
 
         cache.forget("uid-a");
-        assertThat(cache.snapshot().state("n1").usedMemory(1)).as("the observed allocation remains").isEqualTo(8192);
+        assertThat(cache.snapshot().state("n1").usedMemory(1))
+                .as("the observed allocation remains")
+                .isEqualTo(8192);
     }
 
     @Test
@@ -126,7 +134,9 @@ class SnapshotTest {
         assertThat(cache.snapshot().held("uid-a")).isEmpty();
         assertThat(cache.snapshot().state("n1").usedMemory(1)).isEqualTo(8192);
         cache.expireHolds(1_000);
-        assertThat(cache.snapshot().state("n1").usedMemory(1)).as("an assumption does not lapse").isEqualTo(8192);
+        assertThat(cache.snapshot().state("n1").usedMemory(1))
+                .as("an assumption does not lapse")
+                .isEqualTo(8192);
     }
 
     @Test

@@ -7,11 +7,9 @@ import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.PodAsks;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class WorkloadTest {
@@ -30,7 +28,9 @@ class WorkloadTest {
         assertThat(before.gpuPods()).extracting(p -> p.getMetadata().getName()).containsExactly("g");
         assertThat(before.hostPods()).extracting(HostPod::cpuMilli).containsExactly(1000L);
         assertThat(cache.workload().gpuPods()).hasSize(2);
-        assertThat(cache.workload().hostPods()).as("its node has no cards any more").isEmpty();
+        assertThat(cache.workload().hostPods())
+                .as("its node has no cards any more")
+                .isEmpty();
 
         List<HostPod> mutable = new ArrayList<>(before.hostPods());
         Workload copied = new Workload(List.of(), mutable, Map.of());

@@ -5,17 +5,15 @@ import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.policy.BinpackPolicy;
 import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.K8s;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Snapshot;
-
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class DecisionsTest {
@@ -38,7 +36,8 @@ class DecisionsTest {
 
     private void hold(String node, String uid, int card, long memory) {
         var p = pod("ns", uid, uid, container("main", Map.of("elasticgpu.io/gpu-memory", Long.toString(memory))));
-        cache.upsertPod(K8s.bound(p, node, new PodGrant(node, Map.of("main", List.of(new PodGrant.Share(card, "g", 0, memory))))));
+        cache.upsertPod(K8s.bound(
+                p, node, new PodGrant(node, Map.of("main", List.of(new PodGrant.Share(card, "g", 0, memory))))));
     }
 
     @Test
@@ -48,39 +47,48 @@ class DecisionsTest {
         hold("n1", "x", 0, 12_000);
         hold("n1", "y", 1, 10_240);
         List<String> names = List.of("n1", "n2", "cpu-node");
-        Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache.snapshot()::state);
+        Decisions.Filtered f =
+                decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache.snapshot()::state);
         assertThat(f.fit()).containsExactly("n2");
-        assertThat(f.failed()).containsExactly(Map.entry("n1",
-                "Elastic GPU: no card (or set of cards) has the GPU share the pod asks free"));
-        assertThat(f.unresolvable()).containsExactly(Map.entry("cpu-node",
-                "no Elastic GPU inventory published; run the node agent on the node"));
+        assertThat(f.failed())
+                .containsExactly(
+                        Map.entry("n1", "Elastic GPU: no card (or set of cards) has the GPU share the pod asks free"));
+        assertThat(f.unresolvable())
+                .containsExactly(
+                        Map.entry("cpu-node", "no Elastic GPU inventory published; run the node agent on the node"));
         assertThat(f.reasons()).containsExactly(Map.entry("insufficient_gpu", 1), Map.entry("no_inventory", 1));
     }
 
     @Test
     void asksNoNodeCouldEverMeetAreErrors() {
         cache.upsertNode(node("n1", 8, 81_920, 4));
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu-memory", "100000")), cache.snapshot().limits())).contains(
-                "container main asks 100000 MiB of GPU memory on one card; the largest card in the cluster has 81920 MiB");
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "9")), cache.snapshot().limits())).contains(
-                "container main asks 9 cards on one node; the node with most healthy cards has 8");
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "8")), cache.snapshot().limits())).isEmpty();
-        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "1")), new Snapshot.Limits(0, 0))).contains(
-                "no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on the GPU nodes");
+        assertThat(Decisions.impossible(
+                        ask(Map.of("elasticgpu.io/gpu-memory", "100000")),
+                        cache.snapshot().limits()))
+                .contains("container main asks 100000 MiB of GPU memory on one card; the largest card in the cluster "
+                        + "has 81920 MiB");
+        assertThat(Decisions.impossible(
+                        ask(Map.of("elasticgpu.io/gpu", "9")), cache.snapshot().limits()))
+                .contains("container main asks 9 cards on one node; the node with most healthy cards has 8");
+        assertThat(Decisions.impossible(
+                        ask(Map.of("elasticgpu.io/gpu", "8")), cache.snapshot().limits()))
+                .isEmpty();
+        assertThat(Decisions.impossible(ask(Map.of("elasticgpu.io/gpu", "1")), new Snapshot.Limits(0, 0)))
+                .contains("no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs "
+                        + "on the GPU nodes");
     }
 
     @Test
     void multiCardPodsPreferNodesThatCanGiveThemNvlinkedCardsAsMuchAsTheWeightsSay() {
         cache.upsertNode(node("islands", 8, 16_384, 4)); // two NVLink islands of four
-        cache.upsertNode(node("flat", 4, 16_384, 0));    // four cards across sockets
+        cache.upsertNode(node("flat", 4, 16_384, 0)); // four cards across sockets
         List<String> names = List.of("islands", "flat");
         PodAsk four = ask(Map.of("elasticgpu.io/gpu", "4"));
         // binpack alone prefers the node the pod fills: flat (4 of 4 cards) over islands (4 of 8)
         assertThat(prioritize(new Decisions(BinpackPolicy::new, new Decisions.Weights(1, 0)), four, names))
                 .containsExactly(Map.entry("islands", 0), Map.entry("flat", 10));
         // by default the links count twice the policy
-        assertThat(prioritize(decisions, four, names))
-                .containsExactly(Map.entry("islands", 10), Map.entry("flat", 0));
+        assertThat(prioritize(decisions, four, names)).containsExactly(Map.entry("islands", 10), Map.entry("flat", 0));
         // one-card pods have no links to weigh: the policy decides alone
         assertThat(prioritize(decisions, ask(Map.of("elasticgpu.io/gpu", "1")), names))
                 .containsExactly(Map.entry("islands", 0), Map.entry("flat", 10));
@@ -100,14 +108,19 @@ class DecisionsTest {
         // full (2000 - 1023 + 31) / 2000 = 50.4 %, half (2000 - 1511 + 31) / 2000 = 26 %, empty 31 / 2000 = 1.55 %;
         // nofit has 384 MiB free. Scaled: full 10, empty 0, half floor(10 (26 - 1.55) / (50.4 - 1.55)) = 5
         Map<String, Integer> scores = prioritize(decisions, ask(Map.of("elasticgpu.io/gpu-memory", "500")), names);
-        assertThat(scores).containsExactly(Map.entry("full", 10), Map.entry("half", 5), Map.entry("empty", 0),
-                Map.entry("nofit", 0));
+        assertThat(scores)
+                .containsExactly(
+                        Map.entry("full", 10), Map.entry("half", 5), Map.entry("empty", 0), Map.entry("nofit", 0));
     }
 
     @Test
     void multiContainerPodsMustFitAsAWhole() {
         cache.upsertNode(node("n1", 1, 16_384, 0));
-        var p = pod("ns", "p", "u", container("a", Map.of("elasticgpu.io/gpu-memory", "10000")),
+        var p = pod(
+                "ns",
+                "p",
+                "u",
+                container("a", Map.of("elasticgpu.io/gpu-memory", "10000")),
                 container("b", Map.of("elasticgpu.io/gpu-memory", "10000")));
         PodAsk ask = PodAsk.of(p, PodAsks.Units.DEFAULT);
         Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache.snapshot()::state);
@@ -120,8 +133,8 @@ class DecisionsTest {
         cache.upsertNode(node("n2", 1, 16_384, 0));
         hold("n1", "x", 0, 10_000);
         hold("n2", "y", 0, 12_000);
-        Decisions.Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"),
-                cache.snapshot()::state);
+        Decisions.Filtered f = decisions.filter(
+                ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"), cache.snapshot()::state);
         assertThat(f.failed().values()).hasSize(2).containsOnly(Decisions.category(Reason.INSUFFICIENT_GPU));
     }
 
@@ -132,14 +145,20 @@ class DecisionsTest {
         }
         hold("c", "x", 0, 8_000);
         hold("d", "y", 0, 8_000);
-        var decided = decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "c", "b"),
-                cache.snapshot()::entry);
+        var decided = decisions.decide(
+                ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "c", "b"), cache.snapshot()::entry);
         assertThat(decided).hasValueSatisfying(d -> {
-            assertThat(d.node()).as("binpack: the fuller nodes c and d tie; c is first by name").isEqualTo("c");
-            assertThat(d.assigned().placements().getFirst().shares().getFirst().memoryMib()).isEqualTo(4000);
+            assertThat(d.node())
+                    .as("binpack: the fuller nodes c and d tie; c is first by name")
+                    .isEqualTo("c");
+            assertThat(d.assigned().placements().getFirst().shares().getFirst().memoryMib())
+                    .isEqualTo(4000);
         });
         hold("c", "z", 0, 8_000);
-        assertThat(decisions.decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "b"), cache.snapshot()::entry))
+        assertThat(decisions.decide(
+                        ask(Map.of("elasticgpu.io/gpu-memory", "4000")),
+                        List.of("d", "a", "b"),
+                        cache.snapshot()::entry))
                 .hasValueSatisfying(d -> assertThat(d.node()).isEqualTo("d"));
     }
 }

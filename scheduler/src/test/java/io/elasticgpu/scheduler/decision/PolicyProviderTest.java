@@ -7,27 +7,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.policy.PolicyName;
-
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 class PolicyProviderTest {
 
     private final List<Pod> pods = new ArrayList<>();
     private final Instant now = Instant.parse("2026-11-25T07:00:00Z");
-    private final PolicyProvider provider = new PolicyProvider(PolicyName.ELASTIC, () -> List.copyOf(pods), List::of, pods::size,
-            PodAsks.Units.DEFAULT, () -> now, Duration.ofMinutes(1));
+    private final PolicyProvider provider = new PolicyProvider(
+            PolicyName.ELASTIC,
+            () -> List.copyOf(pods),
+            List::of,
+            pods::size,
+            PodAsks.Units.DEFAULT,
+            () -> now,
+            Duration.ofMinutes(1));
 
     private void add(int count) {
         for (int i = 0; i < count; i++) {
-            pods.add(pod("ns", "p" + pods.size(), "u" + pods.size(), container("main", Map.of("elasticgpu.io/gpu-core", "30"))));
+            pods.add(pod(
+                    "ns",
+                    "p" + pods.size(),
+                    "u" + pods.size(),
+                    container("main", Map.of("elasticgpu.io/gpu-core", "30"))));
         }
     }
 

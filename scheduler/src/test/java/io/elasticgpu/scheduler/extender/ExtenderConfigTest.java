@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.core.policy.PolicyName;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,7 +23,8 @@ class ExtenderConfigTest {
 
     @Test
     void aFileOverridesTheDefaults() throws IOException {
-        Path file = Files.writeString(dir.resolve("c.yaml"), "policy: binpack\nlisten: 127.0.0.2:9443\nmemoryBlockMib: 256\n");
+        Path file = Files.writeString(
+                dir.resolve("c.yaml"), "policy: binpack\nlisten: 127.0.0.2:9443\nmemoryBlockMib: 256\n");
         ExtenderConfig c = ExtenderConfig.load(file);
         assertThat(c.policy()).isEqualTo(PolicyName.BINPACK);
         assertThat(c.host()).isEqualTo("127.0.0.2");
@@ -37,7 +36,8 @@ class ExtenderConfigTest {
     @Test
     void unknownKeysAreNamedWithTheKnownOnes() throws IOException {
         Path file = Files.writeString(dir.resolve("c.yaml"), "polcy: binpack\n");
-        assertThatThrownBy(() -> ExtenderConfig.load(file)).hasMessageStartingWith(file + ": unknown key \"polcy\"; known keys: ")
+        assertThatThrownBy(() -> ExtenderConfig.load(file))
+                .hasMessageStartingWith(file + ": unknown key \"polcy\"; known keys: ")
                 .hasMessageContaining("policy");
     }
 
@@ -47,18 +47,24 @@ class ExtenderConfigTest {
                 .hasMessageStartingWith("unknown policy \"tetris\"; choose one of: elastic, binpack");
         assertThatThrownBy(() -> ExtenderConfig.builder().withListen("8888").build())
                 .hasMessage("listen (--listen) must be host:port, e.g. 127.0.0.1:8888, was \"8888\"");
-        assertThatThrownBy(() -> ExtenderConfig.builder().withListen("127.0.0.1:99999").build())
+        assertThatThrownBy(() ->
+                        ExtenderConfig.builder().withListen("127.0.0.1:99999").build())
                 .hasMessage("listen (--listen): the port must be 0..65535, was \"99999\"");
-        assertThatThrownBy(() -> ExtenderConfig.builder().withTlsCertFile("cert.pem").build())
+        assertThatThrownBy(() ->
+                        ExtenderConfig.builder().withTlsCertFile("cert.pem").build())
                 .hasMessage("tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both or neither,"
                         + " were \"cert.pem\" and none");
         assertThatThrownBy(() -> ExtenderConfig.builder().withMemoryBlockMib(0).build())
                 .hasMessage("memoryBlockMib (--memory-block-mib) must be >= 1, was 0; give the MiB in one unit of"
                         + " elasticgpu.io/gpu-memory, the node agents' --memory-block-mib");
-        assertThatThrownBy(() -> ExtenderConfig.builder().withLedgerNamespace("Bad_NS").build())
+        assertThatThrownBy(() ->
+                        ExtenderConfig.builder().withLedgerNamespace("Bad_NS").build())
                 .hasMessage("ledgerNamespace (--ledger-namespace) must be a namespace name, was \"Bad_NS\"; lower-case"
                         + " letters, digits and '-', e.g. elastic-gpu-system");
-        assertThatThrownBy(() -> ExtenderConfig.builder().withPolicyWeight(0).withTopologyWeight(0).build())
+        assertThatThrownBy(() -> ExtenderConfig.builder()
+                        .withPolicyWeight(0)
+                        .withTopologyWeight(0)
+                        .build())
                 .hasMessage("policyWeight and topologyWeight must be finite, >= 0 and not both 0, were 0.0 and 0.0;"
                         + " give --policy-weight or --topology-weight a positive weight (defaults 1 and 2)");
         assertThatThrownBy(() -> ExtenderConfig.builder().withTopologyWeight(-1).build())
@@ -68,37 +74,64 @@ class ExtenderConfigTest {
     /** Every check of the constructor, one case each: the setting, its flag where it has one, the value and the fix. */
     static Stream<Arguments> badSettings() {
         return Stream.of(
-                bad("metricsListen without a port", b -> b.withMetricsListen("9402"),
+                bad(
+                        "metricsListen without a port",
+                        b -> b.withMetricsListen("9402"),
                         "metricsListen (--metrics-listen) must be host:port, e.g. 127.0.0.1:8888, was \"9402\""),
-                bad("listen with a port past 65535", b -> b.withListen("127.0.0.1:65536"),
+                bad(
+                        "listen with a port past 65535",
+                        b -> b.withListen("127.0.0.1:65536"),
                         "listen (--listen): the port must be 0..65535, was \"65536\""),
-                bad("a key without its certificate", b -> b.withTlsKeyFile("key.pem"),
+                bad(
+                        "a key without its certificate",
+                        b -> b.withTlsKeyFile("key.pem"),
                         "tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both or neither,"
                                 + " were none and \"key.pem\""),
-                bad("a certificate that is not there", b -> b.withTlsCertFile("/nonexistent/cert.pem").withTlsKeyFile("/nonexistent/key.pem"),
+                bad(
+                        "a certificate that is not there",
+                        b -> b.withTlsCertFile("/nonexistent/cert.pem").withTlsKeyFile("/nonexistent/key.pem"),
                         "tlsCertFile (--tls-cert): cannot read \"/nonexistent/cert.pem\"; give a readable PEM file"),
-                bad("an Aliyun unit of 0", b -> b.withAliyunUnitMib(0),
+                bad(
+                        "an Aliyun unit of 0",
+                        b -> b.withAliyunUnitMib(0),
                         "aliyunUnitMib (--aliyun-unit-mib) must be >= 1, was 0; give the MiB in one unit of"
                                 + " aliyun.com/gpu-mem, the node agents' --aliyun-unit-mib (1024: Aliyun's GiB)"),
-                bad("a memory resource name with a blank", b -> b.withGpuMemory("elasticgpu.io/gpu memory"),
+                bad(
+                        "a memory resource name with a blank",
+                        b -> b.withGpuMemory("elasticgpu.io/gpu memory"),
                         "gpuMemory must be an extended resource name (domain/name), was \"elasticgpu.io/gpu memory\";"
                                 + " e.g. elasticgpu.io/gpu-memory"),
-                bad("no whole-card resource name", b -> b.withGpu(null),
+                bad(
+                        "no whole-card resource name",
+                        b -> b.withGpu(null),
                         "gpu must be an extended resource name (domain/name), was none; e.g. elasticgpu.io/gpu"),
                 // 10 s is the least: kube-scheduler's bind follows its filter within seconds
-                bad("stale reservations dropped after 9 s", b -> b.withStaleReservationSeconds(9),
+                bad(
+                        "stale reservations dropped after 9 s",
+                        b -> b.withStaleReservationSeconds(9),
                         "staleReservationSeconds must be >= 10, was 9; e.g. 60"),
-                bad("the workload never refreshed", b -> b.withWorkloadRefreshSeconds(0),
+                bad(
+                        "the workload never refreshed",
+                        b -> b.withWorkloadRefreshSeconds(0),
                         "workloadRefreshSeconds must be >= 1, was 0; e.g. 60"),
-                bad("decisions held for no time", b -> b.withHoldSeconds(0), "holdSeconds must be >= 1, was 0; e.g. 30"),
+                bad(
+                        "decisions held for no time",
+                        b -> b.withHoldSeconds(0),
+                        "holdSeconds must be >= 1, was 0; e.g. 30"),
                 // NaN compares false with everything, so it is caught by "not >= 0"
-                bad("a weight that is not a number", b -> b.withPolicyWeight(Double.NaN),
+                bad(
+                        "a weight that is not a number",
+                        b -> b.withPolicyWeight(Double.NaN),
                         "policyWeight and topologyWeight must be finite, >= 0 and not both 0, were NaN and 2.0;"
                                 + " give --policy-weight or --topology-weight a positive weight (defaults 1 and 2)"),
                 // MAX + MAX overflows to infinity
-                bad("weights whose sum is infinite", b -> b.withPolicyWeight(Double.MAX_VALUE).withTopologyWeight(Double.MAX_VALUE),
-                        "policyWeight and topologyWeight must be finite, >= 0 and not both 0, were 1.7976931348623157E308"
-                                + " and 1.7976931348623157E308; give --policy-weight or --topology-weight a positive weight"
+                bad(
+                        "weights whose sum is infinite",
+                        b -> b.withPolicyWeight(Double.MAX_VALUE).withTopologyWeight(Double.MAX_VALUE),
+                        "policyWeight and topologyWeight must be finite, >= 0 and not both 0, were "
+                                + "1.7976931348623157E308"
+                                + " and 1.7976931348623157E308; give --policy-weight or --topology-weight a positive "
+                                + "weight"
                                 + " (defaults 1 and 2)"));
     }
 
@@ -108,25 +141,32 @@ class ExtenderConfigTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badSettings")
-    void aBadSettingIsRefusedNamingItsFlagValueAndFix(String name, UnaryOperator<ExtenderConfig.Builder> change, String message) {
+    void aBadSettingIsRefusedNamingItsFlagValueAndFix(
+            String name, UnaryOperator<ExtenderConfig.Builder> change, String message) {
         assertThatThrownBy(() -> change.apply(ExtenderConfig.builder()).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
-            "memoryBlockMib: lots         | memoryBlockMib must be a whole number, was \"lots\"",
-            "holdSeconds: 4294967296      | holdSeconds must be a whole number below 2^31, was 4294967296",
-            "decideInFilter: maybe        | decideInFilter must be true or false, was \"maybe\"",
-            "policyWeight: [1, 2]         | policyWeight must be a number, was [1, 2]",
-            "listen: {host: a}            | listen must be a string, was {host=a}",
-            "policy: tetris               | unknown policy \"tetris\"; choose one of: elastic, binpack, spread, random,"
-                    + " dot-product, gpu-clustering, gpu-packing, best-fit, fgd",
-            "ledgerNamespace: ~           | ledgerNamespace needs a value; leave the key out for its default",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '\'',
+            value = {
+                "memoryBlockMib: lots         | memoryBlockMib must be a whole number, was \"lots\"",
+                "holdSeconds: 4294967296      | holdSeconds must be a whole number below 2^31, was 4294967296",
+                "decideInFilter: maybe        | decideInFilter must be true or false, was \"maybe\"",
+                "policyWeight: [1, 2]         | policyWeight must be a number, was [1, 2]",
+                "listen: {host: a}            | listen must be a string, was {host=a}",
+                "policy: tetris               | unknown policy \"tetris\"; choose one of: elastic, binpack, spread, "
+                        + "random,"
+                        + " dot-product, gpu-clustering, gpu-packing, best-fit, fgd",
+                "ledgerNamespace: ~           | ledgerNamespace needs a value; leave the key out for its default",
+            })
     void aFileValueOfTheWrongTypeIsRefusedNamingTheFileKeyAndValue(String yaml, String message) throws IOException {
         Path file = Files.writeString(dir.resolve("c.yaml"), yaml + "\n");
-        assertThatThrownBy(() -> ExtenderConfig.load(file)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ExtenderConfig.load(file))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(file + ": " + message);
     }
 
@@ -145,22 +185,31 @@ class ExtenderConfigTest {
 
     @Test
     void theVerbsAreServedOnlyOnLoopbackUnlessRemoteCallersAreAllowed() {
-        assertThatThrownBy(() -> ExtenderConfig.builder().withListen("0.0.0.0:8888").build())
+        assertThatThrownBy(() ->
+                        ExtenderConfig.builder().withListen("0.0.0.0:8888").build())
                 .hasMessageStartingWith("listen: 0.0.0.0:8888 is reachable from other hosts")
                 .hasMessageContaining("127.0.0.1:8888", "--metrics-listen", "--allow-remote-callers");
-        assertThat(ExtenderConfig.builder().withListen("localhost:8888").build().host()).isEqualTo("localhost");
+        assertThat(ExtenderConfig.builder().withListen("localhost:8888").build().host())
+                .isEqualTo("localhost");
         assertThat(ExtenderConfig.builder().withListen("::1:8888").build().port())
                 .isEqualTo(8888);
-        ExtenderConfig remote = ExtenderConfig.builder().withListen("0.0.0.0:8888").withAllowRemoteCallers(true).build();
+        ExtenderConfig remote = ExtenderConfig.builder()
+                .withListen("0.0.0.0:8888")
+                .withAllowRemoteCallers(true)
+                .build();
         assertThat(remote.host()).isEqualTo("0.0.0.0");
     }
 
     @Test
     void theMetricsAddressIsOptionalAndChecked() {
         assertThat(ExtenderConfig.defaults().metricsAddress()).isEmpty();
-        assertThat(ExtenderConfig.builder().withMetricsListen("0.0.0.0:9402").build().metricsAddress())
+        assertThat(ExtenderConfig.builder()
+                        .withMetricsListen("0.0.0.0:9402")
+                        .build()
+                        .metricsAddress())
                 .contains(new Address("0.0.0.0", 9402));
-        assertThatThrownBy(() -> ExtenderConfig.builder().withMetricsListen("9402").build())
+        assertThatThrownBy(
+                        () -> ExtenderConfig.builder().withMetricsListen("9402").build())
                 .hasMessage("metricsListen (--metrics-listen) must be host:port, e.g. 127.0.0.1:8888, was \"9402\"");
     }
 
@@ -168,12 +217,17 @@ class ExtenderConfigTest {
     void flagsOverrideTheFileAndAreCheckedLikeIt() throws IOException {
         Path file = Files.writeString(dir.resolve("c.yaml"), "policy: binpack\ntopologyWeight: 5\nmemoryBlockMib: 0\n");
         // the file alone is refused; the flag mends it before anything is checked
-        ExtenderConfig c = ExtenderConfig.builder().withFile(file).withPolicy(PolicyName.SPREAD).withPolicyWeight(3.0)
-                .withMemoryBlockMib(16).build();
+        ExtenderConfig c = ExtenderConfig.builder()
+                .withFile(file)
+                .withPolicy(PolicyName.SPREAD)
+                .withPolicyWeight(3.0)
+                .withMemoryBlockMib(16)
+                .build();
         assertThat(c.policy()).isEqualTo(PolicyName.SPREAD);
         assertThat(c.weights()).isEqualTo(new io.elasticgpu.scheduler.decision.Decisions.Weights(3, 5));
         assertThatThrownBy(() -> c.toBuilder().withMemoryBlockMib(-1).build())
                 .hasMessageStartingWith("memoryBlockMib (--memory-block-mib) must be >= 1, was -1");
-        assertThatThrownBy(() -> ExtenderConfig.load(file)).hasMessageStartingWith("memoryBlockMib (--memory-block-mib)");
+        assertThatThrownBy(() -> ExtenderConfig.load(file))
+                .hasMessageStartingWith("memoryBlockMib (--memory-block-mib)");
     }
 }

@@ -13,17 +13,14 @@ import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.requeue.Requeue;
-
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-
 import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -41,12 +38,14 @@ class ExtenderFuzzTest {
 
     private static final InMemoryClusterApi API = new InMemoryClusterApi();
     private static final ClusterCache CACHE = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
-    private static final Pod SLICE = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "2000")));
+    private static final Pod SLICE =
+            pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "2000")));
     private static ExtenderServer server;
     private static URI base;
     private static String before;
     /** The filter decides and holds, as shipped; the holds lapse on this clock before the state is compared. */
     private static final AtomicLong CLOCK = new AtomicLong();
+
     private static final Duration HOLD = Duration.ofSeconds(30);
 
     @BeforeContainer
@@ -55,12 +54,21 @@ class ExtenderFuzzTest {
         API.addNode(node("big", 2, 81_920, 0));
         API.addPod(SLICE);
         API.feed(CACHE);
-        Binder binder = new Binder(API, CACHE, BinpackPolicy::new, PodAsks.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
+        Binder binder = new Binder(
+                API, CACHE, BinpackPolicy::new, PodAsks.Units.DEFAULT, InstantSource.system(), Duration.ofSeconds(60));
         ExtenderMetrics metrics = new ExtenderMetrics(CACHE, binder);
         Requeue requeue = new Requeue(API, InstantSource.system(), Requeue.WINDOW, Duration.ZERO);
-        Verbs verbs = new Verbs(CACHE, new Decisions(BinpackPolicy::new), binder, PodAsks.Units.DEFAULT, metrics,
-                () -> true, requeue, new Verbs.Deciding(true, HOLD, CLOCK::get));
-        server = ExtenderServer.start(ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true);
+        Verbs verbs = new Verbs(
+                CACHE,
+                new Decisions(BinpackPolicy::new),
+                binder,
+                PodAsks.Units.DEFAULT,
+                metrics,
+                () -> true,
+                requeue,
+                new Verbs.Deciding(true, HOLD, CLOCK::get));
+        server = ExtenderServer.start(
+                ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true);
         base = URI.create("http://127.0.0.1:" + server.port() + "/");
         before = state();
     }
@@ -76,7 +84,8 @@ class ExtenderFuzzTest {
      */
     private static String state() {
         CACHE.expireHolds(CLOCK.addAndGet(HOLD.toNanos() + 1));
-        return API.pods() + "|" + API.ledger("small") + API.ledger("big") + "|" + CACHE.snapshot().states();
+        return API.pods() + "|" + API.ledger("small") + API.ledger("big") + "|"
+                + CACHE.snapshot().states();
     }
 
     @Provide
@@ -86,12 +95,17 @@ class ExtenderFuzzTest {
 
     @Provide
     Arbitrary<byte[]> bodies() throws Exception {
-        String byNames = ExtenderServer.JSON.writeValueAsString(Map.of("Pod", SLICE, "NodeNames", List.of("small", "big")));
-        String byNodes = ExtenderServer.JSON.writeValueAsString(Map.of("Pod", SLICE,
-                "Nodes", new NodeListBuilder().withItems(node("small", 1, 16_384, 0)).build()));
+        String byNames =
+                ExtenderServer.JSON.writeValueAsString(Map.of("Pod", SLICE, "NodeNames", List.of("small", "big")));
+        String byNodes = ExtenderServer.JSON.writeValueAsString(Map.of(
+                "Pod",
+                SLICE,
+                "Nodes",
+                new NodeListBuilder().withItems(node("small", 1, 16_384, 0)).build()));
         // Binds name a node that does not exist, so that no mutation of them can be a valid bind.
         String bind = "{\"PodName\":\"p\",\"PodNamespace\":\"ns\",\"PodUID\":\"uid-p\",\"Node\":\"gone\"}";
-        return HttpFuzz.bodies(List.of(byNames, byNodes, bind, "{}", "null", "{\"Pod\":{}}", "{\"Pod\":null,\"NodeNames\":[]}"));
+        return HttpFuzz.bodies(
+                List.of(byNames, byNodes, bind, "{}", "null", "{\"Pod\":{}}", "{\"Pod\":null,\"NodeNames\":[]}"));
     }
 
     @Property(tries = 400)
@@ -105,18 +119,22 @@ class ExtenderFuzzTest {
     /** Found by the property above in CI: a container without a name asking GPUs made filter answer 500. */
     @Example
     void aNamelessContainerAskingGpusIsTheCallersMistakeNotA500() {
-        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"uid-p\"},\"spec\":{\"containers\":"
-                + "[{\"image\":\"x\",\"resources\":{\"limits\":{\"elasticgpu.io/gpu-memory\":\"2000\"}}}]}},\"NodeNames\":[\"small\"]}";
+        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\",\"uid\":\"uid-p\"},"
+                + "\"spec\":{\"containers\":"
+                + "[{\"image\":\"x\",\"resources\":{\"limits\":{\"elasticgpu.io/gpu-memory\":\"2000\"}}}]}},"
+                + "\"NodeNames\":[\"small\"]}";
         for (String verb : List.of("filter", "prioritize")) {
             assertThat(HttpFuzz.status(base, "POST", verb, body.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
-                    .as(verb).isBetween(200, 499);
+                    .as(verb)
+                    .isBetween(200, 499);
         }
         assertThat(state()).isEqualTo(before);
     }
 
     @Property(tries = 5)
     void aBodyOverTheLimitIsRefusedWith413(@ForAll("verbs") String verb) {
-        byte[] huge = new byte["bind".equals(verb) ? ExtenderServer.MAX_BIND_BYTES + 1 : ExtenderServer.MAX_REQUEST_BYTES + 1];
+        byte[] huge = new byte
+                ["bind".equals(verb) ? ExtenderServer.MAX_BIND_BYTES + 1 : ExtenderServer.MAX_REQUEST_BYTES + 1];
         assertThat(HttpFuzz.status(base, "POST", verb, huge)).isEqualTo(413);
         assertThat(state()).isEqualTo(before);
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -13,7 +12,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,16 +34,27 @@ class ExtenderServiceIT {
 
     @Test
     void aStartedServiceServesAtOnceIsNotReadyWithoutTheApiAndGivesItsPortsBackWhenClosed() throws Exception {
-        client = new KubernetesClientBuilder().withConfig(new ConfigBuilder().withMasterUrl("http://127.0.0.1:" + closedPort())
-                .withRequestTimeout(1_000).withConnectionTimeout(1_000).withRequestRetryBackoffLimit(0).build()).build();
-        ExtenderConfig config = ExtenderConfig.builder().withListen("127.0.0.1:0").withMetricsListen("127.0.0.1:0").build();
+        client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder()
+                        .withMasterUrl("http://127.0.0.1:" + closedPort())
+                        .withRequestTimeout(1_000)
+                        .withConnectionTimeout(1_000)
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
+        ExtenderConfig config = ExtenderConfig.builder()
+                .withListen("127.0.0.1:0")
+                .withMetricsListen("127.0.0.1:0")
+                .build();
 
         ExtenderService service = ExtenderService.start(client, config);
         int port = service.port();
         try {
             assertThat(port).isPositive();
             assertThat(get(port, "/healthz").body()).isEqualTo("ok");
-            assertThat(get(port, "/readyz").statusCode()).as("no API server, so no list yet").isEqualTo(503);
+            assertThat(get(port, "/readyz").statusCode())
+                    .as("no API server, so no list yet")
+                    .isEqualTo(503);
             assertThat(service.ready()).isFalse();
         } finally {
             service.close();
@@ -58,7 +67,9 @@ class ExtenderServiceIT {
     }
 
     private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -84,7 +82,9 @@ class RequeueTest {
         requeue.rejected();
         assertThat(requeue.freed("gone")).isTrue();
         assertThat(requeue.writeDue()).containsExactly("gone");
-        assertThat(requeue.freed("gone")).as("the failed write is no longer queued").isTrue();
+        assertThat(requeue.freed("gone"))
+                .as("the failed write is no longer queued")
+                .isTrue();
         assertThat(requeue.freed("n2")).isTrue();
         assertThat(requeue.writeDue()).containsExactly("n2");
         assertThat(freedAnnotation("n2")).isNotNull();

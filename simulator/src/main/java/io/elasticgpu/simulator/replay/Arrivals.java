@@ -1,7 +1,6 @@
 package io.elasticgpu.simulator.replay;
 
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -14,11 +13,10 @@ import java.util.random.RandomGenerator;
  */
 public final class Arrivals {
 
-    private Arrivals() {
-    }
+    private Arrivals() {}
 
-    public static List<TracePod> order(List<TracePod> original, long capacityMilli, double inflation,
-                                       RandomGenerator random) {
+    public static List<TracePod> order(
+            List<TracePod> original, long capacityMilli, double inflation, RandomGenerator random) {
         if (!(inflation > 0)) {
             throw new IllegalArgumentException("inflation must be > 0, was " + inflation);
         }

@@ -2,8 +2,8 @@ package io.elasticgpu.simulator.replay;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.policy.Fragmentation;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.Policy;
@@ -11,7 +11,6 @@ import io.elasticgpu.core.policy.PolicyContext;
 import io.elasticgpu.core.policy.TypicalWorkload;
 import io.elasticgpu.simulator.trace.Trace;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -36,8 +35,7 @@ public final class Experiment {
     public static final int TYPICAL_COVERAGE_PERCENT = 95;
 
     /** One finished replay. */
-    public record Run(String policy, long seed, EventLog log, long elapsedNanos) {
-    }
+    public record Run(String policy, long seed, EventLog log, long elapsedNanos) {}
 
     /** Hears about finished runs as they finish, from any thread. */
     @FunctionalInterface
@@ -106,13 +104,12 @@ public final class Experiment {
     public Run runOne(String policyName, long seed) {
         long start = System.nanoTime();
         Order order = order(seed);
-        EventLog log = new Replay(order.nodes(), policy(policyName, seed), metric).run(order.arrivals(), done -> { });
+        EventLog log = new Replay(order.nodes(), policy(policyName, seed), metric).run(order.arrivals(), done -> {});
         return new Run(policyName, seed, log, System.nanoTime() - start);
     }
 
     /** The pods in their arrival order and the nodes in their priority order, for one seed. */
-    public record Order(List<TracePod> arrivals, List<Node> nodes) {
-    }
+    public record Order(List<TracePod> arrivals, List<Node> nodes) {}
 
     /** The order every policy sees for {@code seed}: what a replay elsewhere (a real cluster) must repeat. */
     public Order order(long seed) {

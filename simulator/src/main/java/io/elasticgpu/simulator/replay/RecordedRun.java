@@ -1,8 +1,8 @@
 package io.elasticgpu.simulator.replay;
 
-import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.placement.Decision;
 import io.elasticgpu.core.placement.Placer;
 import io.elasticgpu.core.policy.Choice;
@@ -13,7 +13,6 @@ import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.simulator.trace.Trace;
 import io.elasticgpu.simulator.trace.TraceFormatException;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -41,15 +40,13 @@ public final class RecordedRun {
     private static final String FAILED = "FAILED";
 
     /** One recorded event: the pod (clones by their trace name) and the node it went to, or empty. */
-    public record Event(String pod, java.util.Optional<String> node, long usedMilli, double fragmentationMilli) {
-    }
+    public record Event(String pod, java.util.Optional<String> node, long usedMilli, double fragmentationMilli) {}
 
     /**
      * The comparison: events compared, events where the decision matched, the first difference if any, and the
      * replay's event log.
      */
-    public record Comparison(int events, int matching, String firstDifference, EventLog log) {
-    }
+    public record Comparison(int events, int matching, String firstDifference, EventLog log) {}
 
     private final Path file;
     private final List<Event> events;
@@ -83,14 +80,17 @@ public final class RecordedRun {
             if (!result.equals(FAILED)) {
                 Matcher m = PRIORITY.matcher(result);
                 if (!m.matches()) {
-                    throw new TraceFormatException(file, i + 1, "result_node",
+                    throw new TraceFormatException(
+                            file,
+                            i + 1,
+                            "result_node",
                             "expected NNNN-<node> or FAILED, found \"%s\"".formatted(result));
                 }
                 node = java.util.Optional.of(m.group(2));
                 priority.put(m.group(2), Integer.parseInt(m.group(1)));
             }
-            events.add(new Event(cells[1], node, parse(file, i, "used_gpu_milli", cells[4]),
-                    Double.parseDouble(cells[5])));
+            events.add(new Event(
+                    cells[1], node, parse(file, i, "used_gpu_milli", cells[4]), Double.parseDouble(cells[5])));
         }
         return new RecordedRun(file, List.copyOf(events), priority);
     }
@@ -99,7 +99,8 @@ public final class RecordedRun {
         try {
             return Long.parseLong(cell);
         } catch (NumberFormatException e) {
-            throw new TraceFormatException(file, line + 1, column, "expected a whole number, found \"%s\"".formatted(cell));
+            throw new TraceFormatException(
+                    file, line + 1, column, "expected a whole number, found \"%s\"".formatted(cell));
         }
     }
 
@@ -111,11 +112,13 @@ public final class RecordedRun {
     public List<Node> nodesInPriorityOrder(Trace trace) {
         for (Node node : trace.nodes()) {
             if (!priority.containsKey(node.name())) {
-                throw new TraceFormatException(file, "node %s of the trace never appears, so its priority is unknown"
-                        .formatted(node.name()));
+                throw new TraceFormatException(
+                        file, "node %s of the trace never appears, so its priority is unknown".formatted(node.name()));
             }
         }
-        return trace.nodes().stream().sorted(Comparator.comparingInt(n -> priority.get(n.name()))).toList();
+        return trace.nodes().stream()
+                .sorted(Comparator.comparingInt(n -> priority.get(n.name())))
+                .toList();
     }
 
     /** The recorded pod order, each pod looked up in the trace (clones by the name they were cloned from). */
@@ -145,7 +148,8 @@ public final class RecordedRun {
             TracePod pod = arrivals.get(i);
             Decision ours = placer.place(pod.request(), replay.cluster());
             java.util.Optional<String> oursNode = ours instanceof Decision.Placed p
-                    ? java.util.Optional.of(p.placement().node()) : java.util.Optional.empty();
+                    ? java.util.Optional.of(p.placement().node())
+                    : java.util.Optional.empty();
             java.util.Optional<String> recorded = events.get(i).node();
             if (oursNode.equals(recorded)) {
                 matching++;
@@ -153,10 +157,13 @@ public final class RecordedRun {
                 continue;
             }
             if (firstDifference == null) {
-                firstDifference = "event %d (%s): recorded %s, ours %s".formatted(i, pod.name(),
-                        recorded.orElse(FAILED), oursNode.orElse(FAILED));
+                firstDifference = "event %d (%s): recorded %s, ours %s"
+                        .formatted(i, pod.name(), recorded.orElse(FAILED), oursNode.orElse(FAILED));
             }
-            replay.record(log, pod, recorded.map(n -> forced(policy, pod.request(), replay, n)).orElse(null));
+            replay.record(
+                    log,
+                    pod,
+                    recorded.map(n -> forced(policy, pod.request(), replay, n)).orElse(null));
         }
         return new Comparison(arrivals.size(), matching, Objects.requireNonNullElse(firstDifference, "none"), log);
     }

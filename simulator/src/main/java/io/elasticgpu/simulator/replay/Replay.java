@@ -2,15 +2,14 @@ package io.elasticgpu.simulator.replay;
 
 import static java.util.Objects.requireNonNull;
 
-import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.model.Grant;
+import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.placement.Decision;
 import io.elasticgpu.core.placement.Placer;
 import io.elasticgpu.core.policy.Fragmentation;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.ClusterState;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.util.List;
 import java.util.function.IntConsumer;
 

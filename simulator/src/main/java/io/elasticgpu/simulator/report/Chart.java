@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
 import javax.imageio.ImageIO;
 
 /**
@@ -34,8 +33,9 @@ public final class Chart {
     private static final double X_MAX = 130;
     private static final double Y_MIN = 50;
     private static final double Y_MAX = 100;
-    private static final String[] COLORS = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-            "#e377c2", "#7f7f7f", "#17becf", "#bcbd22"};
+    private static final String[] COLORS = {
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#17becf", "#bcbd22"
+    };
 
     /** The drawing operations the chart needs, in chart pixels. */
     interface Canvas {
@@ -46,19 +46,23 @@ public final class Chart {
         void text(double x, double y, String text, String color, int size, boolean centred);
     }
 
-    private Chart() {
-    }
+    private Chart() {}
 
     /**
      * One line of the chart: @param name its legend, @param curve allocation (percent of capacity) at each whole
      * percent of arrived workload, {@code curve[level]}, NaN where unknown, @param at100 the figure in the legend
      */
-    public record Line(String name, double[] curve, double at100) {
-    }
+    public record Line(String name, double[] curve, double at100) {}
 
     public static void write(Path file, String title, List<PolicyReport> reports, Map<String, Double> published) {
-        writeLines(file, title, reports.stream().map(r -> new Line(r.policy(), r.curve(), r.allocationAt100().mean()))
-                .toList(), published);
+        writeLines(
+                file,
+                title,
+                reports.stream()
+                        .map(r -> new Line(
+                                r.policy(), r.curve(), r.allocationAt100().mean()))
+                        .toList(),
+                published);
     }
 
     /** The chart of {@code lines}, with {@code published} points (by line name) as circles at 100 % arrival. */
@@ -108,7 +112,12 @@ public final class Chart {
             }
             double legendY = TOP + 20 + 20 * i;
             c.line(WIDTH - RIGHT + 20, legendY - 4, WIDTH - RIGHT + 45, legendY - 4, color, 3);
-            c.text(WIDTH - RIGHT + 52, legendY, String.format(Locale.ROOT, "%s %.2f", r.name(), r.at100()), "#000000", 12,
+            c.text(
+                    WIDTH - RIGHT + 52,
+                    legendY,
+                    String.format(Locale.ROOT, "%s %.2f", r.name(), r.at100()),
+                    "#000000",
+                    12,
                     false);
             Double paper = published.get(r.name());
             if (paper != null) {
@@ -139,28 +148,44 @@ public final class Chart {
 
         @Override
         public void line(double x1, double y1, double x2, double y2, String color, double width) {
-            elements.add(String.format(Locale.ROOT,
+            elements.add(String.format(
+                    Locale.ROOT,
                     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"/>",
-                    x1, y1, x2, y2, color, width));
+                    x1,
+                    y1,
+                    x2,
+                    y2,
+                    color,
+                    width));
         }
 
         @Override
         public void circle(double x, double y, double r, String color) {
-            elements.add(String.format(Locale.ROOT,
+            elements.add(String.format(
+                    Locale.ROOT,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>",
-                    x, y, r, color));
+                    x,
+                    y,
+                    r,
+                    color));
         }
 
         @Override
         public void text(double x, double y, String text, String color, int size, boolean centred) {
-            elements.add(String.format(Locale.ROOT,
+            elements.add(String.format(
+                    Locale.ROOT,
                     "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" font-size=\"%d\" font-family=\"sans-serif\"%s>%s</text>",
-                    x, y, color, size, centred ? " text-anchor=\"middle\"" : "",
+                    x,
+                    y,
+                    color,
+                    size,
+                    centred ? " text-anchor=\"middle\"" : "",
                     text.replace("&", "&amp;").replace("<", "&lt;")));
         }
 
         String finish() {
-            return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n%s\n</svg>\n"
+            return ("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n<rect width=\"100%%\" "
+                            + "height=\"100%%\" fill=\"white\"/>\n%s\n</svg>\n")
                     .formatted(WIDTH, HEIGHT, String.join("\n", elements));
         }
     }

@@ -10,8 +10,7 @@ import java.util.stream.Collectors;
  */
 public final class JsonReport {
 
-    private JsonReport() {
-    }
+    private JsonReport() {}
 
     public static String of(List<PolicyReport> reports) {
         if (reports.size() == 1) {
@@ -25,27 +24,46 @@ public final class JsonReport {
         json.append("\"trace\": ").append(string(r.trace()));
         json.append(", \"policy\": ").append(string(r.policy()));
         json.append(", \"seeds\": ").append(r.seeds());
-        json.append(", \"allocationAtArrival100\": {\"mean\": ").append(number(r.allocationAt100().mean()))
-                .append(", \"sd\": ").append(number(r.allocationAt100().sd())).append('}');
+        json.append(", \"allocationAtArrival100\": {\"mean\": ")
+                .append(number(r.allocationAt100().mean()))
+                .append(", \"sd\": ")
+                .append(number(r.allocationAt100().sd()))
+                .append('}');
         json.append(", \"unallocatedGpusAtArrival100\": ").append(number(r.unallocatedGpusAt100()));
-        json.append(", \"firstFailure\": ").append(r.firstFailure()
-                .map(f -> "{\"arrivedPct\": %s, \"unallocatedGpus\": %s}".formatted(number(f.arrivedPct()),
-                        number(f.unallocatedGpus())))
-                .orElse("null"));
-        json.append(", \"fragmentationAtArrival\": {").append(r.fragmentation().entrySet().stream()
-                .sorted(java.util.Map.Entry.comparingByKey())
-                .map(e -> "\"%d\": {\"amountPct\": %s, \"ratioPct\": %s}".formatted(e.getKey(),
-                        number(e.getValue().amountPct()), number(e.getValue().ratioPct())))
-                .collect(Collectors.joining(", "))).append('}');
+        json.append(", \"firstFailure\": ")
+                .append(r.firstFailure()
+                        .map(f -> "{\"arrivedPct\": %s, \"unallocatedGpus\": %s}"
+                                .formatted(number(f.arrivedPct()), number(f.unallocatedGpus())))
+                        .orElse("null"));
+        json.append(", \"fragmentationAtArrival\": {")
+                .append(r.fragmentation().entrySet().stream()
+                        .sorted(java.util.Map.Entry.comparingByKey())
+                        .map(e -> "\"%d\": {\"amountPct\": %s, \"ratioPct\": %s}"
+                                .formatted(
+                                        e.getKey(),
+                                        number(e.getValue().amountPct()),
+                                        number(e.getValue().ratioPct())))
+                        .collect(Collectors.joining(", ")))
+                .append('}');
         json.append(", \"curve\": [");
         double[] curve = r.curve();
         for (int level = 0; level < curve.length; level++) {
-            json.append(level == 0 ? "" : ", ").append('[').append(level).append(", ").append(number(curve[level])).append(']');
+            json.append(level == 0 ? "" : ", ")
+                    .append('[')
+                    .append(level)
+                    .append(", ")
+                    .append(number(curve[level]))
+                    .append(']');
         }
         json.append(']');
-        r.replay().ifPresent(check -> json.append(", \"replay\": {\"events\": ").append(check.events())
-                .append(", \"matching\": ").append(check.matching())
-                .append(", \"firstDifference\": ").append(string(check.firstDifference())).append('}'));
+        r.replay()
+                .ifPresent(check -> json.append(", \"replay\": {\"events\": ")
+                        .append(check.events())
+                        .append(", \"matching\": ")
+                        .append(check.matching())
+                        .append(", \"firstDifference\": ")
+                        .append(string(check.firstDifference()))
+                        .append('}'));
         json.append(", \"elapsedMs\": ").append(r.elapsedMs());
         return json.append('}').toString();
     }

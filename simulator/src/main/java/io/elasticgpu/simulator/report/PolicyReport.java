@@ -11,21 +11,26 @@ import java.util.Optional;
  * One policy on one trace over several seeds: the headline allocation ratio at 100 % arrival, the unallocated GPUs,
  * the first failure, fragmentation at 80, 90 and 100 % arrival and the mean curve. Immutable.
  */
-public record PolicyReport(String trace, String policy, List<Long> seeds, Statistic allocationAt100,
-                           double unallocatedGpusAt100, Optional<RunMetrics.FirstFailure> firstFailure,
-                           Map<Integer, Fragmentation> fragmentation, double[] curve, Optional<ReplayCheck> replay,
-                           long elapsedMs) {
+public record PolicyReport(
+        String trace,
+        String policy,
+        List<Long> seeds,
+        Statistic allocationAt100,
+        double unallocatedGpusAt100,
+        Optional<RunMetrics.FirstFailure> firstFailure,
+        Map<Integer, Fragmentation> fragmentation,
+        double[] curve,
+        Optional<ReplayCheck> replay,
+        long elapsedMs) {
 
     /** Reported arrival levels for fragmentation. */
     public static final List<Integer> FRAGMENTATION_LEVELS = List.of(80, 90, 100);
 
     /** Fragmentation at one arrival level, in percent of capacity and of idle capacity. */
-    public record Fragmentation(double amountPct, double ratioPct) {
-    }
+    public record Fragmentation(double amountPct, double ratioPct) {}
 
     /** Decisions compared with a recorded run, and how many were the same. */
-    public record ReplayCheck(int events, int matching, String firstDifference) {
-    }
+    public record ReplayCheck(int events, int matching, String firstDifference) {}
 
     public PolicyReport {
         requireNonNull(trace, "trace");
@@ -40,27 +45,52 @@ public record PolicyReport(String trace, String policy, List<Long> seeds, Statis
      *
      * @param capacityMilli the cluster's GPU capacity, to turn percentages into GPUs
      */
-    public static PolicyReport summarise(String trace, String policy, List<Long> seeds, List<RunMetrics> runs,
-                                         long capacityMilli, Optional<ReplayCheck> replay, long elapsedMs) {
-        Statistic at100 = Statistic.of(runs.stream().mapToDouble(r -> r.allocationAt(100)).toArray());
+    public static PolicyReport summarise(
+            String trace,
+            String policy,
+            List<Long> seeds,
+            List<RunMetrics> runs,
+            long capacityMilli,
+            Optional<ReplayCheck> replay,
+            long elapsedMs) {
+        Statistic at100 =
+                Statistic.of(runs.stream().mapToDouble(r -> r.allocationAt(100)).toArray());
         double gpus = capacityMilli / 1000.0;
         double unallocated = (100 - at100.mean()) / 100 * gpus;
-        List<RunMetrics.FirstFailure> failures = runs.stream().flatMap(r -> r.firstFailure().stream()).toList();
-        Optional<RunMetrics.FirstFailure> first = failures.isEmpty() ? Optional.empty() : Optional.of(
-                new RunMetrics.FirstFailure(
-                        Statistic.of(failures.stream().mapToDouble(RunMetrics.FirstFailure::arrivedPct).toArray()).mean(),
-                        Statistic.of(failures.stream().mapToDouble(RunMetrics.FirstFailure::unallocatedGpus).toArray()).mean()));
+        List<RunMetrics.FirstFailure> failures =
+                runs.stream().flatMap(r -> r.firstFailure().stream()).toList();
+        Optional<RunMetrics.FirstFailure> first = failures.isEmpty()
+                ? Optional.empty()
+                : Optional.of(new RunMetrics.FirstFailure(
+                        Statistic.of(failures.stream()
+                                        .mapToDouble(RunMetrics.FirstFailure::arrivedPct)
+                                        .toArray())
+                                .mean(),
+                        Statistic.of(failures.stream()
+                                        .mapToDouble(RunMetrics.FirstFailure::unallocatedGpus)
+                                        .toArray())
+                                .mean()));
         Map<Integer, Fragmentation> frag = new LinkedHashMap<>();
         for (int level : FRAGMENTATION_LEVELS) {
-            frag.put(level, new Fragmentation(
-                    Statistic.of(runs.stream().mapToDouble(r -> RunMetrics.at(r.fragAmount(), level)).toArray()).mean(),
-                    Statistic.of(runs.stream().mapToDouble(r -> RunMetrics.at(r.fragRatio(), level)).toArray()).mean()));
+            frag.put(
+                    level,
+                    new Fragmentation(
+                            Statistic.of(runs.stream()
+                                            .mapToDouble(r -> RunMetrics.at(r.fragAmount(), level))
+                                            .toArray())
+                                    .mean(),
+                            Statistic.of(runs.stream()
+                                            .mapToDouble(r -> RunMetrics.at(r.fragRatio(), level))
+                                            .toArray())
+                                    .mean()));
         }
         int levels = runs.stream().mapToInt(r -> r.allocation().length).max().orElse(0);
         double[] curve = new double[levels];
         for (int level = 0; level < levels; level++) {
             int l = level;
-            curve[level] = Statistic.of(runs.stream().mapToDouble(r -> r.allocationAt(l)).toArray()).mean();
+            curve[level] = Statistic.of(
+                            runs.stream().mapToDouble(r -> r.allocationAt(l)).toArray())
+                    .mean();
         }
         return new PolicyReport(trace, policy, seeds, at100, unallocated, first, frag, curve, replay, elapsedMs);
     }

@@ -1,7 +1,6 @@
 package io.elasticgpu.simulator.report;
 
 import io.elasticgpu.simulator.trace.TraceFormatException;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,13 +18,22 @@ import java.util.Map;
  */
 public final class PublishedResults {
 
-    private static final Map<String, String> POLICY_NAMES = Map.of("01-Random", "random", "02-DotProd", "dot-product",
-            "03-GpuClustering", "gpu-clustering", "04-GpuPacking", "gpu-packing", "05-BestFit", "best-fit",
-            "06-FGD", "fgd");
+    private static final Map<String, String> POLICY_NAMES = Map.of(
+            "01-Random",
+            "random",
+            "02-DotProd",
+            "dot-product",
+            "03-GpuClustering",
+            "gpu-clustering",
+            "04-GpuPacking",
+            "gpu-packing",
+            "05-BestFit",
+            "best-fit",
+            "06-FGD",
+            "fgd");
 
     /** One published mean and standard deviation. */
-    public record Published(double mean, double sd) {
-    }
+    public record Published(double mean, double sd) {}
 
     private final Map<String, Map<String, Published>> byTrace;
 
@@ -43,7 +51,8 @@ public final class PublishedResults {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
         if (lines.isEmpty() || !lines.getFirst().startsWith("workload,policy,n_seeds,alloc_mean,alloc_sd")) {
-            throw new TraceFormatException(file, "expected a header starting workload,policy,n_seeds,alloc_mean,alloc_sd");
+            throw new TraceFormatException(
+                    file, "expected a header starting workload,policy,n_seeds,alloc_mean,alloc_sd");
         }
         Map<String, Map<String, Published>> byTrace = new LinkedHashMap<>();
         for (int i = 1; i < lines.size(); i++) {
@@ -53,14 +62,19 @@ public final class PublishedResults {
             String[] cells = lines.get(i).split(",", -1);
             String policy = POLICY_NAMES.get(cells[1]);
             if (cells.length < 5 || policy == null) {
-                throw new TraceFormatException(file, i + 1, "policy",
-                        "expected one of %s with 5 or more cells, found \"%s\"".formatted(POLICY_NAMES.keySet(), lines.get(i)));
+                throw new TraceFormatException(
+                        file,
+                        i + 1,
+                        "policy",
+                        "expected one of %s with 5 or more cells, found \"%s\""
+                                .formatted(POLICY_NAMES.keySet(), lines.get(i)));
             }
             try {
                 byTrace.computeIfAbsent(cells[0], k -> new HashMap<>())
                         .put(policy, new Published(Double.parseDouble(cells[3]), Double.parseDouble(cells[4])));
             } catch (NumberFormatException e) {
-                throw new TraceFormatException(file, i + 1, "alloc_mean", "expected numbers, found \"%s\"".formatted(lines.get(i)));
+                throw new TraceFormatException(
+                        file, i + 1, "alloc_mean", "expected numbers, found \"%s\"".formatted(lines.get(i)));
             }
         }
         return new PublishedResults(byTrace);
@@ -80,14 +94,19 @@ public final class PublishedResults {
     /** Ours beside the published mean at 100 % arrival, for the policies the artifact ran on this trace. */
     public String comparison(String trace, List<PolicyReport> reports) {
         Map<String, Published> published = byTrace.getOrDefault(trace, Map.of());
-        StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+        StringBuilder out = new StringBuilder(String.format(
+                Locale.ROOT,
                 "%nagainst the FGD artifact's published allocation at 100%% arrival:%n%-15s %9s %9s %7s%n",
-                "policy", "ours", "published", "diff"));
+                "policy",
+                "ours",
+                "published",
+                "diff"));
         for (PolicyReport r : reports) {
             Published p = published.get(r.policy());
             if (p != null) {
                 double ours = r.allocationAt100().mean();
-                out.append(String.format(Locale.ROOT, "%-15s %9.2f %9.2f %+7.2f%n", r.policy(), ours, p.mean(), ours - p.mean()));
+                out.append(String.format(
+                        Locale.ROOT, "%-15s %9.2f %9.2f %+7.2f%n", r.policy(), ours, p.mean(), ours - p.mean()));
             }
         }
         return out.toString();

@@ -1,7 +1,6 @@
 package io.elasticgpu.simulator.report;
 
 import io.elasticgpu.simulator.replay.EventLog;
-
 import java.util.Optional;
 
 /**
@@ -15,12 +14,11 @@ import java.util.Optional;
  * @param fragRatio     percent of idle GPU capacity that is fragmented, by level
  * @param firstFailure  the arrival and the unallocated GPUs at the first pod that fit nowhere
  */
-public record RunMetrics(double[] allocation, double[] fragAmount, double[] fragRatio,
-                         Optional<FirstFailure> firstFailure) {
+public record RunMetrics(
+        double[] allocation, double[] fragAmount, double[] fragRatio, Optional<FirstFailure> firstFailure) {
 
     /** @param arrivedPct percent of capacity asked so far; @param unallocatedGpus cards' worth of capacity not held */
-    public record FirstFailure(double arrivedPct, double unallocatedGpus) {
-    }
+    public record FirstFailure(double arrivedPct, double unallocatedGpus) {}
 
     public static RunMetrics of(EventLog log) {
         double capacity = log.capacityMilli();

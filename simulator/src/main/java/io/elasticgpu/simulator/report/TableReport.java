@@ -6,23 +6,56 @@ import java.util.Locale;
 /** Policy reports as a table a person reads on a terminal, one row per policy. */
 public final class TableReport {
 
-    private TableReport() {
-    }
+    private TableReport() {}
 
     public static String of(String heading, List<PolicyReport> reports) {
         StringBuilder out = new StringBuilder(heading).append("\n\n");
-        out.append(String.format(Locale.ROOT, "%-15s %9s %6s %9s %17s %17s %17s %17s %8s%n", "policy",
-                "alloc@100", "sd", "unalloc", "first failure", "frag@80", "frag@90", "frag@100", "time"));
-        out.append(String.format(Locale.ROOT, "%-15s %9s %6s %9s %17s %17s %17s %17s %8s%n", "",
-                "%", "", "GPUs", "arrived% / GPUs", "amount% / ratio%", "amount% / ratio%", "amount% / ratio%", "s, sum"));
+        out.append(String.format(
+                Locale.ROOT,
+                "%-15s %9s %6s %9s %17s %17s %17s %17s %8s%n",
+                "policy",
+                "alloc@100",
+                "sd",
+                "unalloc",
+                "first failure",
+                "frag@80",
+                "frag@90",
+                "frag@100",
+                "time"));
+        out.append(String.format(
+                Locale.ROOT,
+                "%-15s %9s %6s %9s %17s %17s %17s %17s %8s%n",
+                "",
+                "%",
+                "",
+                "GPUs",
+                "arrived% / GPUs",
+                "amount% / ratio%",
+                "amount% / ratio%",
+                "amount% / ratio%",
+                "s, sum"));
         for (PolicyReport r : reports) {
-            out.append(String.format(Locale.ROOT, "%-15s %9s %6s %9s %17s %17s %17s %17s %8.1f%n", r.policy(),
-                    fixed(r.allocationAt100().mean()), fixed(r.allocationAt100().sd()), fixed(r.unallocatedGpusAt100()),
-                    r.firstFailure().map(f -> fixed(f.arrivedPct()) + " / " + fixed(f.unallocatedGpus())).orElse("none"),
-                    frag(r, 80), frag(r, 90), frag(r, 100), r.elapsedMs() / 1000.0));
-            r.replay().ifPresent(c -> out.append(String.format(Locale.ROOT,
-                    "  replay of recorded events: %d of %d decisions match (first difference: %s)%n",
-                    c.matching(), c.events(), c.firstDifference())));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%-15s %9s %6s %9s %17s %17s %17s %17s %8.1f%n",
+                    r.policy(),
+                    fixed(r.allocationAt100().mean()),
+                    fixed(r.allocationAt100().sd()),
+                    fixed(r.unallocatedGpusAt100()),
+                    r.firstFailure()
+                            .map(f -> fixed(f.arrivedPct()) + " / " + fixed(f.unallocatedGpus()))
+                            .orElse("none"),
+                    frag(r, 80),
+                    frag(r, 90),
+                    frag(r, 100),
+                    r.elapsedMs() / 1000.0));
+            r.replay()
+                    .ifPresent(c -> out.append(String.format(
+                            Locale.ROOT,
+                            "  replay of recorded events: %d of %d decisions match (first difference: %s)%n",
+                            c.matching(),
+                            c.events(),
+                            c.firstDifference())));
         }
         return out.toString();
     }

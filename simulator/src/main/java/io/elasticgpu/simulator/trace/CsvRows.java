@@ -45,7 +45,10 @@ final class CsvRows {
         }
         for (String column : required) {
             if (!csv.columns.containsKey(column)) {
-                throw new TraceFormatException(file, 1, column,
+                throw new TraceFormatException(
+                        file,
+                        1,
+                        column,
                         "missing from the header; expected columns " + required + ", found " + Arrays.toString(header));
             }
         }
@@ -56,7 +59,10 @@ final class CsvRows {
             }
             String[] cells = line.split(",", -1);
             if (cells.length != header.length) {
-                throw new TraceFormatException(file, i + 1, "*",
+                throw new TraceFormatException(
+                        file,
+                        i + 1,
+                        "*",
                         "expected %d cells like the header, found %d".formatted(header.length, cells.length));
             }
             csv.rows.add(cells);
@@ -87,11 +93,17 @@ final class CsvRows {
         try {
             value = Long.parseLong(cell);
         } catch (NumberFormatException e) {
-            throw new TraceFormatException(file, lines.get(row), column,
+            throw new TraceFormatException(
+                    file,
+                    lines.get(row),
+                    column,
                     "expected a whole number %d..%d, found \"%s\"".formatted(min, max, cell));
         }
         if (value < min || value > max) {
-            throw new TraceFormatException(file, lines.get(row), column,
+            throw new TraceFormatException(
+                    file,
+                    lines.get(row),
+                    column,
                     "expected a whole number %d..%d, found %d".formatted(min, max, value));
         }
         return value;

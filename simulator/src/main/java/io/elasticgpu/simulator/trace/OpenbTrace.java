@@ -1,9 +1,8 @@
 package io.elasticgpu.simulator.trace;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Ask;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,13 +25,12 @@ public final class OpenbTrace {
     public static final int MAX_PODS_PER_NODE = 1001;
 
     /** Device memory per model where it is public; the trace's internal models (G1, G2, G3) have none. */
-    private static final Map<String, Long> MEMORY_MIB = Map.of(
-            "P100", 16_384L, "V100M16", 16_384L, "V100M32", 32_768L, "T4", 15_360L, "A10", 24_576L);
+    private static final Map<String, Long> MEMORY_MIB =
+            Map.of("P100", 16_384L, "V100M16", 16_384L, "V100M32", 32_768L, "T4", 15_360L, "A10", 24_576L);
 
     private static final int MAX_CARDS_PER_NODE = 64;
 
-    private OpenbTrace() {
-    }
+    private OpenbTrace() {}
 
     /** Reads a pod list and the node list beside it ({@value #GPU_NODE_LIST}). */
     public static Trace read(Path podList) {
@@ -62,8 +60,10 @@ public final class OpenbTrace {
             int gpus = (int) csv.number(row, "gpu", 0, MAX_CARDS_PER_NODE);
             String model = csv.text(row, "model");
             if (gpus > 0 && model.isEmpty()) {
-                throw csv.error(row, "model", "expected the GPU model of a node with %d GPUs, found an empty cell"
-                        .formatted(gpus));
+                throw csv.error(
+                        row,
+                        "model",
+                        "expected the GPU model of a node with %d GPUs, found an empty cell".formatted(gpus));
             }
             List<Card> cards = new ArrayList<>(gpus);
             for (int i = 0; i < gpus; i++) {
@@ -94,12 +94,14 @@ public final class OpenbTrace {
             int milli = (int) csv.number(row, "gpu_milli", 0, Card.WHOLE);
             List<String> models = hasSpec ? models(csv.text(row, "gpu_spec")) : List.of();
             if (gpus > 0 && milli == 0) {
-                throw csv.error(row, "gpu_milli", "expected 1..1000 milli-GPU for a pod with %d GPUs, found 0"
-                        .formatted(gpus));
+                throw csv.error(
+                        row, "gpu_milli", "expected 1..1000 milli-GPU for a pod with %d GPUs, found 0".formatted(gpus));
             }
             if (gpus == 0 && milli > 0) {
-                throw csv.error(row, "num_gpu", "expected at least 1 GPU for a pod asking %d milli-GPU, found 0"
-                        .formatted(milli));
+                throw csv.error(
+                        row,
+                        "num_gpu",
+                        "expected at least 1 GPU for a pod asking %d milli-GPU, found 0".formatted(milli));
             }
             Ask request = canonical.computeIfAbsent(new Ask(cpu, memory, gpus, milli, 0, models), r -> r);
             pods.add(new TracePod(name, request));

@@ -1,13 +1,12 @@
 package io.elasticgpu.simulator.trace;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Health;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +23,7 @@ public final class SyntheticTrace {
 
     public static final long DEFAULT_SEED = 2026;
 
-    private SyntheticTrace() {
-    }
+    private SyntheticTrace() {}
 
     public static Trace generate(long seed) {
         RandomGenerator random = RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
@@ -44,17 +42,26 @@ public final class SyntheticTrace {
             nodes.add(node("t4-%02d".formatted(i), 64_000, 262_144, 4, "T4", 15_360, twoSwitches()));
         }
         for (int i = 0; i < 60; i++) {
-            nodes.add(node("a10-%02d".formatted(i), 32_000, 131_072, 2, "A10", 24_576,
-                    Topology.builder(2).link(0, 1, Link.of(LinkKind.HOST_BRIDGE)).build()));
+            nodes.add(node(
+                    "a10-%02d".formatted(i),
+                    32_000,
+                    131_072,
+                    2,
+                    "A10",
+                    24_576,
+                    Topology.builder(2)
+                            .link(0, 1, Link.of(LinkKind.HOST_BRIDGE))
+                            .build()));
         }
         return nodes;
     }
 
-    private static Node node(String name, long cpu, long memory, int gpus, String model, long gpuMemory,
-                             Topology topology) {
+    private static Node node(
+            String name, long cpu, long memory, int gpus, String model, long gpuMemory, Topology topology) {
         List<Card> cards = new ArrayList<>();
         for (int i = 0; i < gpus; i++) {
-            cards.add(new Card(i, "GPU-" + name + "-" + i, model, gpuMemory, Card.WHOLE, Health.HEALTHY, i < gpus / 2 ? 0 : 1));
+            cards.add(new Card(
+                    i, "GPU-" + name + "-" + i, model, gpuMemory, Card.WHOLE, Health.HEALTHY, i < gpus / 2 ? 0 : 1));
         }
         return new Node(name, cpu, memory, OpenbTrace.MAX_PODS_PER_NODE, cards, Map.of("gpu.model", model), topology);
     }
@@ -89,9 +96,12 @@ public final class SyntheticTrace {
 
     private static Topology twoSwitches() {
         return Topology.builder(4)
-                .link(0, 1, Link.of(LinkKind.PCIE_SWITCH)).link(2, 3, Link.of(LinkKind.PCIE_SWITCH))
-                .link(0, 2, Link.of(LinkKind.CROSS_SOCKET)).link(0, 3, Link.of(LinkKind.CROSS_SOCKET))
-                .link(1, 2, Link.of(LinkKind.CROSS_SOCKET)).link(1, 3, Link.of(LinkKind.CROSS_SOCKET))
+                .link(0, 1, Link.of(LinkKind.PCIE_SWITCH))
+                .link(2, 3, Link.of(LinkKind.PCIE_SWITCH))
+                .link(0, 2, Link.of(LinkKind.CROSS_SOCKET))
+                .link(0, 3, Link.of(LinkKind.CROSS_SOCKET))
+                .link(1, 2, Link.of(LinkKind.CROSS_SOCKET))
+                .link(1, 3, Link.of(LinkKind.CROSS_SOCKET))
                 .build();
     }
 

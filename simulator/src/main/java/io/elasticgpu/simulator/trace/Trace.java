@@ -3,7 +3,6 @@ package io.elasticgpu.simulator.trace;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Node;
-
 import java.util.List;
 
 /**
@@ -28,6 +27,9 @@ public record Trace(String name, List<Node> nodes, List<TracePod> pods) {
 
     /** Compute capacity of all cards, in milli-cards. */
     public long capacityMilli() {
-        return nodes.stream().flatMap(n -> n.cards().stream()).mapToLong(c -> c.computeMilli()).sum();
+        return nodes.stream()
+                .flatMap(n -> n.cards().stream())
+                .mapToLong(c -> c.computeMilli())
+                .sum();
     }
 }

@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.util.List;
 import java.util.random.RandomGeneratorFactory;
-
 import org.junit.jupiter.api.Test;
 
 class ArrivalsTest {
 
-    private static final List<TracePod> PODS = List.of(new TracePod("c", Ask.wholeCards(0, 0, 2)),
-            new TracePod("a", Ask.computeSlice(0, 0, 500)), new TracePod("b", Ask.cpuOnly(1, 1)));
+    private static final List<TracePod> PODS = List.of(
+            new TracePod("c", Ask.wholeCards(0, 0, 2)),
+            new TracePod("a", Ask.computeSlice(0, 0, 500)),
+            new TracePod("b", Ask.cpuOnly(1, 1)));
 
     private static java.util.random.RandomGenerator random(long seed) {
         return RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
@@ -34,7 +34,8 @@ class ArrivalsTest {
     void trimsAWorkloadAboveTheTarget() {
         // capacity 1000, target 1300: 2500 asked must shrink to at most 1300
         List<TracePod> order = Arrivals.order(PODS, 1_000, 1.3, random(1));
-        assertThat(order.stream().mapToLong(p -> p.request().totalMilli()).sum()).isLessThanOrEqualTo(1_300);
+        assertThat(order.stream().mapToLong(p -> p.request().totalMilli()).sum())
+                .isLessThanOrEqualTo(1_300);
     }
 
     @Test

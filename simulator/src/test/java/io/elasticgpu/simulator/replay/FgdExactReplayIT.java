@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.within;
 import io.elasticgpu.simulator.SharedFiles;
 import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.Trace;
-
 import org.junit.jupiter.api.Test;
 
 /** Our FGD against one run of the paper's artifact, event by event (PROTOCOL.md, "Exact check"). */
@@ -26,7 +25,8 @@ class FgdExactReplayIT {
         for (int i = 0; i < result.events(); i++) {
             RecordedRun.Event event = recorded.events().get(i);
             assertThat(result.log().used(i)).as("GPU held after event %d", i).isEqualTo(event.usedMilli());
-            assertThat(result.log().fragmentation(i)).as("fragmentation after event %d", i)
+            assertThat(result.log().fragmentation(i))
+                    .as("fragmentation after event %d", i)
                     .isCloseTo(event.fragmentationMilli(), within(0.01));
         }
     }

@@ -7,7 +7,6 @@ import io.elasticgpu.simulator.SharedFiles;
 import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.Trace;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import org.junit.jupiter.api.Test;
 
 /** The workload estimate on the default trace is the paper's: 91 shapes, 35 typical, covering 95.26 % of pods. */
@@ -19,15 +18,22 @@ class TypicalPodsOnTraceIT {
         var workload = new Experiment(trace, Experiment.PAPER_INFLATION).workload();
         assertThat(workload.distinctShapes()).isEqualTo(91);
         assertThat(workload.typicals()).hasSize(35);
-        assertThat(workload.coverage(trace.pods().stream().map(TracePod::request).toList()) * 100).isCloseTo(95.26, within(0.005));
+        assertThat(workload.coverage(
+                                trace.pods().stream().map(TracePod::request).toList())
+                        * 100)
+                .isCloseTo(95.26, within(0.005));
     }
 
     @Test
     void theFirstCloneArrivesAt98PercentOnTheDefaultTrace() {
         Trace trace = OpenbTrace.read(SharedFiles.require("traces/openb/openb_pod_list_default.csv"));
-        var order = Arrivals.order(trace.pods(), trace.capacityMilli(), 1.3,
+        var order = Arrivals.order(
+                trace.pods(),
+                trace.capacityMilli(),
+                1.3,
                 java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(42));
-        long asked = trace.pods().stream().mapToLong(p -> p.request().totalMilli()).sum();
+        long asked =
+                trace.pods().stream().mapToLong(p -> p.request().totalMilli()).sum();
         assertThat(100.0 * asked / trace.capacityMilli()).isCloseTo(98.0, within(0.05));
         assertThat(order.size()).isBetween(10_700, 11_000);
     }

@@ -3,9 +3,9 @@ package io.elasticgpu.simulator.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Fragmentation;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyContext;
@@ -13,26 +13,32 @@ import io.elasticgpu.core.policy.TypicalWorkload;
 import io.elasticgpu.simulator.replay.EventLog;
 import io.elasticgpu.simulator.replay.Replay;
 import io.elasticgpu.simulator.trace.TracePod;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.random.RandomGenerator;
-
 import org.junit.jupiter.api.Test;
 
 class RunMetricsTest {
 
     /** One node of 4 cards (capacity 4000 milli); pods as given; binpack. */
     private static EventLog replay(Ask... pods) {
-        Node node = Node.of("n", 64_000, 1 << 20, 100, List.of(Card.of(0, "a", "T4", 1), Card.of(1, "b", "T4", 1),
-                Card.of(2, "c", "T4", 1), Card.of(3, "d", "T4", 1)));
+        Node node = Node.of(
+                "n",
+                64_000,
+                1 << 20,
+                100,
+                List.of(
+                        Card.of(0, "a", "T4", 1),
+                        Card.of(1, "b", "T4", 1),
+                        Card.of(2, "c", "T4", 1),
+                        Card.of(3, "d", "T4", 1)));
         List<TracePod> arrivals = new ArrayList<>();
         for (int i = 0; i < pods.length; i++) {
             arrivals.add(new TracePod("p" + i, pods[i]));
         }
         TypicalWorkload workload = TypicalWorkload.estimate(List.of(pods), 100);
         var policy = Policies.create("binpack", PolicyContext.of(RandomGenerator.of("L64X128MixRandom"), workload));
-        return new Replay(List.of(node), policy, Fragmentation.gpuAndCpu(workload)).run(arrivals, done -> { });
+        return new Replay(List.of(node), policy, Fragmentation.gpuAndCpu(workload)).run(arrivals, done -> {});
     }
 
     @Test
@@ -62,10 +68,14 @@ class RunMetricsTest {
     @Test
     void fragmentationIsReportedAgainstCapacityAndAgainstIdleCapacity() {
         // three 300-milli slices then a 900: typical pods are 300 (p 3/4) and 900 (p 1/4)
-        EventLog log = replay(Ask.computeSlice(0, 0, 300), Ask.computeSlice(0, 0, 300),
-                Ask.computeSlice(0, 0, 300), Ask.computeSlice(0, 0, 900));
+        EventLog log = replay(
+                Ask.computeSlice(0, 0, 300),
+                Ask.computeSlice(0, 0, 300),
+                Ask.computeSlice(0, 0, 300),
+                Ask.computeSlice(0, 0, 900));
         RunMetrics m = RunMetrics.of(log);
-        // after the 3rd pod (arrived 900, level 23): binpack stacked all three on card 0 -> free [100, 1000, 1000, 1000]
+        // after the 3rd pod (arrived 900, level 23): binpack stacked all three on card 0 -> free [100, 1000, 1000,
+        // 1000]
         // F = 0.75 * 100 (card 0 too small for 300) + 0.25 * 100 (too small for 900) = 100
         // amount = 100 * 100 / 4000 = 2.5 %, ratio = 100 * 100 / 3100 = 3.2258 %
         assertThat(m.fragAmount()[23]).isCloseTo(2.5, within(1e-9));

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.core.model.Ask;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,20 +22,30 @@ class OpenbTraceTest {
 
     @Test
     void readsNodesAndPodsIncludingModelConstraints() throws IOException {
-        write(OpenbTrace.GPU_NODE_LIST, "sn,cpu_milli,memory_mib,gpu,model", "n1,96000,393216,8,G2", "n2,64000,262144,2,V100M32");
-        Path pods = write("pods.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase",
-                "p0,8000,30517,0,0,,BE,Running", "p1,6000,12288,1,460,,LS,Running",
-                "p2,16000,32768,1,1000,V100M16|V100M32,LS,Running", "p3,88000,327680,8,1000,nan,LS,Running");
+        write(
+                OpenbTrace.GPU_NODE_LIST,
+                "sn,cpu_milli,memory_mib,gpu,model",
+                "n1,96000,393216,8,G2",
+                "n2,64000,262144,2,V100M32");
+        Path pods = write(
+                "pods.csv",
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase",
+                "p0,8000,30517,0,0,,BE,Running",
+                "p1,6000,12288,1,460,,LS,Running",
+                "p2,16000,32768,1,1000,V100M16|V100M32,LS,Running",
+                "p3,88000,327680,8,1000,nan,LS,Running");
         Trace trace = OpenbTrace.read(pods);
         assertThat(trace.name()).isEqualTo("pods");
         assertThat(trace.nodes()).extracting(n -> n.cards().size()).containsExactly(8, 2);
         assertThat(trace.nodes().get(1).cards().getFirst().memoryMib()).isEqualTo(32_768);
         assertThat(trace.capacityMilli()).isEqualTo(10_000);
-        assertThat(trace.pods()).extracting(TracePod::request).containsExactly(
-                Ask.cpuOnly(8000, 30517),
-                Ask.computeSlice(6000, 12288, 460),
-                Ask.wholeCards(16000, 32768, 1).withModels(List.of("V100M16", "V100M32")),
-                Ask.wholeCards(88000, 327680, 8));
+        assertThat(trace.pods())
+                .extracting(TracePod::request)
+                .containsExactly(
+                        Ask.cpuOnly(8000, 30517),
+                        Ask.computeSlice(6000, 12288, 460),
+                        Ask.wholeCards(16000, 32768, 1).withModels(List.of("V100M16", "V100M32")),
+                        Ask.wholeCards(88000, 327680, 8));
     }
 
     @Test
@@ -56,8 +64,10 @@ class OpenbTraceTest {
     @Test
     void aMalformedNumberNamesFileLineAndColumn() throws IOException {
         Path pods = write("bad.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "p0,8000,1,0,0", "p1,eight,1,0,0");
-        assertThatThrownBy(() -> OpenbTrace.readPods(pods)).isInstanceOf(TraceFormatException.class)
-                .hasMessage(pods + ":3: column cpu_milli: expected a whole number 0..9223372036854775807, found \"eight\"");
+        assertThatThrownBy(() -> OpenbTrace.readPods(pods))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage(
+                        pods + ":3: column cpu_milli: expected a whole number 0..9223372036854775807, found \"eight\"");
     }
 
     @Test
@@ -77,9 +87,11 @@ class OpenbTraceTest {
     @Test
     void aMissingColumnIsNamedWithWhatWasFound() throws IOException {
         Path nodes = write("nodes.csv", "sn,cpu_milli,gpu,model", "n1,1,1,T4");
-        assertThatThrownBy(() -> OpenbTrace.readNodes(nodes)).hasMessage(nodes
-                + ":1: column memory_mib: missing from the header; expected columns [sn, cpu_milli, memory_mib, gpu, model],"
-                + " found [sn, cpu_milli, gpu, model]");
+        assertThatThrownBy(() -> OpenbTrace.readNodes(nodes))
+                .hasMessage(nodes
+                        + ":1: column memory_mib: missing from the header; expected columns [sn, cpu_milli, "
+                        + "memory_mib, gpu, model],"
+                        + " found [sn, cpu_milli, gpu, model]");
     }
 
     @Test
@@ -93,7 +105,8 @@ class OpenbTraceTest {
     void aGpuNodeNeedsAModel() throws IOException {
         Path nodes = write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model", "n1,1,1,4,");
         assertThatThrownBy(() -> OpenbTrace.readNodes(nodes))
-                .hasMessage(nodes + ":2: column model: expected the GPU model of a node with 4 GPUs, found an empty cell");
+                .hasMessage(
+                        nodes + ":2: column model: expected the GPU model of a node with 4 GPUs, found an empty cell");
     }
 
     @Test
