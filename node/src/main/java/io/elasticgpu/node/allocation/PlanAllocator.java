@@ -2,7 +2,6 @@ package io.elasticgpu.node.allocation;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.core.model.Topology;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,14 +28,14 @@ public final class PlanAllocator implements Allocator {
     private final Topology topology;
     /** Answered calls, by the order they were answered in. */
     private final Map<String, Answer> handouts = new HashMap<>();
+
     private long answered;
     private Map<ContainerKey, Map<String, List<String>>> learnt; // the records learn() last read
     private volatile Records last; // null until the first read: any nanoTime value is a valid time, even 0
     private final LongSupplier nanos;
 
     /** kubelet's records as last read, and when ({@link #nanos}). */
-    private record Records(Map<ContainerKey, Map<String, List<String>>> byContainer, long nanos) {
-    }
+    private record Records(Map<ContainerKey, Map<String, List<String>>> byContainer, long nanos) {}
 
     /** How long kubelet's records are reused while every answered call was for a known container. */
     static final Duration REUSE_RECORDS = Duration.ofSeconds(10);
@@ -45,7 +44,9 @@ public final class PlanAllocator implements Allocator {
         this(pods, kubelet, cards, topology, System::nanoTime);
     }
 
-    /** @param nanos the clock the record reuse and handout expiry go by ({@code System::nanoTime}; tests move their own) */
+    /**
+     * @param nanos the clock the record reuse and handout expiry go by ({@code System::nanoTime}; tests move their own)
+     * */
     PlanAllocator(PodSource pods, KubeletRecords kubelet, CardTable cards, Topology topology, LongSupplier nanos) {
         this.nanos = nanos;
         this.pods = pods;
@@ -70,13 +71,16 @@ public final class PlanAllocator implements Allocator {
                 grant = decide(resource, ids, pods.refresh(), fresh ? records : reread(), true);
             }
             return grant.orElseThrow(() -> new AllocationException(
-                    "no pod bound to this node waits for %d of %s (kubelet asked for devices %s); check that the pod was bound by the Elastic GPU extender (it has the elasticgpu.io/allocation annotation)"
+                    ("no pod bound to this node waits for %d of %s (kubelet asked for devices %s); check that the pod "
+                                    + "was bound by the Elastic GPU extender (it has the "
+                                    + "elasticgpu.io/allocation annotation)")
                             .formatted(ids.size(), resource, abbreviate(ids))));
         } catch (AllocationException e) {
             if (fresh) {
                 throw e;
             }
-            return decide(resource, ids, pods.refresh(), reread(), true).orElseThrow(() -> e); // never refuse on old records
+            return decide(resource, ids, pods.refresh(), reread(), true)
+                    .orElseThrow(() -> e); // never refuse on old records
         }
     }
 
@@ -94,8 +98,11 @@ public final class PlanAllocator implements Allocator {
         // After a guess among pods of one shape, who got what does not change what the next call gets (plans are a
         // pool), only which pod is part-way through admission: that needs kubelet's records when a pod has steps.
         boolean guessed = handouts.values().stream().anyMatch(h -> !h.seen() && !h.certain());
-        return guessed && podList.stream().anyMatch(p -> p.containers().size() > 1
-                || p.containers().stream().anyMatch(c -> c.limits().size() > 1));
+        return guessed
+                && podList.stream()
+                        .anyMatch(p -> p.containers().size() > 1
+                                || p.containers().stream()
+                                        .anyMatch(c -> c.limits().size() > 1));
     }
 
     private Map<ContainerKey, Map<String, List<String>>> reread() {
@@ -109,8 +116,12 @@ public final class PlanAllocator implements Allocator {
      * @param fresh whether {@code records} were read for this call; older records still show everything kubelet
      *              did unless an earlier answer was a guess, and then this call cannot be certain either
      */
-    private synchronized Optional<ContainerGrant> decide(String resource, List<String> ids, List<NodePod> podList,
-                                                Map<ContainerKey, Map<String, List<String>>> records, boolean fresh) {
+    private synchronized Optional<ContainerGrant> decide(
+            String resource,
+            List<String> ids,
+            List<NodePod> podList,
+            Map<ContainerKey, Map<String, List<String>>> records,
+            boolean fresh) {
         boolean known = fresh || handouts.values().stream().noneMatch(h -> !h.seen() && !h.certain());
         learn(records, podList);
         Served served = new Served(records, inFlight());
@@ -120,14 +131,17 @@ public final class PlanAllocator implements Allocator {
         }
         Match m = match.get();
         Optional<Map.Entry<String, Answer>> earlier = handouts.entrySet().stream()
-                .filter(e -> e.getValue().grant().container().equals(m.key()) && !e.getValue().ids().containsKey(resource))
+                .filter(e -> e.getValue().grant().container().equals(m.key())
+                        && !e.getValue().ids().containsKey(resource))
                 .findFirst();
         if (earlier.isPresent()) { // another resource of this container was answered: same cards
             Answer h = earlier.get().getValue();
-            String overflow = usage(podList, records, h).overflow(h.grant().shares()); // its shares change after a guess
+            String overflow =
+                    usage(podList, records, h, m.key()).overflow(h.grant().shares()); // its shares change after a guess
             if (!overflow.isEmpty()) {
-                throw new AllocationException("cannot give %s its share on the cards kubelet's previous call got for it: %s"
-                        .formatted(m.key(), overflow));
+                throw new AllocationException(
+                        "cannot give %s its share on the cards kubelet's previous call got for it: %s"
+                                .formatted(m.key(), overflow));
             }
             handouts.put(earlier.get().getKey(), h.plus(resource, ids));
             return Optional.of(h.grant());
@@ -138,11 +152,19 @@ public final class PlanAllocator implements Allocator {
                 return regrant;
             }
         }
-        Usage usage = usage(podList, records, null);
+        Usage usage = usage(podList, records, null, null);
         PlanChoice choice = choose(m, resource, ids, usage, podList);
-        ContainerGrant grant = new ContainerGrant(m.key(), choice.shares(), m.container().family(), choice.note(), ContainerGrant.handout(resource, ids));
-        handouts.put(Long.toString(++answered),
-                new Answer(grant, choice.owner(), Map.of(resource, List.copyOf(ids)), nanos.getAsLong(), false, m.certain() && known));
+        ContainerGrant grant = new ContainerGrant(
+                m.key(), choice.shares(), m.container().family(), choice.note(), ContainerGrant.handout(resource, ids));
+        handouts.put(
+                Long.toString(++answered),
+                new Answer(
+                        grant,
+                        choice.owner(),
+                        Map.of(resource, List.copyOf(ids)),
+                        nanos.getAsLong(),
+                        false,
+                        m.certain() && known));
         return Optional.of(grant);
     }
 
@@ -161,7 +183,8 @@ public final class PlanAllocator implements Allocator {
                 match = Matcher.match(resource, size, pods.refresh(), served);
             }
         }
-        List<Integer> planned = match.map(m -> cardsOf(m.pod().planFor(m.container().name()))).orElse(List.of());
+        List<Integer> planned =
+                match.map(m -> cardsOf(m.pod().planFor(m.container().name()))).orElse(List.of());
         return Preference.of(cards, resource, available, mustInclude, size, planned, topology);
     }
 
@@ -171,44 +194,67 @@ public final class PlanAllocator implements Allocator {
      * with the same count, kubelet was admitting this container then: that answer's cards are this container's
      * (the first answer is out and names them), with this container's own shares on them.
      */
-    private Optional<ContainerGrant> reattribute(Match m, String resource, List<String> ids, List<NodePod> podList,
-                                        Map<ContainerKey, Map<String, List<String>>> records) {
-        Optional<Map.Entry<String, Answer>> latest = handouts.entrySet().stream()
-                .max(java.util.Comparator.comparingLong(e -> Long.parseLong(e.getKey())));
+    private Optional<ContainerGrant> reattribute(
+            Match m,
+            String resource,
+            List<String> ids,
+            List<NodePod> podList,
+            Map<ContainerKey, Map<String, List<String>>> records) {
+        Optional<Map.Entry<String, Answer>> latest =
+                handouts.entrySet().stream().max(java.util.Comparator.comparingLong(e -> Long.parseLong(e.getKey())));
         if (latest.isEmpty()) {
             return Optional.empty();
         }
         Answer h = latest.get().getValue();
-        boolean sameCounts = h.ids().entrySet().stream().allMatch(e -> m.container().asks(e.getKey()) == e.getValue().size());
-        if (h.seen() || h.certain() || h.ids().containsKey(resource) || h.grant().container().equals(m.key()) || !sameCounts) {
+        boolean sameCounts = h.ids().entrySet().stream()
+                .allMatch(e -> m.container().asks(e.getKey()) == e.getValue().size());
+        if (h.seen()
+                || h.certain()
+                || h.ids().containsKey(resource)
+                || h.grant().container().equals(m.key())
+                || !sameCounts) {
             return Optional.empty();
         }
         List<Share> shares = ownSharesOn(m.key(), h.grant().shares(), podList);
-        String overflow = usage(podList, records, h).overflow(shares);
+        String overflow = usage(podList, records, h, m.key()).overflow(shares);
         if (!overflow.isEmpty()) {
-            throw new AllocationException("cannot give %s the cards kubelet's previous call got for it: %s".formatted(m.key(), overflow));
+            throw new AllocationException(
+                    "cannot give %s the cards kubelet's previous call got for it: %s".formatted(m.key(), overflow));
         }
-        ContainerGrant grant = new ContainerGrant(m.key(), shares, m.container().family(),
+        ContainerGrant grant = new ContainerGrant(
+                m.key(),
+                shares,
+                m.container().family(),
                 "kubelet was admitting this container when it asked for %s; it has the cards answered then"
-                        .formatted(String.join(", ", h.ids().keySet())), h.grant().handout());
-        handouts.put(latest.get().getKey(), new Answer(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
+                        .formatted(String.join(", ", h.ids().keySet())),
+                h.grant().handout());
+        handouts.put(
+                latest.get().getKey(),
+                new Answer(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
         return Optional.of(grant);
     }
 
     /** {@code container}'s own planned shares, on the cards it was given (they differ only after a guess). */
     private static List<Share> ownSharesOn(ContainerKey container, List<Share> given, List<NodePod> podList) {
-        List<Share> plan = podList.stream().filter(p -> p.namespace().equals(container.namespace()) && p.name().equals(container.pod()))
-                .findFirst().map(p -> p.planFor(container.container())).orElse(List.of());
+        List<Share> plan = podList.stream()
+                .filter(p ->
+                        p.namespace().equals(container.namespace()) && p.name().equals(container.pod()))
+                .findFirst()
+                .map(p -> p.planFor(container.container()))
+                .orElse(List.of());
         if (plan.size() != given.size()) {
             return given;
         }
         return java.util.stream.IntStream.range(0, given.size())
-                .mapToObj(i -> new Share(given.get(i).card(), given.get(i).uuid(), plan.get(i).milli(), plan.get(i).memoryMib()))
+                .mapToObj(i -> new Share(
+                        given.get(i).card(),
+                        given.get(i).uuid(),
+                        plan.get(i).milli(),
+                        plan.get(i).memoryMib()))
                 .toList();
     }
 
-    private record PlanChoice(ContainerKey owner, List<Share> shares, String note) {
-    }
+    private record PlanChoice(ContainerKey owner, List<Share> shares, String note) {}
 
     /**
      * The container's own plan if it is free and fits; else a free plan of another container with the same ask
@@ -224,9 +270,11 @@ public final class PlanAllocator implements Allocator {
         int count = ids.size();
         Set<ContainerKey> inPool = new HashSet<>();
         pool.forEach(o -> inPool.add(o.pod().key(o.container())));
-        podList.stream().sorted(java.util.Comparator.comparingLong(NodePod::assumeTime)).forEach(p -> p.containers().stream()
-                .filter(c -> c.asks(resource) == count && inPool.add(p.key(c)))
-                .forEach(c -> pool.add(new Match.Others(p, c))));
+        podList.stream()
+                .sorted(java.util.Comparator.comparingLong(NodePod::assumeTime))
+                .forEach(p -> p.containers().stream()
+                        .filter(c -> c.asks(resource) == count && inPool.add(p.key(c)))
+                        .forEach(c -> pool.add(new Match.Others(p, c))));
         String why = "";
         for (Match.Others o : pool) {
             ContainerKey owner = o.pod().key(o.container());
@@ -235,7 +283,9 @@ public final class PlanAllocator implements Allocator {
                 continue;
             }
             if (cards.wholeCards(resource) && !cardsOf(plan).equals(cards.cardsOf(ids))) {
-                why = why.isEmpty() ? "kubelet chose cards %s, the plan says %s".formatted(cards.cardsOf(ids), cardsOf(plan)) : why;
+                why = why.isEmpty()
+                        ? "kubelet chose cards %s, the plan says %s".formatted(cards.cardsOf(ids), cardsOf(plan))
+                        : why;
                 continue;
             }
             String overflow = usage.overflow(plan);
@@ -243,30 +293,51 @@ public final class PlanAllocator implements Allocator {
                 why = why.isEmpty() ? overflow : why;
                 continue;
             }
-            String note = owner.equals(m.key()) ? (m.certain() ? "" : "oldest of %d waiting with the same ask".formatted(m.others().size() + 1))
+            String note = owner.equals(m.key())
+                    ? (m.certain()
+                            ? ""
+                            : "oldest of %d waiting with the same ask"
+                                    .formatted(m.others().size() + 1))
                     : "took the cards planned for %s".formatted(owner);
             return new PlanChoice(owner, plan, note);
         }
-        throw new AllocationException("cannot give %s the cards the scheduler planned: %s; nothing was given, so no card is over-committed; kubelet rejects the pod (UnexpectedAdmissionError) and its controller, if it has one, creates it again"
-                .formatted(m.key(), why.isEmpty() ? "the extender planned nothing for it" : why));
+        throw new AllocationException(
+                ("cannot give %s the cards the scheduler planned: %s; nothing was given, so no card is "
+                                + "over-committed; kubelet rejects the pod (UnexpectedAdmissionError) and its "
+                                + "controller, if "
+                                + "it has one, creates it again")
+                        .formatted(m.key(), why.isEmpty() ? "the extender planned nothing for it" : why));
     }
 
     private static List<Integer> cardsOf(List<Share> shares) {
         return shares.stream().map(Share::card).distinct().sorted().toList();
     }
 
-    /** What every container holds: what this agent gave it, else what its pod's annotation says it got. */
-    private Usage usage(List<NodePod> podList, Map<ContainerKey, Map<String, List<String>>> records, Answer skip) {
+    /**
+     * What every container holds, each counted once: what this agent gave it, else what its pod's annotation says it
+     * got, leaving out the answer {@code skip} and the container {@code self} whose shares the caller adds (kubelet
+     * may already list it with a resource answered before).
+     */
+    private Usage usage(
+            List<NodePod> podList,
+            Map<ContainerKey, Map<String, List<String>>> records,
+            Answer skip,
+            ContainerKey self) {
         Usage usage = new Usage(cards);
         Set<ContainerKey> counted = new HashSet<>();
+        if (self != null) {
+            counted.add(self);
+        }
         Set<String> alive = new HashSet<>();
         podList.forEach(p -> alive.add(p.namespace() + "/" + p.name()));
-        handouts.values().forEach(h -> { // a pod deleted since kubelet's records were read holds nothing any more
-            ContainerKey k = h.grant().container();
-            if (h != skip && counted.add(k) && alive.contains(k.namespace() + "/" + k.pod())) {
-                usage.add(h.grant().shares());
-            }
-        });
+        handouts.values()
+                .forEach(
+                        h -> { // a pod deleted since kubelet's records were read holds nothing any more
+                            ContainerKey k = h.grant().container();
+                            if (h != skip && counted.add(k) && alive.contains(k.namespace() + "/" + k.pod())) {
+                                usage.add(h.grant().shares());
+                            }
+                        });
         for (NodePod p : podList) {
             for (NodePod.Container c : p.containers()) {
                 ContainerKey k = p.key(c);
@@ -309,7 +380,9 @@ public final class PlanAllocator implements Allocator {
                 // A guess kubelet's records correct. A certain answer is never moved: kubelet hands a finished init
                 // container's ids on to the next container, so two containers may show the same ids.
                 ContainerGrant g = h.grant();
-                ContainerGrant truth = g.moved(holder.get(), ownSharesOn(holder.get(), g.shares(), podList),
+                ContainerGrant truth = g.moved(
+                        holder.get(),
+                        ownSharesOn(holder.get(), g.shares(), podList),
                         "kubelet gave these cards to this container, not to %s".formatted(said));
                 handouts.put(e.getKey(), new Answer(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
             }
@@ -321,7 +394,9 @@ public final class PlanAllocator implements Allocator {
 
     private Map<ContainerKey, Set<String>> inFlight() {
         Map<ContainerKey, Set<String>> out = new HashMap<>();
-        handouts.values().forEach(h -> out.computeIfAbsent(h.grant().container(), k -> new HashSet<>()).addAll(h.resources()));
+        handouts.values()
+                .forEach(h -> out.computeIfAbsent(h.grant().container(), k -> new HashSet<>())
+                        .addAll(h.resources()));
         return out;
     }
 
@@ -336,20 +411,24 @@ public final class PlanAllocator implements Allocator {
         return reconcile(records);
     }
 
-    private synchronized Map<ContainerKey, ContainerGrant> reconcile(Map<ContainerKey, Map<String, List<String>>> records) {
+    private synchronized Map<ContainerKey, ContainerGrant> reconcile(
+            Map<ContainerKey, Map<String, List<String>>> records) {
         learn(records, pods.pods());
         Map<ContainerKey, ContainerGrant> out = new HashMap<>();
         Set<String> admitted = new HashSet<>();
         handouts.values().forEach(h -> {
             if (h.seen()) {
                 out.put(h.grant().container(), h.grant());
-                admitted.add(h.grant().container().namespace() + "/" + h.grant().container().pod());
+                admitted.add(h.grant().container().namespace() + "/"
+                        + h.grant().container().pod());
             }
         });
         // kubelet never lists init containers that run to completion; once a later container of their pod is
         // listed, kubelet has admitted the pod and what they were answered is what they got.
         Set<ContainerKey> inits = new HashSet<>();
-        pods.pods().forEach(p -> p.containers().stream().filter(NodePod.Container::init).forEach(c -> inits.add(p.key(c))));
+        pods.pods()
+                .forEach(p ->
+                        p.containers().stream().filter(NodePod.Container::init).forEach(c -> inits.add(p.key(c))));
         handouts.values().forEach(h -> {
             ContainerKey k = h.grant().container();
             if (!h.seen() && inits.contains(k) && admitted.contains(k.namespace() + "/" + k.pod())) {
@@ -366,7 +445,8 @@ public final class PlanAllocator implements Allocator {
      * says (the extender's plan, which an answer for a certain container always is, or what was recorded). Their
      * cards are not read from kubelet's device ids: a slice's ids only count blocks, its card is the one answered.
      */
-    private void answeredBefore(Map<ContainerKey, Map<String, List<String>>> records, Map<ContainerKey, ContainerGrant> out) {
+    private void answeredBefore(
+            Map<ContainerKey, Map<String, List<String>>> records, Map<ContainerKey, ContainerGrant> out) {
         for (NodePod p : pods.pods()) {
             for (NodePod.Container c : p.containers()) {
                 ContainerKey k = p.key(c);

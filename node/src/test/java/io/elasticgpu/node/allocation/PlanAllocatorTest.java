@@ -1,14 +1,13 @@
 package io.elasticgpu.node.allocation;
 
-import io.elasticgpu.core.model.Link;
-import io.elasticgpu.core.model.Topology;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.Map;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.elasticgpu.core.model.Link;
+import io.elasticgpu.core.model.Topology;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class PlanAllocatorTest {
 
@@ -25,7 +24,9 @@ class PlanAllocatorTest {
         node.pods.add(node.slicePod("b", 2, MEM, 2048, 0));
 
         timed.allocate(MEM, node.memoryIds(1, 4096));
-        assertThat(node.lists).as("the first call reads kubelet's records, even at nanoTime 0").isEqualTo(1);
+        assertThat(node.lists)
+                .as("the first call reads kubelet's records, even at nanoTime 0")
+                .isEqualTo(1);
         nanos.addAndGet(PlanAllocator.REUSE_RECORDS.toNanos());
         timed.allocate(MEM, node.memoryIds(0, 2048));
         assertThat(node.lists).as("reused within REUSE_RECORDS").isEqualTo(1);
@@ -66,12 +67,22 @@ class PlanAllocatorTest {
         ContainerGrant second = allocator.allocate(MEM, next);
         node.record(new ContainerKey("default", "old", "main"), MEM, next);
 
-        assertThat(second.shares().getFirst().card()).as("card 0 went to young; young's card 1 is what is left").isEqualTo(1);
+        assertThat(second.shares().getFirst().card())
+                .as("card 0 went to young; young's card 1 is what is left")
+                .isEqualTo(1);
         Map<ContainerKey, ContainerGrant> truth = allocator.reconcile();
-        assertThat(truth.get(new ContainerKey("default", "young", "main")).shares().getFirst().card()).isZero();
+        assertThat(truth.get(new ContainerKey("default", "young", "main"))
+                        .shares()
+                        .getFirst()
+                        .card())
+                .isZero();
         assertThat(truth.get(new ContainerKey("default", "young", "main")).note())
                 .isEqualTo("kubelet gave these cards to this container, not to default/old/main");
-        assertThat(truth.get(new ContainerKey("default", "old", "main")).shares().getFirst().card()).isEqualTo(1);
+        assertThat(truth.get(new ContainerKey("default", "old", "main"))
+                        .shares()
+                        .getFirst()
+                        .card())
+                .isEqualTo(1);
     }
 
     @Test
@@ -81,8 +92,12 @@ class PlanAllocatorTest {
 
         List<String> preferred = allocator.preferred(gpu, List.of(node.uuid(0), node.uuid(1)), List.of(), 1);
 
-        assertThat(preferred).as("the planned card, not the first best-linked one").containsExactly(node.uuid(1));
-        assertThat(allocator.allocate(gpu, preferred).shares()).singleElement().satisfies(s -> assertThat(s.card()).isEqualTo(1));
+        assertThat(preferred)
+                .as("the planned card, not the first best-linked one")
+                .containsExactly(node.uuid(1));
+        assertThat(allocator.allocate(gpu, preferred).shares())
+                .singleElement()
+                .satisfies(s -> assertThat(s.card()).isEqualTo(1));
     }
 
     @Test
@@ -95,10 +110,14 @@ class PlanAllocatorTest {
         Map<ContainerKey, ContainerGrant> grants = allocator.reconcile();
 
         assertThat(grants).containsOnlyKeys(new ContainerKey("default", "a", "main"));
-        assertThat(grants.get(new ContainerKey("default", "a", "main")).shares()).singleElement().satisfies(s -> {
-            assertThat(s.card()).as("the card answered, its plan's, not the card kubelet's block ids happen to name").isEqualTo(1);
-            assertThat(s.memoryMib()).isEqualTo(4096);
-        });
+        assertThat(grants.get(new ContainerKey("default", "a", "main")).shares())
+                .singleElement()
+                .satisfies(s -> {
+                    assertThat(s.card())
+                            .as("the card answered, its plan's, not the card kubelet's block ids happen to name")
+                            .isEqualTo(1);
+                    assertThat(s.memoryMib()).isEqualTo(4096);
+                });
     }
 
     @Test
@@ -109,8 +128,10 @@ class PlanAllocatorTest {
 
         assertThatThrownBy(() -> allocator.allocate(MEM, node.memoryIds(1, 8192)))
                 .isInstanceOf(AllocationException.class)
-                .hasMessage("cannot give default/late/main the cards the scheduler planned: card 0 would hold 20480 of 16384 MiB;"
-                        + " nothing was given, so no card is over-committed; kubelet rejects the pod (UnexpectedAdmissionError) and its controller, if it has one, creates it again");
+                .hasMessage("cannot give default/late/main the cards the scheduler planned: card 0 would hold 20480 of "
+                        + "16384 MiB;"
+                        + " nothing was given, so no card is over-committed; kubelet rejects the pod "
+                        + "(UnexpectedAdmissionError) and its controller, if it has one, creates it again");
     }
 
     @Test
@@ -119,15 +140,27 @@ class PlanAllocatorTest {
 
         assertThatThrownBy(() -> allocator.allocate(MEM, node.memoryIds(0, 100)))
                 .isInstanceOf(AllocationException.class)
-                .hasMessageStartingWith("no pod bound to this node waits for 100 of elasticgpu.io/gpu-memory (kubelet asked for devices [GPU-0000::m");
+                .hasMessageStartingWith(
+                        "no pod bound to this node waits for 100 of elasticgpu.io/gpu-memory (kubelet asked for "
+                                + "devices [GPU-0000::m");
     }
 
     @Test
     void theSecondResourceOfAContainerGetsTheSameCards() {
         String core = "elasticgpu.io/gpu-core";
         NodePod pod = node.slicePod("both", 1, MEM, 4096, 1);
-        NodePod both = new NodePod(pod.uid(), pod.namespace(), pod.name(), 1, pod.plan(), false,
-                List.of(new NodePod.Container("main", Map.of(MEM, 4096L, core, 2L), pod.containers().getFirst().family(), false)));
+        NodePod both = new NodePod(
+                pod.uid(),
+                pod.namespace(),
+                pod.name(),
+                1,
+                pod.plan(),
+                false,
+                List.of(new NodePod.Container(
+                        "main",
+                        Map.of(MEM, 4096L, core, 2L),
+                        pod.containers().getFirst().family(),
+                        false)));
         node.pods.add(both);
         node.pods.add(node.slicePod("other", 0, core, 2, 0)); // older, same core ask: would win a guess
 
@@ -137,7 +170,45 @@ class PlanAllocatorTest {
         ContainerGrant g2 = allocator.allocate(core, List.of("GPU-0001::p0", "GPU-0001::p1"));
 
         assertThat(g1.container().pod()).isEqualTo("both");
-        assertThat(g2.container().pod()).as("kubelet is part-way through 'both', so the call is certainly for it").isEqualTo("both");
+        assertThat(g2.container().pod())
+                .as("kubelet is part-way through 'both', so the call is certainly for it")
+                .isEqualTo("both");
+        assertThat(g2.shares()).isEqualTo(g1.shares());
+    }
+
+    /**
+     * A container that fills its card, asked for its second resource after kubelet's records were read again (as
+     * after an agent restart): the records list it with its first resource and the answer for that resource holds
+     * the same share; it is counted once, so the card is full, not over-committed.
+     */
+    @Test
+    void theSecondResourceOfAContainerThatFillsItsCardCountsItsShareOnceWhenKubeletAlreadyListsIt() {
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(0);
+        PlanAllocator timed = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN), nanos::get);
+        String core = "elasticgpu.io/gpu-core";
+        NodePod pod = node.slicePod("full", 1, MEM, 16_384, 1);
+        node.pods.add(new NodePod(
+                pod.uid(),
+                pod.namespace(),
+                pod.name(),
+                1,
+                pod.plan(),
+                false,
+                List.of(new NodePod.Container(
+                        "main",
+                        Map.of(MEM, 16_384L, core, 2L),
+                        pod.containers().getFirst().family(),
+                        false))));
+
+        List<String> memIds = node.memoryIds(1, 16_384);
+        ContainerGrant g1 = timed.allocate(MEM, memIds);
+        node.record(new ContainerKey("default", "full", "main"), MEM, memIds);
+        nanos.addAndGet(PlanAllocator.REUSE_RECORDS.toNanos() + 1); // the next call reads kubelet's records again
+        ContainerGrant g2 = timed.allocate(core, List.of("GPU-0001::p0", "GPU-0001::p1"));
+
+        assertThat(node.lists)
+                .as("the second call read the records that list 'full'")
+                .isEqualTo(2);
         assertThat(g2.shares()).isEqualTo(g1.shares());
     }
 }
