@@ -38,6 +38,7 @@ import java.util.Map;
  *     client's environment; and no MPS.</li>
  * </ul>
  * Writes one JSON object. Every probe has a timeout; the run takes about five minutes on an H100.
+ * It is over 400 lines because it is one scripted experiment, step after step in the order its JSON reports them.
  */
 public final class GpuIsolationCheck {
 

@@ -24,12 +24,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
 /**
- * {@code bench/run node-soak} (issue 15, the node side): pods of the openb trace's shapes admitted one after the
+ * {@code bench/run node-soak} (the node side): pods of the openb trace's shapes admitted one after the
  * other on one 8-card node by kubelet's own device manager, the agent answering, with a fault every few steps:
  * kubelet restarted, the agent SIGKILLed while kubelet is admitting a pod (and started again), one of its plugin
  * sockets deleted, an Xid storm on random cards. The soak plays the extender (it plans each pod's cards as the
  * extender binds them) and removes pods to make room. After every step {@link NodeAudit} checks the running
  * containers; after every fault and at the end, that every allocation is recorded and the agent's ledger matches.
+ * It is over 400 lines because the soak's loop and its faults share the node, the agent and the audit.
  */
 public final class NodeSoak {
 

@@ -29,6 +29,8 @@ import java.util.stream.Stream;
  * ready; {@link #close} stops them all and checks their ports are free again. A JVM shutdown hook stops them too,
  * so a failing or killed test run leaves nothing behind; {@link #detach} hands them over to
  * {@code e2e/bin/cluster up} ({@link DetachedCluster}).
+ * It is over 400 lines because it starts five processes in order, each with its flags, certificates and readiness
+ * check, which a reader compares with each other in one place.
  */
 public final class ControlPlane implements AutoCloseable {
 

@@ -32,6 +32,8 @@ import java.util.List;
  * (mounts, the pods' bridge, cgroups, the state directory) and deletes the Node. One per machine at a time (kubelet's
  * device-plugin directory is fixed), held by a lock file. The node is tainted {@value NodeConfigFiles#TAINT_KEY}, so
  * only pods that tolerate it run there.
+ * It is over 400 lines because starting and closing are mirror images kept side by side, so that every step undone can
+ * be checked against the step done.
  */
 public final class RealNode implements AutoCloseable {
 

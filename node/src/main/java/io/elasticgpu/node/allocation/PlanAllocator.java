@@ -19,6 +19,8 @@ import java.util.function.LongSupplier;
  * extender assumed); when several pods wait with the same ask, plans are a pool and a container may take another
  * waiting pod's plan if its own is taken, which {@link #reconcile} later records in the pods. The lock is held for
  * one decision (microseconds to a few milliseconds), never across API calls or waits.
+ * It is over 400 lines because deciding, moving a guessed answer to the container kubelet was admitting, and counting
+ * what the cards hold share one lock and one set of answers; split, that state would have to be shared between classes.
  */
 public final class PlanAllocator implements Allocator {
 

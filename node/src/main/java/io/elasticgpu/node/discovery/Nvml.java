@@ -31,6 +31,8 @@ import java.util.stream.Stream;
  * macros pick, e.g. {@code nvmlInit_v2}); events are in {@link NvmlEvents}. Out-parameters live in a confined arena
  * per call, so the binding is as safe from several threads as NVML itself. A failed call throws
  * {@link DiscoveryException}; codes that only mean "this card cannot say" become plain values where a method says so.
+ * It is over 400 lines because it holds one downcall per NVML function the agent uses, each beside its layout; split,
+ * the library handle and the per-call arena rule would be spread over several files.
  */
 @SuppressWarnings("restricted") // binding native code is this class's job; the agent runs with --enable-native-access
 final class Nvml {
