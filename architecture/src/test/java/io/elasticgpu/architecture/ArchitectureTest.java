@@ -11,7 +11,7 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /**
- * The README's architecture section, as rules over the compiled classes of every module. Data flows one way:
+ * The README's module rules (README, "Modules") over the compiled classes of every module. Data flows one way:
  * {@code core} (the placement engine, JDK only) and {@code api} (what components agree on through the API server)
  * at the bottom; {@code http} (how components serve HTTP) beside them; the components ({@code simulator},
  * {@code scheduler}, {@code node}, {@code controller}) on top of those and never on each other; {@code cli} wires

@@ -6,10 +6,10 @@ import io.elasticgpu.api.v1alpha1.GpuAsk.Role;
 /**
  * Reads a container that asks by HAMi's names: {@code nvidia.com/gpu} counts cards, and {@code nvidia.com/gpumem}
  * (MiB), {@code nvidia.com/gpumem-percentage} and {@code nvidia.com/gpucores} (percent) say what share of each card it
- * takes. The meaning follows HAMi v2.10 (README, "Pods written for HAMi"): memory left out means all of the card's
- * memory, so no other share fits beside it and the ask is whole cards; {@code gpucores: 100} asks a card of its own;
- * {@code gpumem} wins over {@code gpumem-percentage}, which is a percent of whichever card the container is given (its
- * MiB rounded down, as HAMi computes them).
+ * takes. The meaning follows HAMi v2.10 (docs/user-guide.md, "Pods written for HAMi"): memory left out means all of the
+ * card's memory, so no other share fits beside it and the ask is whole cards; {@code gpucores: 100} asks a card of its
+ * own; {@code gpumem} wins over {@code gpumem-percentage}, which is a percent of whichever card the container is given
+ * (its MiB rounded down, as HAMi computes them).
  */
 final class HamiNames {
 

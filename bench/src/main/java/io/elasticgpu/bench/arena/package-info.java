@@ -1,5 +1,5 @@
 /**
- * The arena (issue 17), {@code bench/run arena}: peers' schedulers on the same trace, nodes and order as ours, each
+ * The arena, {@code bench/run arena}: peers' schedulers on the same trace, nodes and order as ours, each
  * in a fresh real control plane ({@link io.elasticgpu.bench.arena.Arena}). A {@link
  * io.elasticgpu.bench.arena.Contender}
  * says how its nodes look, how its pods ask and which scheduler it runs: Elastic GPU as the chart ships it, HAMi's

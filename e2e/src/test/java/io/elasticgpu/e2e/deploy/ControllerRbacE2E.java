@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The controller's RBAC is what it uses, no more (issue 15), and with it the leader keeps its Lease: the chart's
+ * The controller's RBAC is what it uses, no more, and with it the leader keeps its Lease: the chart's
  * RBAC is applied to the real apiserver, {@code egpu controller} runs with a token of the chart's ServiceAccount
  * (leader election and the webhook on, as the chart runs it) through a life that touches its paths (a pod admitted
  * with its claim's resources, the ResourceClaimTemplate of a claim of a DRA class, an ElasticGPU made for an

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The extender's RBAC is what it uses, no more (issue 15): the chart's ServiceAccounts, roles and bindings are
+ * The extender's RBAC is what it uses, no more: the chart's ServiceAccounts, roles and bindings are
  * applied to the real apiserver, the extender runs with a token of the ServiceAccount the chart gives it, the real
  * kube-scheduler schedules through it a life that touches every path (first binds on a node, a bind after a
  * restart over a ledger that names a pod deleted meanwhile, a pod turned away and capacity freed), and the

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The node agent's RBAC is what it uses, no more (issue 15), in each of its two APIs: the chart's RBAC is applied to
+ * The node agent's RBAC is what it uses, no more, in each of its two APIs: the chart's RBAC is applied to
  * the real apiserver, {@code egpu node-agent} runs as a process with a token of the chart's ServiceAccount against
  * kubelet's own device manager (device-plugin mode) or as a DRA driver whose claims the real kube-scheduler allocates,
  * through a life that touches every path: start, admissions, an Xid, SIGKILL and restart, a hand edit of what it

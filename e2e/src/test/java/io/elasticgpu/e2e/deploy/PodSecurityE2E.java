@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Every pod the chart makes, sent to the real kube-apiserver as a Pod (dry run) in a namespace that enforces the
- * {@code restricted} Pod Security Standard: all pass but the two that state why they cannot, and those are refused
- * for exactly the reasons stated (README, "Install with Helm"): the node agent mounts kubelet's device-plugin and
- * pod-resources directories and runs as root to use their sockets, and is in the host's PID namespace to attribute
+ * Every pod the chart makes, sent to the real kube-apiserver as a Pod (dry run) in a namespace that enforces the {@code
+ * restricted} Pod Security Standard: all pass but the two that state why they cannot, and those are refused for exactly
+ * the reasons stated (docs/install.md, "What the chart grants, and why"): the node agent mounts kubelet's device-plugin
+ * and pod-resources directories and runs as root to use their sockets, and is in the host's PID namespace to attribute
  * GPU processes to pods (nodeAgent.usage, on by default); with isolation mps it is privileged besides (it starts MPS
  * daemons in the host's namespaces); the extender beside the default scheduler runs on the host network, so that only
  * that host reaches its verbs.

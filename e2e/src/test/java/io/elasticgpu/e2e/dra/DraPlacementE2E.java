@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * DRA pods placed fragmentation-aware (issue 16): kube-scheduler as the chart configures it, its second extender
+ * DRA pods placed fragmentation-aware: kube-scheduler as the chart configures it, its second extender
  * stanza calling the extender for every pod. Three nodes of two T4s each offer their cards through DRA only (agents
  * in DRA mode). Small claims arrive one at a time; the extender reads each pod's claim and chooses the node, counting
  * the claims already allocated as held, and kube-scheduler's allocator picks the card there. The small claims end up

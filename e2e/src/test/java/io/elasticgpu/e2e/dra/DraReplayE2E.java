@@ -14,16 +14,16 @@ import org.junit.jupiter.api.io.TempDir;
  * kube-scheduler's allocator picks the cards, the extender (as the chart configures it) the nodes. Audited from the
  * claims' allocations: no card over capacity, every bound GPU pod's claim allocated, and the cluster allocates at
  * least as much GPU as the simulator on the same order, less one point. Through DRA kube-scheduler's allocator picks
- * the card inside the node (the first that fits) and the extender the node; the cluster used to fall 1.0 to 1.3
- * points short here while the extender's workload estimate split each DRA pod into CPU without cards and cards without
- * CPU, and came within a few tenths once it counted the pod whole (README, "Through DRA"); runs differ by a few
- * tenths.
+ * the card inside the node (the first that fits) and the extender the node; the extender's workload estimate counts
+ * each DRA pod whole, its CPU and its cards together, which keeps the cluster within a few tenths of the simulator
+ * (docs/results/cluster-replay-dra.md); runs differ by a few tenths.
  */
 class DraReplayE2E {
 
     /**
      * What the allocator's card choice may cost, with room for the runs' spread and for kube-scheduler leaving the
-     * creation order the simulator replays, which at 200 nodes it does from its first pods (README, "Through DRA").
+     * creation order the simulator replays, which at 200 nodes it does from its first pods
+     * (docs/results/cluster-replay-dra.md).
      */
     private static final double THRESHOLD = 1.0;
 

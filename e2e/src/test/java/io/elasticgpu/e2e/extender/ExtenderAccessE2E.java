@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Who may call the extender (issue 15): as the chart runs it, its verbs are served on 127.0.0.1 only, beside
+ * Who may call the extender: as the chart runs it, its verbs are served on 127.0.0.1 only, beside
  * kube-scheduler in one pod, and only {@code /metrics}, {@code /healthz} and {@code /readyz} on the address other
  * hosts reach. The real kube-scheduler, on the same loopback, schedules through it; a caller from this machine's
  * network address cannot reach {@code /bind} at all, finds no {@code /bind} on the metrics address, and changes

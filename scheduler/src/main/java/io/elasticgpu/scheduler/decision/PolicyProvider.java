@@ -25,7 +25,7 @@ import java.util.random.RandomGenerator;
  * pods without GPUs that share their nodes or their scheduler); with no GPU pod yet,
  * the expected pod is one whole card. Rebuilt every {@code refresh}, and sooner while the number of GPU pods grows by
  * half since the last estimate: a young cluster's first pods would otherwise be placed for a workload of whole
- * cards for a whole refresh period (in a replay of the openb trace that cost 4 points of allocation). Thread-safe.
+ * cards for a whole refresh period (4 points less allocation on the openb trace). Thread-safe.
  */
 public final class PolicyProvider implements Supplier<Policy> {
 

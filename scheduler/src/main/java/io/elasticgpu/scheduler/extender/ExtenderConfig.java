@@ -33,7 +33,7 @@ import java.util.Optional;
  * @param policyWeight            weight of the policy's ranking in prioritize scores
  * @param topologyWeight          weight of the links between the cards a multi-card pod would get
  * @param decideInFilter          the filter passes only the best node and holds the pod's cards there at once (see
- *                                README, "What kube-scheduler does to placement")
+ *                                docs/operator-guide.md, "What kube-scheduler does to placement")
  * @param holdSeconds             how long a filter's decision is held when no bind follows
  */
 public record ExtenderConfig(
@@ -71,13 +71,11 @@ public record ExtenderConfig(
         }
         if (!allowRemoteCallers && !verbs.loopback()) {
             throw new IllegalArgumentException(
-                    ("listen: %s is reachable from other hosts, and the verbs there bind pods for"
-                                    + " whoever calls them; serve them on a loopback address (127.0.0.1:8888) beside "
-                                    + "kube-scheduler, as the"
-                                    + " chart does (README, \"Who may call the extender\"), with metricsListen "
-                                    + "(--metrics-listen) for"
-                                    + " Prometheus and probes, or set allowRemoteCallers (--allow-remote-callers) to "
-                                    + "accept any caller")
+                    ("listen: %s is reachable from other hosts, and the verbs there bind pods for whoever calls "
+                                    + "them; serve them on a loopback address (127.0.0.1:8888) beside kube-scheduler, "
+                                    + "as the chart does (docs/reference/scheduler.md, \"Who may call the extender\"), "
+                                    + "with metricsListen (--metrics-listen) for Prometheus and probes, or set "
+                                    + "allowRemoteCallers (--allow-remote-callers) to accept any caller")
                             .formatted(listen));
         }
         if ((tlsCertFile == null) != (tlsKeyFile == null)) {

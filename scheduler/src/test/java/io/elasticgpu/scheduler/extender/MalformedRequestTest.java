@@ -10,7 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Defect 4 of issue 13: a filter with neither NodeNames nor Nodes threw a NullPointerException (no answer). */
+/** A filter with neither NodeNames nor Nodes threw a NullPointerException (no answer). */
 class MalformedRequestTest {
 
     private final Pod pod = new PodBuilder()
