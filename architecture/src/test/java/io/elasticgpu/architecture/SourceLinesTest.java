@@ -73,4 +73,13 @@ class SourceLinesTest {
                 .as("main classes over %d lines whose top comment does not say \"%s ...\"", LONG_FILE, LONG_FILE_NOTE)
                 .isEmpty();
     }
+
+    @Test
+    void theExtendersCacheFacadeIsAtMostOneHundredAndFiftyLines() throws IOException {
+        Path facade = ROOT.resolve("scheduler/src/main/java/io/elasticgpu/scheduler/cache/ClusterCache.java");
+        assertThat(Files.readAllLines(facade, StandardCharsets.UTF_8))
+                .as("ClusterCache owns the lock and hands out snapshots; what it keeps belongs in Nodes, Pods, Claims "
+                        + "and Assumptions")
+                .hasSizeLessThanOrEqualTo(150);
+    }
 }

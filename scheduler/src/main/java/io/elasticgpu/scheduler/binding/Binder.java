@@ -10,6 +10,7 @@ import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodHolding;
+import io.elasticgpu.scheduler.cache.PodPresence;
 import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.PodAsk;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -339,8 +340,8 @@ public final class Binder {
      * waiting and the reservation fresh; dropped if it is gone, bound elsewhere, or was abandoned mid-bind.
      */
     private boolean keep(String uid, LedgerEntry entry, String node, long now) {
-        ClusterCache.PodStatus status = cache.podStatus(uid);
-        if (status == ClusterCache.PodStatus.GONE) {
+        PodPresence status = cache.podStatus(uid);
+        if (status == PodPresence.GONE) {
             return false;
         }
         Optional<String> bound = cache.boundNode(uid);
@@ -348,7 +349,7 @@ public final class Binder {
             return bound.get().equals(node);
         }
         boolean fresh = now - entry.reservedAtMillis() < staleReservation.toMillis();
-        if (status == ClusterCache.PodStatus.LIVE && fresh) {
+        if (status == PodPresence.LIVE && fresh) {
             return true;
         }
         ClusterApi.PodView view = api.pod(entry.namespace(), entry.name(), uid);

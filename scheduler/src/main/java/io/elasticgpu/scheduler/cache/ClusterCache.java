@@ -16,13 +16,6 @@ import java.util.stream.Stream;
  */
 public final class ClusterCache {
 
-    /** A pod bound or waiting; deleted, Succeeded or Failed as seen here; or never seen (the informer may lag). */
-    public enum PodStatus {
-        LIVE,
-        GONE,
-        UNKNOWN
-    }
-
     private final Pods pods;
     private final Claims claims;
     private final Assumptions assumptions = new Assumptions();
@@ -53,13 +46,7 @@ public final class ClusterCache {
 
     /** The cluster as of now, immutable: what one filter, prioritize or bind decides on. */
     public synchronized Snapshot snapshot() {
-        return new Snapshot(
-                nodes.entries(),
-                nodes.limits(),
-                pods.unknownHolders(),
-                claims.byKey(),
-                assumptions.holds(),
-                new Snapshot.Counts(pods.count() + claims.count(), pods.unaccounted(), nodes.waiting()));
+        return Snapshot.of(nodes, pods, claims, assumptions);
     }
 
     /** The pods and claims the expected workload is estimated from, as of now. */
@@ -147,7 +134,7 @@ public final class ClusterCache {
                 .or(() -> sent.get(uid));
     }
 
-    public synchronized PodStatus podStatus(String uid) {
+    public synchronized PodPresence podStatus(String uid) {
         return pods.status(uid);
     }
 
@@ -157,9 +144,7 @@ public final class ClusterCache {
     }
 
     private void gone(Pod pod) {
-        pods.gone(
-                pod.getMetadata().getUid(),
-                HostPod.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
+        pods.gone(pod);
         assumptions.forget(pod.getMetadata().getUid());
     }
 }

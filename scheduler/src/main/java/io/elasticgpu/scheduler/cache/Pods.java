@@ -111,6 +111,13 @@ final class Pods {
     }
 
     /** A pod deleted, Succeeded or Failed: it holds nothing any more. */
+    /** {@code pod} was deleted, or ended (Succeeded, Failed). */
+    void gone(Pod pod) {
+        gone(
+                pod.getMetadata().getUid(),
+                HostPod.key(pod.getMetadata().getNamespace(), pod.getMetadata().getName()));
+    }
+
     void gone(String uid, String key) {
         gone.add(uid);
         if (gone.size() > GONE_REMEMBERED) {
@@ -139,11 +146,11 @@ final class Pods {
         return Optional.ofNullable(uid == null ? null : gpuPods.get(uid));
     }
 
-    ClusterCache.PodStatus status(String uid) {
+    PodPresence status(String uid) {
         if (gone.contains(uid)) {
-            return ClusterCache.PodStatus.GONE;
+            return PodPresence.GONE;
         }
-        return live.contains(uid) ? ClusterCache.PodStatus.LIVE : ClusterCache.PodStatus.UNKNOWN;
+        return live.contains(uid) ? PodPresence.LIVE : PodPresence.UNKNOWN;
     }
 
     Optional<String> boundNode(String uid) {

@@ -42,6 +42,17 @@ public final class Snapshot {
     private final Map<String, Hold> holds;
     private final Counts counts;
 
+    /** What the cache's parts hold now; called under the cache's lock. */
+    static Snapshot of(Nodes nodes, Pods pods, Claims claims, Assumptions assumptions) {
+        return new Snapshot(
+                nodes.entries(),
+                nodes.limits(),
+                pods.unknownHolders(),
+                claims.byKey(),
+                assumptions.holds(),
+                new Counts(pods.count() + claims.count(), pods.unaccounted(), nodes.waiting()));
+    }
+
     /** Every map immutable, and never changed by whoever made it. */
     Snapshot(
             NodeEntries entries,

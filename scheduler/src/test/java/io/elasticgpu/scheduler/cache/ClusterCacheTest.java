@@ -161,7 +161,7 @@ class ClusterCacheTest {
                 .endStatus()
                 .build());
         assertThat(n1().usedMemory(1)).isZero();
-        assertThat(cache.podStatus("uid-a")).isEqualTo(ClusterCache.PodStatus.GONE);
+        assertThat(cache.podStatus("uid-a")).isEqualTo(PodPresence.GONE);
         cache.upsertPod(placed);
         assertThat(n1().usedMemory(1)).isEqualTo(8192);
         cache.deletePod(placed);

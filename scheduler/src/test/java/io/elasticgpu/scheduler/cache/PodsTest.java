@@ -26,13 +26,13 @@ class PodsTest {
 
     @Test
     void aPodIsUnknownUntilSeenLiveWhileItHoldsAndGoneOnceDeleted() {
-        assertThat(pods.status("uid-a")).isEqualTo(ClusterCache.PodStatus.UNKNOWN);
+        assertThat(pods.status("uid-a")).isEqualTo(PodPresence.UNKNOWN);
         assertThat(pods.seen(slice, false, n -> false)).as("waiting for a node").isEmpty();
-        assertThat(pods.status("uid-a")).isEqualTo(ClusterCache.PodStatus.LIVE);
+        assertThat(pods.status("uid-a")).isEqualTo(PodPresence.LIVE);
         assertThat(pods.gpuPod("ns", "a")).contains(slice);
 
         pods.gone("uid-a", "ns/a");
-        assertThat(pods.status("uid-a")).isEqualTo(ClusterCache.PodStatus.GONE);
+        assertThat(pods.status("uid-a")).isEqualTo(PodPresence.GONE);
         assertThat(pods.gpuPod("ns", "a")).isEmpty();
         assertThat(pods.count()).isZero();
     }
