@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +41,16 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--exit", description = "Stop after printing instead of waiting for Ctrl-C.")
     boolean exit;
 
+    @Option(
+            names = "--real-node",
+            description = "Also join a real node (kubelet, containerd, runc, built by e2e/bin/build-real-node; needs "
+                    + "root and cgroups) with a node agent offering two simulated cards, and run three of the "
+                    + "workload's pods there in real containers, which print what they were handed.")
+    boolean realNode;
+
+    /** The real node, while {@code --real-node} runs one. */
+    private DemoRealNode real;
+
     @Override
     public Integer call() throws Exception {
         if (nodes < 1 || nodes > 200) {
@@ -47,6 +58,12 @@ public final class DemoCommand implements Callable<Integer> {
         }
         if (dashboardPort < 0 || dashboardPort > 65535) {
             throw new IllegalArgumentException("--dashboard-port must be 0..65535, was " + dashboardPort);
+        }
+        if (realNode) {
+            Optional<String> cannot = DemoRealNode.cannotRun(Binaries.E2E_DIR);
+            if (cannot.isPresent()) {
+                throw new IllegalArgumentException("--real-node: " + cannot.get());
+            }
         }
         long start = System.nanoTime();
         ControlPlane.deleteData(dir); // every demo starts from an empty cluster, not the last demo's nodes and pods
@@ -81,29 +98,47 @@ public final class DemoCommand implements Callable<Integer> {
                         Demo.schedulerTemplate(),
                         new InetSocketAddress("127.0.0.1", dashboardPort),
                         Demo.ControlPlaneUse.OWNED)) {
-            List<String> names = demo.createNodes(nodes);
-            System.out.printf("demo: %d fake GPU nodes; their node agents published the inventories%n", names.size());
-            System.out.println(
-                    "demo: the extender, controller, webhook and dashboard run; submitting the workload in namespace "
-                            + "demo …");
-            demo.submitWorkload(Duration.ofMinutes(2));
-            String broken = names.getLast();
-            demo.failCard(broken, 1);
-            System.out.printf(
-                    "demo: Xid %d on %s card 1; its node agent marked the card unhealthy%n",
-                    Demo.XID_FALLEN_OFF_THE_BUS, broken);
-            System.out.println();
-            demo.print(System.out);
-            System.out.printf(
-                    "%nready in %.0f s. kubeconfig: %s%n", (System.nanoTime() - start) / 1e9, cp.kubeconfig());
-            System.out.printf(
-                    "  export KUBECONFIG=%s; ./egpu inspect -o wide; %s get egpu%n",
-                    cp.kubeconfig(), cp.binaries().kubectl());
-            if (!exit) {
-                System.out.printf("dashboard: %s%nCtrl-C stops everything.%n", demo.dashboardUrl());
-                stop.await();
-                System.out.println("demo: stopping …");
+            try {
+                List<String> names = demo.createNodes(nodes);
+                System.out.printf(
+                        "demo: %d fake GPU nodes; their node agents published the inventories%n", names.size());
+                System.out.println(
+                        "demo: the extender, controller, webhook and dashboard run; submitting the workload in "
+                                + "namespace demo …");
+                demo.submitWorkload(Duration.ofMinutes(2));
+                String broken = names.getLast();
+                demo.failCard(broken, 1);
+                System.out.printf(
+                        "demo: Xid %d on %s card 1; its node agent marked the card unhealthy%n",
+                        Demo.XID_FALLEN_OFF_THE_BUS, broken);
+                System.out.println();
+                demo.print(System.out);
+                if (realNode) {
+                    runOnARealNode(cp);
+                }
+                System.out.printf(
+                        "%nready in %.0f s. kubeconfig: %s%n", (System.nanoTime() - start) / 1e9, cp.kubeconfig());
+                System.out.printf(
+                        "  export KUBECONFIG=%s; ./egpu inspect -o wide; %s get egpu%n",
+                        cp.kubeconfig(), cp.binaries().kubectl());
+                if (!exit) {
+                    System.out.printf("dashboard: %s%nCtrl-C stops everything.%n", demo.dashboardUrl());
+                    stop.await();
+                    System.out.println("demo: stopping …");
+                }
+            } finally {
+                if (real != null) {
+                    real.close();
+                }
             }
         }
+    }
+
+    private void runOnARealNode(ControlPlane cp) {
+        System.out.println();
+        System.out.println("demo: starting a real node (containerd, kubelet) and its node agent …");
+        real = DemoRealNode.start(cp, Binaries.E2E_DIR);
+        real.submit(Demo.NAMESPACE, Duration.ofMinutes(2));
+        real.print(Demo.NAMESPACE, System.out);
     }
 }
