@@ -164,6 +164,120 @@ class RealNodeDraE2E {
         }
     }
 
+    /**
+     * A claim of two requests, each a card's share: a container that uses both (here the claim whole) would get two
+     * CDI devices whose {@code NVIDIA_VISIBLE_DEVICES} the runtime does not merge, so the agent refuses to prepare the
+     * claim and kubelet reports why on the pod; the same two requests in two containers run, each told its own card.
+     */
+    @Test
+    void aContainerUsingTwoRequestsOfAClaimIsRefusedAndTwoContainersWithOneEachRun(TestCluster cluster, RealNode node) {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        RealNodePods pods = new RealNodePods(client, ns, node);
+        for (String name : List.of("together", "apart")) {
+            client.resources(ResourceClaim.class)
+                    .inNamespace(ns)
+                    .resource(twoRequests(name))
+                    .create();
+        }
+        var together = pods.pod("together")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("gpus")
+                .withResourceClaimName("together")
+                .endResourceClaim()
+                .addNewContainer()
+                .withName("main")
+                .withImage(node.busyboxImage())
+                .withImagePullPolicy("Never")
+                .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
+                .withNewResources()
+                .addNewClaim()
+                .withName("gpus")
+                .endClaim()
+                .endResources()
+                .endContainer()
+                .endSpec()
+                .build();
+        pods.create(together);
+        var apart = pods.pod("apart")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("gpus")
+                .withResourceClaimName("apart")
+                .endResourceClaim();
+        for (String request : List.of("gpu-a", "gpu-b")) {
+            apart.addNewContainer()
+                    .withName(request)
+                    .withImage(node.busyboxImage())
+                    .withImagePullPolicy("Never")
+                    .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
+                    .withNewResources()
+                    .addNewClaim()
+                    .withName("gpus")
+                    .withRequest(request)
+                    .endClaim()
+                    .endResources()
+                    .endContainer();
+        }
+        pods.create(apart.endSpec().build());
+
+        String why = await().atMost(RealNodePods.WAIT)
+                .until(
+                        () -> client.v1().events().inNamespace(ns).list().getItems().stream()
+                                .filter(e ->
+                                        "together".equals(e.getInvolvedObject().getName()))
+                                .map(io.fabric8.kubernetes.api.model.Event::getMessage)
+                                .filter(m -> m != null && m.contains("uses its requests"))
+                                .findFirst()
+                                .orElse(""),
+                        m -> !m.isEmpty());
+        assertThat(why)
+                .contains("container main of pod together uses its requests gpu-a and gpu-b")
+                .contains("give each request to its own container");
+        assertThat(pods.status("together", "main").map(s -> s.getState().getRunning()))
+                .as("the container that would be told one card and handed two")
+                .isEmpty();
+
+        ResourceClaim claim = client.resources(ResourceClaim.class)
+                .inNamespace(ns)
+                .withName("apart")
+                .get();
+        for (String request : List.of("gpu-a", "gpu-b")) {
+            DeviceRequestAllocationResult result = claim.getStatus().getAllocation().getDevices().getResults().stream()
+                    .filter(r -> r.getRequest().equals(request))
+                    .findFirst()
+                    .orElseThrow();
+            int card = Integer.parseInt(result.getDevice().substring("gpu-".length()));
+            assertThat(gpuVariables(pods.report("apart", request)))
+                    .as("container %s, which uses request %s only", request, request)
+                    .containsEntry("ELASTICGPU_CARD_INDEX", Integer.toString(card))
+                    .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "1024");
+        }
+    }
+
+    private static ResourceClaim twoRequests(String name) {
+        var devices = new ResourceClaimBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withNewDevices();
+        for (String request : List.of("gpu-a", "gpu-b")) {
+            devices.addNewRequest()
+                    .withName(request)
+                    .withNewExactly()
+                    .withDeviceClassName(DraNames.DRIVER)
+                    .withNewCapacity()
+                    .addToRequests(DraNames.MEMORY, new Quantity("1Gi"))
+                    .addToRequests(DraNames.CORES, new Quantity("10"))
+                    .endCapacity()
+                    .endExactly()
+                    .endRequest();
+        }
+        return devices.endDevices().endSpec().build();
+    }
+
     /** The environment of CDI device {@code name} in {@code spec}, its spec-wide edits first. */
     private static Map<String, String> cdiEnvironment(String spec, String name) throws IOException {
         JsonNode root = JSON.readTree(spec);

@@ -4,11 +4,19 @@ import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.discovery.Hardware;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodResourceClaim;
+import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads claims from the API server and turns their allocation into {@link ClaimDevice}s: the results of our driver
@@ -39,6 +47,11 @@ public final class ApiClaims implements ClaimSource {
             throw new ClaimException("claim %s: cannot read it from the API server: %s".formatted(ref, e.getMessage()));
         }
         List<ClaimDevice> devices = devices(ref, claim, pool, hardware);
+        if (devices.stream().map(d -> topRequest(d.request())).distinct().count() > 1) {
+            oneRequestPerContainer(ref, claim, consumers(claim)).ifPresent(why -> {
+                throw new ClaimException(why);
+            });
+        }
         var annotations = claim.getMetadata().getAnnotations();
         String processes = annotations == null ? null : annotations.get(MpsLimits.PROCESSES_ANNOTATION);
         return new AllocatedClaim(devices, processes == null ? "1" : processes);
@@ -64,6 +77,101 @@ public final class ApiClaims implements ClaimSource {
                     .formatted(ref, DraNames.DRIVER, pool));
         }
         return out;
+    }
+
+    /** The pods that reserved {@code claim}, as the API server has them now (a pod gone since is left out). */
+    private List<Pod> consumers(ResourceClaim claim) {
+        if (claim.getStatus() == null || claim.getStatus().getReservedFor() == null) {
+            return List.of();
+        }
+        List<Pod> pods = new ArrayList<>();
+        for (ResourceClaimConsumerReference r : claim.getStatus().getReservedFor()) {
+            if (!"pods".equals(r.getResource())) {
+                continue;
+            }
+            try {
+                Pod p = client.pods()
+                        .inNamespace(claim.getMetadata().getNamespace())
+                        .withName(r.getName())
+                        .get();
+                if (p != null && p.getMetadata().getUid().equals(r.getUid())) {
+                    pods.add(p);
+                }
+            } catch (KubernetesClientException e) {
+                throw new ClaimException("claim %s: cannot read pod %s, which reserved it, from the API server: %s"
+                        .formatted(claim.getMetadata().getName(), r.getName(), e.getMessage()));
+            }
+        }
+        return pods;
+    }
+
+    /**
+     * Why a container of {@code pods} cannot be given {@code claim}: it uses two or more of the claim's requests that
+     * hold our cards (naming several, or the claim whole). Each request's card comes as its own CDI device, which sets
+     * {@code NVIDIA_VISIBLE_DEVICES} and the share's variables, and containerd keeps only the last device's value of a
+     * variable, so such a container would be told one card and handed two. Pure.
+     */
+    static Optional<String> oneRequestPerContainer(ClaimRef ref, ResourceClaim claim, List<Pod> pods) {
+        Set<String> ours = new TreeSet<>();
+        claim.getStatus().getAllocation().getDevices().getResults().stream()
+                .filter(r -> DraNames.DRIVER.equals(r.getDriver()))
+                .forEach(r -> ours.add(topRequest(r.getRequest())));
+        for (Pod pod : pods) {
+            Set<String> names = new TreeSet<>(); // the pod's own names for this claim
+            for (PodResourceClaim c :
+                    Optional.ofNullable(pod.getSpec().getResourceClaims()).orElse(List.of())) {
+                if (ref.name().equals(c.getResourceClaimName())) {
+                    names.add(c.getName());
+                }
+            }
+            if (pod.getStatus() != null && pod.getStatus().getResourceClaimStatuses() != null) {
+                for (PodResourceClaimStatus c : pod.getStatus().getResourceClaimStatuses()) {
+                    if (ref.name().equals(c.getResourceClaimName())) {
+                        names.add(c.getName());
+                    }
+                }
+            }
+            List<Container> containers = new ArrayList<>(pod.getSpec().getContainers());
+            if (pod.getSpec().getInitContainers() != null) {
+                containers.addAll(pod.getSpec().getInitContainers());
+            }
+            for (Container container : containers) {
+                if (container.getResources() == null || container.getResources().getClaims() == null) {
+                    continue;
+                }
+                Set<String> used = new TreeSet<>();
+                for (var c : container.getResources().getClaims()) {
+                    if (names.contains(c.getName())) {
+                        if (c.getRequest() == null || c.getRequest().isEmpty()) {
+                            used.addAll(ours);
+                        } else if (ours.contains(c.getRequest())) {
+                            used.add(c.getRequest());
+                        }
+                    }
+                }
+                if (used.size() > 1) {
+                    return Optional.of(("claim %s: container %s of pod %s uses its requests %s, each a card of its "
+                                    + "own with its own CDI device, and the container runtime keeps only the last "
+                                    + "device's NVIDIA_VISIBLE_DEVICES and limits, so the container would be told one "
+                                    + "card and handed %d; give each request to its own container, or ask for the "
+                                    + "cards in one request (count: %d)")
+                            .formatted(
+                                    ref,
+                                    container.getName(),
+                                    pod.getMetadata().getName(),
+                                    String.join(" and ", used),
+                                    used.size(),
+                                    used.size()));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** A request's name as containers use it: a prioritized list's subrequest ({@code gpu/fast}) is {@code gpu}'s. */
+    static String topRequest(String request) {
+        int slash = request == null ? -1 : request.indexOf('/');
+        return slash < 0 ? request : request.substring(0, slash);
     }
 
     static ClaimDevice device(ClaimRef ref, DraShares.DraShare s, Hardware hw) {

@@ -105,4 +105,95 @@ class ApiClaimsTest {
                 .extracting(io.elasticgpu.api.v1alpha1.DraNames::cardIndex)
                 .containsExactly(0, 17, -1, -1, -1, -1);
     }
+
+    /** A claim of two requests, gpu-a and gpu-b, each a card of ours on node-a. */
+    private static ResourceClaim twoRequests() {
+        return claim(
+                "uid-1",
+                new DeviceRequestAllocationResultBuilder()
+                        .withDriver("gpu.elasticgpu.io")
+                        .withPool("node-a")
+                        .withDevice("gpu-0")
+                        .withRequest("gpu-a")
+                        .build(),
+                new DeviceRequestAllocationResultBuilder()
+                        .withDriver("gpu.elasticgpu.io")
+                        .withPool("node-a")
+                        .withDevice("gpu-1")
+                        .withRequest("gpu-b/fast") // a subrequest: containers name gpu-b
+                        .build());
+    }
+
+    /** A pod whose containers use the claim {@code train} (named {@code gpus} in the pod) as {@code uses} says. */
+    private static io.fabric8.kubernetes.api.model.Pod pod(boolean fromTemplate, Map<String, List<String>> uses) {
+        var pod = new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata()
+                .withNamespace("team")
+                .withName("p")
+                .withUid("uid-p")
+                .endMetadata()
+                .withNewSpec()
+                .addNewResourceClaim()
+                .withName("gpus")
+                .withResourceClaimName(fromTemplate ? null : "train")
+                .withResourceClaimTemplateName(fromTemplate ? "train-template" : null)
+                .endResourceClaim()
+                .endSpec();
+        if (fromTemplate) {
+            pod.withNewStatus()
+                    .addNewResourceClaimStatus()
+                    .withName("gpus")
+                    .withResourceClaimName("train")
+                    .endResourceClaimStatus()
+                    .endStatus();
+        }
+        uses.forEach((container, requests) -> {
+            var c = new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                    .withName(container)
+                    .withNewResources()
+                    .endResources();
+            for (String r : requests) {
+                c.editResources()
+                        .addNewClaim()
+                        .withName("gpus")
+                        .withRequest(r.isEmpty() ? null : r)
+                        .endClaim()
+                        .endResources();
+            }
+            pod.editSpec().addToContainers(c.build()).endSpec();
+        });
+        return pod.build();
+    }
+
+    @Test
+    void aContainerThatUsesTwoRequestsOfAClaimIsRefusedWithWhatToDoInstead() {
+        assertThat(ApiClaims.oneRequestPerContainer(
+                        REF, twoRequests(), List.of(pod(false, Map.of("main", List.of("gpu-a", "gpu-b"))))))
+                .hasValue("claim team/train (uid-1): container main of pod p uses its requests gpu-a and gpu-b, each a "
+                        + "card of its own with its own CDI device, and the container runtime keeps only the last "
+                        + "device's NVIDIA_VISIBLE_DEVICES and limits, so the container would be told one card and "
+                        + "handed 2; give each request to its own container, or ask for the cards in one request "
+                        + "(count: 2)");
+    }
+
+    @Test
+    void aContainerThatUsesTheWholeClaimOfTwoRequestsIsRefusedAlsoThroughATemplate() {
+        assertThat(ApiClaims.oneRequestPerContainer(
+                        REF, twoRequests(), List.of(pod(true, Map.of("main", List.of(""))))))
+                .hasValueSatisfying(why ->
+                        assertThat(why).contains("container main of pod p uses its requests gpu-a " + "and gpu-b"));
+    }
+
+    @Test
+    void eachRequestInAContainerOfItsOwnOrOneRequestSharedIsFine() {
+        assertThat(ApiClaims.oneRequestPerContainer(
+                        REF,
+                        twoRequests(),
+                        List.of(pod(
+                                false, Map.of("a", List.of("gpu-a"), "b", List.of("gpu-b"), "c", List.of("gpu-a"))))))
+                .isEmpty();
+        assertThat(ApiClaims.oneRequestPerContainer(
+                        REF, twoRequests(), List.of(pod(false, Map.of("main", List.of("other-claim-request"))))))
+                .isEmpty();
+    }
 }
