@@ -17,11 +17,13 @@ import java.util.Map;
  * @param tflops       asked on each card, > 0; or 0 for {@link #NONE}
  * @param precision    what the TFLOPS are counted in
  * @param milliByModel the share on each offered model, by every name (and alias) of it, in milli-cards
+ * @param peakByModel  the peak of {@code precision} of each offered model, by the same names
  */
-public record ComputeAsk(int tflops, Precision precision, Map<String, Integer> milliByModel) {
+public record ComputeAsk(
+        int tflops, Precision precision, Map<String, Integer> milliByModel, Map<String, BigDecimal> peakByModel) {
 
     /** Compute is asked as a share ({@link Ask#milliPerCard()}), not in TFLOPS. */
-    public static final ComputeAsk NONE = new ComputeAsk(0, Precision.DEFAULT, Map.of());
+    public static final ComputeAsk NONE = new ComputeAsk(0, Precision.DEFAULT, Map.of(), Map.of());
 
     /** Nodes offer compute in whole percents of a card. */
     public static final int GRANULARITY_MILLI = 10;
@@ -29,6 +31,10 @@ public record ComputeAsk(int tflops, Precision precision, Map<String, Integer> m
     public ComputeAsk {
         requireNonNull(precision, "precision");
         milliByModel = Map.copyOf(requireNonNull(milliByModel, "milliByModel"));
+        peakByModel = Map.copyOf(requireNonNull(peakByModel, "peakByModel"));
+        if (!peakByModel.keySet().equals(milliByModel.keySet())) {
+            throw new IllegalArgumentException("a TFLOPS ask needs the peak of every model it is offered on");
+        }
         if (tflops < 0) {
             throw new IllegalArgumentException("TFLOPS asked must be > 0, was %d".formatted(tflops));
         }
@@ -59,6 +65,19 @@ public record ComputeAsk(int tflops, Precision precision, Map<String, Integer> m
     public int milliOn(String model) {
         Integer milli = milliByModel.get(model);
         return milli == null ? Card.WHOLE : milli;
+    }
+
+    /**
+     * The TFLOPS a card of {@code model} gives this ask: its share of the peak, to two decimals rounded down (so never
+     * more than the card gives); 0 on a model it is not offered.
+     */
+    public double givenOn(String model) {
+        BigDecimal peak = peakByModel.get(model);
+        return peak == null
+                ? 0
+                : peak.multiply(BigDecimal.valueOf(milliOn(model)))
+                        .divide(BigDecimal.valueOf(Card.WHOLE), 2, RoundingMode.FLOOR)
+                        .doubleValue();
     }
 
     /**

@@ -207,11 +207,15 @@ public final class ModelTable {
                     "no card model in the table gives %s; ask one of %s".formatted(precision.label(), offered()));
         }
         Map<String, Integer> milli = new LinkedHashMap<>();
+        Map<String, BigDecimal> peaks = new LinkedHashMap<>();
         for (GpuModel m : models) {
             BigDecimal peak = m.peak().get(precision);
             int share = peak == null ? -1 : ComputeAsk.shareMilli(tflops, peak);
             if (share > 0) {
-                names(m).forEach(n -> milli.put(n, share));
+                names(m).forEach(n -> {
+                    milli.put(n, share);
+                    peaks.put(n, peak);
+                });
             }
         }
         if (milli.isEmpty()) {
@@ -219,7 +223,17 @@ public final class ModelTable {
                             + " ask less, or whole cards")
                     .formatted(tflops, precision.label()));
         }
-        return new ComputeAsk(tflops, precision, milli);
+        return new ComputeAsk(tflops, precision, milli, peaks);
+    }
+
+    /**
+     * {@code tflops} of the precision named {@code precision} ({@link Precision#DEFAULT} when empty): the reading the
+     * extender, the simulator and the webhook share.
+     *
+     * @throws IllegalArgumentException when the precision is unknown or no model gives it, or tflops is not positive
+     */
+    public ComputeAsk ask(int tflops, String precision) {
+        return ask(tflops, precision == null || precision.isBlank() ? Precision.DEFAULT : Precision.parse(precision));
     }
 
     /** The precisions some model of the table gives, e.g. {@code fp32, tf32, fp16, bf16, int8}. */
