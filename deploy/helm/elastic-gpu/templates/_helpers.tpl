@@ -66,6 +66,10 @@ The extender container, the same beside the second scheduler and in the DaemonSe
   - {{ .Values.aliyunUnitMib | quote }}
   - --ledger-namespace
   - {{ .Release.Namespace }}
+  {{- if .Values.gpuModels }}
+  - --model-table
+  - /etc/elastic-gpu/models/gpu-models.csv
+  {{- end }}
   env:
   - name: JAVA_TOOL_OPTIONS
     value: {{ .Values.extender.javaToolOptions | quote }}
@@ -85,6 +89,18 @@ The extender container, the same beside the second scheduler and in the DaemonSe
   securityContext: {{- include "egpu.restrictedSecurityContext" . | nindent 4 }}
   volumeMounts:
   - {name: extender-tmp, mountPath: /tmp}
+  {{- if .Values.gpuModels }}
+  - {name: gpu-models, mountPath: /etc/elastic-gpu/models, readOnly: true}
+  {{- end }}
+{{- end -}}
+
+{{/* The extender's volume of the operator's model table (values gpuModels), beside extender-tmp. */}}
+{{- define "egpu.gpuModelsVolume" -}}
+{{- if .Values.gpuModels }}
+- name: gpu-models
+  configMap:
+    name: {{ .Release.Name }}-elastic-gpu-models
+{{- end }}
 {{- end -}}
 
 {{/* The extender stanza of a KubeSchedulerConfiguration; the same for the second scheduler and the default one. */}}
@@ -125,6 +141,9 @@ extender they are still scheduled.
   # A per-pod qualifier ("on each of N cards"), not a quantity to take from the node: kube-scheduler must not
   # count it (as in e2e/src/test/resources/scheduler/extender.yaml, which the e2e tests run).
   - name: elasticgpu.io/gpu-count
+    ignoredByScheduler: true
+  # Compute in TFLOPS, a qualifier of gpu-memory like gpu-count: no node advertises it.
+  - name: elasticgpu.io/gpu-tflops
     ignoredByScheduler: true
   - name: nvidia.com/gpu
     ignoredByScheduler: false

@@ -82,6 +82,14 @@ final class SchedulerCommand implements Callable<Integer> {
                             + " (default true; --no-decide-in-filter leaves the choice to kube-scheduler's scores).")
     Boolean decideInFilter;
 
+    @Option(
+            names = "--model-table",
+            paramLabel = "FILE.csv",
+            description = "Card models' peak TFLOPS that extend and override the shipped table, for asks in"
+                    + " elasticgpu.io/gpu-tflops (rows as in gpu-models.csv: name,aliases,fp32,tf32,fp16,bf16,int8,"
+                    + "source).")
+    String modelTable;
+
     @Mixin
     LoggingOptions logging;
 
@@ -123,6 +131,9 @@ final class SchedulerCommand implements Callable<Integer> {
         }
         if (decideInFilter != null) {
             c.withDecideInFilter(decideInFilter);
+        }
+        if (modelTable != null) {
+            c.withModelTable(modelTable);
         }
         return c.build();
     }

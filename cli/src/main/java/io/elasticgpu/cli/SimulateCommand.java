@@ -101,8 +101,25 @@ final class SimulateCommand implements Callable<Integer> {
             description = "The FGD artifact's published results, drawn on the chart and shown beside ours.")
     Path anchor;
 
+    @Option(
+            names = "--tflops",
+            paramLabel = "PRECISION",
+            description = "Compare the trace's sharing pods asked as fixed card shares with the same pods asked in"
+                    + " TFLOPS of PRECISION (fp32, tf32, fp16, bf16, int8) on each seed with --policy; prints JSON.")
+    String tflops;
+
+    @Option(
+            names = "--model-table",
+            paramLabel = "FILE.csv",
+            description = "Card models' peak TFLOPS that extend and override the shipped table (rows as in"
+                    + " gpu-models.csv: name,aliases,fp32,tf32,fp16,bf16,int8,source).")
+    Path modelTable;
+
     @Override
     public Integer call() {
+        if (tflops != null) {
+            return tflopsComparison();
+        }
         if (!format.equals("table") && !format.equals("json")) {
             throw new IllegalArgumentException("--format must be table or json, was \"%s\"".formatted(format));
         }
@@ -138,6 +155,28 @@ final class SimulateCommand implements Callable<Integer> {
                     reports,
                     published.map(p -> p.forTrace(loaded.name())).orElse(java.util.Map.of()));
         }
+        return 0;
+    }
+
+    private Integer tflopsComparison() {
+        io.elasticgpu.core.model.Precision precision = io.elasticgpu.core.model.Precision.parse(tflops);
+        io.elasticgpu.core.model.ModelTable table = ModelTableOption.read(modelTable);
+        Trace loaded = trace == null
+                ? SyntheticTrace.generate(SyntheticTrace.DEFAULT_SEED)
+                : nodes == null ? OpenbTrace.read(trace) : OpenbTrace.read(trace, nodes);
+        var comparison = new io.elasticgpu.simulator.replay.TflopsComparison(
+                new Experiment(loaded, inflation),
+                table,
+                precision,
+                policies(policy).getFirst());
+        List<io.elasticgpu.simulator.replay.TflopsComparison.SeedResult> results = new ArrayList<>();
+        for (long seed : seeds(seeds)) {
+            results.add(comparison.run(seed));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(io.elasticgpu.simulator.report.TflopsReport.json(
+                loaded.name(), policies(policy).getFirst(), precision.label(), results));
+        out.flush();
         return 0;
     }
 

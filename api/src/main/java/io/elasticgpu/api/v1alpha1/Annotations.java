@@ -21,6 +21,12 @@ public final class Annotations {
      */
     public static final String USAGE = "elasticgpu.io/usage";
 
+    /**
+     * On a pod: the precision its containers' {@link ResourceNames#GPU_TFLOPS} are counted in ({@code fp32},
+     * {@code tf32}, {@code fp16}, {@code bf16}, {@code int8}); bf16 when absent.
+     */
+    public static final String TFLOPS_PRECISION = "elasticgpu.io/tflops-precision";
+
     /** On a pod: the cards each container holds and the share on each, as {@link PodGrant} JSON. */
     public static final String ALLOCATION = "elasticgpu.io/allocation";
     /** On a pod: when the extender chose its cards, in Unix nanoseconds; the node agent matches the oldest first. */

@@ -17,8 +17,12 @@ import java.util.Map;
 public final class ClaimAsks {
 
     /** The request names an ElasticGPUClaim carries, in the order the webhook copies them. */
-    public static final List<String> NAMES =
-            List.of(ResourceNames.GPU, ResourceNames.GPU_MEMORY, ResourceNames.GPU_CORE, ResourceNames.GPU_COUNT);
+    public static final List<String> NAMES = List.of(
+            ResourceNames.GPU,
+            ResourceNames.GPU_MEMORY,
+            ResourceNames.GPU_CORE,
+            ResourceNames.GPU_COUNT,
+            ResourceNames.GPU_TFLOPS);
 
     private ClaimAsks() {}
 

@@ -67,12 +67,15 @@ public final class PodAsks {
         if (pod.getSpec() == null) {
             return asks;
         }
+        Map<String, String> annotations =
+                pod.getMetadata() == null ? null : pod.getMetadata().getAnnotations();
+        String precision = annotations == null ? "" : annotations.getOrDefault(Annotations.TFLOPS_PRECISION, "");
         for (Container c : nullSafe(pod.getSpec().getInitContainers())) {
             Role role = "Always".equals(c.getRestartPolicy()) ? Role.SIDECAR : Role.INIT;
-            container(c, role, units).ifPresent(asks::add);
+            container(c, role, units, precision).ifPresent(asks::add);
         }
         for (Container c : nullSafe(pod.getSpec().getContainers())) {
-            container(c, Role.APP, units).ifPresent(asks::add);
+            container(c, Role.APP, units, precision).ifPresent(asks::add);
         }
         return asks;
     }
@@ -85,6 +88,7 @@ public final class PodAsks {
         List<Container> all = containers(pod);
         List<String> names = new ArrayList<>(units.names());
         names.addAll(ResourceNames.HAMI_QUALIFIERS);
+        names.add(ResourceNames.GPU_TFLOPS);
         return all.stream()
                 .anyMatch(c -> names.stream().anyMatch(n -> gpuQuantities(c).containsKey(n)));
     }
@@ -99,13 +103,14 @@ public final class PodAsks {
         return all;
     }
 
-    private static java.util.Optional<GpuAsk> container(Container c, Role role, Units units) {
+    private static java.util.Optional<GpuAsk> container(Container c, Role role, Units units, String precision) {
         Map<String, Quantity> q = gpuQuantities(c);
         String name = c.getName();
         long gpu = count(q, units.gpu(), name);
         long memory = count(q, units.gpuMemory(), name);
         long core = count(q, units.gpuCore(), name);
         long cardCount = count(q, units.gpuCount(), name);
+        long tflops = tflops(q, name);
         long nvidia = count(q, ResourceNames.NVIDIA_GPU, name);
         long hamiMemory = count(q, ResourceNames.HAMI_GPU_MEMORY, name);
         long hamiPercent = count(q, ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, name);
@@ -114,7 +119,7 @@ public final class PodAsks {
         long volcanoMemory = count(q, ResourceNames.VOLCANO_GPU_MEMORY, name);
         long volcanoNumber = count(q, ResourceNames.VOLCANO_GPU_NUMBER, name);
         List<String> families = new ArrayList<>();
-        if (gpu + memory + core + cardCount > 0) {
+        if (gpu + memory + core + cardCount + tflops > 0) {
             families.add("elasticgpu.io");
         }
         if (nvidia + hamiMemory + hamiPercent + hamiCores > 0) {
@@ -145,7 +150,10 @@ public final class PodAsks {
                     case "nvidia.com" -> HamiNames.read(name, role, nvidia, hamiMemory, hamiPercent, hamiCores);
                     case "aliyun.com" -> GpuAsk.slice(name, role, 1, 0, aliyun * units.aliyunUnitMib(), Family.ALIYUN);
                     case "volcano.sh" -> volcano(name, role, volcanoMemory, volcanoNumber);
-                    default -> elastic(name, role, units, gpu, memory, core, cardCount);
+                    default ->
+                        tflops > 0
+                                ? tflops(name, role, units, gpu, memory, core, cardCount, tflops, precision)
+                                : elastic(name, role, units, gpu, memory, core, cardCount);
                 });
     }
 
@@ -180,6 +188,55 @@ public final class PodAsks {
             return GpuAsk.whole(name, role, cards, Family.ELASTIC_GPU); // a 100 % slice is the card
         }
         return GpuAsk.slice(name, role, cards, toInt(core * 10), memory * u.memoryBlockMib(), Family.ELASTIC_GPU);
+    }
+
+    private static GpuAsk tflops(
+            String name,
+            Role role,
+            Units u,
+            long gpu,
+            long memory,
+            long core,
+            long cardCount,
+            long tflops,
+            String precision) {
+        String t = ResourceNames.GPU_TFLOPS;
+        if (gpu > 0) {
+            throw new InvalidAskException("container %s asks whole cards (%s: %d) and %s: %d; ask for one or the other"
+                    .formatted(name, u.gpu(), gpu, t, tflops));
+        }
+        if (core > 0) {
+            throw new InvalidAskException(("container %s asks %s: %d and %s: %d; ask compute one way: drop %s to be"
+                            + " given the share of whichever card it lands on")
+                    .formatted(name, t, tflops, u.gpuCore(), core, u.gpuCore()));
+        }
+        if (memory == 0) {
+            throw new InvalidAskException(("container %s asks %s: %d without %s; add the GPU memory it needs (the node"
+                            + " agent hands out a card's share through its memory)")
+                    .formatted(name, t, tflops, u.gpuMemory()));
+        }
+        int cards = cardCount > 0 ? toInt(cardCount) : 1;
+        return GpuAsk.sliceTflops(
+                name, role, cards, toInt(tflops), precision, memory * u.memoryBlockMib(), Family.ELASTIC_GPU);
+    }
+
+    /** {@link ResourceNames#GPU_TFLOPS}, which when present must be a whole number > 0. */
+    private static long tflops(Map<String, Quantity> q, String container) {
+        Quantity quantity = q.get(ResourceNames.GPU_TFLOPS);
+        if (quantity == null) {
+            return 0;
+        }
+        BigDecimal value;
+        try {
+            value = Quantity.getAmountInBytes(quantity);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            value = null;
+        }
+        if (value == null || value.signum() <= 0 || value.stripTrailingZeros().scale() > 0) {
+            throw new InvalidAskException("container %s: %s must be a whole number of TFLOPS > 0, was %s"
+                    .formatted(container, ResourceNames.GPU_TFLOPS, quantity));
+        }
+        return count(q, ResourceNames.GPU_TFLOPS, container);
     }
 
     private static GpuAsk volcano(String name, Role role, long memory, long number) {

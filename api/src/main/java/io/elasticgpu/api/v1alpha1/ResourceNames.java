@@ -14,6 +14,14 @@ public final class ResourceNames {
     /** With a memory or compute slice: that slice on each of this many distinct cards. */
     public static final String GPU_COUNT = "elasticgpu.io/gpu-count";
 
+    /**
+     * Compute of one card in TFLOPS of the precision {@link Annotations#TFLOPS_PRECISION} names, instead of
+     * {@link #GPU_CORE}: the extender turns it into a share of each candidate card's model. It goes with
+     * {@link #GPU_MEMORY} (kubelet calls the node agent for the memory) and, like {@link #GPU_COUNT}, no node
+     * advertises it, so kube-scheduler must ignore it ({@code ignoredByScheduler: true}).
+     */
+    public static final String GPU_TFLOPS = "elasticgpu.io/gpu-tflops";
+
     /** NVIDIA's device plugin: whole cards; with HAMi's names below, the number of cards a share is taken on. */
     public static final String NVIDIA_GPU = "nvidia.com/gpu";
     /** HAMi: memory of each card of {@link #NVIDIA_GPU}, in MiB. */
@@ -43,6 +51,7 @@ public final class ResourceNames {
             GPU_MEMORY,
             GPU_CORE,
             GPU_COUNT,
+            GPU_TFLOPS,
             NVIDIA_GPU,
             ALIYUN_GPU_MEM,
             VOLCANO_GPU_MEMORY,

@@ -12,7 +12,7 @@ public final class ValidationMessages {
             + "or elasticgpu.io/gpu-memory and/or elasticgpu.io/gpu-core (a slice of one card)";
     /** A request names a resource Elastic GPU does not provision. */
     public static final String REQUESTS_UNKNOWN_NAME = "requests may only name elasticgpu.io/gpu, "
-            + "elasticgpu.io/gpu-memory, elasticgpu.io/gpu-core and elasticgpu.io/gpu-count";
+            + "elasticgpu.io/gpu-memory, elasticgpu.io/gpu-core, elasticgpu.io/gpu-count and elasticgpu.io/gpu-tflops";
     /** A request value is not a whole number of at least 1. */
     public static final String REQUESTS_NOT_POSITIVE =
             "every request must be a whole number of at least 1, " + "e.g. 4096 or \"4096\"";
@@ -27,6 +27,10 @@ public final class ValidationMessages {
     public static final String CORE_ABOVE_ONE_CARD = "elasticgpu.io/gpu-core is percent of one card and at most 100: "
             + "for more, ask for whole cards with elasticgpu.io/gpu or spread the slice with elasticgpu.io/gpu-count";
     /** {@code gpu-count} without a slice to repeat. */
+    /** TFLOPS asked without memory, or with a core share. */
+    public static final String TFLOPS_WITH_MEMORY_ALONE = "elasticgpu.io/gpu-tflops asks a slice's compute in TFLOPS:"
+            + " ask it with elasticgpu.io/gpu-memory and without elasticgpu.io/gpu-core";
+
     public static final String COUNT_WITHOUT_SLICE = "elasticgpu.io/gpu-count repeats a slice on that many cards: "
             + "add elasticgpu.io/gpu-memory or elasticgpu.io/gpu-core, or ask for whole cards with elasticgpu.io/gpu";
     /** A Bound claim's spec was changed. */

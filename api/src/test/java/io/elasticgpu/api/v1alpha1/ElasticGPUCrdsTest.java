@@ -129,11 +129,12 @@ class ElasticGPUCrdsTest {
                         ValidationMessages.REQUESTS_NOT_POSITIVE,
                         ValidationMessages.WHOLE_AND_SLICE,
                         ValidationMessages.CORE_ABOVE_ONE_CARD,
-                        ValidationMessages.COUNT_WITHOUT_SLICE);
+                        ValidationMessages.COUNT_WITHOUT_SLICE,
+                        ValidationMessages.TFLOPS_WITH_MEMORY_ALONE);
         assertThat(requests.getXKubernetesValidations().get(4).getMessageExpression())
                 .isEqualTo("'" + ValidationMessages.CORE_ABOVE_ONE_CARD
                         + ", was ' + string(self['elasticgpu.io/gpu-core'])");
-        assertThat(requests.getMaxProperties()).isEqualTo(4L);
+        assertThat(requests.getMaxProperties()).isEqualTo(5L);
         assertThat(requests.getAdditionalProperties().getSchema().getXKubernetesIntOrString())
                 .isTrue();
         assertThat(at(crd, "spec").getRequired()).containsExactlyInAnyOrder("elasticGPUClassName", "resources");

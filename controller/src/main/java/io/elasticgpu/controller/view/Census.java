@@ -148,7 +148,8 @@ final class Census {
                 .forEach((container, shares) -> shares.forEach(share -> hold(
                         node,
                         share.card(),
-                        new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase),
+                        new Holder(ns, name, container, share.memoryMib(), (share.milli() + 5) / 10, phase)
+                                .withTflops(share),
                         share.milli())));
         if (scope.showsNode(node)) {
             podsHolding.add(ns + "/" + name);

@@ -11,6 +11,7 @@ package io.elasticgpu.controller.view;
  *                      publishes no readable {@code elasticgpu.io/usage}
  * @param smPercent     the card's SM utilization its processes account for; -1 when unknown: no readable usage, or
  *                      NVML names none of its processes
+ * @param tflops        what it asked in TFLOPS and what its share gives, when it asked compute so; null otherwise
  */
 public record Holder(
         String namespace,
@@ -20,11 +21,46 @@ public record Holder(
         int percent,
         String phase,
         long usedMemoryMib,
-        int smPercent) {
+        int smPercent,
+
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        Tflops tflops) {
+
+    /** Compute asked in TFLOPS: {@code asked} of {@code precision}; the share on the card gives {@code given}. */
+    public record Tflops(int asked, String precision, double given) {}
+
+    /** Use measured, compute asked as a share. */
+    public Holder(
+            String namespace,
+            String pod,
+            String container,
+            long memoryMib,
+            int percent,
+            String phase,
+            long usedMemoryMib,
+            int smPercent) {
+        this(namespace, pod, container, memoryMib, percent, phase, usedMemoryMib, smPercent, null);
+    }
 
     /** Use not measured. */
     public Holder(String namespace, String pod, String container, long memoryMib, int percent, String phase) {
-        this(namespace, pod, container, memoryMib, percent, phase, -1, -1);
+        this(namespace, pod, container, memoryMib, percent, phase, -1, -1, null);
+    }
+
+    /** The same holder with what it asked in TFLOPS, when its share records an ask in TFLOPS. */
+    Holder withTflops(io.elasticgpu.api.v1alpha1.PodGrant.Share share) {
+        return share.asksTflops()
+                ? new Holder(
+                        namespace,
+                        pod,
+                        container,
+                        memoryMib,
+                        percent,
+                        phase,
+                        usedMemoryMib,
+                        smPercent,
+                        new Tflops(share.tflops(), share.precision(), share.tflopsGiven()))
+                : this;
     }
 
     /** {@code namespace/pod}. */
@@ -38,6 +74,6 @@ public record Holder(
     }
 
     Holder withUse(long usedMemoryMib, int smPercent) {
-        return new Holder(namespace, pod, container, memoryMib, percent, phase, usedMemoryMib, smPercent);
+        return new Holder(namespace, pod, container, memoryMib, percent, phase, usedMemoryMib, smPercent, tflops);
     }
 }

@@ -161,17 +161,27 @@ public final class TableRenderer {
     /**
      * {@code 8,192 granted /   9,216 used MiB  OVER  core  30% / SM  27%  allocated}: memory granted and used, exact
      * to the MiB so that a container over its grant by a little shows it; the compute granted, the SM its processes
-     * use ({@code -} unknown); the phase.
+     * use ({@code -} unknown); the phase; for a share asked in TFLOPS, {@code TFLOPS 100 bf16 asked / 108.84 given}.
      */
     private static String holderFigures(Holder h) {
-        return "%7s granted / %7s used MiB%-6s  core %3d%% / SM %4s  %s"
+        return "%7s granted / %7s used MiB%-6s  core %3d%% / SM %4s  %s%s"
                 .formatted(
                         mib(h.memoryMib()),
                         h.usedMemoryMib() < 0 ? "-" : mib(h.usedMemoryMib()),
                         h.usesMoreThanGranted() ? "  OVER" : "",
                         h.percent(),
                         h.smPercent() < 0 ? "-" : h.smPercent() + "%",
-                        h.phase());
+                        h.phase(),
+                        h.tflops() == null
+                                ? ""
+                                : "  TFLOPS %d %s asked / %s given"
+                                        .formatted(
+                                                h.tflops().asked(),
+                                                h.tflops().precision(),
+                                                java.math.BigDecimal.valueOf(
+                                                                h.tflops().given())
+                                                        .stripTrailingZeros()
+                                                        .toPlainString()));
     }
 
     /** {@code 0-3} for consecutive cards, else {@code 0,2,5}. */

@@ -60,6 +60,18 @@ class TableRendererTest {
     }
 
     @Test
+    void aHolderThatAskedInTflopsShowsTheTflopsAskedAndGivenBesideItsShare() {
+        // 100 TFLOPS of bf16 on an A100 (312): 33 %, which gives 312 x 0.33 = 102.96
+        Share share = new Share(5, ClusterFixture.uuid("gpu-a8", 5), 330, 8192, 100, "bf16", 102.96);
+        List<Pod> pods = new ArrayList<>(ClusterFixture.pods());
+        pods.add(ClusterFixture.holder("ml", "tflops", "gpu-a8", "allocated", Map.of("main", List.of(share))));
+        String wide = ViewFormat.WIDE.render(ClusterView.of(ClusterFixture.nodes(), pods, new Scope("gpu-a8", null)));
+        assertThat(wide)
+                .contains("ml/tflops")
+                .contains("core  33% / SM    -  allocated  TFLOPS 100 bf16 asked / 102.96 given");
+    }
+
+    @Test
     void aNodeWithoutUsageSaysWhatItsPodsUseIsUnknownRatherThanZero() {
         String wide = ViewFormat.WIDE.render(
                 ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope("gpu-a8", null)));

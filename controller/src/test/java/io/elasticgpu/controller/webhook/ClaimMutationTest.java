@@ -146,7 +146,8 @@ class ClaimMutationTest {
                                 "pod team-a/train: container main names ElasticGPUClaim hollow in"
                                         + " namespace team-a, which asks for none of elasticgpu.io/gpu, "
                                         + "elasticgpu.io/gpu-memory,"
-                                        + " elasticgpu.io/gpu-core, elasticgpu.io/gpu-count; fix the claim's"
+                                        + " elasticgpu.io/gpu-core, elasticgpu.io/gpu-count, elasticgpu.io/gpu-tflops;"
+                                        + " fix the claim's"
                                         + " spec.resources.requests")),
                 Arguments.of(
                         "a claim that bypassed the CRD's validation is refused with what to fix",

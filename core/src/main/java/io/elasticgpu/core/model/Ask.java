@@ -20,6 +20,8 @@ import java.util.List;
  * @param models           acceptable GPU models in the order given; empty means any model
  * @param memoryPercentPerCard device memory taken on each card in percent of that card's memory (1..99), 0 when
  *                         asked in MiB or not at all; {@link #memoryMibOn} turns it into MiB for a given card
+ * @param compute          compute asked in TFLOPS instead of {@code milliPerCard} (then 0): {@link #milliOn} turns
+ *                         it into a share of a given card; {@link ComputeAsk#NONE} when asked as a share
  */
 public record Ask(
         long cpuMilli,
@@ -28,15 +30,35 @@ public record Ask(
         int milliPerCard,
         long memoryMibPerCard,
         List<String> models,
-        int memoryPercentPerCard) {
+        int memoryPercentPerCard,
+        ComputeAsk compute) {
 
     /** A request whose memory, if any, is asked in MiB. */
     public Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard, List<String> models) {
         this(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, models, 0);
     }
 
+    /** A request whose compute, if any, is a share of the card ({@link #milliPerCard}). */
+    public Ask(
+            long cpuMilli,
+            long memoryMib,
+            int cards,
+            int milliPerCard,
+            long memoryMibPerCard,
+            List<String> models,
+            int memoryPercentPerCard) {
+        this(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, models, memoryPercentPerCard, ComputeAsk.NONE);
+    }
+
     public Ask {
         models = List.copyOf(requireNonNull(models, "models"));
+        requireNonNull(compute, "compute");
+        if (compute.asked() && (milliPerCard > 0 || cards == 0)) {
+            throw new IllegalArgumentException(
+                    ("request: asks %d TFLOPS with %d milli per card on %d cards; ask compute in TFLOPS or as a"
+                                    + " share, on at least one card")
+                            .formatted(compute.tflops(), milliPerCard, cards));
+        }
         if (cpuMilli < 0 || memoryMib < 0) {
             throw new IllegalArgumentException(
                     "request: cpuMilli and memoryMib must be >= 0, were %d and %d".formatted(cpuMilli, memoryMib));
@@ -69,7 +91,7 @@ public record Ask(
                     ("request: asks %d milli and %d MiB per card but 0 cards;" + " set cards to at least 1")
                             .formatted(milliPerCard, memoryMibPerCard));
         }
-        if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0 && memoryPercentPerCard == 0) {
+        if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0 && memoryPercentPerCard == 0 && !compute.asked()) {
             throw new IllegalArgumentException(("request: asks %d cards but no compute or memory on them;"
                             + " set milliPerCard or memoryMibPerCard")
                     .formatted(cards));
@@ -100,7 +122,26 @@ public record Ask(
     }
 
     public Ask withModels(List<String> acceptable) {
-        return new Ask(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable, memoryPercentPerCard);
+        return new Ask(
+                cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable, memoryPercentPerCard, compute);
+    }
+
+    /** The same request with its compute asked in TFLOPS: {@code milliPerCard} becomes 0. */
+    public Ask withCompute(ComputeAsk asked) {
+        return new Ask(cpuMilli, memoryMib, cards, 0, memoryMibPerCard, models, memoryPercentPerCard, asked);
+    }
+
+    /** The same request without host CPU and memory, and with no other change. */
+    public Ask withoutHost() {
+        return new Ask(0, 0, cards, milliPerCard, memoryMibPerCard, models, memoryPercentPerCard, compute);
+    }
+
+    /**
+     * The compute this request takes on {@code card}, in milli-cards: {@link #milliPerCard}, or the share its TFLOPS
+     * are of that card's model ({@link Card#WHOLE} on a model the TFLOPS ask is not offered).
+     */
+    public int milliOn(Card card) {
+        return compute.asked() ? compute.milliOn(card.model()) : milliPerCard;
     }
 
     /**
@@ -130,8 +171,9 @@ public record Ask(
         return (long) cards * milliPerCard;
     }
 
+    /** Whether this request may take a card of {@code model}: one it names, and one its TFLOPS ask is offered. */
     public boolean acceptsModel(String model) {
-        return models.isEmpty() || models.contains(model);
+        return (models.isEmpty() || models.contains(model)) && (!compute.asked() || compute.offers(model));
     }
 
     /**
@@ -140,11 +182,12 @@ public record Ask(
      */
     public int shareOf(Card card) {
         long memoryMibOnCard = memoryMibOn(card);
+        int milli = milliOn(card);
         if (memoryMibOnCard == 0 || card.memoryMib() == 0) {
-            return milliPerCard;
+            return milli;
         }
         long memoryShare = Math.ceilDiv(memoryMibOnCard * Card.WHOLE, card.memoryMib());
-        return (int) Math.min(Card.WHOLE, Math.max(milliPerCard, memoryShare));
+        return (int) Math.min(Card.WHOLE, Math.max(milli, memoryShare));
     }
 
     /** The kind of GPU pod, as GPU-clustering groups them: {@code cpu}, {@code share} or {@code <k>-gpu}. */

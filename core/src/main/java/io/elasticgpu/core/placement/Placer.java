@@ -82,7 +82,7 @@ public final class Placer {
             Card card = node.card(cards[i]);
             shares[i] = request.wholeCards()
                     ? new CardShare(cards[i], card.computeMilli(), card.memoryMib())
-                    : new CardShare(cards[i], request.milliPerCard(), request.memoryMibOn(card));
+                    : new CardShare(cards[i], request.milliOn(card), request.memoryMibOn(card));
         }
         return new Grant(node.name(), request, java.util.List.of(shares));
     }

@@ -3,6 +3,7 @@ package io.elasticgpu.core.policy;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.ComputeAsk;
 import io.elasticgpu.core.snapshot.NodeState;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,11 @@ public final class Fragmentation {
     private final int[] cards;
     private final double[] probability;
     private final List<List<String>> models;
-    private final Map<String, boolean[]> accessByModel = new ConcurrentHashMap<>();
+    private final List<Ask> shapes;
+    private final Map<String, PerModel> byModel = new ConcurrentHashMap<>();
+
+    /** Which shapes may take cards of one model, and the compute each takes there (TFLOPS asks differ by model). */
+    private record PerModel(boolean[] access, int[] milli) {}
 
     private Fragmentation(TypicalWorkload workload, boolean hostMemory) {
         requireNonNull(workload, "workload");
@@ -49,6 +54,7 @@ public final class Fragmentation {
         cards = new int[n];
         probability = new double[n];
         models = t.stream().map(x -> x.shape().models()).toList();
+        shapes = t.stream().map(TypicalWorkload.Typical::shape).toList();
         for (int i = 0; i < n; i++) {
             Ask shape = t.get(i).shape();
             cpu[i] = shape.cpuMilli();
@@ -87,7 +93,9 @@ public final class Fragmentation {
         for (int share : freeShare) {
             idle += share;
         }
-        boolean[] access = accessByModel.computeIfAbsent(model, this::access);
+        PerModel perModel = byModel.computeIfAbsent(model, this::perModel);
+        boolean[] access = perModel.access();
+        int[] milli = perModel.milli();
         double[] bucket = new double[7];
         for (int t = 0; t < probability.length; t++) {
             double p = probability[t];
@@ -136,12 +144,18 @@ public final class Fragmentation {
         return sum;
     }
 
-    private boolean[] access(String model) {
+    private PerModel perModel(String model) {
         boolean[] out = new boolean[models.size()];
+        int[] onModel = milli.clone();
         for (int t = 0; t < out.length; t++) {
             out[t] = models.get(t).isEmpty()
                     || (!model.isEmpty() && models.get(t).contains(model));
+            ComputeAsk compute = shapes.get(t).compute();
+            if (compute.asked()) {
+                out[t] = out[t] && compute.offers(model);
+                onModel[t] = compute.milliOn(model);
+            }
         }
-        return out;
+        return new PerModel(out, onModel);
     }
 }

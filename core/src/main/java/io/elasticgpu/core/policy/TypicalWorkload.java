@@ -90,7 +90,9 @@ public final class TypicalWorkload {
             .thenComparingInt(Ask::cards)
             .thenComparing(r -> String.join("|", r.models()))
             .thenComparingLong(Ask::memoryMibPerCard)
-            .thenComparingInt(Ask::memoryPercentPerCard);
+            .thenComparingInt(Ask::memoryPercentPerCard)
+            .thenComparingInt(r -> r.compute().tflops())
+            .thenComparing(r -> r.compute().precision());
 
     private static long median(List<Long> values) {
         List<Long> sorted = values.stream().sorted().toList();
@@ -105,7 +107,8 @@ public final class TypicalWorkload {
                 shape.milliPerCard(),
                 shape.memoryMibPerCard(),
                 shape.models(),
-                shape.memoryPercentPerCard());
+                shape.memoryPercentPerCard(),
+                shape.compute());
     }
 
     private static Ask shapeOf(Ask pod) {
@@ -116,7 +119,8 @@ public final class TypicalWorkload {
                 pod.milliPerCard(),
                 pod.memoryMibPerCard(),
                 pod.models(),
-                pod.memoryPercentPerCard());
+                pod.memoryPercentPerCard(),
+                pod.compute());
     }
 
     public List<Typical> typicals() {

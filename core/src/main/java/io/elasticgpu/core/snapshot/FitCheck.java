@@ -77,7 +77,17 @@ final class FitCheck {
                 new Fit.DoesNotFit(
                         reason,
                         node,
-                        "%s cards; the pod accepts only %s".formatted(s.node().model(), String.join(", ", r.models())));
+                        r.compute().asked()
+                                        && (r.models().isEmpty()
+                                                || r.models().contains(s.node().model()))
+                                ? ("%s cards: not in the model table, or %d TFLOPS of %s are a whole card or more"
+                                                + " there")
+                                        .formatted(
+                                                s.node().model(),
+                                                r.compute().tflops(),
+                                                r.compute().precision().label())
+                                : "%s cards; the pod accepts only %s"
+                                        .formatted(s.node().model(), String.join(", ", r.models())));
             case NO_HEALTHY_GPU ->
                 new Fit.DoesNotFit(
                         reason, node, "all of its %d cards the pod accepts are unhealthy".formatted(s.cardCount()));
@@ -92,7 +102,12 @@ final class FitCheck {
         }
         boolean byPercent = r.memoryPercentPerCard() > 0;
         boolean byMemory = r.memoryMibPerCard() > 0 || byPercent;
-        long asked = byPercent ? r.memoryPercentPerCard() : byMemory ? r.memoryMibPerCard() : r.milliPerCard();
+        boolean byTflops = !byMemory && r.compute().asked();
+        long asked = byPercent
+                ? r.memoryPercentPerCard()
+                : byMemory
+                        ? r.memoryMibPerCard()
+                        : byTflops ? r.milliOn(s.node().cards().getFirst()) : r.milliPerCard();
         String unit = byPercent ? "% of memory" : byMemory ? "MiB" : "milli";
         if (fitting > 0) {
             return "only %d cards have %d %s free, the pod asks %d cards".formatted(fitting, asked, unit, r.cards());

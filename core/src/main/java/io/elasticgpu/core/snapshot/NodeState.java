@@ -167,9 +167,9 @@ public final class NodeState {
         return availableMilli[card] >= 0;
     }
 
-    /** Whether {@code card} is of a model {@code request} accepts (looked at only when the request names models). */
+    /** Whether {@code card} is of a model {@code request} accepts (one it names, and one its TFLOPS ask is offered). */
     public boolean acceptsModel(Ask request, int card) {
-        return request.models().isEmpty() || request.acceptsModel(card(card).model());
+        return request.acceptsModel(card(card).model());
     }
 
     /** Whether {@code card} could take one card's worth of {@code request} right now. */
@@ -182,7 +182,8 @@ public final class NodeState {
             // a whole, idle card: compute is at most WHOLE, so all of it free means nothing placed and a whole card
             return milli == Card.WHOLE && usedCardMemory[card] == 0;
         }
-        return milli >= request.milliPerCard() && availableMemory[card] >= request.memoryMibOn(this.card(card));
+        return milli >= request.milliOn(this.card(card))
+                && availableMemory[card] >= request.memoryMibOn(this.card(card));
     }
 
     /** The cards {@code request} could use, in index order. */

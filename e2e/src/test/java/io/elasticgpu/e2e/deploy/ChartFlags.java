@@ -81,6 +81,12 @@ final class ChartFlags {
             row("memoryBlockMib", "64", Component.EXTENDER, "--memory-block-mib", "64"),
             row("aliyunUnitMib", "512", Component.EXTENDER, "--aliyun-unit-mib", "512"),
             row(RELEASE_NAMESPACE, "egpu-test", Component.EXTENDER, "--ledger-namespace", "egpu-test"),
+            row(
+                    "gpuModels",
+                    "name;aliases;fp32",
+                    Component.EXTENDER,
+                    "--model-table",
+                    "/etc/elastic-gpu/models/gpu-models.csv"),
             // the controller, its webhook and dashboard (egpu controller)
             row(RELEASE_NAMESPACE, "egpu-test", Component.CONTROLLER, "--namespace-for-lease", "egpu-test"),
             row(FIXED, "", Component.CONTROLLER, "--webhook-service", "elastic-gpu-webhook"),

@@ -45,7 +45,11 @@ public record ContainerEnvironment(long aliyunUnitMib) {
         boolean all =
                 resource.kind() == AdvertisedResource.Kind.WHOLE || resource.kind() == AdvertisedResource.Kind.SHARE;
         boolean memory = all || resource.kind() == AdvertisedResource.Kind.MEMORY;
-        boolean compute = all || resource.kind() == AdvertisedResource.Kind.PERCENT;
+        // A share asked in TFLOPS comes with memory alone (no gpu-core devices): its memory answer tells the compute.
+        boolean compute = all
+                || resource.kind() == AdvertisedResource.Kind.PERCENT
+                || resource.kind() == AdvertisedResource.Kind.MEMORY
+                        && grant.shares().getFirst().asksTflops();
         Variables v = variables(grant.shares(), grant.family(), cards, memory, compute, mps);
         ContainerAllocateResponse.Builder b =
                 ContainerAllocateResponse.newBuilder().putAllEnvs(v.env());
@@ -86,6 +90,11 @@ public record ContainerEnvironment(long aliyunUnitMib) {
         if (compute) {
             env.put("ELASTICGPU_CORE_PERCENT", Integer.toString(corePercent(first)));
             env.put("CUDA_DEVICE_SM_LIMIT", Integer.toString(corePercent(first)));
+            if (first.asksTflops()) {
+                env.put("ELASTICGPU_TFLOPS", tflops(first.tflopsGiven()));
+                env.put("ELASTICGPU_TFLOPS_ASKED", Integer.toString(first.tflops()));
+                env.put("ELASTICGPU_TFLOPS_PRECISION", first.precision());
+            }
         }
         if (mps.isPresent() && (memory || compute)) {
             env.put("CUDA_MPS_PIPE_DIRECTORY", MpsDirs.CONTAINER_PIPE);
@@ -93,6 +102,11 @@ public record ContainerEnvironment(long aliyunUnitMib) {
             mounts.put(mps.get().shm().toString(), MpsDirs.CONTAINER_SHM);
         }
         return new Variables(env, mounts);
+    }
+
+    /** TFLOPS as the allocation records them (two decimals at most), without a trailing {@code .0}. */
+    private static String tflops(double given) {
+        return java.math.BigDecimal.valueOf(given).stripTrailingZeros().toPlainString();
     }
 
     /*

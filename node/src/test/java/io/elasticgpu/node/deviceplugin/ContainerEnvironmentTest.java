@@ -59,6 +59,24 @@ class ContainerEnvironmentTest {
     }
 
     @Test
+    void aShareAskedInTflopsIsToldItsComputeAndTheTflopsGivenWithItsMemory() {
+        // elasticgpu.io/gpu-tflops: 5 of fp32 with gpu-memory: 4096 on a T4 (8.1): 5 x 100 / 8.1 = 61.73, up to 62 %,
+        // which gives 8.1 x 0.62 = 5.02 TFLOPS; kubelet calls for gpu-memory alone, so that answer tells it all
+        ContainerGrant g = new ContainerGrant(
+                KEY, List.of(new Share(1, "GPU-b", 620, 4096, 5, "fp32", 5.02)), Family.ELASTIC_GPU, "");
+
+        assertThat(new ContainerEnvironment(1024)
+                        .response(g, cards, MEMORY, Optional.empty())
+                        .getEnvsMap())
+                .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "4096")
+                .containsEntry("ELASTICGPU_CORE_PERCENT", "62")
+                .containsEntry("CUDA_DEVICE_SM_LIMIT", "62")
+                .containsEntry("ELASTICGPU_TFLOPS", "5.02")
+                .containsEntry("ELASTICGPU_TFLOPS_ASKED", "5")
+                .containsEntry("ELASTICGPU_TFLOPS_PRECISION", "fp32");
+    }
+
+    @Test
     void volcanoAndAliyunPodsGetTheirVariables() {
         ContainerGrant volcano = new ContainerGrant(KEY, List.of(new Share(0, "GPU-a", 0, 1024)), Family.VOLCANO, "");
         ContainerGrant aliyun = new ContainerGrant(KEY, List.of(new Share(1, "GPU-b", 0, 8192)), Family.ALIYUN, "");

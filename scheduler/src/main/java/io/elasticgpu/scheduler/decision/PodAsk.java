@@ -1,9 +1,14 @@
 package io.elasticgpu.scheduler.decision;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
+import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.ComputeAsk;
+import io.elasticgpu.core.model.ModelTable;
 import io.elasticgpu.scheduler.cache.PodResources;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -30,7 +35,15 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
      * @throws io.elasticgpu.api.v1alpha1.InvalidAskException when the pod's asks are malformed
      */
     public static PodAsk of(Pod pod, PodAsks.Units units) {
-        return of(PodAsks.of(pod, units), PodResources.of(pod));
+        return of(pod, units, ModelTable.shipped());
+    }
+
+    /**
+     * @param table what asks in TFLOPS are converted with
+     * @throws io.elasticgpu.api.v1alpha1.InvalidAskException when the pod's asks are malformed
+     */
+    public static PodAsk of(Pod pod, PodAsks.Units units, ModelTable table) {
+        return of(PodAsks.of(pod, units), PodResources.of(pod), table);
     }
 
     /**
@@ -42,6 +55,15 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
      * @throws io.elasticgpu.api.v1alpha1.InvalidAskException when the pod's asks are malformed
      */
     public static PodAsk of(Pod pod, PodAsks.Units units, BiFunction<String, String, Optional<ResourceClaim>> claims) {
+        return of(pod, units, claims, ModelTable.shipped());
+    }
+
+    /** As {@link #of(Pod, PodAsks.Units, BiFunction)}, with TFLOPS converted by {@code table}. */
+    public static PodAsk of(
+            Pod pod,
+            PodAsks.Units units,
+            BiFunction<String, String, Optional<ResourceClaim>> claims,
+            ModelTable table) {
         List<GpuAsk> asks = PodAsks.of(pod, units);
         if (asks.isEmpty()) {
             asks = new ArrayList<>();
@@ -54,7 +76,7 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
                 }
             }
         }
-        return of(asks, PodResources.of(pod));
+        return of(asks, PodResources.of(pod), table);
     }
 
     /**
@@ -71,10 +93,10 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
                 // allocationMode All: no part of the estimate
             }
         }
-        return of(asks, totals).requests();
+        return of(asks, totals, ModelTable.shipped()).requests();
     }
 
-    private static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals) {
+    private static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals, ModelTable table) {
         List<Ask> requests = new ArrayList<>();
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();
@@ -82,11 +104,36 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
             requests.add(
                     a.whole()
                             ? Ask.wholeCards(cpu, memory, a.cards())
-                            : new Ask(cpu, memory, a.cards(), a.milli(), a.memoryMib(), List.of(), a.memoryPercent()));
+                            : a.asksTflops()
+                                    ? new Ask(cpu, memory, a.cards(), 0, a.memoryMib(), List.of(), 0)
+                                            .withCompute(compute(a, table))
+                                    : new Ask(
+                                            cpu,
+                                            memory,
+                                            a.cards(),
+                                            a.milli(),
+                                            a.memoryMib(),
+                                            List.of(),
+                                            a.memoryPercent()));
             cpu = 0;
             memory = 0;
         }
         return new PodAsk(asks, requests, totals);
+    }
+
+    /** The share a container's TFLOPS take on each model of {@code table}; the webhook reads them the same way. */
+    private static ComputeAsk compute(GpuAsk a, ModelTable table) {
+        try {
+            return table.ask(a.tflops(), a.precision());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidAskException("container %s asks %s: %d: %s (annotation %s)"
+                    .formatted(
+                            a.container(),
+                            ResourceNames.GPU_TFLOPS,
+                            a.tflops(),
+                            e.getMessage(),
+                            Annotations.TFLOPS_PRECISION));
+        }
     }
 
     /** A pod that asks no GPU, as the one request the placement engine places for it: its CPU and memory. */
@@ -105,9 +152,6 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
 
     /** The same asks without CPU and memory: what binding checks, since kube-scheduler owns CPU and memory. */
     public List<Ask> gpuOnly() {
-        return requests.stream()
-                .map(r -> new Ask(
-                        0, 0, r.cards(), r.milliPerCard(), r.memoryMibPerCard(), r.models(), r.memoryPercentPerCard()))
-                .toList();
+        return requests.stream().map(Ask::withoutHost).toList();
     }
 }

@@ -31,11 +31,22 @@ public sealed interface PodFit {
         public PodGrant allocation(Node node, PodAsk ask) {
             Map<String, List<PodGrant.Share>> containers = new LinkedHashMap<>();
             for (int i = 0; i < placements.size(); i++) {
+                var compute = placements.get(i).request().compute();
                 containers.put(
                         ask.asks().get(i).container(),
                         placements.get(i).shares().stream()
                                 .map(s -> new PodGrant.Share(
-                                        s.card(), node.cards().get(s.card()).id(), s.milli(), s.memoryMib()))
+                                        s.card(),
+                                        node.cards().get(s.card()).id(),
+                                        s.milli(),
+                                        s.memoryMib(),
+                                        compute.asked() ? compute.tflops() : null,
+                                        compute.asked() ? compute.precision().label() : null,
+                                        compute.asked()
+                                                ? compute.givenOn(node.cards()
+                                                        .get(s.card())
+                                                        .model())
+                                                : null))
                                 .toList());
             }
             return new PodGrant(node.name(), containers);

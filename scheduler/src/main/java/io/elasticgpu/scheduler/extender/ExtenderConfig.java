@@ -4,8 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.core.model.ModelTable;
 import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.decision.Decisions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -35,6 +38,8 @@ import java.util.Optional;
  * @param decideInFilter          the filter passes only the best node and holds the pod's cards there at once (see
  *                                docs/operator-guide.md, "What kube-scheduler does to placement")
  * @param holdSeconds             how long a filter's decision is held when no bind follows
+ * @param modelTable              a file of card models' peak TFLOPS that extends and overrides the shipped table
+ *                                (core's {@code gpu-models.csv}); null for the shipped table alone
  */
 public record ExtenderConfig(
         String listen,
@@ -55,7 +60,32 @@ public record ExtenderConfig(
         double policyWeight,
         double topologyWeight,
         boolean decideInFilter,
-        int holdSeconds) {
+        int holdSeconds,
+        String modelTable) {
+
+    /**
+     * The table asks in TFLOPS are converted with: the shipped one, extended by {@link #modelTable} when set.
+     *
+     * @throws IllegalArgumentException naming the flag, and the file's line, model and field of a mistake
+     */
+    public ModelTable models() {
+        if (modelTable == null) {
+            return ModelTable.shipped();
+        }
+        String text;
+        try {
+            text = Files.readString(Path.of(modelTable), StandardCharsets.UTF_8);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("modelTable (--model-table): %s cannot be read (%s); give a CSV file"
+                            .formatted(modelTable, e.getMessage())
+                    + " with the header " + ModelTable.HEADER);
+        }
+        try {
+            return ModelTable.shipped().extendedBy(ModelTable.parse(modelTable, text));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("modelTable (--model-table): " + e.getMessage(), e);
+        }
+    }
 
     private static final String RESOURCE_NAME =
             "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9][-A-Za-z0-9_.]*";
@@ -219,6 +249,7 @@ public record ExtenderConfig(
         private double topologyWeight = Decisions.Weights.DEFAULT.topology();
         private boolean decideInFilter = true;
         private int holdSeconds = 30;
+        private String modelTable;
 
         private Builder() {}
 
@@ -242,6 +273,13 @@ public record ExtenderConfig(
             topologyWeight = c.topologyWeight;
             decideInFilter = c.decideInFilter;
             holdSeconds = c.holdSeconds;
+            modelTable = c.modelTable;
+        }
+
+        /** A file of card models' peak TFLOPS over the shipped table; null for the shipped table alone. */
+        public Builder withModelTable(String file) {
+            modelTable = file;
+            return this;
         }
 
         /**
@@ -375,7 +413,8 @@ public record ExtenderConfig(
                     policyWeight,
                     topologyWeight,
                     decideInFilter,
-                    holdSeconds);
+                    holdSeconds,
+                    modelTable);
         }
     }
 }

@@ -26,7 +26,7 @@ final class ExtenderConfigFile {
             .collect(java.util.stream.Collectors.toCollection(TreeSet::new));
 
     /** The keys that may be null (~): the settings whose absence means "none". */
-    private static final Set<String> NULLABLE = Set.of("metricsListen", "tlsCertFile", "tlsKeyFile");
+    private static final Set<String> NULLABLE = Set.of("metricsListen", "tlsCertFile", "tlsKeyFile", "modelTable");
 
     private ExtenderConfigFile() {}
 
@@ -79,6 +79,7 @@ final class ExtenderConfigFile {
             case "topologyWeight" -> b.withTopologyWeight(v.number());
             case "decideInFilter" -> b.withDecideInFilter(v.bool());
             case "holdSeconds" -> b.withHoldSeconds(v.integer());
+            case "modelTable" -> b.withModelTable(v.text());
             default -> throw new IllegalStateException("ExtenderConfigFile does not set key " + key);
         }
     }

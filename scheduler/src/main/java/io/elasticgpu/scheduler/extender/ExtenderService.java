@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler.extender;
 
 import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.core.model.ModelTable;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.ClusterApi;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
@@ -59,6 +60,7 @@ public final class ExtenderService implements AutoCloseable {
     }
 
     static ExtenderService start(KubernetesClient client, ExtenderConfig config, ClusterApi api) {
+        config.models(); // a bad table stops the start, naming the file's line, before any informer starts
         ClusterCache cache = new ClusterCache(
                 pod -> PodAsks.asksGpu(pod, config.units()), config.units().memoryBlockMib());
         AtomicBoolean synced = new AtomicBoolean();
@@ -105,6 +107,7 @@ public final class ExtenderService implements AutoCloseable {
     public static ExtenderServer serve(
             ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
         PodAsks.Units units = config.units();
+        ModelTable models = config.models();
         PolicyProvider policy = new PolicyProvider(
                 config.policy(),
                 () -> cache.workload().gpuPods(),
@@ -136,8 +139,8 @@ public final class ExtenderService implements AutoCloseable {
                 metrics,
                 ready,
                 requeue,
-                new Verbs.Deciding(
-                        config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime));
+                new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime),
+                models);
         return ExtenderServer.start(config, verbs, metrics, ready);
     }
 

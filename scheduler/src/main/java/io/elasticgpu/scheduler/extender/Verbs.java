@@ -3,6 +3,7 @@ package io.elasticgpu.scheduler.extender;
 import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.core.model.ModelTable;
 import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
@@ -30,6 +31,8 @@ import java.util.function.LongSupplier;
 /** The three verbs: decode what kube-scheduler sent, ask the decisions or the binder, encode the answer. */
 final class Verbs implements AutoCloseable {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Verbs.class);
+
     /** One fixed sentence (kube-scheduler counts equal reasons), naming where the pod is found. */
     static final String UNKNOWN_HOLDER =
             "Elastic GPU: a pod here holds cards without a readable allocation" + " (egpu inspect names it)";
@@ -42,6 +45,8 @@ final class Verbs implements AutoCloseable {
     private final BooleanSupplier synced;
     private final Requeue requeue;
     private final Deciding deciding;
+    private final ModelTable models;
+    private final Set<String> warnedUnknownModel = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Whether the filter decides: it passes only the node the policy ranks best and holds the pod's cards there at
@@ -68,6 +73,21 @@ final class Verbs implements AutoCloseable {
             BooleanSupplier synced,
             Requeue requeue,
             Deciding deciding) {
+        this(cache, decisions, binder, units, metrics, synced, requeue, deciding, ModelTable.shipped());
+    }
+
+    /** @param models what asks in TFLOPS are converted with */
+    Verbs(
+            ClusterCache cache,
+            Decisions decisions,
+            Binder binder,
+            PodAsks.Units units,
+            ExtenderMetrics metrics,
+            BooleanSupplier synced,
+            Requeue requeue,
+            Deciding deciding,
+            ModelTable models) {
+        this.models = models;
         this.requeue = requeue;
         this.deciding = deciding;
         this.cache = cache;
@@ -92,7 +112,7 @@ final class Verbs implements AutoCloseable {
         Snapshot snapshot = cache.snapshot();
         PodAsk ask;
         try {
-            ask = PodAsk.of(args.pod(), units, snapshot::claim);
+            ask = PodAsk.of(args.pod(), units, snapshot::claim, models);
         } catch (InvalidAskException e) {
             return Wire.ExtenderFilterResult.error(e.getMessage());
         }
@@ -106,6 +126,7 @@ final class Verbs implements AutoCloseable {
         if (impossible.isPresent()) {
             return Wire.ExtenderFilterResult.error(impossible.get());
         }
+        warnUnknownModels(ask, names, snapshot);
         Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
         filtered.reasons().forEach(metrics::failed);
         if (!filtered.failed().isEmpty() || !filtered.unresolvable().isEmpty()) {
@@ -118,6 +139,33 @@ final class Verbs implements AutoCloseable {
         return passed.size() == 1
                 ? answer(args, passed, Map.of(), Map.of())
                 : answer(args, passed, filtered.failed(), filtered.unresolvable());
+    }
+
+    /**
+     * Warns once per node whose cards are of a model the TFLOPS table does not know, when a pod asks TFLOPS: such
+     * cards are not offered to it (their share cannot be worked out).
+     */
+    private void warnUnknownModels(PodAsk ask, List<String> names, Snapshot snapshot) {
+        if (ask.requests().stream().noneMatch(r -> r.compute().asked())) {
+            return;
+        }
+        for (String name : names) {
+            var state = snapshot.state(name);
+            if (state == null || warnedUnknownModel.contains(name)) {
+                continue;
+            }
+            for (var card : state.node().cards()) {
+                if (models.find(card.model()).isEmpty() && warnedUnknownModel.add(name)) {
+                    LOG.warn(
+                            "node={} model=\"{}\" is not in the TFLOPS model table: its cards are not offered to pods"
+                                    + " asking {}; add the model with --model-table (chart: scheduler.modelTable)",
+                            name,
+                            card.model(),
+                            io.elasticgpu.api.v1alpha1.ResourceNames.GPU_TFLOPS);
+                    break;
+                }
+            }
+        }
     }
 
     /**
@@ -145,7 +193,7 @@ final class Verbs implements AutoCloseable {
         List<Wire.HostPriority> out = new ArrayList<>(names.size());
         PodAsk ask;
         try {
-            ask = PodAsk.of(args.pod(), units);
+            ask = PodAsk.of(args.pod(), units, models);
         } catch (InvalidAskException e) {
             ask = null;
         }
@@ -171,7 +219,7 @@ final class Verbs implements AutoCloseable {
         }
         PodAsk ask;
         try {
-            ask = PodAsk.of(pod.get(), units);
+            ask = PodAsk.of(pod.get(), units, models);
         } catch (InvalidAskException e) {
             return new Wire.ExtenderBindingResult(e.getMessage());
         }
@@ -212,6 +260,7 @@ final class Verbs implements AutoCloseable {
      */
     private Wire.ExtenderFilterResult hostOnly(
             Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
+        warnUnknownModels(ask, names, snapshot);
         Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
         String uid = args.pod().getMetadata().getUid();
         List<String> passed = List.copyOf(filtered.unresolvable().keySet());
@@ -240,6 +289,7 @@ final class Verbs implements AutoCloseable {
         if (!deciding.decide()) {
             return passAll(args, names);
         }
+        warnUnknownModels(ask, names, snapshot);
         Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
         filtered.reasons().forEach(metrics::failed);
         List<String> passed = decide(args.pod(), ask, filtered.fit(), snapshot);

@@ -179,7 +179,9 @@ function renderDetails(view) {
       el("td", {}, `${h.namespace}/${h.pod}`), el("td", {}, h.container), el("td", {}, gib(h.memoryMib)),
       el("td", { class: "used", title: h.usedMemoryMib < 0 ? "not measured" : `${h.usedMemoryMib} MiB used of ${h.memoryMib} MiB granted` },
         used(h.usedMemoryMib), over(h) ? el("strong", {}, " over") : null),
-      el("td", {}, `${h.percent} %`), el("td", {}, sm(h.smPercent)), el("td", {}, h.phase)))));
+      el("td", { title: h.tflops ? "asked in TFLOPS: the share it is of this card's model" : "" },
+        `${h.percent} %`, h.tflops ? ` · ${h.tflops.asked} ${h.tflops.precision} TFLOPS asked, ${h.tflops.given} given` : ""),
+      el("td", {}, sm(h.smPercent)), el("td", {}, h.phase)))));
   aside.replaceChildren(
     el("button", { class: "close", type: "button", "aria-label": "Close", onclick: () => select(null) }, "✕"),
     el("h2", {}, `${node.name} · GPU ${card.index}`),
