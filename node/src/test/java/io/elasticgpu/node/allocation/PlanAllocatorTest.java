@@ -37,6 +37,27 @@ class PlanAllocatorTest {
     }
 
     @Test
+    void getPreferredAllocationGoesByTheRecordsAllocateReusesAndDoesNotReadThemAgain() {
+        node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
+        node.pods.add(node.slicePod("b", 2, MEM, 2048, 0));
+        List<String> available = new java.util.ArrayList<>(node.memoryIds(0, 8192));
+        available.addAll(node.memoryIds(1, 8192));
+
+        List<String> forA = allocator.preferred(MEM, available, List.of(), 4096);
+        assertThat(node.cardsOf(forA)).as("a's plan: card 1").containsExactly(1);
+        allocator.allocate(MEM, forA);
+        node.record(new ContainerKey("default", "a", "main"), MEM, forA);
+        List<String> forB = allocator.preferred(MEM, available, List.of(), 2048);
+        assertThat(node.cardsOf(forB)).as("b's plan: card 0").containsExactly(0);
+        ContainerGrant b = allocator.allocate(MEM, forB);
+
+        assertThat(b.container().pod()).isEqualTo("b");
+        assertThat(node.lists)
+                .as("read once by the first call; each answer since was for a known container")
+                .isEqualTo(1);
+    }
+
+    @Test
     void aContainerGetsTheCardTheExtenderPlannedForIt() {
         node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
         List<String> ids = node.memoryIds(0, 4096); // kubelet's ids may name another card: the plan decides
