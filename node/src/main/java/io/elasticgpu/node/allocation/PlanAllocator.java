@@ -277,12 +277,12 @@ public final class PlanAllocator implements Allocator {
         pool.addAll(m.others());
         int waiting = pool.size();
         String why = "";
-        for (int i = 0; i < pool.size(); i++) {
+        for (int i = 0; ; i++) {
             if (i == waiting) { // no waiting container's plan fits: then the other containers' with the same ask
                 pool.addAll(sameAsk(pool, resource, ids.size(), podList));
-                if (i == pool.size()) {
-                    break;
-                }
+            }
+            if (i == pool.size()) {
+                break;
             }
             Match.Others o = pool.get(i);
             ContainerKey owner = o.pod().key(o.container());

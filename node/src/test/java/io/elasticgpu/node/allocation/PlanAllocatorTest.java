@@ -58,6 +58,26 @@ class PlanAllocatorTest {
     }
 
     @Test
+    void theLastWaitingPodWhosePlanAGuessTookGetsThePlanOfThePodKubeletReallyAdmitted() {
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(0);
+        PlanAllocator timed = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN), nanos::get);
+        node.pods.add(node.slicePod("old", 10, MEM, 8192, 0));
+        node.pods.add(node.slicePod("young", 20, MEM, 8192, 1));
+        List<String> first = node.memoryIds(0, 8192);
+        assertThat(timed.allocate(MEM, first).container().pod()).as("the guess").isEqualTo("old");
+        node.record(new ContainerKey("default", "young", "main"), MEM, first); // kubelet was admitting young
+
+        nanos.addAndGet(PlanAllocator.REUSE_RECORDS.toNanos() + 1); // the next call reads kubelet's records
+        ContainerGrant second = timed.allocate(MEM, node.memoryIds(1, 8192));
+
+        assertThat(second.container().pod()).isEqualTo("old");
+        assertThat(second.shares().getFirst().card())
+                .as("young took old's plan (card 0), so old gets young's (card 1)")
+                .isEqualTo(1);
+        assertThat(second.note()).isEqualTo("took the cards planned for default/young/main");
+    }
+
+    @Test
     void aContainerGetsTheCardTheExtenderPlannedForIt() {
         node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
         List<String> ids = node.memoryIds(0, 4096); // kubelet's ids may name another card: the plan decides
