@@ -42,21 +42,53 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ExtenderBenchmark {
 
     static final double TARGET_P99_MS = 5;
-    static final double TARGET_PAIRS_PER_SECOND = 1000;
+    static final double TARGET_PAIRS_PER_SECOND = 2000;
     private static final int CARDS = 8;
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** The fleet size, mode and callers {@link Result#pairsPerSecond} is measured at. */
+    static final int HEADLINE_NODES = 1000;
+
     private ExtenderBenchmark() {}
 
-    static void run(List<Integer> fleetSizes, int requests) throws Exception {
+    /**
+     * What one run measured; the JSON.
+     *
+     * @param pairsPerSecond     filter+prioritize pairs per second with one caller at {@link #HEADLINE_NODES} nodes in
+     *                           node-names mode; null when that fleet size was not run
+     * @param echoPairsPerSecond the echo's, in the same run, the same way
+     * @param loadAverageBefore  the 1-minute load average (/proc/loadavg) when the run started
+     * @param loadAverageAfter   and when it ended
+     */
+    record Result(
+            int requests,
+            int cores,
+            double loadAverageBefore,
+            double loadAverageAfter,
+            Double pairsPerSecond,
+            Double echoPairsPerSecond,
+            List<Fleet> fleets) {}
+
+    /** One fleet size's figures. */
+    record Fleet(int nodes, double bindsPerSecond, List<Row> latencies, List<Pairs> throughput) {}
+
+    /** One verb's latency, milliseconds. */
+    record Row(String mode, String verb, String server, double p50Ms, double p99Ms, double maxMs) {}
+
+    /** Filter+prioritize pairs per second, and the echo's filter+filter pairs, with {@code callers} callers. */
+    record Pairs(String mode, int callers, double pairsPerSecond, double echoPairsPerSecond) {}
+
+    static Result run(List<Integer> fleetSizes, int requests) throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "extender over HTTP on loopback; %d cores; %d requests per row after warm-up%n",
                 Runtime.getRuntime().availableProcessors(),
                 requests);
+        double loadBefore = NodeAgentBenchmark.loadAverage();
         List<String> failures = new ArrayList<>();
+        List<Fleet> fleets = new ArrayList<>();
         for (int size : fleetSizes) {
-            failures.addAll(fleet(size, requests));
+            failures.addAll(fleet(size, requests, fleets));
         }
         System.out.println();
         if (failures.isEmpty()) {
@@ -64,9 +96,23 @@ final class ExtenderBenchmark {
         } else {
             failures.forEach(f -> System.out.println("target missed: " + f));
         }
+        Pairs headline = fleets.stream()
+                .filter(f -> f.nodes() == HEADLINE_NODES)
+                .flatMap(f -> f.throughput().stream())
+                .filter(p -> p.callers() == 1 && p.mode().equals("node-names"))
+                .findFirst()
+                .orElse(null);
+        return new Result(
+                requests,
+                Runtime.getRuntime().availableProcessors(),
+                loadBefore,
+                NodeAgentBenchmark.loadAverage(),
+                headline == null ? null : headline.pairsPerSecond(),
+                headline == null ? null : headline.echoPairsPerSecond(),
+                List.copyOf(fleets));
     }
 
-    private static List<String> fleet(int size, int requests) throws Exception {
+    private static List<String> fleet(int size, int requests, List<Fleet> fleets) throws Exception {
         InMemoryClusterApi api = new InMemoryClusterApi();
         List<Node> nodes = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
@@ -79,11 +125,14 @@ final class ExtenderBenchmark {
         ExtenderConfig config =
                 ExtenderConfig.builder().withListen("127.0.0.1:0").build();
         List<String> missed = new ArrayList<>();
+        List<Row> rows = new ArrayList<>();
+        List<Pairs> pairs = new ArrayList<>();
+        double binds;
         System.out.printf(Locale.ROOT, "%n== %,d nodes, %,d cards ==%n", size, size * CARDS);
         try (ExtenderServer server = ExtenderService.serve(config, cache, api, () -> true);
                 EchoExtender echo = EchoExtender.start();
                 Loopback client = new Loopback()) {
-            bindPhase(client, server.port(), api, cache, nodes);
+            binds = bindPhase(client, server.port(), api, cache, nodes);
             System.out.printf(
                     Locale.ROOT,
                     "%n%-11s %-10s %-11s %9s %9s %9s %12s%n",
@@ -100,20 +149,22 @@ final class ExtenderBenchmark {
                 Latency echoFilter = client.latency(echo.port(), "filter", bodies, requests);
                 Latency filter = client.latency(server.port(), "filter", bodies, requests);
                 Latency prioritize = client.latency(server.port(), "prioritize", bodies, requests);
-                row(mode, "filter", "echo", echoFilter, echoFilter);
-                row(mode, "filter", "elastic-gpu", filter, echoFilter);
-                row(mode, "prioritize", "elastic-gpu", prioritize, echoFilter);
+                rows.add(row(mode, "filter", "echo", echoFilter, echoFilter));
+                rows.add(row(mode, "filter", "elastic-gpu", filter, echoFilter));
+                rows.add(row(mode, "prioritize", "elastic-gpu", prioritize, echoFilter));
                 if (names && size >= 5000 && filter.p99() > TARGET_P99_MS) {
                     missed.add("filter p99 %.2f ms at %,d nodes in node-names mode (target < %.0f ms)"
                             .formatted(filter.p99(), size, TARGET_P99_MS));
                 }
-                missed.addAll(throughput(client, server.port(), echo.port(), mode, bodies, requests, size));
+                missed.addAll(throughput(client, server.port(), echo.port(), mode, bodies, requests, size, pairs));
             }
         }
+        fleets.add(new Fleet(size, binds, List.copyOf(rows), List.copyOf(pairs)));
         return missed;
     }
 
-    private static void bindPhase(
+    /** Binds every pod it makes; returns binds per second. */
+    private static double bindPhase(
             Loopback client, int port, InMemoryClusterApi api, ClusterCache cache, List<Node> nodes) throws Exception {
         List<byte[]> binds = new ArrayList<>();
         for (int i = 0; i < nodes.size() * 2; i++) {
@@ -144,15 +195,24 @@ final class ExtenderBenchmark {
         if (failed > 0) {
             throw new IllegalStateException(failed + " binds failed on an empty fleet; the benchmark setup is wrong");
         }
+        return binds.size() / seconds;
     }
 
     private static List<String> throughput(
-            Loopback client, int port, int echoPort, String mode, List<byte[]> bodies, int requests, int size)
+            Loopback client,
+            int port,
+            int echoPort,
+            String mode,
+            List<byte[]> bodies,
+            int requests,
+            int size,
+            List<Pairs> out)
             throws Exception {
         List<String> missed = new ArrayList<>();
         for (int callers : new int[] {1, 2}) {
             double echo = pairsPerSecond(client, echoPort, "filter", bodies, requests, callers);
             double pairs = pairsPerSecond(client, port, "prioritize", bodies, requests, callers);
+            out.add(new Pairs(mode, callers, pairs, echo));
             System.out.printf(
                     Locale.ROOT,
                     "%-11s filter+prioritize pairs/s, %d caller%s: elastic-gpu %,7.0f, echo %,7.0f (%.2fx echo; "
@@ -230,7 +290,7 @@ final class ExtenderBenchmark {
         return pod("bench", name, "uid-" + name, container("main", limits));
     }
 
-    private static void row(String mode, String verb, String server, Latency l, Latency baseline) {
+    private static Row row(String mode, String verb, String server, Latency l, Latency baseline) {
         System.out.printf(
                 Locale.ROOT,
                 "%-11s %-10s %-11s %9.2f %9.2f %9.2f %11.1fx%n",
@@ -241,5 +301,6 @@ final class ExtenderBenchmark {
                 l.p99(),
                 l.max(),
                 l.p50() / baseline.p50());
+        return new Row(mode, verb, server, l.p50(), l.p99(), l.max());
     }
 }

@@ -1,9 +1,13 @@
 package io.elasticgpu.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code extender}: the extender's latency and throughput over HTTP ({@link ExtenderBenchmark}). */
@@ -32,9 +36,19 @@ final class ExtenderCommand implements Callable<Integer> {
             description = "Requests per row (default: ${DEFAULT-VALUE}).")
     int requests;
 
+    @Option(
+            names = "--json",
+            paramLabel = "FILE",
+            description = "Also write the figures as JSON (pairsPerSecond and echoPairsPerSecond: one caller, 1,000"
+                    + " nodes, node names).")
+    Path json;
+
     @Override
     public Integer call() throws Exception {
-        ExtenderBenchmark.run(sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000));
+        ExtenderBenchmark.Result r = ExtenderBenchmark.run(sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000));
+        if (json != null) {
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), r);
+        }
         return 0;
     }
 

@@ -79,14 +79,32 @@ final class FakeKubelet implements AutoCloseable {
 
     /** kubelet's {@code Allocate} for one container, recorded like kubelet records it. */
     AllocateResponse allocate(String resource, ContainerKey container, List<String> ids) {
+        AllocateResponse response = call(resource, ids);
+        record(resource, container, ids);
+        return response;
+    }
+
+    /** The {@code Allocate} call alone, as kubelet sends it to {@code resource}'s plugin; nothing recorded. */
+    AllocateResponse call(String resource, List<String> ids) {
         ManagedChannel ch = channels.computeIfAbsent(resource, r -> UnixSockets.connect(dir.resolve(endpoints.get(r))));
-        AllocateResponse response = DevicePluginGrpc.newBlockingStub(ch)
+        return DevicePluginGrpc.newBlockingStub(ch)
                 .allocate(AllocateRequest.newBuilder()
                         .addContainerRequests(
                                 ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids))
                         .build());
+    }
+
+    /** What kubelet records once the plugin answered: {@code container} holds {@code ids} of {@code resource}. */
+    void record(String resource, ContainerKey container, List<String> ids) {
         records.computeIfAbsent(container, k -> new ConcurrentHashMap<>()).put(resource, List.copyOf(ids));
-        return response;
+    }
+
+    /**
+     * A plugin that registered itself some other way (a benchmark's baseline): its calls go to {@code socket} in this
+     * kubelet's directory.
+     */
+    void endpoint(String resource, String socket) {
+        endpoints.put(resource, socket);
     }
 
     /** The pod was deleted: kubelet drops its records. */

@@ -31,11 +31,13 @@ public final class ClusterPods implements PodSource, AutoCloseable {
     private final String node;
     private final PodAsks.Units units;
     private final SharedIndexInformer<Pod> informer;
+    private final ConvertedPods converted;
 
     public ClusterPods(KubernetesClient client, String node, PodAsks.Units units) {
         this.client = client;
         this.node = node;
         this.units = units;
+        this.converted = new ConvertedPods(p -> of(p, node, units));
         this.informer =
                 client.pods().inAnyNamespace().withField("spec.nodeName", node).inform();
     }
@@ -55,11 +57,7 @@ public final class ClusterPods implements PodSource, AutoCloseable {
     }
 
     private List<NodePod> convert(List<Pod> pods) {
-        List<NodePod> out = new ArrayList<>();
-        for (Pod p : pods) {
-            of(p, node, units).ifPresent(out::add);
-        }
-        return out;
+        return converted.of(pods);
     }
 
     /** The pod as allocation sees it, if it is alive and asks for GPUs in a way that can be read. */

@@ -8,8 +8,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,15 +31,24 @@ public final class PlanAllocator implements Allocator {
     private final CardTable cards;
     private final Topology topology;
     /** Answered calls, by the order they were answered in. */
-    private final Map<String, Answer> handouts = new HashMap<>();
+    private final NavigableMap<Long, Answer> handouts = new TreeMap<>();
 
     private long answered;
-    private Map<ContainerKey, Map<String, List<String>>> learnt; // the records learn() last read
+    private Records learnt; // the records learn() last read
     private volatile Records last; // null until the first read: any nanoTime value is a valid time, even 0
+    private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
     private final LongSupplier nanos;
 
-    /** kubelet's records as last read, and when ({@link #nanos}). */
-    private record Records(Map<ContainerKey, Map<String, List<String>>> byContainer, long nanos) {}
+    /**
+     * kubelet's records as last read, indexed once for every call that reuses them, when ({@link #nanos}), and the
+     * how-manieth read it was (reads run outside the lock, so an older one may arrive after a newer one).
+     */
+    private record Records(Served.Index index, long nanos, long serial) {
+
+        Map<ContainerKey, Map<String, List<String>>> byContainer() {
+            return index.records();
+        }
+    }
 
     /** How long kubelet's records are reused while every answered call was for a known container. */
     static final Duration REUSE_RECORDS = Duration.ofSeconds(10);
@@ -66,7 +77,7 @@ public final class PlanAllocator implements Allocator {
     public ContainerGrant allocate(String resource, List<String> ids) {
         List<NodePod> podList = pods.pods();
         boolean fresh = mustReread(podList);
-        Map<ContainerKey, Map<String, List<String>>> records = fresh ? reread() : last.byContainer();
+        Records records = fresh ? reread() : last;
         try {
             Optional<ContainerGrant> grant = decide(resource, ids, podList, records, fresh);
             if (grant.isEmpty()) { // the watch may not have seen a pod kubelet already has
@@ -107,10 +118,15 @@ public final class PlanAllocator implements Allocator {
                                         .anyMatch(c -> c.limits().size() > 1));
     }
 
-    private Map<ContainerKey, Map<String, List<String>>> reread() {
+    private Records reread() {
         long now = nanos.getAsLong();
-        Map<ContainerKey, Map<String, List<String>>> records = kubelet.list();
-        last = new Records(records, now);
+        long serial = reads.incrementAndGet();
+        Records records = new Records(new Served.Index(kubelet.list()), now, serial);
+        synchronized (this) {
+            if (last == null || last.serial() < serial) {
+                last = records;
+            }
+        }
         return records;
     }
 
@@ -119,20 +135,16 @@ public final class PlanAllocator implements Allocator {
      *              did unless an earlier answer was a guess, and then this call cannot be certain either
      */
     private synchronized Optional<ContainerGrant> decide(
-            String resource,
-            List<String> ids,
-            List<NodePod> podList,
-            Map<ContainerKey, Map<String, List<String>>> records,
-            boolean fresh) {
+            String resource, List<String> ids, List<NodePod> podList, Records records, boolean fresh) {
         boolean known = fresh || handouts.values().stream().noneMatch(h -> !h.seen() && !h.certain());
         learn(records, podList);
-        Served served = new Served(records, inFlight());
+        Served served = new Served(records.index(), inFlight());
         Optional<Match> match = Matcher.match(resource, ids.size(), podList, served);
         if (match.isEmpty()) {
             return Optional.empty();
         }
         Match m = match.get();
-        Optional<Map.Entry<String, Answer>> earlier = handouts.entrySet().stream()
+        Optional<Map.Entry<Long, Answer>> earlier = handouts.entrySet().stream()
                 .filter(e -> e.getValue().grant().container().equals(m.key())
                         && !e.getValue().ids().containsKey(resource))
                 .findFirst();
@@ -159,7 +171,7 @@ public final class PlanAllocator implements Allocator {
         ContainerGrant grant = new ContainerGrant(
                 m.key(), choice.shares(), m.container().family(), choice.note(), ContainerGrant.handout(resource, ids));
         handouts.put(
-                Long.toString(++answered),
+                ++answered,
                 new Answer(
                         grant,
                         choice.owner(),
@@ -177,17 +189,19 @@ public final class PlanAllocator implements Allocator {
      */
     @Override
     public List<String> preferred(String resource, List<String> available, List<String> mustInclude, int size) {
-        Optional<Match> match;
-        synchronized (this) {
-            Served served = new Served(kubelet.list(), inFlight());
-            match = Matcher.match(resource, size, pods.pods(), served);
-            if (match.isEmpty()) { // kubelet may admit a pod the watch has not delivered yet, as in allocate
-                match = Matcher.match(resource, size, pods.refresh(), served);
-            }
+        List<NodePod> podList = pods.pods();
+        Records records = mustReread(podList) ? reread() : last; // the records the next allocate goes by
+        Optional<Match> match = match(resource, size, podList, records);
+        if (match.isEmpty()) { // kubelet may admit a pod the watch has not delivered yet, as in allocate
+            match = match(resource, size, pods.refresh(), records);
         }
         List<Integer> planned =
                 match.map(m -> cardsOf(m.pod().planFor(m.container().name()))).orElse(List.of());
         return Preference.of(cards, resource, available, mustInclude, size, planned, topology);
+    }
+
+    private synchronized Optional<Match> match(String resource, int size, List<NodePod> podList, Records records) {
+        return Matcher.match(resource, size, podList, new Served(records.index(), inFlight()));
     }
 
     /**
@@ -197,17 +211,12 @@ public final class PlanAllocator implements Allocator {
      * (the first answer is out and names them), with this container's own shares on them.
      */
     private Optional<ContainerGrant> reattribute(
-            Match m,
-            String resource,
-            List<String> ids,
-            List<NodePod> podList,
-            Map<ContainerKey, Map<String, List<String>>> records) {
-        Optional<Map.Entry<String, Answer>> latest =
-                handouts.entrySet().stream().max(java.util.Comparator.comparingLong(e -> Long.parseLong(e.getKey())));
-        if (latest.isEmpty()) {
+            Match m, String resource, List<String> ids, List<NodePod> podList, Records records) {
+        Map.Entry<Long, Answer> latest = handouts.lastEntry();
+        if (latest == null) {
             return Optional.empty();
         }
-        Answer h = latest.get().getValue();
+        Answer h = latest.getValue();
         boolean sameCounts = h.ids().entrySet().stream()
                 .allMatch(e -> m.container().asks(e.getKey()) == e.getValue().size());
         if (h.seen()
@@ -231,8 +240,7 @@ public final class PlanAllocator implements Allocator {
                         .formatted(String.join(", ", h.ids().keySet())),
                 h.grant().handout());
         handouts.put(
-                latest.get().getKey(),
-                new Answer(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
+                latest.getKey(), new Answer(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
         return Optional.of(grant);
     }
 
@@ -269,16 +277,16 @@ public final class PlanAllocator implements Allocator {
         List<Match.Others> pool = new ArrayList<>();
         pool.add(new Match.Others(m.pod(), m.container()));
         pool.addAll(m.others());
-        int count = ids.size();
-        Set<ContainerKey> inPool = new HashSet<>();
-        pool.forEach(o -> inPool.add(o.pod().key(o.container())));
-        podList.stream()
-                .sorted(java.util.Comparator.comparingLong(NodePod::assumeTime))
-                .forEach(p -> p.containers().stream()
-                        .filter(c -> c.asks(resource) == count && inPool.add(p.key(c)))
-                        .forEach(c -> pool.add(new Match.Others(p, c))));
+        int waiting = pool.size();
         String why = "";
-        for (Match.Others o : pool) {
+        for (int i = 0; ; i++) {
+            if (i == waiting) { // no waiting container's plan fits: then the other containers' with the same ask
+                pool.addAll(sameAsk(pool, resource, ids.size(), podList));
+            }
+            if (i == pool.size()) {
+                break;
+            }
+            Match.Others o = pool.get(i);
             ContainerKey owner = o.pod().key(o.container());
             List<Share> plan = o.pod().planFor(o.container().name());
             if (taken.contains(owner) || plan.isEmpty()) {
@@ -311,6 +319,20 @@ public final class PlanAllocator implements Allocator {
                         .formatted(m.key(), why.isEmpty() ? "the extender planned nothing for it" : why));
     }
 
+    /** Containers asking {@code count} of {@code resource} that are not in {@code pool}, oldest pod first. */
+    private static List<Match.Others> sameAsk(
+            List<Match.Others> pool, String resource, int count, List<NodePod> podList) {
+        Set<ContainerKey> inPool = new HashSet<>();
+        pool.forEach(o -> inPool.add(o.pod().key(o.container())));
+        List<Match.Others> more = new ArrayList<>();
+        podList.stream()
+                .sorted(java.util.Comparator.comparingLong(NodePod::assumeTime))
+                .forEach(p -> p.containers().stream()
+                        .filter(c -> c.asks(resource) == count && inPool.add(p.key(c)))
+                        .forEach(c -> more.add(new Match.Others(p, c))));
+        return more;
+    }
+
     private static List<Integer> cardsOf(List<Share> shares) {
         return shares.stream().map(Share::card).distinct().sorted().toList();
     }
@@ -320,30 +342,25 @@ public final class PlanAllocator implements Allocator {
      * got, leaving out the answer {@code skip} and the container {@code self} whose shares the caller adds (kubelet
      * may already list it with a resource answered before).
      */
-    private Usage usage(
-            List<NodePod> podList,
-            Map<ContainerKey, Map<String, List<String>>> records,
-            Answer skip,
-            ContainerKey self) {
+    private Usage usage(List<NodePod> podList, Records records, Answer skip, ContainerKey self) {
         Usage usage = new Usage(cards);
         Set<ContainerKey> counted = new HashSet<>();
         if (self != null) {
             counted.add(self);
         }
-        Set<String> alive = new HashSet<>();
-        podList.forEach(p -> alive.add(p.namespace() + "/" + p.name()));
-        handouts.values()
-                .forEach(
-                        h -> { // a pod deleted since kubelet's records were read holds nothing any more
-                            ContainerKey k = h.grant().container();
-                            if (h != skip && counted.add(k) && alive.contains(k.namespace() + "/" + k.pod())) {
-                                usage.add(h.grant().shares());
-                            }
-                        });
+        Set<PodName> alive = new HashSet<>();
+        podList.forEach(p -> alive.add(PodName.of(p)));
+        for (Answer h : handouts.values()) { // a pod deleted since kubelet's records were read holds nothing any more
+            ContainerKey k = h.grant().container();
+            if (h != skip && counted.add(k) && alive.contains(PodName.of(k))) {
+                usage.add(h.grant().shares());
+            }
+        }
+        Map<ContainerKey, Map<String, List<String>>> listed = records.byContainer();
         for (NodePod p : podList) {
             for (NodePod.Container c : p.containers()) {
                 ContainerKey k = p.key(c);
-                if (records.containsKey(k) && counted.add(k)) {
+                if (listed.containsKey(k) && counted.add(k)) {
                     usage.add(p.planFor(c.name()));
                 }
             }
@@ -355,13 +372,14 @@ public final class PlanAllocator implements Allocator {
      * Moves each answered call to the container kubelet recorded it under, and forgets calls of containers kubelet
      * listed before and no longer does (their pods ended) or never listed within {@link #FORGET_AFTER}.
      */
-    private void learn(Map<ContainerKey, Map<String, List<String>>> records, List<NodePod> podList) {
-        if (handouts.isEmpty() || records == learnt) {
-            return; // the same records teach nothing new
+    private void learn(Records read, List<NodePod> podList) {
+        if (handouts.isEmpty() || (learnt != null && read.serial() <= learnt.serial())) {
+            return; // the same records, or older ones, teach nothing new
         }
-        learnt = records;
-        Served served = new Served(records, Map.of());
-        for (Map.Entry<String, Answer> e : List.copyOf(handouts.entrySet())) {
+        learnt = read;
+        Map<ContainerKey, Map<String, List<String>>> records = read.byContainer();
+        Served.Index served = read.index();
+        for (Map.Entry<Long, Answer> e : List.copyOf(handouts.entrySet())) {
             Answer h = e.getValue();
             ContainerKey said = h.grant().container();
             if (h.seen()) { // who holds it is known; only whether kubelet still lists it matters
@@ -409,13 +427,12 @@ public final class PlanAllocator implements Allocator {
 
     /** The grants kubelet has recorded, by container, for writing into the pods. */
     public Map<ContainerKey, ContainerGrant> reconcile() {
-        Map<ContainerKey, Map<String, List<String>>> records = reread();
-        return reconcile(records);
+        return reconcile(reread());
     }
 
-    private synchronized Map<ContainerKey, ContainerGrant> reconcile(
-            Map<ContainerKey, Map<String, List<String>>> records) {
-        learn(records, pods.pods());
+    private synchronized Map<ContainerKey, ContainerGrant> reconcile(Records read) {
+        learn(read, pods.pods());
+        Map<ContainerKey, Map<String, List<String>>> records = read.byContainer();
         Map<ContainerKey, ContainerGrant> out = new HashMap<>();
         Set<String> admitted = new HashSet<>();
         handouts.values().forEach(h -> {

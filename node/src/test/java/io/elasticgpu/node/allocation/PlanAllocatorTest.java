@@ -37,6 +37,47 @@ class PlanAllocatorTest {
     }
 
     @Test
+    void getPreferredAllocationGoesByTheRecordsAllocateReusesAndDoesNotReadThemAgain() {
+        node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
+        node.pods.add(node.slicePod("b", 2, MEM, 2048, 0));
+        List<String> available = new java.util.ArrayList<>(node.memoryIds(0, 8192));
+        available.addAll(node.memoryIds(1, 8192));
+
+        List<String> forA = allocator.preferred(MEM, available, List.of(), 4096);
+        assertThat(node.cardsOf(forA)).as("a's plan: card 1").containsExactly(1);
+        allocator.allocate(MEM, forA);
+        node.record(new ContainerKey("default", "a", "main"), MEM, forA);
+        List<String> forB = allocator.preferred(MEM, available, List.of(), 2048);
+        assertThat(node.cardsOf(forB)).as("b's plan: card 0").containsExactly(0);
+        ContainerGrant b = allocator.allocate(MEM, forB);
+
+        assertThat(b.container().pod()).isEqualTo("b");
+        assertThat(node.lists)
+                .as("read once by the first call; each answer since was for a known container")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void theLastWaitingPodWhosePlanAGuessTookGetsThePlanOfThePodKubeletReallyAdmitted() {
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(0);
+        PlanAllocator timed = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN), nanos::get);
+        node.pods.add(node.slicePod("old", 10, MEM, 8192, 0));
+        node.pods.add(node.slicePod("young", 20, MEM, 8192, 1));
+        List<String> first = node.memoryIds(0, 8192);
+        assertThat(timed.allocate(MEM, first).container().pod()).as("the guess").isEqualTo("old");
+        node.record(new ContainerKey("default", "young", "main"), MEM, first); // kubelet was admitting young
+
+        nanos.addAndGet(PlanAllocator.REUSE_RECORDS.toNanos() + 1); // the next call reads kubelet's records
+        ContainerGrant second = timed.allocate(MEM, node.memoryIds(1, 8192));
+
+        assertThat(second.container().pod()).isEqualTo("old");
+        assertThat(second.shares().getFirst().card())
+                .as("young took old's plan (card 0), so old gets young's (card 1)")
+                .isEqualTo(1);
+        assertThat(second.note()).isEqualTo("took the cards planned for default/young/main");
+    }
+
+    @Test
     void aContainerGetsTheCardTheExtenderPlannedForIt() {
         node.pods.add(node.slicePod("a", 1, MEM, 4096, 1));
         List<String> ids = node.memoryIds(0, 4096); // kubelet's ids may name another card: the plan decides
