@@ -149,8 +149,8 @@ public final class OfflinePacker {
 
     /**
      * How far apart, after placing {@code ask} on node {@code n}, the node's free CPU or memory and its free GPU
-     * are as shares of its capacity (0 to 1,000,000): pods go where the node stays balanced, so that no node runs out of CPU while
-     * cards stay idle.
+     * are as shares of its capacity (0 to 1,000,000): pods go where the node stays balanced, so that no node runs
+     * out of CPU while cards stay idle.
      */
     private long imbalance(Ask ask, int n, int milli) {
         Node node = nodes.get(n);
