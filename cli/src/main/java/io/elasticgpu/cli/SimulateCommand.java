@@ -2,6 +2,7 @@ package io.elasticgpu.cli;
 
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyName;
+import io.elasticgpu.simulator.bound.Ceiling;
 import io.elasticgpu.simulator.replay.Experiment;
 import io.elasticgpu.simulator.replay.RecordedRun;
 import io.elasticgpu.simulator.report.Chart;
@@ -13,6 +14,7 @@ import io.elasticgpu.simulator.report.TableReport;
 import io.elasticgpu.simulator.trace.OpenbTrace;
 import io.elasticgpu.simulator.trace.SyntheticTrace;
 import io.elasticgpu.simulator.trace.Trace;
+import io.elasticgpu.simulator.trace.TracePod;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -115,6 +117,12 @@ final class SimulateCommand implements Callable<Integer> {
                     + " gpu-models.csv: name,aliases,fp32,tf32,fp16,bf16,int8,source).")
     Path modelTable;
 
+    @Option(
+            names = "--bound",
+            description = "Also compute what is possible on each order: an LP upper bound no placement can exceed"
+                    + " and a checked offline packing, at the headline's arrival cut (docs/simulate-bound.md).")
+    boolean bound;
+
     @Override
     public Integer call() {
         if (tflops != null) {
@@ -136,23 +144,34 @@ final class SimulateCommand implements Callable<Integer> {
                 : nodes == null ? OpenbTrace.read(trace) : OpenbTrace.read(trace, nodes);
         Experiment experiment = new Experiment(loaded, inflation);
         ProgressLine progress = new ProgressLine(spec.commandLine().getErr());
-        List<PolicyReport> reports = replayEvents == null
+        List<PolicyReport> replayed = replayEvents == null
                 ? seeded(experiment, loaded, policies, seedList, progress)
                 : recorded(experiment, loaded, policies, progress);
+        List<PolicyReport> reports = replayed;
+        if (bound) {
+            List<List<TracePod>> orders = replayEvents == null
+                    ? seedList.stream()
+                            .map(seed -> experiment.order(seed).arrivals())
+                            .toList()
+                    : List.of(RecordedRun.read(replayEvents).arrivals(loaded));
+            PolicyReport.Limits limits = limits(loaded, orders, progress);
+            reports = replayed.stream().map(r -> r.withLimits(limits)).toList();
+        }
         progress.clear();
         PrintWriter out = spec.commandLine().getOut();
         if (format.equals("json")) {
             out.println(JsonReport.of(reports));
         } else {
             out.print(TableReport.of(heading(loaded, seedList), reports));
-            published.ifPresent(p -> out.print(p.comparison(loaded.name(), reports)));
+            List<PolicyReport> shown = reports;
+            published.ifPresent(p -> out.print(p.comparison(loaded.name(), shown)));
         }
         out.flush();
         if (chart != null) {
             Chart.write(
                     chart,
                     loaded.name(),
-                    reports,
+                    List.copyOf(reports),
                     published.map(p -> p.forTrace(loaded.name())).orElse(java.util.Map.of()));
         }
         return 0;
@@ -178,6 +197,19 @@ final class SimulateCommand implements Callable<Integer> {
                 loaded.name(), policies(policy).getFirst(), precision.label(), results));
         out.flush();
         return 0;
+    }
+
+    /** The bound and the offline packing of every order, mean over the orders. */
+    private static PolicyReport.Limits limits(Trace loaded, List<List<TracePod>> orders, ProgressLine progress) {
+        double bound = 0;
+        double offline = 0;
+        for (int i = 0; i < orders.size(); i++) {
+            progress.update("simulate: bound and offline packing of order %d/%d".formatted(i + 1, orders.size()));
+            Ceiling ceiling = Ceiling.of(loaded.nodes(), orders.get(i));
+            bound += ceiling.boundPct();
+            offline += ceiling.offlinePct();
+        }
+        return new PolicyReport.Limits(bound / orders.size(), offline / orders.size());
     }
 
     private List<PolicyReport> seeded(

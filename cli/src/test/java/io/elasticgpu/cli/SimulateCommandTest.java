@@ -59,6 +59,29 @@ class SimulateCommandTest {
     }
 
     @Test
+    void boundPutsTheCeilingBesideEveryPolicy() {
+        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack,spread", "--bound", "--format", "json"))
+                .isZero();
+        assertThat(out.toString())
+                .containsPattern(
+                        "\"policy\": \"binpack\".*\"boundPct\": \\d+\\.\\d\\d," + " \"offlinePct\": \\d+\\.\\d\\d");
+        assertThat(out.toString()).containsPattern("\"policy\": \"spread\".*\"boundPct\": ");
+        out.getBuffer().setLength(0);
+        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack", "--bound"))
+                .isZero();
+        assertThat(out.toString()).contains("possible on these orders: bound ").contains("offline packing ");
+    }
+
+    @Test
+    void boundWithTooFewArrivalsSaysWhatToChange() {
+        assertThat(run("simulate", "--seeds", "1", "--policy", "binpack", "--bound", "--inflation", "0.5"))
+                .isEqualTo(2);
+        assertThat(err.toString())
+                .contains("the pods arrive until 50 % of GPU capacity, short of the 100 %")
+                .contains("--inflation");
+    }
+
+    @Test
     void anUnknownPolicyExitsWithTwoAndTheChoices() {
         assertThat(run("simulate", "--policy", "fgd,tetris")).isEqualTo(2);
         assertThat(err.toString())

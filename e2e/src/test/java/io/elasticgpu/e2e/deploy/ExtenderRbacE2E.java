@@ -2,6 +2,7 @@ package io.elasticgpu.e2e.deploy;
 
 import static org.awaitility.Awaitility.await;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
@@ -69,6 +70,17 @@ class ExtenderRbacE2E {
                     .withGracePeriod(0)
                     .delete();
             await().atMost(Duration.ofSeconds(90)).until(() -> bound(cluster, "waiting"));
+            // kube-scheduler may retry the waiting pod on the deletion alone, before the extender's requeue timer
+            // nudges it: wait for the nudge (the node's capacity-freed annotation) before stopping the extender.
+            String node = pod(cluster, "waiting").getSpec().getNodeName();
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> cluster.client()
+                            .nodes()
+                            .withName(node)
+                            .get()
+                            .getMetadata()
+                            .getAnnotations()
+                            .containsKey(Annotations.CAPACITY_FREED));
         } finally {
             extender.close();
             cluster.restartScheduler(null);

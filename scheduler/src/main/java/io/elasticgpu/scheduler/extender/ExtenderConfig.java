@@ -18,6 +18,9 @@ import java.util.Optional;
  * names), overridden by flags. Immutable; checked on construction, and a message names the key and its flag, shows
  * the value and says what to write instead.
  *
+ * It is over 400 lines because every option of the extender is here once: its field, its builder method, its
+ * validation and its message, which the command line, the chart and the tests all go through.
+ *
  * @param listen                  host:port to serve the extender protocol on ({@code --listen}): a loopback address
  *                                unless {@code allowRemoteCallers}, because the verbs bind pods and being reachable
  *                                only from kube-scheduler's own pod (or host) is how they know their caller

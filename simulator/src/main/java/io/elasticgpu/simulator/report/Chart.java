@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import javax.imageio.ImageIO;
 
 /**
@@ -62,15 +63,26 @@ public final class Chart {
                         .map(r -> new Line(
                                 r.policy(), r.curve(), r.allocationAt100().mean()))
                         .toList(),
-                published);
+                published,
+                reports.stream().flatMap(r -> r.limits().stream()).findFirst());
     }
 
     /** The chart of {@code lines}, with {@code published} points (by line name) as circles at 100 % arrival. */
     public static void writeLines(Path file, String title, List<Line> lines, Map<String, Double> published) {
+        writeLines(file, title, lines, published, Optional.empty());
+    }
+
+    /** As {@link #writeLines(Path, String, List, Map)}, with the bound and the offline packing marked at 100 %. */
+    public static void writeLines(
+            Path file,
+            String title,
+            List<Line> lines,
+            Map<String, Double> published,
+            Optional<PolicyReport.Limits> limits) {
         try {
             if (file.toString().endsWith(".svg")) {
                 Svg svg = new Svg();
-                draw(svg, title, lines, published);
+                draw(svg, title, lines, published, limits);
                 Files.writeString(file, svg.finish());
             } else {
                 BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
@@ -78,7 +90,7 @@ public final class Chart {
                 g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
                 g.setColor(Color.WHITE);
                 g.fillRect(0, 0, WIDTH, HEIGHT);
-                draw(new Raster(g), title, lines, published);
+                draw(new Raster(g), title, lines, published, limits);
                 g.dispose();
                 ImageIO.write(image, "png", file.toFile());
             }
@@ -88,6 +100,15 @@ public final class Chart {
     }
 
     static void draw(Canvas c, String title, List<Line> reports, Map<String, Double> published) {
+        draw(c, title, reports, published, Optional.empty());
+    }
+
+    static void draw(
+            Canvas c,
+            String title,
+            List<Line> reports,
+            Map<String, Double> published,
+            Optional<PolicyReport.Limits> limits) {
         c.text(WIDTH / 2.0, 24, "GPU allocation ratio vs arrived workload: " + title, "#000000", 15, true);
         for (int x = 0; x <= X_MAX; x += 10) {
             c.line(px(x), py(Y_MIN), px(x), py(Y_MAX), "#e6e6e6", 1);
@@ -124,8 +145,33 @@ public final class Chart {
                 c.circle(px(100), py(clamp(paper)), 5, color);
             }
         }
+        double legendBelow = TOP + 30 + 20 * reports.size();
+        if (limits.isPresent()) {
+            // the ceiling: a bar across 100 % arrival at the bound, a thinner one at the offline packing
+            double bound = limits.get().boundPct();
+            double offline = limits.get().offlinePct();
+            c.line(px(95), py(clamp(bound)), px(105), py(clamp(bound)), "#000000", 3);
+            c.line(px(95), py(clamp(offline)), px(105), py(clamp(offline)), "#555555", 1.5);
+            c.line(WIDTH - RIGHT + 20, legendBelow - 4, WIDTH - RIGHT + 45, legendBelow - 4, "#000000", 3);
+            c.text(
+                    WIDTH - RIGHT + 52,
+                    legendBelow,
+                    String.format(Locale.ROOT, "LP bound %.2f", bound),
+                    "#000000",
+                    12,
+                    false);
+            c.line(WIDTH - RIGHT + 20, legendBelow + 16, WIDTH - RIGHT + 45, legendBelow + 16, "#555555", 1.5);
+            c.text(
+                    WIDTH - RIGHT + 52,
+                    legendBelow + 20,
+                    String.format(Locale.ROOT, "offline %.2f", offline),
+                    "#000000",
+                    12,
+                    false);
+            legendBelow += 40;
+        }
         if (!published.isEmpty()) {
-            double y = TOP + 30 + 20 * reports.size();
+            double y = legendBelow;
             c.circle(WIDTH - RIGHT + 32, y - 4, 5, "#555555");
             c.text(WIDTH - RIGHT + 52, y, "published (FGD artifact)", "#000000", 12, false);
         }

@@ -29,6 +29,11 @@ public final class JsonReport {
                 .append(", \"sd\": ")
                 .append(number(r.allocationAt100().sd()))
                 .append('}');
+        r.limits()
+                .ifPresent(l -> json.append(", \"boundPct\": ")
+                        .append(number(l.boundPct()))
+                        .append(", \"offlinePct\": ")
+                        .append(number(l.offlinePct())));
         json.append(", \"unallocatedGpusAtArrival100\": ").append(number(r.unallocatedGpusAt100()));
         json.append(", \"firstFailure\": ")
                 .append(r.firstFailure()

@@ -21,7 +21,14 @@ public record PolicyReport(
         Map<Integer, Fragmentation> fragmentation,
         double[] curve,
         Optional<ReplayCheck> replay,
-        long elapsedMs) {
+        long elapsedMs,
+        Optional<Limits> limits) {
+
+    /**
+     * What is possible on the same arrival orders, mean over the seeds: the linear-programming bound no placement
+     * exceeds and a checked offline packing, both in percent of GPU capacity at the headline's arrival cut.
+     */
+    public record Limits(double boundPct, double offlinePct) {}
 
     /** Reported arrival levels for fragmentation. */
     public static final List<Integer> FRAGMENTATION_LEVELS = List.of(80, 90, 100);
@@ -38,6 +45,7 @@ public record PolicyReport(
         seeds = List.copyOf(seeds);
         fragmentation = Map.copyOf(fragmentation);
         curve = curve.clone();
+        requireNonNull(limits, "limits");
     }
 
     /**
@@ -92,6 +100,23 @@ public record PolicyReport(
                             runs.stream().mapToDouble(r -> r.allocationAt(l)).toArray())
                     .mean();
         }
-        return new PolicyReport(trace, policy, seeds, at100, unallocated, first, frag, curve, replay, elapsedMs);
+        return new PolicyReport(
+                trace, policy, seeds, at100, unallocated, first, frag, curve, replay, elapsedMs, Optional.empty());
+    }
+
+    /** This report with what is possible on its orders beside it. */
+    public PolicyReport withLimits(Limits possible) {
+        return new PolicyReport(
+                trace,
+                policy,
+                seeds,
+                allocationAt100,
+                unallocatedGpusAt100,
+                firstFailure,
+                fragmentation,
+                curve,
+                replay,
+                elapsedMs,
+                Optional.of(possible));
     }
 }

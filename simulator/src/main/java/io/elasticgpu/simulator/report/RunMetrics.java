@@ -45,7 +45,8 @@ public record RunMetrics(
         return new RunMetrics(means(used, count), means(amount, count), means(ratio, count), first);
     }
 
-    static int level(long arrived, double capacity) {
+    /** The arrival level of an event: {@code round_half_even(100 * arrived / capacity)}. */
+    public static int level(long arrived, double capacity) {
         return (int) Math.rint(100 * arrived / capacity);
     }
 

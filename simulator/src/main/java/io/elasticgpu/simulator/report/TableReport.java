@@ -49,6 +49,14 @@ public final class TableReport {
                     frag(r, 90),
                     frag(r, 100),
                     r.elapsedMs() / 1000.0));
+            r.limits()
+                    .ifPresent(l -> out.append(String.format(
+                            Locale.ROOT,
+                            "  possible on these orders: bound %.2f %% (LP), offline packing %.2f %%;"
+                                    + " %.2f points below the bound%n",
+                            l.boundPct(),
+                            l.offlinePct(),
+                            l.boundPct() - r.allocationAt100().mean())));
             r.replay()
                     .ifPresent(c -> out.append(String.format(
                             Locale.ROOT,
