@@ -79,11 +79,17 @@ public final class ClaimAsks {
      * The ResourceClaimTemplate {@link DraNames#claimTemplate} of the claim, in its namespace, owned by it (deleted
      * with it): one request {@code gpu} of class {@value DraNames#DRIVER} asking what the claim asks.
      *
-     * @throws InvalidAskException when the claim asks what DRA cannot give (a share without memory)
+     * @throws InvalidAskException when the claim asks what DRA cannot give (a share without memory, TFLOPS)
      */
     public static ResourceClaimTemplate template(ElasticGPUClaim claim) {
         String name = claim.getMetadata().getName();
         GpuAsk ask = ask("claim " + name, requests(claim));
+        if (ask.tflops() > 0) {
+            throw new InvalidAskException(("claim %s asks %d TFLOPS: through DRA a share's compute is a fixed cores "
+                            + "capacity, which kube-scheduler's allocator cannot convert per card model; give the "
+                            + "claim a class for device-plugin nodes, or ask elasticgpu.io/gpu-core instead")
+                    .formatted(name, ask.tflops()));
+        }
         return new ResourceClaimTemplateBuilder()
                 .withNewMetadata()
                 .withName(DraNames.claimTemplate(name))

@@ -73,9 +73,9 @@ class CeilingPropertyTest {
 
         for (PolicyName policy : PolicyName.values()) {
             EventLog log = experiment.runOne(policy.text(), seed).log();
-            assertThat((double) log.used(log.size() - 1))
-                    .as("%s on %s", policy.text(), trace.name())
-                    .isLessThanOrEqualTo(bound + slack);
+            // a trace whose pods ask no cards logs no event, and then nothing is used
+            double used = log.size() == 0 ? 0 : log.used(log.size() - 1);
+            assertThat(used).as("%s on %s", policy.text(), trace.name()).isLessThanOrEqualTo(bound + slack);
         }
     }
 }
