@@ -57,9 +57,9 @@ public final class DemoRealNode implements AutoCloseable {
 
     private static Map<String, Map<String, Long>> pods() {
         Map<String, Map<String, Long>> pods = new LinkedHashMap<>();
+        pods.put("real-whole", Map.of(ResourceNames.GPU, 1L));
         pods.put("real-slice-a", Map.of(ResourceNames.GPU_MEMORY, 2048L, ResourceNames.GPU_CORE, 30L));
         pods.put("real-slice-b", Map.of(ResourceNames.GPU_MEMORY, 1024L, ResourceNames.GPU_CORE, 20L));
-        pods.put("real-whole", Map.of(ResourceNames.GPU, 1L));
         return pods;
     }
 
@@ -136,13 +136,14 @@ public final class DemoRealNode implements AutoCloseable {
 
     /** Creates {@link #PODS} in {@code namespace} on the real node and waits until every container has printed. */
     public void submit(String namespace, Duration timeout) {
-        PODS.forEach((name, limits) -> client.pods()
-                .inNamespace(namespace)
-                .resource(pod(namespace, name, limits))
-                .create());
+        // One after the other, the whole card first: slices placed first may take a share of both cards, and then no
+        // card is left whole.
         long deadline = System.nanoTime() + timeout.toNanos();
-        for (String name : PODS.keySet()) {
-            long left = Math.max(1, deadline - System.nanoTime());
+        PODS.forEach((name, limits) -> {
+            client.pods()
+                    .inNamespace(namespace)
+                    .resource(pod(namespace, name, limits))
+                    .create();
             client.pods()
                     .inNamespace(namespace)
                     .withName(name)
@@ -151,9 +152,9 @@ public final class DemoRealNode implements AutoCloseable {
                                     && p.getStatus() != null
                                     && p.getStatus().getContainerStatuses().stream()
                                             .anyMatch(s -> s.getState().getRunning() != null),
-                            left,
+                            Math.max(1, deadline - System.nanoTime()),
                             TimeUnit.NANOSECONDS);
-        }
+        });
         for (String name : PODS.keySet()) {
             Duration left = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
             if (!Poll.until(() -> told(namespace, name).containsKey(END), left, Duration.ofMillis(500))) {

@@ -41,6 +41,8 @@ public final class ExtenderServer implements AutoCloseable {
     private final HttpEndpoint endpoint;
     private final HttpEndpoint metricsEndpoint;
     private final Verbs verbs;
+    /** What lives as long as the server (the ledger tidying's timer), closed after it. */
+    private final java.util.List<AutoCloseable> alongside = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private ExtenderServer(HttpEndpoint endpoint, HttpEndpoint metricsEndpoint, Verbs verbs) {
         this.endpoint = endpoint;
@@ -112,6 +114,19 @@ public final class ExtenderServer implements AutoCloseable {
             metricsEndpoint.close();
         }
         verbs.close();
+        for (AutoCloseable a : alongside) {
+            try {
+                a.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing " + a + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Closes {@code resource} when the server closes; returns this server. */
+    ExtenderServer alongside(AutoCloseable resource) {
+        alongside.add(resource);
+        return this;
     }
 
     private static <T> T read(byte[] body, Class<T> type, String verb) {

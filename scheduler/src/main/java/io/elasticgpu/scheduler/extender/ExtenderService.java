@@ -141,7 +141,7 @@ public final class ExtenderService implements AutoCloseable {
                 requeue,
                 new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime),
                 models);
-        return ExtenderServer.start(config, verbs, metrics, ready);
+        return ExtenderServer.start(config, verbs, metrics, ready).alongside(tidying);
     }
 
     public int port() {
