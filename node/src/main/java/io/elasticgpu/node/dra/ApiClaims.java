@@ -1,13 +1,12 @@
 package io.elasticgpu.node.dra;
 
+import io.elasticgpu.api.v1alpha1.DraAsks;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.DraShares;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.discovery.Hardware;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodResourceClaim;
-import io.fabric8.kubernetes.api.model.PodResourceClaimStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimConsumerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -118,19 +117,9 @@ public final class ApiClaims implements ClaimSource {
                 .forEach(r -> ours.add(topRequest(r.getRequest())));
         for (Pod pod : pods) {
             Set<String> names = new TreeSet<>(); // the pod's own names for this claim
-            for (PodResourceClaim c :
-                    Optional.ofNullable(pod.getSpec().getResourceClaims()).orElse(List.of())) {
-                if (ref.name().equals(c.getResourceClaimName())) {
-                    names.add(c.getName());
-                }
-            }
-            if (pod.getStatus() != null && pod.getStatus().getResourceClaimStatuses() != null) {
-                for (PodResourceClaimStatus c : pod.getStatus().getResourceClaimStatuses()) {
-                    if (ref.name().equals(c.getResourceClaimName())) {
-                        names.add(c.getName());
-                    }
-                }
-            }
+            DraAsks.claims(pod).stream()
+                    .filter(c -> ref.name().equals(c.claimName()))
+                    .forEach(c -> names.add(c.podClaimName()));
             List<Container> containers = new ArrayList<>(pod.getSpec().getContainers());
             if (pod.getSpec().getInitContainers() != null) {
                 containers.addAll(pod.getSpec().getInitContainers());
