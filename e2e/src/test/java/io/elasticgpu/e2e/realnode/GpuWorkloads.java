@@ -177,22 +177,34 @@ final class GpuWorkloads implements AutoCloseable {
         return metric("egpu_node_agent_card_core_allocated_percent");
     }
 
+    /** How many binds the extender held back so far (look-alikes waiting for kubelet), its metric. */
+    long extenderBindsHeld() {
+        return scrape(extender.url())
+                .lines()
+                .filter(l -> l.startsWith("egpu_extender_binds_held_total "))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
     private Map<Integer, Long> metric(String name) {
+        Map<Integer, Long> byCard = new TreeMap<>();
+        scrape(agent.url()).lines().filter(l -> l.startsWith(name + "{")).forEach(l -> {
+            String card = l.replaceAll(".*card=\"(\\d+)\".*", "$1");
+            byCard.put(Integer.parseInt(card), (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
+        });
+        assertThat(byCard).as("the agent's %s", name).hasSize(CARDS);
+        return byCard;
+    }
+
+    private static String scrape(String url) {
         try {
-            String text = HttpClient.newHttpClient()
+            return HttpClient.newHttpClient()
                     .send(
-                            HttpRequest.newBuilder(URI.create(agent.url() + "/metrics"))
+                            HttpRequest.newBuilder(URI.create(url + "/metrics"))
                                     .timeout(Duration.ofSeconds(5))
                                     .build(),
                             HttpResponse.BodyHandlers.ofString())
                     .body();
-            Map<Integer, Long> byCard = new TreeMap<>();
-            text.lines().filter(l -> l.startsWith(name + "{")).forEach(l -> {
-                String card = l.replaceAll(".*card=\"(\\d+)\".*", "$1");
-                byCard.put(Integer.parseInt(card), (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
-            });
-            assertThat(byCard).as("the agent's %s", name).hasSize(CARDS);
-            return byCard;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -83,7 +83,12 @@ final class RealNodePods {
 
     /** Waits until {@code container} of {@code pod} has printed its whole report, and returns it. */
     ContainerReport report(String pod, String container) {
-        return await().atMost(WAIT)
+        return report(pod, container, WAIT);
+    }
+
+    /** The same, waiting at most {@code wait}. */
+    ContainerReport report(String pod, String container, Duration wait) {
+        return await().atMost(wait)
                 .pollInterval(Duration.ofMillis(500))
                 .until(() -> read(pod, container, false), Optional::isPresent)
                 .orElseThrow();

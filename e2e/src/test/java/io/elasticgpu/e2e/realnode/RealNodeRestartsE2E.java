@@ -18,8 +18,10 @@ import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,9 +33,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The device-plugin path on the real node when something restarts: a container kubelet restarts, kubelet itself, and
- * the node agent SIGKILLed while containers are being admitted. In every case a running container was told exactly
- * what its own pod's allocation says, and no card holds more than it has.
+ * The device-plugin path on the real node when something restarts: a container kubelet restarts, kubelet itself, the
+ * node agent SIGKILLed while containers are being admitted, and kubelet stopped while two pods it cannot tell apart
+ * are scheduled. In every case a running container was told exactly what its own pod's allocation says, and no card
+ * holds more than it has.
  */
 @ExtendWith({ControlPlaneExtension.class, RealNodeExtension.class})
 class RealNodeRestartsE2E {
@@ -226,5 +229,76 @@ class RealNodeRestartsE2E {
         assertThat(memory.values()).allSatisfy(mib -> assertThat(mib).isLessThanOrEqualTo(CARD_MIB));
         await().atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertThat(gpus.agentMemoryByCard()).isEqualTo(memory));
+    }
+
+    /**
+     * Two pods kubelet cannot tell apart (each asks {@code nvidia.com/gpu: 1}, with another {@code gpumem}) reach
+     * kubelet together: kubelet is stopped while they are scheduled, and when it starts it admits the pods it finds in
+     * the order they were created, which here is not the order they were bound in. {@code Allocate} names no pod, and
+     * the agent takes the oldest bind among look-alikes, so without the extender's look-alike gate the pod created
+     * first was told the other pod's share. With it, the extender binds the second look-alike only once the agent has
+     * marked the first admitted, and each container is told its own pod's share.
+     */
+    @Test
+    void lookalikePodsKubeletFindsTogetherAreEachToldTheirOwnShare(TestCluster cluster, RealNode node) {
+        KubernetesClient client = cluster.client();
+        RealNodePods pods = new RealNodePods(client, cluster.namespace(), node);
+        Map<String, Integer> mib = Map.of("created-first", 3072, "bound-first", 1024);
+        long heldBefore = gpus.extenderBindsHeld();
+        node.stopKubelet();
+        try {
+            // created-first is held back by a scheduling gate; bound-first is created in a later second (creation
+            // times have whole seconds) and bound at once; then created-first is released.
+            Pod held = pods.create(pods.reporting("created-first", hami(mib.get("created-first")))
+                    .editSpec()
+                    .addNewSchedulingGate()
+                    .withName("elasticgpu.io/e2e-hold")
+                    .endSchedulingGate()
+                    .endSpec()
+                    .build());
+            Instant created = Instant.parse(held.getMetadata().getCreationTimestamp());
+            await().atMost(Duration.ofSeconds(3)).until(() -> Instant.now().isAfter(created.plusMillis(1100)));
+            pods.create(
+                    pods.reporting("bound-first", hami(mib.get("bound-first"))).build());
+            await().atMost(RealNodePods.WAIT)
+                    .until(() -> pods.get("bound-first").getSpec().getNodeName() != null);
+            client.pods()
+                    .inNamespace(cluster.namespace())
+                    .withName("created-first")
+                    .edit(p -> new PodBuilder(p)
+                            .editSpec()
+                            .withSchedulingGates(List.of())
+                            .endSpec()
+                            .build());
+            // Bound too, or held until bound-first is admitted (the gate): kube-scheduler retries a held bind after
+            // 1, 2, 4, then 8 s. After the fourth, kubelet has 8 s to start and take its device plugins back before
+            // the next try; a try while it has none fails on capacity, and such a pod waits for kube-scheduler's
+            // five-minute retry (its queueing hint counts the HAMi resource no node advertises, so the node's
+            // capacity coming back does not wake it).
+            await().atMost(RealNodePods.WAIT)
+                    .until(() -> pods.get("created-first").getSpec().getNodeName() != null
+                            || gpus.extenderBindsHeld() >= heldBefore + 4);
+        } finally {
+            node.startKubelet();
+        }
+        GpuWorkloads.awaitDevicePlugin(client, node);
+
+        List<PodGrant> all = new ArrayList<>();
+        for (String name : List.of("created-first", "bound-first")) {
+            ContainerReport report = pods.report(name, "main", Duration.ofMinutes(6));
+            PodGrant allocation = GpuWorkloads.allocated(client, cluster.namespace(), name);
+            List<Share> shares = allocation.containers().get("main");
+            assertThat(gpuVariables(report))
+                    .as("what %s's container was told", name)
+                    .containsEntry("CUDA_DEVICE_MEMORY_LIMIT_0", mib.get(name) + "m")
+                    .isEqualTo(expectedEnvironment(shares, true, true));
+            all.add(allocation);
+        }
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(gpus.agentMemoryByCard()).isEqualTo(GpuWorkloads.memoryByCard(all)));
+    }
+
+    private static Map<String, String> hami(int mib) {
+        return Map.of(ResourceNames.NVIDIA_GPU, "1", ResourceNames.HAMI_GPU_MEMORY, Integer.toString(mib));
     }
 }

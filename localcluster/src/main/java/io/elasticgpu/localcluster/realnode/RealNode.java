@@ -120,7 +120,7 @@ public final class RealNode implements AutoCloseable {
             node.undoHostState();
             node.startContainerd();
             node.importImages();
-            node.startKubelet();
+            node.launchKubelet();
             return node;
         } catch (RuntimeException e) {
             node.close();
@@ -164,10 +164,30 @@ public final class RealNode implements AutoCloseable {
      * containerd and the containers keep running. Returns when the node is Ready again.
      */
     public void restartKubelet() {
+        stopKubelet();
+        startKubelet();
+    }
+
+    /**
+     * Stops kubelet (SIGTERM) and leaves it stopped, as a node's service manager would during an upgrade; containerd
+     * and the containers keep running, and the Node stays Ready until its lease runs out. {@link #startKubelet}
+     * starts it again.
+     */
+    public synchronized void stopKubelet() {
         ManagedProcess k = kubelet;
+        if (k == null) {
+            throw new IllegalStateException("kubelet is not running on " + name());
+        }
         kubelet = null;
         k.stop(GRACE);
-        startKubelet();
+    }
+
+    /** Starts kubelet with the node's configuration and returns when the node is Ready; refuses when one runs. */
+    public void startKubelet() {
+        if (kubelet != null) {
+            throw new IllegalStateException("kubelet already runs on " + name() + " (pid " + kubelet.pid() + ")");
+        }
+        launchKubelet();
     }
 
     private void refuseAForeignKubelet() {
@@ -199,7 +219,7 @@ public final class RealNode implements AutoCloseable {
         }
     }
 
-    private void startKubelet() {
+    private void launchKubelet() {
         if (nodeIp == null) {
             nodeIp = NodeAddress.primaryIpv4();
             kubeletPort = Ports.free();

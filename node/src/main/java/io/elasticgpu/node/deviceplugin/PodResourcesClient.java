@@ -8,9 +8,11 @@ import io.elasticgpu.node.podresources.api.ContainerResources;
 import io.elasticgpu.node.podresources.api.ListPodResourcesRequest;
 import io.elasticgpu.node.podresources.api.PodResources;
 import io.elasticgpu.node.podresources.api.PodResourcesListerGrpc;
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,8 +20,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-/** Asks kubelet's pod-resources API which devices of our resources each container holds. */
+/**
+ * Asks kubelet's pod-resources API which devices of our resources each container holds. kubelet starts that API a
+ * moment after its device plugins' registration server, and admits pods in between: a call waits up to
+ * {@link #ANSWER} for the socket to answer (reconnecting at once rather than after gRPC's growing backoff) instead of
+ * failing the pod being admitted.
+ */
 public final class PodResourcesClient implements KubeletRecords, AutoCloseable {
+
+    static final Duration ANSWER = Duration.ofSeconds(5);
 
     private final ManagedChannel channel;
     private final Path socket;
@@ -34,8 +43,12 @@ public final class PodResourcesClient implements KubeletRecords, AutoCloseable {
     @Override
     public Map<ContainerKey, Map<String, List<String>>> list() {
         try {
+            if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+                channel.resetConnectBackoff(); // kubelet may be back: try now, not when the backoff says
+            }
             var response = PodResourcesListerGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(5, TimeUnit.SECONDS)
+                    .withWaitForReady()
+                    .withDeadlineAfter(ANSWER.toMillis(), TimeUnit.MILLISECONDS)
                     .list(ListPodResourcesRequest.getDefaultInstance());
             Map<ContainerKey, Map<String, List<String>>> out = new HashMap<>();
             for (PodResources p : response.getPodResourcesList()) {
@@ -55,9 +68,10 @@ public final class PodResourcesClient implements KubeletRecords, AutoCloseable {
             return out;
         } catch (StatusRuntimeException e) {
             throw new AllocationException(
-                    ("kubelet's pod-resources API at %s did not answer (%s); the agent needs it to know which pod "
-                                    + "kubelet is admitting: mount /var/lib/kubelet/pod-resources into the agent")
-                            .formatted(socket, e.getStatus()));
+                    ("kubelet's pod-resources API at %s did not answer within %d s (%s); the agent needs it to "
+                                    + "know which pod kubelet is admitting: mount /var/lib/kubelet/pod-resources "
+                                    + "into the agent")
+                            .formatted(socket, ANSWER.toSeconds(), e.getStatus()));
         }
     }
 
