@@ -263,4 +263,39 @@ class ModelTableTest {
                 .hasMessage("request: asks 100 TFLOPS with 300 milli per card on 1 cards; ask compute in TFLOPS or as"
                         + " a share, on at least one card");
     }
+
+    /** Free TFLOPS of a card: its model's peak x (1000 - milli held) / 1000, two decimals rounded down. */
+    @ParameterizedTest(name = "{0} with {1} milli held: {3} {2} TFLOPS free")
+    @CsvSource(delimiter = ';', textBlock = """
+        # 989.5 x 0.89 = 880.655, down to 880.65
+        NVIDIA H100 80GB HBM3; 110; bf16; 880.65
+        # by an alias: 312 x 0.67 = 209.04
+        A100; 330; bf16; 209.04
+        # nothing held: the peak
+        NVIDIA L4; 0; fp32; 30.30
+        # 19.5 x 0.005 = 0.0975, down to 0.09
+        NVIDIA A100-SXM4-40GB; 995; fp32; 0.09
+        # held whole, or over-committed: nothing free, not a negative figure
+        NVIDIA A100-SXM4-40GB; 1000; bf16; 0.00
+        NVIDIA A100-SXM4-40GB; 1200; bf16; 0.00
+        """)
+    void aCardsFreeTflopsAreItsModelsPeakTimesTheComputeNotHeld(
+            String model, int milliHeld, String precision, String free) {
+        CardTflops tflops = SHIPPED.free(model, milliHeld, Precision.parse(precision));
+        assertThat(tflops.known()).isTrue();
+        assertThat(tflops.tflops()).isEqualByComparingTo(free);
+        assertThat(tflops.unknown()).isNull();
+    }
+
+    @Test
+    void aCardOfAModelTheTableLacksOrWithoutThePrecisionHasNoFigureAndSaysWhyRatherThanZero() {
+        CardTflops g2 = SHIPPED.free("G2", 0, Precision.BF16);
+        assertThat(g2.known()).isFalse();
+        assertThat(g2.tflops()).isNull();
+        assertThat(g2.unknown()).isEqualTo("unknown model");
+        CardTflops t4 = SHIPPED.free("Tesla T4", 0, Precision.BF16);
+        assertThat(t4.known()).isFalse();
+        assertThat(t4.unknown()).isEqualTo("no bf16 figure");
+        assertThat(SHIPPED.free("Tesla T4", 500, Precision.FP32).tflops()).isEqualByComparingTo("4.05");
+    }
 }
