@@ -264,6 +264,19 @@ public final class ModelTable {
                 null);
     }
 
+    /**
+     * The models {@code ask} is offered on, each once (by its name, not its aliases), the largest share first: the
+     * model of the lowest peak in the ask's precision, where the ask takes the most of a card, leads. Models the same
+     * share of a card (a share rounds up to a whole percent) come lowest peak first, then in the table's order.
+     */
+    public List<GpuModel> byShareDescending(ComputeAsk ask) {
+        return models.stream()
+                .filter(m -> ask.offers(m.name()))
+                .sorted(java.util.Comparator.comparingInt((GpuModel m) -> -ask.milliOn(m.name()))
+                        .thenComparing(m -> ask.peakByModel().get(m.name())))
+                .toList();
+    }
+
     /** The precisions some model of the table gives, e.g. {@code fp32, tf32, fp16, bf16, int8}. */
     public String offered() {
         return COLUMNS.stream().filter(this::offers).map(Precision::label).collect(Collectors.joining(", "));

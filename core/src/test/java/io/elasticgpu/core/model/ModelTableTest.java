@@ -298,4 +298,24 @@ class ModelTableTest {
         assertThat(t4.unknown()).isEqualTo("no bf16 figure");
         assertThat(SHIPPED.free("Tesla T4", 500, Precision.FP32).tflops()).isEqualByComparingTo("4.05");
     }
+
+    @Test
+    void theModelsAnAskIsOfferedOnComeLargestShareFirstEachOnce() {
+        ComputeAsk ask = SHIPPED.ask(10, Precision.BF16);
+        List<GpuModel> models = SHIPPED.byShareDescending(ask);
+        // the L4 (121 bf16) has the lowest peak: 10 x 100 / 121 = 8.26, up to 9 %
+        assertThat(models.getFirst().name()).isEqualTo("NVIDIA L4");
+        assertThat(ask.milliOn(models.getFirst().name())).isEqualTo(90);
+        // H200 and H100 SXM (989.5): 1.01, up to 2 %, the smallest share
+        assertThat(ask.milliOn(models.getLast().name())).isEqualTo(20);
+        assertThat(models).extracting(GpuModel::name).doesNotHaveDuplicates().doesNotContain("Tesla T4");
+        assertThat(models)
+                .extracting(m -> ask.milliOn(m.name()))
+                .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        // 1 TFLOPS is 1 % of every card (a share rounds up to a whole percent): the lowest peak leads
+        assertThat(SHIPPED.byShareDescending(SHIPPED.ask(1, Precision.BF16))
+                        .getFirst()
+                        .name())
+                .isEqualTo("NVIDIA L4");
+    }
 }
