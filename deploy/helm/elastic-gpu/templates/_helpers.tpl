@@ -94,7 +94,8 @@ The extender container, the same beside the second scheduler and in the DaemonSe
   {{- end }}
 {{- end -}}
 
-{{/* The extender's volume of the operator's model table (values gpuModels), beside extender-tmp. */}}
+{{/* The volume of the operator's model table (values gpuModels): the extender's, beside extender-tmp, and the
+controller's. */}}
 {{- define "egpu.gpuModelsVolume" -}}
 {{- if .Values.gpuModels }}
 - name: gpu-models

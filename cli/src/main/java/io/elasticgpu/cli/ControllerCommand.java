@@ -86,6 +86,13 @@ final class ControllerCommand implements Callable<Integer> {
                     + "over plain HTTP (default: ${DEFAULT-VALUE}).")
     String httpListen;
 
+    @Option(
+            names = "--model-table",
+            paramLabel = "FILE.csv",
+            description = "Card models' peak TFLOPS that extend and override the shipped table, as the extender's"
+                    + " --model-table: the webhook's MPS check of TFLOPS asks and the dashboard's free TFLOPS use it.")
+    Path modelTable;
+
     @Mixin
     LoggingOptions logging;
 
@@ -135,7 +142,8 @@ final class ControllerCommand implements Callable<Integer> {
     ControllerConfig config() {
         ControllerConfig.Builder config = ControllerConfig.builder()
                 .withHttpListen(address("--http-listen", httpListen))
-                .withLeaseNamespace(leaseNamespace);
+                .withLeaseNamespace(leaseNamespace)
+                .withModels(ModelTableOption.read(modelTable));
         if (noLeaderElection) {
             config.withoutLeaderElection();
         }
@@ -192,9 +200,9 @@ final class ControllerCommand implements Callable<Integer> {
                 .build();
     }
 
-    /** What the webhook checks of pods asking GPU slices: the node agents' isolation and units. */
+    /** What the webhook checks of pods asking GPU slices: the node agents' isolation and units, the model table. */
     ShareAdmission shares() {
-        return new ShareAdmission(isolation.forWebhook(), units.units());
+        return new ShareAdmission(isolation.forWebhook(), units.units(), ModelTableOption.read(modelTable));
     }
 
     static InetSocketAddress address(String option, String hostPort) {

@@ -4,6 +4,8 @@ import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
 import io.elasticgpu.controller.view.ViewFormat;
+import io.elasticgpu.core.model.ModelTable;
+import io.elasticgpu.core.model.Precision;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
@@ -21,7 +23,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code egpu inspect}: lists nodes, pods and claims once, prints who holds which card, what each holder was granted
- * there and, where the node agent measured it, what it uses. Reads only; writes nothing.
+ * there and, where the node agent measured it, what it uses, and the TFLOPS still free per card and node in one
+ * precision by the model table. Reads only; writes nothing.
  */
 @Command(
         name = "inspect",
@@ -64,6 +67,22 @@ final class InspectCommand implements Callable<Integer> {
             description = "Output format (default: ${DEFAULT-VALUE}).")
     ViewFormat format;
 
+    @Option(
+            names = "--precision",
+            paramLabel = "PRECISION",
+            defaultValue = "bf16",
+            converter = PrecisionConverter.class,
+            description = "Free TFLOPS per card and node in this precision: fp32, tf32, fp16, bf16 or int8"
+                    + " (default: ${DEFAULT-VALUE}).")
+    Precision precision;
+
+    @Option(
+            names = "--model-table",
+            paramLabel = "FILE.csv",
+            description = "Card models' peak TFLOPS that extend and override the shipped table, as the extender's"
+                    + " --model-table (rows as in gpu-models.csv).")
+    Path modelTable;
+
     @Spec
     CommandSpec spec;
 
@@ -86,8 +105,9 @@ final class InspectCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("egpu inspect: cannot list nodes and pods: " + e.getMessage());
             return Egpu.UNAVAILABLE;
         }
-        ClusterView view =
-                ClusterView.of(listing.nodes(), listing.pods(), listing.claims(), new Scope(node, namespace));
+        ModelTable models = ModelTableOption.read(modelTable);
+        ClusterView view = ClusterView.of(
+                listing.nodes(), listing.pods(), listing.claims(), new Scope(node, namespace), models, precision);
         spec.commandLine().getOut().print(format.render(view));
         spec.commandLine().getOut().flush();
         return 0;
@@ -106,6 +126,18 @@ final class InspectCommand implements Callable<Integer> {
                     client.nodes().list().getItems(),
                     client.pods().inAnyNamespace().list().getItems(),
                     claims);
+        }
+    }
+
+    /** {@code --precision fp64} is a usage error (exit 2) that names the known precisions. */
+    static final class PrecisionConverter implements CommandLine.ITypeConverter<Precision> {
+        @Override
+        public Precision convert(String value) {
+            try {
+                return Precision.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
         }
     }
 

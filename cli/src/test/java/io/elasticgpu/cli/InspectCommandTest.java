@@ -6,15 +6,18 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.controller.view.ViewFormat;
+import io.elasticgpu.core.model.ModelTable;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
@@ -80,7 +83,7 @@ class InspectCommandTest {
         assertThat(kubeconfigsAsked).containsExactly((Path) null);
         assertThat(out.toString())
                 .startsWith("GPU nodes  1, 1 card\n")
-                .contains("  0     Tesla T4                  4.0/15.0   50%  infer\n");
+                .contains("  0     Tesla T4                  4.0/15.0   50%          -  infer\n");
     }
 
     @ParameterizedTest(name = "-o {0} prints what begins with {1}")
@@ -118,5 +121,44 @@ class InspectCommandTest {
         cli.setExecutionExceptionHandler(Egpu.commandLine().getExecutionExceptionHandler());
         assertThat(cli.execute("--node", "n2")).isEqualTo(2);
         assertThat(err.toString()).isEqualTo("egpu inspect: node n2 has no readable GPU inventory; GPU nodes: n1\n");
+    }
+
+    @Test
+    void freeTflopsAreShownInTheDefaultPrecisionOrTheOneAsked() {
+        // a T4 has no bf16 figure; in fp32 (8.1) half of it is free: 4.05
+        assertThat(run()).isZero();
+        assertThat(out.toString())
+                .contains("  free: TFLOPS bf16 unknown: 1 card: no bf16 figure\n")
+                .contains("  - no bf16 figure in the model table for its model\n");
+        out.getBuffer().setLength(0);
+        assertThat(run("--precision", "fp32")).isZero();
+        assertThat(out.toString())
+                .contains("free       4.05 TFLOPS fp32 on healthy cards\n")
+                .contains("  CARD  MODEL                  GRANTED GiB  CORE  FREE FP32  PODS\n")
+                .contains("  0     Tesla T4                  4.0/15.0   50%       4.05  infer\n");
+        out.getBuffer().setLength(0);
+        assertThat(run("--precision", "FP16", "-o", "json")).isZero();
+        assertThat(out.toString()).contains("\"precision\": \"fp16\"", "\"free\": 32.50");
+    }
+
+    @Test
+    void anUnknownPrecisionIsAUsageErrorNamingTheKnownOnes() {
+        CommandLine cli = Egpu.commandLine();
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        assertThat(cli.execute("inspect", "--precision", "fp64")).isEqualTo(2);
+        assertThat(err.toString())
+                .startsWith("Invalid value for option '--precision': "
+                        + "precision \"fp64\" is not one of fp32, tf32, fp16, bf16, int8");
+    }
+
+    @Test
+    void anOperatorsModelTableGivesFiguresToAModelTheShippedOneLacks(@TempDir Path dir) throws Exception {
+        Path table = dir.resolve("models.csv");
+        Files.writeString(
+                table, ModelTable.HEADER + "\nTesla T4,T4,9,-,70,50,130,https://example.com/operator-figures\n");
+        assertThat(run("--model-table", table.toString())).isZero();
+        // 50 bf16 x 50 % free = 25.00
+        assertThat(out.toString()).contains("  0     Tesla T4                  4.0/15.0   50%      25.00  infer\n");
     }
 }

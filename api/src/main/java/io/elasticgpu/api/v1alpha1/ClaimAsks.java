@@ -43,6 +43,13 @@ public final class ClaimAsks {
         return asked;
     }
 
+    /** The claim's {@code spec.tflopsPrecision} as written; empty when it names none. */
+    public static java.util.Optional<String> tflopsPrecision(ElasticGPUClaim claim) {
+        return java.util.Optional.ofNullable(
+                        claim.getSpec() == null ? null : claim.getSpec().getTflopsPrecision())
+                .filter(p -> !p.isBlank());
+    }
+
     /**
      * What container {@code container} asks when it carries {@code requests} as its limits.
      *

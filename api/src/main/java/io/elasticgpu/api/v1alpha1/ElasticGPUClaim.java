@@ -13,7 +13,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 /**
  * A user's request for GPU, as a PersistentVolumeClaim is for storage: whole cards or a slice, of one
  * {@link ElasticGPUClass}; bound to one {@link ElasticGPU}. Namespaced ({@code kubectl get egpuc}); once Bound its
- * spec cannot change (a CEL transition rule on the whole object, since it reads the status).
+ * spec cannot change (a CEL transition rule on the whole object, since it reads the status). A claim asking TFLOPS
+ * may name their precision ({@code spec.tflopsPrecision}, only with {@code elasticgpu.io/gpu-tflops}).
  */
 @Group(ElasticGPUClass.GROUP)
 @Version(ElasticGPUClass.VERSION)
@@ -24,6 +25,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
         value = "!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase != 'Bound'"
                 + " || self.spec == oldSelf.spec",
         message = ValidationMessages.CLAIM_SPEC_IMMUTABLE_WHEN_BOUND)
+@ValidationRule(
+        value = "!has(self.spec.tflopsPrecision) || 'elasticgpu.io/gpu-tflops' in self.spec.resources.requests",
+        message = ValidationMessages.TFLOPS_PRECISION_WITHOUT_TFLOPS)
 @AdditionalPrinterColumn(name = "Class", jsonPath = ".spec.elasticGPUClassName")
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase")
 @AdditionalPrinterColumn(name = "ElasticGPU", jsonPath = ".status.elasticGPUName")

@@ -10,8 +10,8 @@ import java.util.Map;
 /**
  * The GPU an {@link ElasticGPUClaim} asks for, keyed by the names of {@link ResourceNames}: whole cards
  * ({@code elasticgpu.io/gpu}) or a slice ({@code gpu-memory} and/or {@code gpu-core}, on {@code gpu-count} cards),
- * whose compute may be asked in TFLOPS ({@code gpu-tflops} with {@code gpu-memory}; the precision is the pod's
- * {@link Annotations#TFLOPS_PRECISION}).
+ * whose compute may be asked in TFLOPS ({@code gpu-tflops} with {@code gpu-memory}; the precision is the claim's
+ * {@code spec.tflopsPrecision}, else the pod's {@link Annotations#TFLOPS_PRECISION}).
  * The CEL rules below are checked by the apiserver; their messages are {@link ValidationMessages}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -31,6 +31,18 @@ public final class ValidationMessages {
     public static final String TFLOPS_WITH_MEMORY_ALONE = "elasticgpu.io/gpu-tflops asks a slice's compute in TFLOPS:"
             + " ask it with elasticgpu.io/gpu-memory and without elasticgpu.io/gpu-core";
 
+    /**
+     * The precisions a claim's {@code spec.tflopsPrecision} may name, as a CEL list; the same as core's
+     * {@code Precision} labels (a controller test compares them).
+     */
+    public static final String TFLOPS_PRECISIONS_CEL = "['fp32', 'tf32', 'fp16', 'bf16', 'int8']";
+    /** {@code spec.tflopsPrecision} names no precision; the apiserver's text appends the value ({@code , was fp64}). */
+    public static final String TFLOPS_PRECISION_UNKNOWN = "spec.tflopsPrecision is the precision"
+            + " elasticgpu.io/gpu-tflops are counted in: one of fp32, tf32, fp16, bf16, int8 (lower case)";
+    /** {@code spec.tflopsPrecision} on a claim that asks no TFLOPS. */
+    public static final String TFLOPS_PRECISION_WITHOUT_TFLOPS = "spec.tflopsPrecision counts"
+            + " elasticgpu.io/gpu-tflops: ask elasticgpu.io/gpu-tflops in spec.resources.requests, or remove it";
+
     public static final String COUNT_WITHOUT_SLICE = "elasticgpu.io/gpu-count repeats a slice on that many cards: "
             + "add elasticgpu.io/gpu-memory or elasticgpu.io/gpu-core, or ask for whole cards with elasticgpu.io/gpu";
     /** A Bound claim's spec was changed. */
@@ -43,6 +55,14 @@ public final class ValidationMessages {
     /** The CEL expression that builds {@link #CORE_ABOVE_ONE_CARD} with the value asked for. */
     static final String CORE_ABOVE_ONE_CARD_EXPRESSION =
             "'" + CORE_ABOVE_ONE_CARD + ", was ' + string(self['elasticgpu.io/gpu-core'])";
+
+    /** The CEL expression that builds {@link #TFLOPS_PRECISION_UNKNOWN} with the value given. */
+    static final String TFLOPS_PRECISION_UNKNOWN_EXPRESSION = "'" + TFLOPS_PRECISION_UNKNOWN + ", was ' + self";
+
+    /** The full text the apiserver returns for a claim whose {@code spec.tflopsPrecision} is {@code precision}. */
+    public static String tflopsPrecisionUnknown(String precision) {
+        return TFLOPS_PRECISION_UNKNOWN + ", was " + precision;
+    }
 
     /** The full text the apiserver returns for a claim asking {@code gpuCore} percent of one card. */
     public static String coreAboveOneCard(String gpuCore) {

@@ -147,12 +147,36 @@ class ElasticGPUCrdsTest {
     void aBoundClaimsSpecIsGuardedByATransitionRuleOnTheWholeObject() {
         JSONSchemaProps root = at(crd("elasticgpuclaims"));
 
-        assertThat(root.getXKubernetesValidations()).singleElement().satisfies(rule -> {
-            assertThat(rule.getMessage()).isEqualTo(ValidationMessages.CLAIM_SPEC_IMMUTABLE_WHEN_BOUND);
-            assertThat(rule.getRule())
-                    .contains("oldSelf.status.phase != 'Bound'")
-                    .contains("self.spec == oldSelf.spec");
+        assertThat(root.getXKubernetesValidations())
+                .filteredOn(rule -> rule.getRule().contains("oldSelf"))
+                .singleElement()
+                .satisfies(rule -> {
+                    assertThat(rule.getMessage()).isEqualTo(ValidationMessages.CLAIM_SPEC_IMMUTABLE_WHEN_BOUND);
+                    assertThat(rule.getRule())
+                            .contains("oldSelf.status.phase != 'Bound'")
+                            .contains("self.spec == oldSelf.spec");
+                });
+    }
+
+    @Test
+    void aClaimsTflopsPrecisionIsOneOfTheKnownAndOnlyWithTflops() {
+        CustomResourceDefinition crd = crd("elasticgpuclaims");
+        JSONSchemaProps precision = at(crd, "spec", "tflopsPrecision");
+
+        assertThat(precision.getType()).isEqualTo("string");
+        assertThat(precision.getXKubernetesValidations()).singleElement().satisfies(rule -> {
+            assertThat(rule.getRule()).isEqualTo("self in ['fp32', 'tf32', 'fp16', 'bf16', 'int8']");
+            assertThat(rule.getMessage()).isEqualTo(ValidationMessages.TFLOPS_PRECISION_UNKNOWN);
+            assertThat(rule.getMessageExpression())
+                    .isEqualTo("'" + ValidationMessages.TFLOPS_PRECISION_UNKNOWN + ", was ' + self");
         });
+        assertThat(at(crd, "spec").getRequired()).doesNotContain("tflopsPrecision");
+        assertThat(at(crd).getXKubernetesValidations())
+                .filteredOn(rule -> rule.getMessage().equals(ValidationMessages.TFLOPS_PRECISION_WITHOUT_TFLOPS))
+                .singleElement()
+                .satisfies(rule -> assertThat(rule.getRule())
+                        .isEqualTo("!has(self.spec.tflopsPrecision)"
+                                + " || 'elasticgpu.io/gpu-tflops' in self.spec.resources.requests"));
     }
 
     @Test

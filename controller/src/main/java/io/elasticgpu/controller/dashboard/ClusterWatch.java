@@ -4,6 +4,8 @@ import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
+import io.elasticgpu.core.model.ModelTable;
+import io.elasticgpu.core.model.Precision;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -30,7 +32,10 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     private long builtAt = -1;
     private ClusterView view;
 
-    private ClusterWatch(KubernetesClient client) {
+    private final ModelTable models;
+
+    private ClusterWatch(KubernetesClient client, ModelTable models) {
+        this.models = models;
         this.nodes = counted(client.nodes().runnableInformer(0));
         this.pods = counted(client.pods().inAnyNamespace().runnableInformer(0));
         this.claims = DraApi.served(client)
@@ -40,7 +45,12 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
 
     /** Starts the informers and returns at once; {@link #synced()} tells when their first lists are in. */
     public static ClusterWatch start(KubernetesClient client) {
-        ClusterWatch watch = new ClusterWatch(client);
+        return start(client, ModelTable.shipped());
+    }
+
+    /** The same, counting free TFLOPS (in the default precision) with {@code models}. */
+    public static ClusterWatch start(KubernetesClient client, ModelTable models) {
+        ClusterWatch watch = new ClusterWatch(client, java.util.Objects.requireNonNull(models, "models"));
         watch.nodes.start();
         watch.pods.start();
         if (watch.claims != null) {
@@ -62,7 +72,9 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
                     nodes.getStore().list(),
                     pods.getStore().list(),
                     claims == null ? List.of() : claims.getStore().list(),
-                    Scope.ALL);
+                    Scope.ALL,
+                    models,
+                    Precision.DEFAULT);
             builtAt = seen;
         }
         return view;

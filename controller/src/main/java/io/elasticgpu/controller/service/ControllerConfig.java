@@ -3,6 +3,7 @@ package io.elasticgpu.controller.service;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.controller.webhook.WebhookConfig;
+import io.elasticgpu.core.model.ModelTable;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
@@ -18,13 +19,16 @@ import java.util.Optional;
  *                       once, for a single replica)
  * @param webhook        the admission webhook every replica serves, if any ({@code --no-webhook}: none)
  * @param resync         how often the controller goes over every pod and ElasticGPU even without events
+ * @param models         the card models' peak TFLOPS the dashboard counts free TFLOPS with ({@code --model-table}
+ *                       over the shipped table; the webhook's {@link WebhookConfig} carries the same table)
  */
 public record ControllerConfig(
         InetSocketAddress httpListen,
         String leaseNamespace,
         boolean leaderElection,
         Optional<WebhookConfig> webhook,
-        Duration resync) {
+        Duration resync,
+        ModelTable models) {
 
     /**
      * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix
@@ -34,6 +38,7 @@ public record ControllerConfig(
         requireNonNull(leaseNamespace, "leaseNamespace");
         requireNonNull(webhook, "webhook");
         requireNonNull(resync, "resync");
+        requireNonNull(models, "models");
         if (!leaseNamespace.matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
             throw new IllegalArgumentException(("controller: --namespace-for-lease must be a namespace name (lower-case"
                             + " letters, digits and '-'), was \"%s\"; e.g. elastic-gpu-system")
@@ -60,6 +65,7 @@ public record ControllerConfig(
         private boolean leaderElection = true;
         private Optional<WebhookConfig> webhook = Optional.empty();
         private Duration resync = Duration.ofMinutes(1);
+        private ModelTable models = ModelTable.shipped();
 
         private Builder() {}
 
@@ -89,10 +95,16 @@ public record ControllerConfig(
             return this;
         }
 
+        /** The shipped model table with an operator's ({@code --model-table}). */
+        public Builder withModels(ModelTable table) {
+            models = table;
+            return this;
+        }
+
         /**
          * @throws IllegalArgumentException naming the flag of the first setting that is wrong, its value and the fix */
         public ControllerConfig build() {
-            return new ControllerConfig(httpListen, leaseNamespace, leaderElection, webhook, resync);
+            return new ControllerConfig(httpListen, leaseNamespace, leaderElection, webhook, resync, models);
         }
     }
 }

@@ -58,7 +58,7 @@ public final class ControllerService implements AutoCloseable {
         Deque<AutoCloseable> parts = new ArrayDeque<>();
         AtomicReference<ElasticGPUController> leading = new AtomicReference<>();
         try {
-            ClusterWatch watch = ClusterWatch.start(client);
+            ClusterWatch watch = ClusterWatch.start(client, config.models());
             parts.push(watch);
             DashboardServer dashboard = DashboardServer.start(
                     config.httpListen(),

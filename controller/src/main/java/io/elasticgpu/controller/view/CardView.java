@@ -10,6 +10,7 @@ import java.util.List;
  *                      those a scope hides, and processes of no known pod; -1 when unknown (the node publishes no
  *                      readable {@code elasticgpu.io/usage})
  * @param usageMeasured when it was measured (ISO-8601, UTC); null when unknown
+ * @param freeTflops    the TFLOPS its compute not held gives ({@link FreeTflops}), or why there is no figure
  */
 public record CardView(
         int index,
@@ -22,6 +23,7 @@ public record CardView(
         int computeGrantedPercent,
         int computeTotalPercent,
         String usageMeasured,
+        FreeTflops freeTflops,
         List<Holder> holders) {
 
     public CardView {

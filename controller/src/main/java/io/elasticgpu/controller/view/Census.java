@@ -8,6 +8,8 @@ import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.core.model.ModelTable;
+import io.elasticgpu.core.model.Precision;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -36,6 +38,8 @@ final class Census {
     private static final String DRA_CONTAINER_PREFIX = "claim/";
 
     private final Scope scope;
+    private final ModelTable models;
+    private final Precision precision;
     private final Map<String, Node> nodeObjects = new TreeMap<>();
     private final Map<String, NodeInventory> inventories = new TreeMap<>();
     /** What the node agents measured, of the nodes with a readable inventory and usage annotation. */
@@ -49,8 +53,10 @@ final class Census {
     private final List<Problem> problems = new ArrayList<>();
     private int podsPending;
 
-    Census(Scope scope) {
+    Census(Scope scope, ModelTable models, Precision precision) {
         this.scope = Objects.requireNonNull(scope, "scope");
+        this.models = Objects.requireNonNull(models, "models");
+        this.precision = Objects.requireNonNull(precision, "precision");
     }
 
     ClusterView read(List<Node> nodes, List<Pod> pods, List<ResourceClaim> claims) {
@@ -282,13 +288,14 @@ final class Census {
                     compute,
                     100,
                     usage == null ? null : usage.measured(),
+                    FreeTflops.of(models.free(card.model(), milli, precision)),
                     shown));
         }
         Set<String> models = new java.util.TreeSet<>(
                 inventory.cards().stream().map(NodeInventory.Card::model).toList());
         String model = models.size() == 1 ? models.iterator().next() : models.isEmpty() ? "none" : "mixed";
         String driver = Objects.requireNonNullElse(label(nodeObjects.get(name), NodeLabels.DRIVER), "");
-        return new NodeView(name, model, driver, NvlinkIslands.of(inventory), cards);
+        return new NodeView(name, model, driver, NvlinkIslands.of(inventory), healthyFree(cards), cards);
     }
 
     /**
@@ -312,6 +319,16 @@ final class Census {
         return holder.withUse(memory, sm);
     }
 
+    /** The free TFLOPS of the healthy {@code cards}, summed. */
+    private FreeTflops healthyFree(List<CardView> cards) {
+        return FreeTflops.sum(
+                precision.label(),
+                cards.stream()
+                        .filter(CardView::healthy)
+                        .map(CardView::freeTflops)
+                        .toList());
+    }
+
     private Summary summary(List<NodeView> views) {
         List<CardView> cards = views.stream().flatMap(n -> n.cards().stream()).toList();
         return new Summary(
@@ -323,7 +340,8 @@ final class Census {
                 cards.stream().mapToLong(CardView::computeGrantedPercent).sum(),
                 cards.stream().mapToLong(CardView::computeTotalPercent).sum(),
                 podsHolding.size(),
-                podsPending);
+                podsPending,
+                healthyFree(cards));
     }
 
     private void podProblem(String ns, String name, String node, String reason) {

@@ -3,6 +3,7 @@ package io.elasticgpu.controller.view;
 /**
  * Totals over the nodes in scope and over every namespace. Compute is in percent of a card, 100 per card; capacity
  * counts unhealthy cards too. {@code podsPending} counts, cluster-wide, pods that ask GPUs and are not bound yet.
+ * {@code freeTflops} sums the nodes' ({@link FreeTflops}: healthy cards only).
  */
 public record Summary(
         int nodes,
@@ -13,4 +14,5 @@ public record Summary(
         long computeGrantedPercent,
         long computeCapacityPercent,
         int podsHoldingCards,
-        int podsPending) {}
+        int podsPending,
+        FreeTflops freeTflops) {}

@@ -1,6 +1,7 @@
 package io.elasticgpu.controller.view;
 
 import io.elasticgpu.api.v1alpha1.Annotations;
+import io.elasticgpu.core.model.CardTflops;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -11,7 +12,9 @@ import java.util.stream.Collectors;
  * and problems are cut with an ellipsis or wrapped); {@code wide} adds card uuids and one line per holder, and may be
  * wider. Memory in GiB with one decimal (a holder's in MiB), compute in percent of a card. What pods are granted
  * always; what they use where the node's agent measured it: a USED column on the card lines of such a node, and on
- * every holder's line the memory used and the SM, {@code -} where unknown, {@code OVER} past the grant.
+ * every holder's line the memory used and the SM, {@code -} where unknown, {@code OVER} past the grant. Free TFLOPS
+ * ({@link FreeTflops}) in a column per card, {@code ?} for a model the table lacks and {@code -} for one without the
+ * precision, and summed per node and in the summary.
  */
 public final class TableRenderer {
 
@@ -19,9 +22,13 @@ public final class TableRenderer {
     public static final int WIDTH = 80;
 
     private static final String ELLIPSIS = "…";
-    private static final String CARD_LINE = "  %-4s  %-21s  %11s  %4s  %s";
+    private static final String CARD_LINE = "  %-4s  %-21s  %11s  %4s  %9s  %s";
     /** The same with the memory used beside that granted, and a mark where a container uses more than granted. */
-    private static final String MEASURED_CARD_LINE = "  %-4s  %-21s  %11s  %5s%-1s %4s  %s";
+    private static final String MEASURED_CARD_LINE = "  %-4s  %-21s  %11s  %5s%-1s %4s  %9s  %s";
+    /** In the free TFLOPS column: the table lacks the card's model. */
+    private static final String UNKNOWN_MODEL_MARK = "?";
+    /** In the free TFLOPS column: the card's model has no figure for the precision. */
+    private static final String NO_FIGURE_MARK = "-";
 
     private static final String OVER_MARK = "!";
 
@@ -69,6 +76,9 @@ public final class TableRenderer {
                         s.computeGrantedPercent(),
                         s.computeCapacityPercent(),
                         percent(s.computeGrantedPercent(), s.computeCapacityPercent())));
+        if (s.freeTflops() != null) {
+            wrap("free       " + free(s.freeTflops()), "           ", lines);
+        }
         lines.add("pods       %d holding cards, %d pending".formatted(s.podsHoldingCards(), s.podsPending()));
         Scope scope = view.scope();
         if (scope.node() != null) {
@@ -108,10 +118,18 @@ public final class TableRenderer {
         } else if (!node.cards().isEmpty()) {
             lines.add("  used: unknown, no readable " + Annotations.USAGE + " annotation");
         }
+        if (node.freeTflops() != null && !node.cards().isEmpty()) {
+            wrap("  free: " + free(node.freeTflops()), "    ", lines);
+        }
         String last = wide ? "UUID" : "PODS";
+        String freeHeader = "FREE "
+                + (node.freeTflops() == null
+                        ? "TF"
+                        : node.freeTflops().precision().toUpperCase(Locale.ROOT));
         lines.add((measured
-                        ? MEASURED_CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "USED", "", "CORE", last)
-                        : CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "CORE", last))
+                        ? MEASURED_CARD_LINE.formatted(
+                                "CARD", "MODEL", "GRANTED GiB", "USED", "", "CORE", freeHeader, last)
+                        : CARD_LINE.formatted("CARD", "MODEL", "GRANTED GiB", "CORE", freeHeader, last))
                 .stripTrailing());
         int podWidth = node.cards().stream()
                 .flatMap(c -> c.holders().stream())
@@ -138,9 +156,15 @@ public final class TableRenderer {
                             gib(card.memoryUsedMib()),
                             over ? OVER_MARK : "",
                             card.computeGrantedPercent() + "%",
+                            freeCell(card.freeTflops()),
                             "")
                     : CARD_LINE.formatted(
-                            index, cut(card.model(), 21), granted, card.computeGrantedPercent() + "%", "");
+                            index,
+                            cut(card.model(), 21),
+                            granted,
+                            card.computeGrantedPercent() + "%",
+                            freeCell(card.freeTflops()),
+                            "");
             lines.add((wide ? prefix + card.uuid() : prefix + cut(pods, WIDTH - prefix.length())).stripTrailing());
             if (wide) {
                 for (Holder h : card.holders()) {
@@ -152,6 +176,14 @@ public final class TableRenderer {
         if (node.cards().stream().anyMatch(c -> !c.healthy())) {
             lines.add("  * unhealthy: the scheduler places nothing new on it");
         }
+        node.cards().stream()
+                .map(CardView::freeTflops)
+                .filter(f -> f != null && f.free() == null)
+                .map(f -> CardTflops.UNKNOWN_MODEL.equals(f.unknown())
+                        ? UNKNOWN_MODEL_MARK + " unknown model: the model table has no TFLOPS for it"
+                        : NO_FIGURE_MARK + " " + f.unknown() + " in the model table for its model")
+                .distinct()
+                .forEach(note -> lines.add("  " + note));
         if (anyOver) {
             lines.add("  " + OVER_MARK + " a container uses more memory than it was granted"
                     + (wide ? ": marked OVER" : "; -o wide shows which"));
@@ -182,6 +214,33 @@ public final class TableRenderer {
                                                                 h.tflops().given())
                                                         .stripTrailingZeros()
                                                         .toPlainString()));
+    }
+
+    /**
+     * {@code 1,760.62 TFLOPS bf16 on healthy cards; not counted: 1 card: unknown model}; {@code TFLOPS bf16 unknown:
+     * 8 cards: unknown model} when no card has a figure.
+     */
+    private static String free(FreeTflops f) {
+        String missing = f.unknown() == null ? "" : "; not counted: " + f.unknown();
+        return f.free() == null
+                ? "TFLOPS %s unknown: %s"
+                        .formatted(f.precision(), f.unknown() == null ? "no healthy cards" : f.unknown())
+                : "%s TFLOPS %s on healthy cards%s".formatted(tflops(f.free()), f.precision(), missing);
+    }
+
+    /** A card's free TFLOPS, or {@code ?} (unknown model) or {@code -} (no figure for the precision). */
+    private static String freeCell(FreeTflops f) {
+        if (f == null) {
+            return "";
+        }
+        if (f.free() == null) {
+            return CardTflops.UNKNOWN_MODEL.equals(f.unknown()) ? UNKNOWN_MODEL_MARK : NO_FIGURE_MARK;
+        }
+        return tflops(f.free());
+    }
+
+    private static String tflops(java.math.BigDecimal value) {
+        return String.format(Locale.ROOT, "%,.2f", value);
     }
 
     /** {@code 0-3} for consecutive cards, else {@code 0,2,5}. */

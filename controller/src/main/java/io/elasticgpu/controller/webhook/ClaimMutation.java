@@ -1,5 +1,6 @@
 package io.elasticgpu.controller.webhook;
 
+import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ClaimAnnotations;
 import io.elasticgpu.api.v1alpha1.ClaimAsks;
 import io.elasticgpu.api.v1alpha1.DraAsks;
@@ -7,6 +8,8 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.GpuAsk;
 import io.elasticgpu.api.v1alpha1.InvalidAskException;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.core.model.Precision;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -24,8 +27,10 @@ import java.util.TreeMap;
  * copy the claim's {@code elasticgpu.io/gpu|gpu-memory|gpu-core|gpu-count} requests into that container's
  * {@code resources.limits} and {@code resources.requests} (equal, as extended resources must be); or, for a claim whose
  * class serves it through DRA, give the pod the claim made from the claim's template and the container a reference
- * to it ({@link DraClaimPatch}). A pure function: claims and classes come through {@link Claims}, the answer is a
- * {@link Decision}.
+ * to it ({@link DraClaimPatch}). A claim asking TFLOPS in a precision of its own ({@code spec.tflopsPrecision})
+ * gives the pod the annotation {@code elasticgpu.io/tflops-precision}, which the extender and the node agent read;
+ * claims of different precisions, or a pod annotation saying otherwise, reject the pod. A pure function: claims and
+ * classes come through {@link Claims}, the answer is a {@link Decision}.
  *
  * <p>Annotations are handled in key order and the first problem rejects the pod, so a pod with several bad
  * annotations hears about one at a time. The container may be an app container or an init container (restartable
@@ -93,6 +98,7 @@ public final class ClaimMutation {
         List<Container> containers = containersOf(pod);
         List<PatchOperation> operations = new ArrayList<>();
         Set<String> draClaims = new LinkedHashSet<>();
+        Map<String, String> precisionByClaim = new TreeMap<>(); // claim -> the spec.tflopsPrecision it names
         for (Map.Entry<String, String> annotation : annotations.entrySet()) {
             String key = annotation.getKey();
             if (!key.startsWith(ANNOTATION_PREFIX)) {
@@ -163,6 +169,19 @@ public final class ClaimMutation {
                                         + "version?)")
                                 .formatted(podName, containerName, claimName, namespace, e.getMessage()));
             }
+            Optional<String> precision = ClaimAsks.tflopsPrecision(claim.get());
+            if (precision.isPresent()) {
+                Optional<String> wrong = precisionProblem(ask, precision.get());
+                if (wrong.isPresent()) {
+                    return new Decision.Rejected(
+                            FORBIDDEN,
+                            ("pod %s: container %s names ElasticGPUClaim %s in namespace %s, whose %s; fix the"
+                                            + " claim's spec (the CRD's validation did not run on it: was it written"
+                                            + " through an older version?)")
+                                    .formatted(podName, containerName, claimName, namespace, wrong.get()));
+                }
+                precisionByClaim.put(claimName, Precision.parse(precision.get()).label());
+            }
             String className =
                     claim.get().getSpec() == null ? null : claim.get().getSpec().getElasticGPUClassName();
             if (className != null
@@ -184,7 +203,73 @@ public final class ClaimMutation {
         if (!draClaims.isEmpty()) {
             operations.add(DraClaimPatch.pod(pod, draClaims));
         }
+        if (!precisionByClaim.isEmpty()) {
+            Set<String> precisions = new java.util.TreeSet<>(precisionByClaim.values());
+            if (precisions.size() > 1) {
+                return new Decision.Rejected(
+                        BAD_REQUEST,
+                        ("pod %s: its containers name ElasticGPUClaims asking TFLOPS in different precisions (%s),"
+                                        + " and a pod's TFLOPS are counted in one (%s); name claims of one"
+                                        + " spec.tflopsPrecision")
+                                .formatted(
+                                        podName, claimsAndPrecisions(precisionByClaim), Annotations.TFLOPS_PRECISION));
+            }
+            String precision = precisions.iterator().next();
+            String own = annotations.get(Annotations.TFLOPS_PRECISION);
+            if (own == null) {
+                operations.add(PatchOperation.add(
+                        "/metadata/annotations/"
+                                + Annotations.TFLOPS_PRECISION
+                                        .replace("~", "~0")
+                                        .replace("/", "~1"),
+                        precision));
+            } else if (!precision.equals(label(own))) {
+                return new Decision.Rejected(
+                        BAD_REQUEST,
+                        ("pod %s: annotation %s is %s, but it names ElasticGPUClaims asking TFLOPS of %s (%s);"
+                                        + " remove the annotation (the claims set it) or make them agree")
+                                .formatted(
+                                        podName,
+                                        Annotations.TFLOPS_PRECISION,
+                                        own,
+                                        precision,
+                                        claimsAndPrecisions(precisionByClaim)));
+            }
+        }
         return operations.isEmpty() ? new Decision.Unchanged() : new Decision.Patch(operations);
+    }
+
+    /**
+     * What is wrong with a claim's {@code spec.tflopsPrecision} of {@code precision} for its ask, if anything (what the
+     * CRD's rules refuse, for a claim written before them): an unknown precision, or one on a claim asking no TFLOPS.
+     */
+    private static Optional<String> precisionProblem(GpuAsk ask, String precision) {
+        if (ask.tflops() == 0) {
+            return Optional.of("spec.tflopsPrecision is %s but it asks no %s: ask %s, or remove spec.tflopsPrecision"
+                    .formatted(precision, ResourceNames.GPU_TFLOPS, ResourceNames.GPU_TFLOPS));
+        }
+        try {
+            Precision.parse(precision);
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.of("spec.tflopsPrecision: " + e.getMessage());
+        }
+    }
+
+    /** The pod's own precision annotation as a label, or the text itself when it names none. */
+    private static String label(String annotation) {
+        try {
+            return Precision.parse(annotation).label();
+        } catch (IllegalArgumentException e) {
+            return annotation;
+        }
+    }
+
+    /** {@code a: fp32, b: bf16}. */
+    private static String claimsAndPrecisions(Map<String, String> precisionByClaim) {
+        return precisionByClaim.entrySet().stream()
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     /** Whether the pod has a claim annotation at all (what the webhook's matchCondition checks on the apiserver). */

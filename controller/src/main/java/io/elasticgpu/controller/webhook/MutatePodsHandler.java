@@ -24,7 +24,8 @@ import java.util.function.Function;
 /**
  * {@code POST /mutate-pods}: decodes an {@code admission.k8s.io/v1} AdmissionReview, asks {@link ClaimMutation}, then
  * {@link ShareAdmission} about the pod as it would be admitted (the claims' patch applied), and encodes the answer (a
- * base64 {@code JSONPatch}, or {@code allowed: false} with a status code and message). No decision is made here.
+ * base64 {@code JSONPatch}, or {@code allowed: false} with a status code and message; an admitted pod may carry
+ * {@link ShareAdmission#warnings}, which kubectl prints). No decision is made here.
  * Called on one virtual thread per request. A body that is not an AdmissionReview is a 400; an object that is not a
  * Pod is refused in the review ({@code allowed: false}, code 400), never a 5xx.
  */
@@ -103,11 +104,17 @@ final class MutatePodsHandler implements Route.Handler {
                                     + " create the pod again once the webhook can reach the apiserver")
                             .formatted(namespace, e.getMessage()));
         }
+        List<String> warnings = List.of();
         if (!(decision instanceof ClaimMutation.Decision.Rejected)) {
             Optional<String> refusal = shareRefusal(namespace, pod, decision);
             if (refusal.isPresent()) {
                 decision = new ClaimMutation.Decision.Rejected(ClaimMutation.BAD_REQUEST, refusal.get());
+            } else {
+                warnings = shareWarnings(namespace, pod, decision);
             }
+        }
+        if (!warnings.isEmpty()) {
+            response.withWarnings(warnings);
         }
         return switch (decision) {
             case ClaimMutation.Decision.Unchanged() ->
@@ -145,6 +152,18 @@ final class MutatePodsHandler implements Route.Handler {
             LOG.warn(
                     "cannot check the GPU shares of pod {}/{}; admitting it", namespace, ClaimMutation.podName(pod), e);
             return Optional.empty();
+        }
+    }
+
+    /** What {@link ShareAdmission#warnings} says of the pod with {@code decision}'s patch applied. */
+    private List<String> shareWarnings(String namespace, Pod pod, ClaimMutation.Decision decision) {
+        try {
+            Pod admitted =
+                    decision instanceof ClaimMutation.Decision.Patch(var operations) ? patched(pod, operations) : pod;
+            return shares.warnings(namespace + "/" + ClaimMutation.podName(admitted), admitted);
+        } catch (RuntimeException e) {
+            LOG.warn("cannot check the GPU shares of pod {}/{}", namespace, ClaimMutation.podName(pod), e);
+            return List.of();
         }
     }
 

@@ -5,7 +5,11 @@ import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import io.elasticgpu.core.model.ComputeAsk;
+import io.elasticgpu.core.model.GpuModel;
+import io.elasticgpu.core.model.ModelTable;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,10 +25,19 @@ import java.util.Optional;
  * cards never go through MPS and are never refused here; nor is a pod whose asks cannot be read (the extender and the
  * node agent say what is wrong with those, as before). A pure function of the pod.
  *
+ * <p>A share asked in TFLOPS has no percent until the extender picks the card: it is a different percent on each model
+ * ({@link ModelTable#ask}). It is refused when MPS cannot divide it on any model the table offers it on, which is
+ * when it cannot be divided on the model where it is the largest share (the lowest peak in its precision): such a pod
+ * could never run. Where it can be divided on some models only (a small share of a card with a high peak, such as an
+ * H100), it is admitted with a warning naming the others ({@link #warnings}): which model it lands on is the
+ * extender's choice, and if it is one of those, the node agent refuses the container at allocation with the same
+ * MPS message.
+ *
  * @param isolation how the node agents hold slices to their shares ({@code --isolation} of the agents)
  * @param units     how quantities read ({@code --memory-block-mib}, {@code --aliyun-unit-mib}: the agents' values)
+ * @param models    the card models TFLOPS asks are converted with (the extender's table)
  */
-public record ShareAdmission(Isolation isolation, PodAsks.Units units) {
+public record ShareAdmission(Isolation isolation, PodAsks.Units units, ModelTable models) {
 
     /** What holds each slice to its share on the nodes: the node agent's {@code --isolation}. */
     public enum Isolation {
@@ -56,6 +69,12 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units) {
     public ShareAdmission {
         Objects.requireNonNull(isolation, "isolation");
         Objects.requireNonNull(units, "units");
+        Objects.requireNonNull(models, "models");
+    }
+
+    /** With the shipped model table. */
+    public ShareAdmission(Isolation isolation, PodAsks.Units units) {
+        this(isolation, units, ModelTable.shipped());
     }
 
     /**
@@ -100,8 +119,116 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units) {
                                         + " slices to their shares with MPS): %s")
                                 .formatted(podName, ask.container(), e.getMessage()));
             }
+            Optional<ComputeAsk> compute = tflops(ask);
+            if (compute.isPresent()) {
+                GpuModel largest = models.byShareDescending(compute.get()).getFirst();
+                if (!divisible(ask, compute.get(), largest, processes)) {
+                    return Optional.of(tflopsRefusal(podName, ask, compute.get(), largest, processes));
+                }
+            }
         }
         return Optional.empty();
+    }
+
+    /**
+     * What the webhook admits the pod with, beside its answer: for each container asking TFLOPS that MPS can divide on
+     * some models but not on others, which models those are. Empty without MPS, or for a pod it refuses.
+     */
+    public List<String> warnings(String podName, Pod pod) {
+        if (isolation == Isolation.NONE || refusal(podName, pod).isPresent()) {
+            return List.of();
+        }
+        List<String> warnings = new ArrayList<>();
+        int processes;
+        List<GpuAsk> asks;
+        try {
+            processes = MpsLimits.processes(
+                    pod.getMetadata() == null ? null : pod.getMetadata().getAnnotations());
+            asks = PodAsks.of(pod, units);
+        } catch (IllegalArgumentException | InvalidAskException e) {
+            return List.of(); // not this webhook's to name, as in refusal
+        }
+        for (GpuAsk ask : asks) {
+            Optional<ComputeAsk> compute = ask.whole() ? Optional.empty() : tflops(ask);
+            if (compute.isEmpty()) {
+                continue;
+            }
+            List<String> cannot = models.byShareDescending(compute.get()).stream()
+                    .filter(m -> !divisible(ask, compute.get(), m, processes))
+                    .map(m -> "%s (%d %%)".formatted(m.name(), compute.get().milliOn(m.name()) / 10))
+                    .toList();
+            if (!cannot.isEmpty()) {
+                warnings.add(("pod %s: container %s asks %d TFLOPS of %s, too small a share of %s for CUDA MPS to"
+                                + " divide among %d processes; placed on such a card, the node agent refuses it:"
+                                + " ask more TFLOPS or lower %s to run on any model")
+                        .formatted(
+                                podName,
+                                ask.container(),
+                                ask.tflops(),
+                                compute.get().precision().label(),
+                                String.join(", ", cannot),
+                                processes,
+                                MpsLimits.PROCESSES_ANNOTATION));
+            }
+        }
+        return warnings;
+    }
+
+    /** A slice's TFLOPS as the extender converts them; empty when not asked in TFLOPS, or unreadable (not ours). */
+    private Optional<ComputeAsk> tflops(GpuAsk ask) {
+        if (ask.tflops() <= 0) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(models.ask(ask.tflops(), ask.precision()));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty(); // the extender refuses it and says why
+        }
+    }
+
+    /** Whether MPS can divide the share {@code compute} takes on a card of {@code model} among the processes. */
+    private static boolean divisible(GpuAsk ask, ComputeAsk compute, GpuModel model, int processes) {
+        try {
+            MpsLimits.of(shares(ask, compute.milliOn(model.name())), processes);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The ask's TFLOPS are too small a share even of {@code largest}, where they are the largest share: the message
+     * names that share and the TFLOPS that would do there (the least whose share gives each process 1 %).
+     */
+    private static String tflopsRefusal(
+            String podName, GpuAsk ask, ComputeAsk compute, GpuModel largest, int processes) {
+        BigDecimal peak = largest.peak(compute.precision()).orElseThrow();
+        String fix = "lower " + MpsLimits.PROCESSES_ANNOTATION;
+        for (int t = compute.tflops(); ; t++) {
+            int milli = ComputeAsk.shareMilli(t, peak);
+            if (milli < 0) {
+                break; // a whole card or more: no TFLOPS ask does
+            }
+            if (milli / 10 / processes >= 1) {
+                fix = "ask at least %d TFLOPS or %s".formatted(t, fix);
+                break;
+            }
+        }
+        return ("pod %s: container %s asks a GPU slice that CUDA MPS cannot hold (this cluster holds slices to their"
+                        + " shares with MPS): %d TFLOPS of %s are at most %d %% of a card (of %s, whose %s peak %s is"
+                        + " the lowest of the models that give it), which cannot be divided among %d processes (MPS"
+                        + " limits each process to whole percent); %s")
+                .formatted(
+                        podName,
+                        ask.container(),
+                        compute.tflops(),
+                        compute.precision().label(),
+                        compute.milliOn(largest.name()) / 10,
+                        largest.name(),
+                        compute.precision().label(),
+                        peak.toPlainString(),
+                        processes,
+                        fix);
     }
 
     /**
@@ -112,9 +239,14 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units) {
      * count (which no node can place) builds no huge list.
      */
     static List<Share> shares(GpuAsk ask) {
+        return shares(ask, ask.milli());
+    }
+
+    /** The same with {@code milli} of each card: what a TFLOPS ask becomes on one model. */
+    static List<Share> shares(GpuAsk ask, int milli) {
         List<Share> shares = new ArrayList<>();
         for (int card = 0; card < Math.min(ask.cards(), MAX_CARDS); card++) {
-            shares.add(new Share(card, "", ask.milli(), ask.memoryMib()));
+            shares.add(new Share(card, "", milli, ask.memoryMib()));
         }
         return shares;
     }

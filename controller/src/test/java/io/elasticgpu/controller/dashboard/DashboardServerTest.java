@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.controller.view.CardView;
 import io.elasticgpu.controller.view.ClusterView;
+import io.elasticgpu.controller.view.FreeTflops;
 import io.elasticgpu.controller.view.Holder;
 import io.elasticgpu.controller.view.NodeView;
 import io.elasticgpu.controller.view.PendingPod;
@@ -15,6 +16,7 @@ import io.elasticgpu.controller.view.Scope;
 import io.elasticgpu.controller.view.Summary;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -113,6 +115,20 @@ class DashboardServerTest {
     }
 
     @Test
+    void theApiCarriesTheFreeTflopsOfEachCardNodeAndTheClusterAndThePageDrawsThem() throws Exception {
+        JsonNode view = json(get("/api/v1/cluster"));
+        assertThat(view.at("/nodes/0/cards/0/freeTflops/precision").asText()).isEqualTo("fp32");
+        assertThat(view.at("/nodes/0/cards/0/freeTflops/free").decimalValue()).isEqualByComparingTo("0");
+        // a model the table lacks: no figure and why, not a zero
+        assertThat(view.at("/nodes/0/cards/1/freeTflops/free").isNull()).isTrue();
+        assertThat(view.at("/nodes/0/cards/1/freeTflops/unknown").asText()).isEqualTo("unknown model");
+        assertThat(view.at("/nodes/0/freeTflops/unknown").asText()).isEqualTo("1 card: unknown model");
+        assertThat(view.at("/summary/freeTflops/precision").asText()).isEqualTo("fp32");
+        assertThat(get("/ui/app.js").body())
+                .contains("card.freeTflops", "node.freeTflops", "s.freeTflops", "data-free-tflops");
+    }
+
+    @Test
     void metricsCountTheClusterAndTellWhetherThisReplicaLeads() throws Exception {
         view.set(view(false));
         String metrics = get("/metrics").body();
@@ -179,11 +195,24 @@ class DashboardServerTest {
                 100,
                 100,
                 "2026-11-27T10:00:00Z",
+                new FreeTflops("fp32", new BigDecimal("0.00"), null),
                 List.of(new Holder("ml", "train", "main", 20480, 100, "allocated", 22000, 87)));
         CardView free = new CardView(
-                1, "GPU-1", "Tesla-V100", secondHealthy, 0, 66, 32768, 0, 100, "2026-11-27T10:00:00Z", List.of());
-        NodeView node = new NodeView("gpu-a", "Tesla-V100", "", List.of(List.of(0, 1)), List.of(busy, free));
-        Summary summary = new Summary(1, 2, secondHealthy ? 0 : 1, 20480, 65536, 100, 200, 1, 1);
+                1,
+                "GPU-1",
+                "Tesla-V100",
+                secondHealthy,
+                0,
+                66,
+                32768,
+                0,
+                100,
+                "2026-11-27T10:00:00Z",
+                new FreeTflops("fp32", null, "unknown model"),
+                List.of());
+        FreeTflops nodeFree = new FreeTflops("fp32", new BigDecimal("0.00"), "1 card: unknown model");
+        NodeView node = new NodeView("gpu-a", "Tesla-V100", "", List.of(List.of(0, 1)), nodeFree, List.of(busy, free));
+        Summary summary = new Summary(1, 2, secondHealthy ? 0 : 1, 20480, 65536, 100, 200, 1, 1, nodeFree);
         return new ClusterView(
                 Scope.ALL,
                 summary,

@@ -143,7 +143,7 @@ final class ClusterFixture {
                         .build());
     }
 
-    private static Node gpuNode(String name, NodeInventory inventory, String driver) {
+    static Node gpuNode(String name, NodeInventory inventory, String driver) {
         return new NodeBuilder()
                 .withNewMetadata()
                 .withName(name)

@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import io.elasticgpu.core.model.ModelTable;
+import io.elasticgpu.core.model.Precision;
+import io.fabric8.kubernetes.api.model.Node;
+import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -14,6 +19,15 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** What the view counts, card by card and in total, and what it refuses to count. */
 class ClusterViewTest {
+
+    /**
+     * bf16 free on the healthy cards: gpu-a8's cards 0-3, 6 and 7 are held whole; card 4 has 20 % free, 312 x 0.2 =
+     * 62.40, card 5 40 %, 124.80; 187.20 in all. gpu-t2's healthy T4 has no bf16; its unhealthy card is not counted.
+     */
+    private static final FreeTflops ALL_FREE =
+            new FreeTflops("bf16", new BigDecimal("187.20"), "1 card: no bf16 figure");
+
+    private static final FreeTflops T2_FREE = new FreeTflops("bf16", null, "1 card: no bf16 figure");
 
     private final ClusterView all = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods());
 
@@ -63,7 +77,8 @@ class ClusterViewTest {
         // memory: 4 × 81920 (train-big) + 28672 + 20480 + 81920 (pipeline's whole card 6) + 81920 (leaving, still
         // terminating, card 7) + 10240 = 550912 MiB
         // capacity: 8 × 81920 + 2 × 15360 = 686080 MiB; compute: 400 + 80 + 60 + 100 + 100 + 30 = 770 of 10 × 100
-        assertThat(all.summary()).isEqualTo(new Summary(2, 10, 1, 550912, 8 * A100_MIB + 2 * T4_MIB, 770, 1000, 7, 1));
+        assertThat(all.summary())
+                .isEqualTo(new Summary(2, 10, 1, 550912, 8 * A100_MIB + 2 * T4_MIB, 770, 1000, 7, 1, ALL_FREE));
     }
 
     @Test
@@ -82,7 +97,7 @@ class ClusterViewTest {
     void aNodeScopeTotalsThatNodeOnly() {
         ClusterView t2 = ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods(), new Scope("gpu-t2", null));
         // 10240 of 2 × 15360 MiB; pods holding: aliyun-share, batch worker; pending stays cluster-wide
-        assertThat(t2.summary()).isEqualTo(new Summary(1, 2, 1, 10240, 30720, 30, 200, 2, 1));
+        assertThat(t2.summary()).isEqualTo(new Summary(1, 2, 1, 10240, 30720, 30, 200, 2, 1, T2_FREE));
         assertThat(t2.nodes()).extracting(NodeView::name).containsExactly("gpu-t2");
     }
 
@@ -154,5 +169,62 @@ class ClusterViewTest {
     void nvlinkIslandsAreTheLinkedGroupsOfCards() {
         assertThat(all.nodes().getFirst().nvlinkIslands()).containsExactly(List.of(0, 1, 2, 3), List.of(4, 5, 6, 7));
         assertThat(all.nodes().getLast().nvlinkIslands()).isEmpty();
+    }
+
+    @Test
+    void eachCardShowsTheTflopsItsComputeNotHeldGivesAndEachNodeTheSumOfItsHealthyCards() {
+        assertThat(card(all, "gpu-a8", 0).freeTflops()).isEqualTo(new FreeTflops("bf16", new BigDecimal("0.00"), null));
+        assertThat(card(all, "gpu-a8", 4).freeTflops().free()).isEqualByComparingTo("62.40");
+        assertThat(card(all, "gpu-a8", 5).freeTflops().free()).isEqualByComparingTo("124.80");
+        assertThat(node(all, "gpu-a8").freeTflops()).isEqualTo(new FreeTflops("bf16", new BigDecimal("187.20"), null));
+        // a T4 has no bf16: no figure and why, rather than 0
+        assertThat(card(all, "gpu-t2", 0).freeTflops()).isEqualTo(new FreeTflops("bf16", null, "no bf16 figure"));
+    }
+
+    @Test
+    void inAnotherPrecisionTheFiguresAreThatPrecisionsPeaksAndAnUnhealthyCardIsNotCounted() {
+        ClusterView fp32 = ClusterView.of(
+                ClusterFixture.nodes(),
+                ClusterFixture.pods(),
+                List.of(),
+                Scope.ALL,
+                ModelTable.shipped(),
+                Precision.FP32);
+        // T4 fp32 8.1: card 0 has 70 % free, 5.67; card 1 (unhealthy) has all 8.10 free but is offered nothing
+        assertThat(card(fp32, "gpu-t2", 0).freeTflops().free()).isEqualByComparingTo("5.67");
+        assertThat(card(fp32, "gpu-t2", 1).freeTflops().free()).isEqualByComparingTo("8.10");
+        assertThat(node(fp32, "gpu-t2").freeTflops()).isEqualTo(new FreeTflops("fp32", new BigDecimal("5.67"), null));
+        // A100 fp32 19.5: 3.90 + 7.80 on cards 4 and 5
+        assertThat(fp32.summary().freeTflops()).isEqualTo(new FreeTflops("fp32", new BigDecimal("17.37"), null));
+    }
+
+    @Test
+    void aCardOfAModelTheTableLacksSaysUnknownModelAndIsLeftOutOfItsNodesSum() {
+        List<Node> nodes = new ArrayList<>(ClusterFixture.nodes());
+        nodes.add(ClusterFixture.gpuNode(
+                "gpu-g2",
+                new io.elasticgpu.api.v1alpha1.NodeInventory(
+                        List.of(
+                                new io.elasticgpu.api.v1alpha1.NodeInventory.Card(0, "GPU-g2-0", "G2", 16384, true, 0),
+                                new io.elasticgpu.api.v1alpha1.NodeInventory.Card(1, "GPU-g2-1", "G2", 16384, true, 0)),
+                        List.of()),
+                "550.54.15"));
+        ClusterView view = ClusterView.of(nodes, ClusterFixture.pods());
+        assertThat(card(view, "gpu-g2", 0).freeTflops()).isEqualTo(new FreeTflops("bf16", null, "unknown model"));
+        assertThat(node(view, "gpu-g2").freeTflops()).isEqualTo(new FreeTflops("bf16", null, "2 cards: unknown model"));
+        assertThat(view.summary().freeTflops())
+                .isEqualTo(new FreeTflops(
+                        "bf16", new BigDecimal("187.20"), "1 card: no bf16 figure, 2 cards: unknown model"));
+        String table = ViewFormat.TABLE.render(view);
+        assertThat(table)
+                .contains("  free: TFLOPS bf16 unknown: 2 cards: unknown model")
+                .contains("  ? unknown model: the model table has no TFLOPS for it");
+    }
+
+    private static NodeView node(ClusterView view, String name) {
+        return view.nodes().stream()
+                .filter(n -> n.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 }

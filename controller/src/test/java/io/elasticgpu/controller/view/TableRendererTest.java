@@ -39,10 +39,12 @@ class TableRendererTest {
         assertThat(table).contains("""
                 gpu-t2  2 × Tesla T4  driver 550.54.15
                   used: measured 2026-11-27T10:00:00Z
-                  CARD  MODEL                  GRANTED GiB   USED  CORE  PODS
-                  0     Tesla T4                 10.0/15.0   10.6!  30%  aliyun-share, batch-in…
-                  1*    Tesla T4                  0.0/15.0    0.0    0%
+                  free: TFLOPS bf16 unknown: 1 card: no bf16 figure
+                  CARD  MODEL                  GRANTED GiB   USED  CORE  FREE BF16  PODS
+                  0     Tesla T4                 10.0/15.0   10.6!  30%          -  aliyun-shar…
+                  1*    Tesla T4                  0.0/15.0    0.0    0%          -
                   * unhealthy: the scheduler places nothing new on it
+                  - no bf16 figure in the model table for its model
                   ! a container uses more memory than it was granted; -o wide shows which
                 """);
     }
@@ -51,7 +53,7 @@ class TableRendererTest {
     void theWideTableShowsEachHoldersGrantBesideWhatItUsesAndMarksOneOverItsGrant() {
         String wide = ViewFormat.WIDE.render(ClusterView.of(ClusterFixture.nodes(), ClusterFixture.pods()));
         assertThat(wide).contains("""
-                  0     Tesla T4                 10.0/15.0   10.6!  30%  GPU-gpu-t2-0000
+                  0     Tesla T4                 10.0/15.0   10.6!  30%          -  GPU-gpu-t2-0000
                         ml/aliyun-share                                          app       8,192 granted /   9,216 \
                 used MiB  OVER  core   0% / SM    -  allocated
                         ml/batch-inference-worker-with-a-rather-long-name-5d8f7  worker    2,048 granted /   1,536 \
@@ -78,9 +80,10 @@ class TableRendererTest {
         assertThat(wide).contains("""
                 gpu-a8  8 × NVIDIA A100-SXM4-80GB  driver 570.86.15  NVLink 0-3 4-7
                   used: unknown, no readable elasticgpu.io/usage annotation
-                  CARD  MODEL                  GRANTED GiB  CORE  UUID
+                  free: 187.20 TFLOPS bf16 on healthy cards
+                  CARD  MODEL                  GRANTED GiB  CORE  FREE BF16  UUID
                 """, """
-                  4     NVIDIA A100-SXM4-80GB    28.0/80.0   80%  GPU-gpu-a8-0004
+                  4     NVIDIA A100-SXM4-80GB    28.0/80.0   80%      62.40  GPU-gpu-a8-0004
                         ml/infer-a             server    20,480 granted /       - used MiB        core  50% / SM    - \
                  allocated
                         team-b/notebook-7f9c2  jupyter    8,192 granted /       - used MiB        core  30% / SM    - \
@@ -95,8 +98,9 @@ class TableRendererTest {
         assertThat(table).contains("""
                 gpu-t2  2 × Tesla T4  driver 550.54.15
                   used: unknown, no readable elasticgpu.io/usage annotation
-                  CARD  MODEL                  GRANTED GiB  CORE  PODS
-                  0     Tesla T4                 10.0/15.0   30%  aliyun-share, batch-inference…
+                  free: TFLOPS bf16 unknown: 1 card: no bf16 figure
+                  CARD  MODEL                  GRANTED GiB  CORE  FREE BF16  PODS
+                  0     Tesla T4                 10.0/15.0   30%          -  aliyun-share, batc…
                 """, """
                 problems (2):
                   node gpu-t2: annotation elasticgpu.io/usage: not valid JSON: Unrecognized

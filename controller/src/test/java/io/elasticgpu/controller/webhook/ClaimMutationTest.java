@@ -321,6 +321,113 @@ class ClaimMutationTest {
                                 + " or ask whole cards"));
     }
 
+    private static final String TFLOPS = "elasticgpu.io/gpu-tflops";
+    private static final String PRECISION_PATH = "/metadata/annotations/elasticgpu.io~1tflops-precision";
+
+    private static ElasticGPUClaim tflopsClaim(String precision) {
+        ElasticGPUClaim claim = claim(Map.of(TFLOPS, "100", MEM, "1280"));
+        claim.getSpec().setTflopsPrecision(precision);
+        return claim;
+    }
+
+    private static Decision decideWith(Map<String, ElasticGPUClaim> claims, Pod pod) {
+        return ClaimMutation.decide("team-a", pod, claim -> Optional.ofNullable(claims.get(claim)));
+    }
+
+    @Test
+    void aClaimsTflopsPrecisionBecomesThePodsPrecisionAnnotationBesideItsRequests() {
+        Pod pod = pod(Map.of("elasticgpu.io/egpuc-main", "fp32-claim"), bare("main"));
+        Decision decision = decideWith(Map.of("fp32-claim", tflopsClaim("fp32")), pod);
+        assertThat(decision)
+                .isEqualTo(new Decision.Patch(List.of(
+                        add(
+                                "/spec/containers/0/resources",
+                                Map.of(
+                                        "limits",
+                                        ordered(MEM, "1280", TFLOPS, "100"),
+                                        "requests",
+                                        ordered(MEM, "1280", TFLOPS, "100"))),
+                        add(PRECISION_PATH, "fp32"))));
+        // without a precision of its own, the pod's annotation (or bf16) stays what counts, as before
+        assertThat(decideWith(
+                        Map.of("plain", tflopsClaim(null)),
+                        pod(Map.of("elasticgpu.io/egpuc-main", "plain"), bare("main"))))
+                .isInstanceOfSatisfying(
+                        Decision.Patch.class,
+                        patch -> assertThat(patch.operations())
+                                .extracting(PatchOperation::path)
+                                .containsExactly("/spec/containers/0/resources"));
+    }
+
+    @Test
+    void aPodAnnotationThatAgreesWithTheClaimIsKeptAndOneThatDiffersIsRefused() {
+        Map<String, ElasticGPUClaim> claims = Map.of("c", tflopsClaim("fp16"));
+        Decision same = decideWith(
+                claims,
+                pod(Map.of("elasticgpu.io/egpuc-main", "c", "elasticgpu.io/tflops-precision", "FP16"), bare("main")));
+        assertThat(same)
+                .isInstanceOfSatisfying(
+                        Decision.Patch.class,
+                        patch -> assertThat(patch.operations())
+                                .extracting(PatchOperation::path)
+                                .doesNotContain(PRECISION_PATH));
+        assertThat(decideWith(
+                        claims,
+                        pod(
+                                Map.of("elasticgpu.io/egpuc-main", "c", "elasticgpu.io/tflops-precision", "bf16"),
+                                bare("main"))))
+                .isEqualTo(new Decision.Rejected(
+                        400,
+                        "pod team-a/train: annotation elasticgpu.io/tflops-precision is bf16, but it names"
+                                + " ElasticGPUClaims asking TFLOPS of fp16 (c: fp16); remove the annotation (the"
+                                + " claims set it) or make them agree"));
+    }
+
+    @Test
+    void claimsOfDifferentPrecisionsInOnePodAreRefusedNamingEach() {
+        Pod pod = pod(
+                Map.of("elasticgpu.io/egpuc-main", "a", "elasticgpu.io/egpuc-side", "b"), bare("main"), bare("side"));
+        assertThat(decideWith(Map.of("a", tflopsClaim("fp32"), "b", tflopsClaim("bf16")), pod))
+                .isEqualTo(new Decision.Rejected(
+                        400,
+                        "pod team-a/train: its containers name ElasticGPUClaims asking TFLOPS in different precisions"
+                                + " (a: fp32, b: bf16), and a pod's TFLOPS are counted in one"
+                                + " (elasticgpu.io/tflops-precision); name claims of one spec.tflopsPrecision"));
+    }
+
+    /** What the CRD refuses, for a claim stored before its rules: the webhook says so too. */
+    @Test
+    void anUnknownPrecisionOrOneOnAClaimWithoutTflopsIsRefusedWithWhatToChange() {
+        Pod pod = pod(Map.of("elasticgpu.io/egpuc-main", "c"), bare("main"));
+        assertThat(decideWith(Map.of("c", tflopsClaim("fp64")), pod))
+                .isEqualTo(new Decision.Rejected(
+                        403,
+                        "pod team-a/train: container main names ElasticGPUClaim c in namespace team-a, whose"
+                                + " spec.tflopsPrecision: precision \"fp64\" is not one of fp32, tf32, fp16, bf16,"
+                                + " int8; fix the claim's spec (the CRD's validation did not run on it: was it written"
+                                + " through an older version?)"));
+        ElasticGPUClaim slice = claim(Map.of(MEM, "4096", CORE, "30"));
+        slice.getSpec().setTflopsPrecision("fp32");
+        assertThat(decideWith(Map.of("c", slice), pod))
+                .isEqualTo(new Decision.Rejected(
+                        403,
+                        "pod team-a/train: container main names ElasticGPUClaim c in namespace team-a, whose"
+                                + " spec.tflopsPrecision is fp32 but it asks no elasticgpu.io/gpu-tflops: ask"
+                                + " elasticgpu.io/gpu-tflops, or remove spec.tflopsPrecision; fix the claim's spec (the"
+                                + " CRD's validation did not run on it: was it written through an older version?)"));
+    }
+
+    /** The CRD's list of precisions is core's, written again in CEL: the two must not drift apart. */
+    @Test
+    void theCrdsPrecisionsAreCoresPrecisions() {
+        assertThat(io.elasticgpu.api.v1alpha1.ValidationMessages.TFLOPS_PRECISIONS_CEL)
+                .isEqualTo(java.util.Arrays.stream(io.elasticgpu.core.model.Precision.values())
+                        .map(p -> "'" + p.label() + "'")
+                        .collect(java.util.stream.Collectors.joining(", ", "[", "]")));
+        assertThat(io.elasticgpu.api.v1alpha1.ValidationMessages.TFLOPS_PRECISION_UNKNOWN)
+                .contains(io.elasticgpu.core.model.Precision.known());
+    }
+
     @Test
     void namesAClaimIsWhatTheMatchConditionChecks() {
         assertThat(ClaimMutation.namesAClaim(pod(Map.of("elasticgpu.io/egpuc-main", "x"), bare("main"))))

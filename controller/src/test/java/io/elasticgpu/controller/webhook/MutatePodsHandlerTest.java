@@ -85,7 +85,10 @@ class MutatePodsHandlerTest {
                         + " connection refused; create the pod again once the webhook can reach the apiserver");
     }
 
-    /** team-a's claims, of a class served as extended resources: slice (4 GiB), thin and dra (1 % and 4 GiB). */
+    /**
+     * team-a's claims, of a class served as extended resources: slice (4 GiB), thin and dra (1 % and 4 GiB),
+     * fp32-tflops (1 TFLOPS of fp32, 4 GiB) and tflops (the same of the pod's precision).
+     */
     private static final ClaimMutation.Claims TEAM_A = new ClaimMutation.Claims() {
         @Override
         public Optional<ElasticGPUClaim> find(String name) {
@@ -94,6 +97,12 @@ class MutatePodsHandlerTest {
                 case "thin", "dra" ->
                     Optional.of(ClaimMutationTest.claim(
                             Map.of("elasticgpu.io/gpu-memory", "4096", "elasticgpu.io/gpu-core", "1")));
+                case "fp32-tflops", "tflops" -> {
+                    ElasticGPUClaim claim = ClaimMutationTest.claim(
+                            Map.of("elasticgpu.io/gpu-memory", "4096", "elasticgpu.io/gpu-tflops", "1"));
+                    claim.getSpec().setTflopsPrecision(name.equals("tflops") ? null : "fp32");
+                    yield Optional.of(claim);
+                }
                 default -> Optional.empty();
             };
         }
@@ -177,6 +186,33 @@ class MutatePodsHandlerTest {
                 .isEqualTo("[{\"op\":\"add\",\"path\":\"/spec/containers/0/resources\",\"value\":{\"limits\":"
                         + "{\"elasticgpu.io/gpu-memory\":\"4096\"},"
                         + "\"requests\":{\"elasticgpu.io/gpu-memory\":\"4096\"}}}]");
+    }
+
+    /**
+     * 1 TFLOPS among 8 processes: of bf16, 1 % of any card, refused; of fp32 (the claim's precision, which the patch
+     * gives the pod), 13 % of a T4 (8.1), admitted, with a warning naming the models of which it is under 8 %.
+     */
+    @Test
+    void withMpsAClaimsTflopsAreCheckedInTheClaimsPrecisionAndTheWarningReachesTheReview() {
+        AdmissionResponse bf16 =
+                mps.respond(review("{\"elasticgpu.io/egpuc-main\": \"tflops\", \"elasticgpu.io/gpu-processes\": \"8\"}")
+                        .getRequest());
+        AdmissionResponse fp32 = mps.respond(
+                review("{\"elasticgpu.io/egpuc-main\": \"fp32-tflops\", \"elasticgpu.io/gpu-processes\": \"8\"}")
+                        .getRequest());
+
+        assertThat(bf16.getAllowed()).isFalse();
+        assertThat(bf16.getStatus().getMessage()).contains("1 TFLOPS of bf16 are at most 1 % of a card (of NVIDIA L4");
+        assertThat(fp32.getAllowed()).isTrue();
+        assertThat(new String(Base64.getDecoder().decode(fp32.getPatch()), StandardCharsets.UTF_8))
+                .contains("{\"op\":\"add\",\"path\":\"/metadata/annotations/elasticgpu.io~1tflops-precision\","
+                        + "\"value\":\"fp32\"}");
+        assertThat(fp32.getWarnings())
+                .singleElement()
+                .asString()
+                .startsWith("pod team-a/train: container main asks 1 TFLOPS of fp32, too small a share of ")
+                .contains("NVIDIA H100 80GB HBM3 (2 %)")
+                .doesNotContain("Tesla T4");
     }
 
     @Test

@@ -204,6 +204,76 @@ class ShareAdmissionTest {
                         + " memory or lower elasticgpu.io/gpu-processes");
     }
 
+    private static final String TFLOPS = "elasticgpu.io/gpu-tflops";
+    private static final String PRECISION = "elasticgpu.io/tflops-precision";
+
+    /**
+     * 1 bf16 TFLOPS is at most 1 % of a card: of an L4 (121, the lowest bf16 peak in the table: ceil(0.83)); among 48
+     * processes that is less than 1 % each on every model. The least that does on the L4: 57 TFLOPS, ceil(47.1) = 48 %.
+     */
+    @Test
+    void withMpsTflopsThatCannotBeDividedOnAnyModelAreRefusedWithTheTflopsThatWould() {
+        Pod pod = pod(Map.of(PROCESSES, "48"), container("main", TFLOPS, "1", MEM, "4096"));
+        assertThat(MPS.refusal("team-a/train", pod))
+                .contains(CANNOT_HOLD.formatted("main") + "1 TFLOPS of bf16 are at most 1 % of a card (of NVIDIA L4,"
+                        + " whose bf16 peak 121 is the lowest of the models that give it), which cannot be divided"
+                        + " among 48 processes (MPS limits each process to whole percent); ask at least 57 TFLOPS or"
+                        + " lower elasticgpu.io/gpu-processes");
+        assertThat(MPS.refusal(
+                        "team-a/train", pod(Map.of(PROCESSES, "48"), container("main", TFLOPS, "57", MEM, "4096"))))
+                .isEmpty();
+        // without MPS, nothing divides the share
+        assertThat(ShareAdmission.NONE.refusal("team-a/train", pod)).isEmpty();
+        assertThat(ShareAdmission.NONE.warnings("team-a/train", pod)).isEmpty();
+    }
+
+    /**
+     * 10 bf16 TFLOPS among 4 processes: 9 % of an L4 (2 each), 8 % of an A10, 4 % of an A100 (1 each) can be divided;
+     * 3 % of an L40S (362.05) and 2 % of the H100s and H200s cannot. Admitted, with a warning naming those, largest
+     * share first and, among equal shares, lowest peak first.
+     */
+    @Test
+    void withMpsTflopsThatCanBeDividedOnSomeModelsOnlyAreAdmittedWithAWarningNamingTheOthers() {
+        Pod pod = pod(Map.of(PROCESSES, "4"), container("main", TFLOPS, "10", MEM, "4096"));
+        assertThat(MPS.refusal("team-a/train", pod)).isEmpty();
+        assertThat(MPS.warnings("team-a/train", pod))
+                .containsExactly("pod team-a/train: container main asks 10 TFLOPS of bf16, too small a share of NVIDIA"
+                        + " L40S (3 %), NVIDIA H100 PCIe (2 %), NVIDIA H100 NVL (2 %), NVIDIA H200 NVL (2 %), NVIDIA"
+                        + " H100 80GB HBM3 (2 %), NVIDIA H200 (2 %) for CUDA MPS to divide among 4 processes; placed"
+                        + " on such a card, the node agent refuses it: ask more TFLOPS or lower"
+                        + " elasticgpu.io/gpu-processes to run on any model");
+        // one process: every share of a whole percent can be held
+        assertThat(MPS.warnings("team-a/train", pod(Map.of(), container("main", TFLOPS, "10", MEM, "4096"))))
+                .isEmpty();
+    }
+
+    /** The pod's precision counts: 1 fp32 TFLOPS is 13 % of a T4 (8.1, the lowest fp32 peak), 1 % each of 8. */
+    @Test
+    void withMpsTheTflopsAreReadInThePodsPrecision() {
+        Pod fp32 = pod(Map.of(PROCESSES, "8", PRECISION, "fp32"), container("main", TFLOPS, "1", MEM, "4096"));
+        assertThat(MPS.refusal("team-a/train", fp32)).isEmpty();
+        Pod bf16 = pod(Map.of(PROCESSES, "8"), container("main", TFLOPS, "1", MEM, "4096"));
+        assertThat(MPS.refusal("team-a/train", bf16))
+                .hasValueSatisfying(
+                        m -> assertThat(m).contains("1 TFLOPS of bf16 are at most 1 % of a card (of NVIDIA L4"));
+    }
+
+    /** Memory is checked as for any share; asks the extender refuses (a precision no model has) are its to name. */
+    @Test
+    void withMpsATflopsAsksMemoryIsCheckedAsAnyAndAnAskNoModelTakesIsLeftToTheExtender() {
+        assertThat(MPS.refusal("team-a/train", pod(Map.of(PROCESSES, "4"), container("main", TFLOPS, "100", MEM, "3"))))
+                .contains(CANNOT_HOLD.formatted("main") + "a share of 3 MiB on card 0 cannot be divided among 4"
+                        + " processes (MPS limits each process to whole MiB); ask for more memory or lower"
+                        + " elasticgpu.io/gpu-processes");
+        assertThat(MPS.refusal(
+                        "team-a/train",
+                        pod(Map.of(PROCESSES, "48", PRECISION, "fp8"), container("main", TFLOPS, "1", MEM, "4096"))))
+                .isEmpty();
+        assertThat(MPS.refusal(
+                        "team-a/train", pod(Map.of(PROCESSES, "48"), container("main", TFLOPS, "5000", MEM, "4096"))))
+                .isEmpty();
+    }
+
     @Test
     void oneShareIsBuiltPerCardWithTheAsksComputeAndMemory() {
         assertThat(ShareAdmission.shares(

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -234,6 +235,46 @@ public final class ModelTable {
      */
     public ComputeAsk ask(int tflops, String precision) {
         return ask(tflops, precision == null || precision.isBlank() ? Precision.DEFAULT : Precision.parse(precision));
+    }
+
+    /**
+     * The TFLOPS of {@code precision} still free on a card of {@code cardModel} whose holders hold {@code milliHeld}
+     * of its compute: its model's peak × (1000 - held) / 1000, two decimals rounded down, 0 on a card held whole or
+     * over-committed. What {@code egpu inspect} and the dashboard show per card (and sum per node).
+     *
+     * @return the figure, or {@link CardTflops#UNKNOWN_MODEL} when the table lacks the model, or {@code no <precision>
+     *     figure} when the model lacks the precision
+     */
+    public CardTflops free(String cardModel, int milliHeld, Precision precision) {
+        requireNonNull(precision, "precision");
+        Optional<GpuModel> model = find(cardModel == null ? "" : cardModel);
+        if (model.isEmpty()) {
+            return new CardTflops(precision, null, CardTflops.UNKNOWN_MODEL);
+        }
+        Optional<BigDecimal> peak = model.get().peak(precision);
+        if (peak.isEmpty()) {
+            return new CardTflops(precision, null, "no %s figure".formatted(precision.label()));
+        }
+        int free = Math.clamp(Card.WHOLE - (long) milliHeld, 0, Card.WHOLE);
+        return new CardTflops(
+                precision,
+                peak.get()
+                        .multiply(BigDecimal.valueOf(free))
+                        .divide(BigDecimal.valueOf(Card.WHOLE), 2, RoundingMode.FLOOR),
+                null);
+    }
+
+    /**
+     * The models {@code ask} is offered on, each once (by its name, not its aliases), the largest share first: the
+     * model of the lowest peak in the ask's precision, where the ask takes the most of a card, leads. Models the same
+     * share of a card (a share rounds up to a whole percent) come lowest peak first, then in the table's order.
+     */
+    public List<GpuModel> byShareDescending(ComputeAsk ask) {
+        return models.stream()
+                .filter(m -> ask.offers(m.name()))
+                .sorted(java.util.Comparator.comparingInt((GpuModel m) -> -ask.milliOn(m.name()))
+                        .thenComparing(m -> ask.peakByModel().get(m.name())))
+                .toList();
     }
 
     /** The precisions some model of the table gives, e.g. {@code fp32, tf32, fp16, bf16, int8}. */

@@ -263,4 +263,59 @@ class ModelTableTest {
                 .hasMessage("request: asks 100 TFLOPS with 300 milli per card on 1 cards; ask compute in TFLOPS or as"
                         + " a share, on at least one card");
     }
+
+    /** Free TFLOPS of a card: its model's peak x (1000 - milli held) / 1000, two decimals rounded down. */
+    @ParameterizedTest(name = "{0} with {1} milli held: {3} {2} TFLOPS free")
+    @CsvSource(delimiter = ';', textBlock = """
+        # 989.5 x 0.89 = 880.655, down to 880.65
+        NVIDIA H100 80GB HBM3; 110; bf16; 880.65
+        # by an alias: 312 x 0.67 = 209.04
+        A100; 330; bf16; 209.04
+        # nothing held: the peak
+        NVIDIA L4; 0; fp32; 30.30
+        # 19.5 x 0.005 = 0.0975, down to 0.09
+        NVIDIA A100-SXM4-40GB; 995; fp32; 0.09
+        # held whole, or over-committed: nothing free, not a negative figure
+        NVIDIA A100-SXM4-40GB; 1000; bf16; 0.00
+        NVIDIA A100-SXM4-40GB; 1200; bf16; 0.00
+        """)
+    void aCardsFreeTflopsAreItsModelsPeakTimesTheComputeNotHeld(
+            String model, int milliHeld, String precision, String free) {
+        CardTflops tflops = SHIPPED.free(model, milliHeld, Precision.parse(precision));
+        assertThat(tflops.known()).isTrue();
+        assertThat(tflops.tflops()).isEqualByComparingTo(free);
+        assertThat(tflops.unknown()).isNull();
+    }
+
+    @Test
+    void aCardOfAModelTheTableLacksOrWithoutThePrecisionHasNoFigureAndSaysWhyRatherThanZero() {
+        CardTflops g2 = SHIPPED.free("G2", 0, Precision.BF16);
+        assertThat(g2.known()).isFalse();
+        assertThat(g2.tflops()).isNull();
+        assertThat(g2.unknown()).isEqualTo("unknown model");
+        CardTflops t4 = SHIPPED.free("Tesla T4", 0, Precision.BF16);
+        assertThat(t4.known()).isFalse();
+        assertThat(t4.unknown()).isEqualTo("no bf16 figure");
+        assertThat(SHIPPED.free("Tesla T4", 500, Precision.FP32).tflops()).isEqualByComparingTo("4.05");
+    }
+
+    @Test
+    void theModelsAnAskIsOfferedOnComeLargestShareFirstEachOnce() {
+        ComputeAsk ask = SHIPPED.ask(10, Precision.BF16);
+        List<GpuModel> models = SHIPPED.byShareDescending(ask);
+        // the L4 (121 bf16) has the lowest peak: 10 x 100 / 121 = 8.26, up to 9 %
+        assertThat(models.getFirst().name()).isEqualTo("NVIDIA L4");
+        assertThat(ask.milliOn(models.getFirst().name())).isEqualTo(90);
+        // H200 and H100 SXM (989.5): 1.01, up to 2 %, the smallest share
+        assertThat(ask.milliOn(models.getLast().name())).isEqualTo(20);
+        assertThat(models).extracting(GpuModel::name).doesNotHaveDuplicates().doesNotContain("Tesla T4");
+        assertThat(models)
+                .extracting(m -> ask.milliOn(m.name()))
+                .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        // 1 TFLOPS is 1 % of every card (a share rounds up to a whole percent): the lowest peak leads
+        assertThat(SHIPPED.byShareDescending(SHIPPED.ask(1, Precision.BF16))
+                        .getFirst()
+                        .name())
+                .isEqualTo("NVIDIA L4");
+    }
 }

@@ -143,7 +143,25 @@ class ElasticGPUCrdE2E {
                 () -> claims.resource(claim("zero", "c", Map.of(ResourceNames.GPU_MEMORY, "0")))
                         .create(),
                 ValidationMessages.REQUESTS_NOT_POSITIVE);
+        Map<String, String> tflops = Map.of(ResourceNames.GPU_TFLOPS, "100", ResourceNames.GPU_MEMORY, "1280");
+        assertRejected(
+                () -> claims.resource(withPrecision(claim("fp64", "c", tflops), "fp64"))
+                        .create(),
+                ValidationMessages.tflopsPrecisionUnknown("fp64"));
+        assertRejected(
+                () -> claims.resource(withPrecision(
+                                claim("no-tflops", "c", Map.of(ResourceNames.GPU_MEMORY, "4096")), "fp32"))
+                        .create(),
+                ValidationMessages.TFLOPS_PRECISION_WITHOUT_TFLOPS);
         assertThat(claims.list().getItems()).isEmpty();
+        // a known precision on a claim asking TFLOPS is stored as written
+        claims.resource(withPrecision(claim("fp32", "c", tflops), "fp32")).create();
+        assertThat(claims.withName("fp32").get().getSpec().getTflopsPrecision()).isEqualTo("fp32");
+    }
+
+    private static ElasticGPUClaim withPrecision(ElasticGPUClaim claim, String precision) {
+        claim.getSpec().setTflopsPrecision(precision);
+        return claim;
     }
 
     @Test

@@ -42,7 +42,7 @@ class DashboardE2E {
     void everyCardIsDrawnUnhealthyOnesMarkedAClickedCardListsItsPodsAndThePageFollowsTheCluster(TestCluster cluster)
             throws IOException {
         List<String> nodes = cluster.createGpuNodes(List.of(
-                GpuNodeSpec.of("a100", 8, "NVIDIA-A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12),
+                GpuNodeSpec.of("a100", 8, "NVIDIA A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12),
                 GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360)));
         String a100 = nodes.get(0);
         String t4 = nodes.get(1);
@@ -72,6 +72,14 @@ class DashboardE2E {
                 assertThat(page.card(t4, 1, "class")).contains("unhealthy");
                 assertThat(page.card(t4, 1, "aria-label")).contains("unhealthy");
                 assertThat(page.text("[data-total='Unhealthy cards'] .value")).isNotEqualTo("0");
+                // Free bf16 TFLOPS: an A100 (312) with 30 % held has 218.40 free; "Tesla-T4" is no model of the
+                // table: no figure and why, not 0.
+                assertThat(page.card(a100, 2, "data-free-tflops")).isEqualTo("218.4");
+                assertThat(page.card(a100, 0, "data-free-tflops")).isEqualTo("0");
+                assertThat(page.card(t4, 0, "data-free-tflops")).isEqualTo("unknown");
+                assertThat(page.card(t4, 0, "innerText")).contains("unknown model");
+                assertThat(page.text("[data-total='Free compute'] .value"))
+                        .contains("bf16 TFLOPS free", "1 card: unknown model"); // card 1 is unhealthy
 
                 page.click(a100, 2);
                 await().atMost(WAIT).until(() -> !page.text("#details h2").isEmpty());

@@ -95,6 +95,12 @@ final class ChartFlags {
             row("isolation", "mps", Component.CONTROLLER, "--isolation", "mps"),
             row("memoryBlockMib", "64", Component.CONTROLLER, "--memory-block-mib", "64"),
             row("aliyunUnitMib", "512", Component.CONTROLLER, "--aliyun-unit-mib", "512"),
+            row(
+                    "gpuModels",
+                    "name;aliases;fp32",
+                    Component.CONTROLLER,
+                    "--model-table",
+                    "/etc/elastic-gpu/models/gpu-models.csv"),
             // the node agents (egpu node-agent)
             row("nodeAgent.api", "dra", Component.NODE_AGENT, "--api", "dra"),
             row("nodeAgent.backend", "simulated", Component.NODE_AGENT, "--backend", "simulated"),

@@ -91,6 +91,40 @@ class WebhookE2E {
         }
     }
 
+    /** A claim's spec.tflopsPrecision reaches the pod as its precision annotation, beside the claim's requests. */
+    @Test
+    void aPodNamingAClaimOfTflopsInAPrecisionGetsThePrecisionAnnotation(TestCluster cluster) {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        try (AdmissionWebhook webhook = startWebhook(client)) {
+            client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, null))
+                    .create();
+            ElasticGPUClaim claim = ElasticGPUClaim.of(
+                    ns,
+                    "fp32-10",
+                    ns,
+                    Map.of(
+                            ResourceNames.GPU_TFLOPS, new Quantity("10"),
+                            ResourceNames.GPU_MEMORY, new Quantity("1280")));
+            claim.getSpec().setTflopsPrecision("fp32");
+            client.resource(claim).create();
+
+            Pod mutated = createdOnceTheApiserverCallsTheWebhook(client, ns, "fp32-10");
+            assertThat(mutated.getMetadata().getAnnotations())
+                    .containsEntry("elasticgpu.io/tflops-precision", "fp32")
+                    .containsEntry("elasticgpu.io/egpuc-main", "fp32-10");
+            assertThat(mutated.getSpec()
+                            .getContainers()
+                            .getFirst()
+                            .getResources()
+                            .getLimits())
+                    .containsEntry(ResourceNames.GPU_TFLOPS, new Quantity("10"))
+                    .containsEntry(ResourceNames.GPU_MEMORY, new Quantity("1280"));
+        } finally {
+            client.resources(ElasticGPUClass.class).withName(ns).delete();
+        }
+    }
+
     @Test
     void withTheWebhookDownPlainPodsAreStillCreatedAndClaimPodsAreRefused(TestCluster cluster) {
         KubernetesClient client = cluster.client();

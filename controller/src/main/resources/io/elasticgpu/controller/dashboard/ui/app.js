@@ -47,6 +47,14 @@ function over(holder) {
   return holder.usedMemoryMib > holder.memoryMib;
 }
 
+// Free TFLOPS (card, node or summary) as text: the figure, or why there is none ("unknown model"), never a zero.
+function freeTflops(f) {
+  if (!f) return "unknown";
+  if (f.free === null || f.free === undefined) return `${f.precision} TFLOPS unknown (${f.unknown})`;
+  const figure = Number(f.free).toLocaleString(undefined, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+  return `${figure} ${f.precision} TFLOPS free` + (f.unknown ? ` (${f.unknown} not counted)` : "");
+}
+
 function measuredAt(iso) {
   const when = new Date(iso);
   return Number.isNaN(when.getTime()) ? iso : when.toLocaleString();
@@ -83,6 +91,7 @@ function renderTotals(view) {
         capacityMeasured > 0 ? usedMib / capacityMeasured : 0),
     total("Compute granted", `${pct(s.computeGrantedPercent, s.computeCapacityPercent)} % of ${s.computeCapacityPercent / 100} cards`,
       s.computeCapacityPercent > 0 ? s.computeGrantedPercent / s.computeCapacityPercent : 0),
+    total("Free compute", freeTflops(s.freeTflops)),
     total("Pods holding cards", String(s.podsHoldingCards)),
     total("Pods waiting for GPUs", String(s.podsPending)));
 }
@@ -111,12 +120,14 @@ function cardTile(node, card, island) {
   if (anyOver) classes.push("over");
   const label = `${node.name} GPU ${card.index}${card.healthy ? "" : ", unhealthy"}: memory granted ${gib(card.memoryGrantedMib)} of `
     + `${gib(card.memoryTotalMib)}, used ${used(card.memoryUsedMib)}, compute granted ${card.computeGrantedPercent} %, `
+    + `${freeTflops(card.freeTflops)}, `
     + `${card.holders.length} holders${anyOver ? ", a container uses more memory than it was granted" : ""}`;
   return el("button", {
     class: classes.join(" "), type: "button", style: `--fill: ${f.toFixed(3)}`, title: label, "aria-label": label,
     "data-node": node.name, "data-card": String(card.index), "data-healthy": String(card.healthy),
     "data-fill": f.toFixed(3), "data-holders": String(card.holders.length),
     "data-used": String(card.memoryUsedMib), "data-over": String(anyOver),
+    "data-free-tflops": card.freeTflops && card.freeTflops.free !== null ? String(card.freeTflops.free) : "unknown",
     onclick: () => select(key),
   },
   el("span", { class: "index" }, `GPU ${card.index}`),
@@ -125,7 +136,8 @@ function cardTile(node, card, island) {
   el("div", { class: "bar", title: "memory granted" }, el("span", { style: `width: ${pct(card.memoryGrantedMib, card.memoryTotalMib)}%` })),
   el("div", { class: "used" }, `used ${used(card.memoryUsedMib)}${anyOver ? " ⚠" : ""}`),
   el("div", { class: "bar", title: "compute" }, el("span", { style: `width: ${pct(card.computeGrantedPercent, card.computeTotalPercent)}%` })),
-  el("div", {}, `${card.computeGrantedPercent} % compute`));
+  el("div", {}, `${card.computeGrantedPercent} % compute`),
+  el("div", { class: "tflops" }, freeTflops(card.freeTflops)));
 }
 
 function renderGrid(view) {
@@ -144,6 +156,7 @@ function renderGrid(view) {
       el("p", { class: "meta" }, [node.model, `${node.cards.length} cards`, node.driver ? `driver ${node.driver}` : null,
         node.nvlinkIslands.length ? `${node.nvlinkIslands.length} NVLink islands` : null,
         unhealthy ? `${unhealthy} unhealthy` : null,
+        node.freeTflops ? `${freeTflops(node.freeTflops)} on healthy cards` : null,
         measured ? `used measured ${measuredAt(measured)}` : "used not measured"].filter(Boolean).join(" · ")),
       el("div", { class: "cards" }, node.cards.map(c => cardTile(node, c, islands.get(c.index)))));
   }));
@@ -195,7 +208,8 @@ function renderDetails(view) {
         : `${gib(card.memoryUsedMib)} of ${gib(card.memoryTotalMib)}, every process on the card`),
       el("dt", {}, "Measured"), el("dd", { "data-measured": card.usageMeasured || "" },
         card.usageMeasured ? measuredAt(card.usageMeasured) : "never"),
-      el("dt", {}, "Compute granted"), el("dd", {}, `${card.computeGrantedPercent} % of ${card.computeTotalPercent} %`)),
+      el("dt", {}, "Compute granted"), el("dd", {}, `${card.computeGrantedPercent} % of ${card.computeTotalPercent} %`),
+      el("dt", {}, "Compute free"), el("dd", { "data-free-tflops": "" }, freeTflops(card.freeTflops))),
     el("h2", {}, `Pods (${card.holders.length})`),
     holders);
   aside.hidden = false;
