@@ -108,17 +108,7 @@ class RealNodeDraE2E {
                 .withResourceClaimName("shared")
                 .endResourceClaim();
         for (String container : List.of("a", "b")) {
-            pod.addNewContainer()
-                    .withName(container)
-                    .withImage(node.busyboxImage())
-                    .withImagePullPolicy("Never")
-                    .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
-                    .withNewResources()
-                    .addNewClaim()
-                    .withName("gpu")
-                    .endClaim()
-                    .endResources()
-                    .endContainer();
+            pod.addToContainers(pods.claimReporting(container, "gpu", null));
         }
         pods.create(pod.endSpec().build());
         ContainerReport a = pods.report("pair", "a");
@@ -186,17 +176,7 @@ class RealNodeDraE2E {
                 .withName("gpus")
                 .withResourceClaimName("together")
                 .endResourceClaim()
-                .addNewContainer()
-                .withName("main")
-                .withImage(node.busyboxImage())
-                .withImagePullPolicy("Never")
-                .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
-                .withNewResources()
-                .addNewClaim()
-                .withName("gpus")
-                .endClaim()
-                .endResources()
-                .endContainer()
+                .addToContainers(pods.claimReporting("main", "gpus", null))
                 .endSpec()
                 .build();
         pods.create(together);
@@ -207,18 +187,7 @@ class RealNodeDraE2E {
                 .withResourceClaimName("apart")
                 .endResourceClaim();
         for (String request : List.of("gpu-a", "gpu-b")) {
-            apart.addNewContainer()
-                    .withName(request)
-                    .withImage(node.busyboxImage())
-                    .withImagePullPolicy("Never")
-                    .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
-                    .withNewResources()
-                    .addNewClaim()
-                    .withName("gpus")
-                    .withRequest(request)
-                    .endClaim()
-                    .endResources()
-                    .endContainer();
+            apart.addToContainers(pods.claimReporting(request, "gpus", request));
         }
         pods.create(apart.endSpec().build());
 

@@ -3,6 +3,9 @@ package io.elasticgpu.e2e.realnode;
 import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.localcluster.realnode.RealNode;
+import io.elasticgpu.localcluster.realnode.RealNodePod;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -15,8 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Pods for the real node and what their containers report: each pod tolerates the node's taint, is pinned to it by
- * {@code kubernetes.io/hostname}, runs the busybox image imported there (never pulled) and prints a
+ * Pods for the real node ({@link RealNodePod}) and what their containers report: each prints a
  * {@link ContainerReport}, read back with the pod's log through the API server and kubelet.
  */
 final class RealNodePods {
@@ -34,37 +36,31 @@ final class RealNodePods {
 
     /** A pod of one container {@code main} that reports and then sleeps, asking {@code limits}. */
     PodBuilder reporting(String name, Map<String, String> limits) {
-        return pod(name)
-                .editSpec()
-                .addNewContainer()
-                .withName("main")
-                .withImage(node.busyboxImage())
-                .withImagePullPolicy("Never")
-                .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
-                .withNewResources()
-                .withLimits(quantities(limits))
-                .endResources()
-                .endContainer()
-                .endSpec();
+        return RealNodePod.running(node, name, ContainerReport.script("sleep 3600"), quantities(limits));
     }
 
     /** A pod with no container yet, for the real node. */
     PodBuilder pod(String name) {
-        return new PodBuilder()
-                .withNewMetadata()
+        return RealNodePod.of(node, name);
+    }
+
+    /**
+     * A container that reports and then sleeps, using the pod's resource claim {@code claim}: all of it when
+     * {@code request} is null, else that request only.
+     */
+    Container claimReporting(String name, String claim, String request) {
+        return new ContainerBuilder()
                 .withName(name)
-                .endMetadata()
-                .withNewSpec()
-                .addToNodeSelector("kubernetes.io/hostname", node.name())
-                .addNewToleration()
-                .withKey(RealNode.TAINT_KEY)
-                .withOperator("Exists")
-                .withEffect("NoSchedule")
-                .endToleration()
-                .withDnsPolicy("Default")
-                .withTerminationGracePeriodSeconds(1L)
-                .withEnableServiceLinks(false)
-                .endSpec();
+                .withImage(node.busyboxImage())
+                .withImagePullPolicy("Never")
+                .withCommand("sh", "-c", ContainerReport.script("sleep 3600"))
+                .withNewResources()
+                .addNewClaim()
+                .withName(claim)
+                .withRequest(request)
+                .endClaim()
+                .endResources()
+                .build();
     }
 
     static Map<String, Quantity> quantities(Map<String, String> limits) {

@@ -8,8 +8,8 @@ import io.elasticgpu.localcluster.realnode.HostCheck;
 import io.elasticgpu.localcluster.realnode.NodePrograms;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
+import io.elasticgpu.localcluster.realnode.RealNodePod;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -206,31 +206,10 @@ public final class DemoRealNode implements AutoCloseable {
     private Pod pod(String namespace, String name, Map<String, Long> limits) {
         Map<String, Quantity> q = new LinkedHashMap<>();
         limits.forEach((k, v) -> q.put(k, new Quantity(Long.toString(v))));
-        return new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
+        return RealNodePod.running(node, name, PRINT, q)
+                .editMetadata()
                 .withNamespace(namespace)
                 .endMetadata()
-                .withNewSpec()
-                .addToNodeSelector("kubernetes.io/hostname", node.name())
-                .addNewToleration()
-                .withKey(RealNode.TAINT_KEY)
-                .withOperator("Exists")
-                .withEffect("NoSchedule")
-                .endToleration()
-                .withDnsPolicy("Default")
-                .withTerminationGracePeriodSeconds(1L)
-                .withEnableServiceLinks(false)
-                .addNewContainer()
-                .withName("main")
-                .withImage(node.busyboxImage())
-                .withImagePullPolicy("Never")
-                .withCommand("sh", "-c", PRINT)
-                .withNewResources()
-                .withLimits(q)
-                .endResources()
-                .endContainer()
-                .endSpec()
                 .build();
     }
 
