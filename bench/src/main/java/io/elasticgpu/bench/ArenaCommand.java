@@ -125,6 +125,7 @@ public final class ArenaCommand implements Callable<Integer> {
                 false,
                 !input.noGates,
                 List.of(),
+                List.of(),
                 0,
                 false,
                 null);

@@ -65,6 +65,14 @@ public final class ClusterReplayCommand implements Callable<Integer> {
     List<String> extenderFlags = new ArrayList<>();
 
     @Option(
+            names = "--extender-jvm",
+            paramLabel = "OPTION",
+            order = 13,
+            description = "A JVM option added to the extender's after the chart's (e.g. -XX:AOTCache=FILE, or"
+                    + " -XX:AOTCacheOutput=FILE to train one), to measure it; repeatable.")
+    List<String> extenderJvm = new ArrayList<>();
+
+    @Option(
             names = "--warm-extender",
             paramLabel = "PODS",
             defaultValue = "0",
@@ -116,6 +124,7 @@ public final class ClusterReplayCommand implements Callable<Integer> {
                 !noBaseline,
                 !input.noGates,
                 List.copyOf(extenderFlags),
+                List.copyOf(extenderJvm),
                 warmExtender,
                 dra,
                 json);

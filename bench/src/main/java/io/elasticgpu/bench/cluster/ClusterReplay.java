@@ -277,20 +277,28 @@ public final class ClusterReplay {
     }
 
     private static EgpuProcess startExtender(ControlPlane cp, ChartConfig chart, ReplayOptions options) {
-        return startExtender(cp, chart, options.policy(), options.extenderFlags());
+        return startExtender(cp, chart, options.policy(), options.extenderFlags(), options.extenderJvm());
     }
 
     /**
      * The extender with the chart's arguments and JVM options (the policy as asked, flags added), on this control
      * plane. */
     public static EgpuProcess startExtender(ControlPlane cp, ChartConfig chart, String policyName, List<String> flags) {
+        return startExtender(cp, chart, policyName, flags, List.of());
+    }
+
+    /** The same with JVM options added after the chart's. */
+    public static EgpuProcess startExtender(
+            ControlPlane cp, ChartConfig chart, String policyName, List<String> flags, List<String> jvm) {
+        List<String> jvmOptions = new ArrayList<>(chart.extenderJvm());
+        jvmOptions.addAll(jvm);
         List<String> args = new ArrayList<>(chart.extenderArgs());
         int policy = args.indexOf("--policy");
         args.set(policy + 1, policyName);
         args.addAll(flags);
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
         return EgpuProcess.start(
-                chart.extenderJvm(),
+                jvmOptions,
                 "scheduler",
                 args,
                 cp.workDir().resolve("logs").resolve("extender.log"),

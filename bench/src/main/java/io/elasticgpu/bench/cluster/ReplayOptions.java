@@ -20,6 +20,7 @@ import java.util.List;
  * @param gated           create every pod behind a scheduling gate, then lift the gates in order (the extender
  *                        knows the workload from the start, as the simulator's policy does)
  * @param extenderFlags   flags added to the extender's command line after the chart's, to measure a knob
+ * @param extenderJvm     JVM options added to the extender's after the chart's (e.g. {@code -XX:AOTCache=FILE})
  * @param warmExtender    before measuring, schedule this many copies of the first pods through the extender and delete
  *                        them, so that what is measured is an extender whose JIT has compiled its code (as one that has
  *                        run for a while is) rather than a fresh JVM; 0 measures the fresh JVM
@@ -40,11 +41,13 @@ public record ReplayOptions(
         boolean baseline,
         boolean gated,
         List<String> extenderFlags,
+        List<String> extenderJvm,
         int warmExtender,
         boolean dra,
         Path json) {
 
     public ReplayOptions {
         extenderFlags = List.copyOf(extenderFlags);
+        extenderJvm = List.copyOf(extenderJvm);
     }
 }

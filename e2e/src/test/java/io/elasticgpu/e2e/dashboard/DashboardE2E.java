@@ -78,8 +78,11 @@ class DashboardE2E {
                 assertThat(page.card(a100, 0, "data-free-tflops")).isEqualTo("0");
                 assertThat(page.card(t4, 0, "data-free-tflops")).isEqualTo("unknown");
                 assertThat(page.card(t4, 0, "innerText")).contains("unknown model");
+                // The total covers every node of the control plane (other tests' too): the T4's healthy card is one of
+                // the cards of unknown models it leaves out.
                 assertThat(page.text("[data-total='Free compute'] .value"))
-                        .contains("bf16 TFLOPS free", "1 card: unknown model"); // card 1 is unhealthy
+                        .contains("bf16 TFLOPS free")
+                        .containsPattern("\\d+ cards?: unknown model");
 
                 page.click(a100, 2);
                 await().atMost(WAIT).until(() -> !page.text("#details h2").isEmpty());
