@@ -10,6 +10,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,13 +37,20 @@ final class Loopback implements AutoCloseable {
 
     /** Posts and returns the body; any status but 200 is an error, since a benchmark must not time failures. */
     String post(int port, String verb, byte[] body) throws IOException {
-        Connection c = connections.get().get(port);
-        if (c == null) {
-            c = new Connection(port);
-            connections.get().put(port, c);
-            synchronized (all) {
-                all.add(c);
+        Map<Integer, Connection> mine = connections.get();
+        Connection kept = mine.get(port);
+        if (kept != null) {
+            try {
+                return kept.post(verb, body);
+            } catch (SocketException | Closed e) {
+                // The server closed it while it was idle (the JDK server does after 30 s); Go's client retries these.
+                kept.close();
             }
+        }
+        Connection c = new Connection(port);
+        mine.put(port, c);
+        synchronized (all) {
+            all.add(c);
         }
         return c.post(verb, body);
     }
@@ -93,6 +101,13 @@ final class Loopback implements AutoCloseable {
     public void close() {
         synchronized (all) {
             all.forEach(Connection::close);
+        }
+    }
+
+    /** The server closed the connection before answering. */
+    private static final class Closed extends IOException {
+        Closed() {
+            super("the server closed the connection");
         }
     }
 
@@ -150,7 +165,7 @@ final class Loopback implements AutoCloseable {
             ByteArrayOutputStream b = new ByteArrayOutputStream(64);
             for (int ch = in.read(); ch != '\n'; ch = in.read()) {
                 if (ch < 0) {
-                    throw new IOException("the server closed the connection");
+                    throw new Closed();
                 }
                 if (ch != '\r') {
                     b.write(ch);
