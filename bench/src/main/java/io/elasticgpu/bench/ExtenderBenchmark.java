@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -32,12 +33,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>bind: two pods per node of mixed shapes, each bound on its own node, as kube-scheduler's bind call would;</li>
  *   <li>filter and prioritize latency, one caller at a time (kube-scheduler calls the extender from its single
  *       scheduling loop), in node-names mode and in full-node mode;</li>
- *   <li>filter+prioritize pairs per second, with one caller and with two.</li>
+ *   <li>filter+prioritize pairs per second, with one caller and with two (in node-names mode the median of
+ *       {@link #ROUNDS} interleaved rounds).</li>
  * </ol>
  * The named baseline, {@link EchoExtender}, is the same JDK HTTP server parsing the same request and answering that
  * every node fits: the floor that transport and JSON set. The ratio says what card-level reasoning adds to it. The
  * pairs-per-second target is checked at 1,000 nodes: at 5,000, even the echo's pairs (two calls that only parse and
  * copy 5,000 names) come near 1,000 per second on 2 cores.
+ *
+ * <p>In node-names mode two more stacks carry the same echo ({@link EchoAnswer}), measured the same way and
+ * interleaved with the echo and the extender: {@link HelidonEcho} (Helidon SE's WebServer) and
+ * {@link JdkDispatcherEcho} (the JDK server without an executor), so that the protocol stack is chosen by numbers
+ * (docs/results/http-stack.md). Full-node mode measures JSON of whole nodes, not the stack, and leaves them out.
+ *
+ * <p>It is over 400 lines because its phases share one fleet, one client and one set of servers per fleet size, and
+ * the rounds that interleave the contenders sit beside the phases they time; a split would pass all of them around.
  */
 final class ExtenderBenchmark {
 
@@ -45,6 +55,14 @@ final class ExtenderBenchmark {
     static final double TARGET_PAIRS_PER_SECOND = 2000;
     private static final int CARDS = 8;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The server names of the other stacks' echoes, in the rows. */
+    private static final String HELIDON = "helidon-echo";
+
+    private static final String JDK_DISPATCHER = "jdk-dispatcher-echo";
+    private static final String EXTENDER = "elastic-gpu";
+
+    /** Rounds of the interleaved pairs-per-second measurement in node-names mode; each figure is the median. */
+    static final int ROUNDS = 5;
 
     /** The fleet size, mode and callers {@link Result#pairsPerSecond} is measured at. */
     static final int HEADLINE_NODES = 1000;
@@ -57,6 +75,8 @@ final class ExtenderBenchmark {
      * @param pairsPerSecond     filter+prioritize pairs per second with one caller at {@link #HEADLINE_NODES} nodes in
      *                           node-names mode; null when that fleet size was not run
      * @param echoPairsPerSecond the echo's, in the same run, the same way
+     * @param helidonEchoPairsPerSecond        the same echo on Helidon SE's WebServer, the same way
+     * @param jdkDispatcherEchoPairsPerSecond  the same echo on the JDK server without an executor, the same way
      * @param loadAverageBefore  the 1-minute load average (/proc/loadavg) when the run started
      * @param loadAverageAfter   and when it ended
      */
@@ -67,6 +87,8 @@ final class ExtenderBenchmark {
             double loadAverageAfter,
             Double pairsPerSecond,
             Double echoPairsPerSecond,
+            Double helidonEchoPairsPerSecond,
+            Double jdkDispatcherEchoPairsPerSecond,
             List<Fleet> fleets) {}
 
     /** One fleet size's figures. */
@@ -75,8 +97,20 @@ final class ExtenderBenchmark {
     /** One verb's latency, milliseconds. */
     record Row(String mode, String verb, String server, double p50Ms, double p99Ms, double maxMs) {}
 
-    /** Filter+prioritize pairs per second, and the echo's filter+filter pairs, with {@code callers} callers. */
-    record Pairs(String mode, int callers, double pairsPerSecond, double echoPairsPerSecond) {}
+    /**
+     * Filter+prioritize pairs per second, and the echoes' filter+filter pairs, with {@code callers} callers: each the
+     * median of {@code rounds} measurements, listed in {@code perRound} by server. The Helidon and dispatcher echoes'
+     * are null in full-node mode, which does not run them (and measures one round).
+     */
+    record Pairs(
+            String mode,
+            int callers,
+            double pairsPerSecond,
+            double echoPairsPerSecond,
+            Double helidonEchoPairsPerSecond,
+            Double jdkDispatcherEchoPairsPerSecond,
+            int rounds,
+            Map<String, List<Double>> perRound) {}
 
     static Result run(List<Integer> fleetSizes, int requests) throws Exception {
         System.out.printf(
@@ -109,6 +143,8 @@ final class ExtenderBenchmark {
                 NodeAgentBenchmark.loadAverage(),
                 headline == null ? null : headline.pairsPerSecond(),
                 headline == null ? null : headline.echoPairsPerSecond(),
+                headline == null ? null : headline.helidonEchoPairsPerSecond(),
+                headline == null ? null : headline.jdkDispatcherEchoPairsPerSecond(),
                 List.copyOf(fleets));
     }
 
@@ -131,11 +167,13 @@ final class ExtenderBenchmark {
         System.out.printf(Locale.ROOT, "%n== %,d nodes, %,d cards ==%n", size, size * CARDS);
         try (ExtenderServer server = ExtenderService.serve(config, cache, api, () -> true);
                 EchoExtender echo = EchoExtender.start();
+                HelidonEcho helidon = HelidonEcho.start();
+                JdkDispatcherEcho dispatcher = JdkDispatcherEcho.start();
                 Loopback client = new Loopback()) {
             binds = bindPhase(client, server.port(), api, cache, nodes);
             System.out.printf(
                     Locale.ROOT,
-                    "%n%-11s %-10s %-11s %9s %9s %9s %12s%n",
+                    "%n%-11s %-10s %-19s %9s %9s %9s %12s%n",
                     "mode",
                     "verb",
                     "server",
@@ -146,17 +184,24 @@ final class ExtenderBenchmark {
             for (boolean names : new boolean[] {true, false}) {
                 List<byte[]> bodies = filterBodies(nodes, names);
                 String mode = names ? "node-names" : "full-nodes";
-                Latency echoFilter = client.latency(echo.port(), "filter", bodies, requests);
+                Map<String, Integer> stacks = new LinkedHashMap<>();
+                if (names) {
+                    stacks.put(HELIDON, helidon.port());
+                    stacks.put(JDK_DISPATCHER, dispatcher.port());
+                }
+                Map<String, Latency> echoes = echoLatencies(client, echo.port(), stacks, bodies, requests);
+                Latency echoFilter = echoes.get("echo");
+                echoes.forEach((stack, l) -> rows.add(row(mode, "filter", stack, l, echoFilter)));
                 Latency filter = client.latency(server.port(), "filter", bodies, requests);
                 Latency prioritize = client.latency(server.port(), "prioritize", bodies, requests);
-                rows.add(row(mode, "filter", "echo", echoFilter, echoFilter));
-                rows.add(row(mode, "filter", "elastic-gpu", filter, echoFilter));
-                rows.add(row(mode, "prioritize", "elastic-gpu", prioritize, echoFilter));
+                rows.add(row(mode, "filter", EXTENDER, filter, echoFilter));
+                rows.add(row(mode, "prioritize", EXTENDER, prioritize, echoFilter));
                 if (names && size >= 5000 && filter.p99() > TARGET_P99_MS) {
                     missed.add("filter p99 %.2f ms at %,d nodes in node-names mode (target < %.0f ms)"
                             .formatted(filter.p99(), size, TARGET_P99_MS));
                 }
-                missed.addAll(throughput(client, server.port(), echo.port(), mode, bodies, requests, size, pairs));
+                missed.addAll(
+                        throughput(client, server.port(), echo.port(), stacks, mode, bodies, requests, size, pairs));
             }
         }
         fleets.add(new Fleet(size, binds, List.copyOf(rows), List.copyOf(pairs)));
@@ -198,10 +243,16 @@ final class ExtenderBenchmark {
         return binds.size() / seconds;
     }
 
+    /**
+     * Pairs per second of the extender and of each echo, with one caller and with two. In node-names mode, where the
+     * other stacks run, {@link #ROUNDS} rounds, each contender once a round in an order that turns by one each round;
+     * each figure is the contender's median. One measurement of about a second moves by 2x on a shared machine.
+     */
     private static List<String> throughput(
             Loopback client,
             int port,
             int echoPort,
+            Map<String, Integer> stacks,
             String mode,
             List<byte[]> bodies,
             int requests,
@@ -209,10 +260,28 @@ final class ExtenderBenchmark {
             List<Pairs> out)
             throws Exception {
         List<String> missed = new ArrayList<>();
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        ports.put("echo", echoPort);
+        ports.putAll(stacks);
+        ports.put(EXTENDER, port);
+        List<String> order = new ArrayList<>(ports.keySet());
+        int rounds = stacks.isEmpty() ? 1 : ROUNDS;
         for (int callers : new int[] {1, 2}) {
-            double echo = pairsPerSecond(client, echoPort, "filter", bodies, requests, callers);
-            double pairs = pairsPerSecond(client, port, "prioritize", bodies, requests, callers);
-            out.add(new Pairs(mode, callers, pairs, echo));
+            Map<String, List<Double>> measured = new LinkedHashMap<>();
+            ports.keySet().forEach(c -> measured.put(c, new ArrayList<>())); // the printout's and the JSON's order
+            for (int round = 0; round < rounds; round++) {
+                for (String contender : order) {
+                    String second = contender.equals(EXTENDER) ? "prioritize" : "filter";
+                    measured.get(contender)
+                            .add(pairsPerSecond(client, ports.get(contender), second, bodies, requests, callers));
+                }
+                order.addLast(order.removeFirst());
+            }
+            double pairs = median(measured.get(EXTENDER));
+            double echo = median(measured.get("echo"));
+            Double helidon = measured.containsKey(HELIDON) ? median(measured.get(HELIDON)) : null;
+            Double dispatcher = measured.containsKey(JDK_DISPATCHER) ? median(measured.get(JDK_DISPATCHER)) : null;
+            out.add(new Pairs(mode, callers, pairs, echo, helidon, dispatcher, rounds, measured));
             System.out.printf(
                     Locale.ROOT,
                     "%-11s filter+prioritize pairs/s, %d caller%s: elastic-gpu %,7.0f, echo %,7.0f (%.2fx echo; "
@@ -225,12 +294,66 @@ final class ExtenderBenchmark {
                     pairs / echo,
                     pairs / TARGET_PAIRS_PER_SECOND,
                     TARGET_PAIRS_PER_SECOND);
+            measured.forEach((contender, each) -> System.out.printf(
+                    Locale.ROOT,
+                    rounds == 1 ? "" : "%-11s %d caller%s: %-19s median %,7.0f pairs/s (%.2fx echo) of %d rounds %s%n",
+                    mode,
+                    callers,
+                    callers == 1 ? " " : "s",
+                    contender,
+                    median(each),
+                    median(each) / echo,
+                    each.size(),
+                    each.stream().map(v -> "%,.0f".formatted(v)).toList()));
             if (callers == 1 && mode.equals("node-names") && size <= 1000 && pairs < TARGET_PAIRS_PER_SECOND) {
                 missed.add("%,.0f pairs/s at %,d nodes in node-names mode (target >= %,.0f)"
                         .formatted(pairs, size, TARGET_PAIRS_PER_SECOND));
             }
         }
         return missed;
+    }
+
+    /**
+     * Each echo's filter latency. With the other stacks (node-names mode), every echo is warmed up first and the
+     * timed calls are made in {@link #ROUNDS} rounds in an order that turns, as for throughput, so that neither the
+     * JIT's warming of the shared JSON code nor the machine's load favours the stack measured later.
+     */
+    private static Map<String, Latency> echoLatencies(
+            Loopback client, int echoPort, Map<String, Integer> stacks, List<byte[]> bodies, int requests)
+            throws Exception {
+        Map<String, Latency> out = new LinkedHashMap<>();
+        if (stacks.isEmpty()) {
+            out.put("echo", client.latency(echoPort, "filter", bodies, requests));
+            return out;
+        }
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        ports.put("echo", echoPort);
+        ports.putAll(stacks);
+        for (int port : ports.values()) {
+            client.timings(port, "filter", bodies, requests);
+        }
+        Map<String, long[]> timed = new LinkedHashMap<>();
+        ports.keySet().forEach(s -> timed.put(s, new long[0]));
+        List<String> order = new ArrayList<>(ports.keySet());
+        for (int round = 0; round < ROUNDS; round++) {
+            int calls = requests / ROUNDS + (round < requests % ROUNDS ? 1 : 0);
+            for (String stack : order) {
+                long[] before = timed.get(stack);
+                long[] more = client.timings(ports.get(stack), "filter", bodies, calls);
+                long[] all = Arrays.copyOf(before, before.length + more.length);
+                System.arraycopy(more, 0, all, before.length, more.length);
+                timed.put(stack, all);
+            }
+            order.addLast(order.removeFirst());
+        }
+        timed.forEach((stack, nanos) -> out.put(stack, Latency.of(nanos)));
+        return out;
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /** Pairs of calls (filter, then {@code second}) per second, {@code requests} pairs spread over {@code callers}. */
@@ -293,7 +416,7 @@ final class ExtenderBenchmark {
     private static Row row(String mode, String verb, String server, Latency l, Latency baseline) {
         System.out.printf(
                 Locale.ROOT,
-                "%-11s %-10s %-11s %9.2f %9.2f %9.2f %11.1fx%n",
+                "%-11s %-10s %-19s %9.2f %9.2f %9.2f %11.1fx%n",
                 mode,
                 verb,
                 server,

@@ -39,8 +39,9 @@ final class ExtenderCommand implements Callable<Integer> {
     @Option(
             names = "--json",
             paramLabel = "FILE",
-            description = "Also write the figures as JSON (pairsPerSecond and echoPairsPerSecond: one caller, 1,000"
-                    + " nodes, node names).")
+            description =
+                    "Also write the figures as JSON (pairsPerSecond, echoPairsPerSecond, helidonEchoPairsPerSecond"
+                            + " and jdkDispatcherEchoPairsPerSecond: one caller, 1,000 nodes, node names).")
     Path json;
 
     @Override

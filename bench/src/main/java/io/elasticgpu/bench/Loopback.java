@@ -10,10 +10,13 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -27,41 +30,46 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Loopback implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final ThreadLocal<Connection> connections = new ThreadLocal<>();
+    /** Each thread's connection to each port, kept while it calls others. */
+    private final ThreadLocal<Map<Integer, Connection>> connections = ThreadLocal.withInitial(HashMap::new);
+
     private final List<Connection> all = new ArrayList<>();
 
     /** Posts and returns the body; any status but 200 is an error, since a benchmark must not time failures. */
     String post(int port, String verb, byte[] body) throws IOException {
-        Connection c = connections.get();
-        if (c == null || c.port != port) {
-            if (c != null) {
-                c.close();
+        Map<Integer, Connection> mine = connections.get();
+        Connection kept = mine.get(port);
+        if (kept != null) {
+            try {
+                return kept.post(verb, body);
+            } catch (SocketException | Closed e) {
+                // The server closed it while it was idle (the JDK server does after 30 s); Go's client retries these.
+                kept.close();
             }
-            c = new Connection(port);
-            connections.set(c);
-            synchronized (all) {
-                all.add(c);
-            }
+        }
+        Connection c = new Connection(port);
+        mine.put(port, c);
+        synchronized (all) {
+            all.add(c);
         }
         return c.post(verb, body);
     }
 
     /** Latency of {@code requests} calls made one at a time, cycling through {@code bodies}, after as many warm-ups. */
     Latency latency(int port, String verb, List<byte[]> bodies, int requests) throws IOException {
-        for (int i = 0; i < requests; i++) {
-            post(port, verb, bodies.get(i % bodies.size()));
-        }
+        timings(port, verb, bodies, requests);
+        return Latency.of(timings(port, verb, bodies, requests));
+    }
+
+    /** Nanoseconds of each of {@code requests} calls made one at a time, cycling through {@code bodies}. */
+    long[] timings(int port, String verb, List<byte[]> bodies, int requests) throws IOException {
         long[] nanos = new long[requests];
         for (int i = 0; i < requests; i++) {
             long start = System.nanoTime();
             post(port, verb, bodies.get(i % bodies.size()));
             nanos[i] = System.nanoTime() - start;
         }
-        Arrays.sort(nanos);
-        return new Latency(
-                nanos[requests / 2] / 1e6,
-                nanos[(int) Math.ceil(requests * 0.99) - 1] / 1e6,
-                nanos[requests - 1] / 1e6);
+        return nanos;
     }
 
     /** Sends every body from {@code callers} threads; returns how many answers carried an {@code Error}. */
@@ -96,8 +104,23 @@ final class Loopback implements AutoCloseable {
         }
     }
 
+    /** The server closed the connection before answering. */
+    private static final class Closed extends IOException {
+        Closed() {
+            super("the server closed the connection");
+        }
+    }
+
     /** Milliseconds. */
-    record Latency(double p50, double p99, double max) {}
+    record Latency(double p50, double p99, double max) {
+
+        static Latency of(long[] timings) {
+            long[] nanos = timings.clone();
+            Arrays.sort(nanos);
+            int n = nanos.length;
+            return new Latency(nanos[n / 2] / 1e6, nanos[(int) Math.ceil(n * 0.99) - 1] / 1e6, nanos[n - 1] / 1e6);
+        }
+    }
 
     private static final class Connection {
         private final int port;
@@ -142,7 +165,7 @@ final class Loopback implements AutoCloseable {
             ByteArrayOutputStream b = new ByteArrayOutputStream(64);
             for (int ch = in.read(); ch != '\n'; ch = in.read()) {
                 if (ch < 0) {
-                    throw new IOException("the server closed the connection");
+                    throw new Closed();
                 }
                 if (ch != '\r') {
                     b.write(ch);
