@@ -74,13 +74,41 @@ public final class AllocationBound {
      * @param boundMilli the bound, in milli-cards
      * @param kinds      the cluster's node kinds
      * @param onKind     per pod shape, pods of it on each kind (fractional), in the order of {@code kinds}
+     * @param cuts       per kind (in the order of {@code kinds}), the card configurations the solution uses
      */
-    record Solution(double boundMilli, List<NodeKind> kinds, Map<Ask, double[]> onKind) {}
+    record Solution(double boundMilli, List<NodeKind> kinds, Map<Ask, double[]> onKind, List<List<Cut>> cuts) {}
+
+    /**
+     * A card configuration of the solution and how many cards of its kind it cuts so (fractional).
+     *
+     * @param slots slice size (milli) to how many slots of that size one card gets
+     * @param cards how many cards the solution cuts so
+     */
+    record Cut(Map<Integer, Integer> slots, double cards) {}
 
     static Solution solve(List<Node> nodes, List<Ask> pods) {
         List<NodeKind> kinds = NodeKind.of(nodes);
-        return new Program(kinds, pods).solve();
+        return new Program(kinds, pods, false, List.of()).solve();
     }
+
+    /**
+     * The program with rows that hold for whole pods on whole nodes but not for the pooled program: per kind, at most
+     * {@code j} pods per node of those asking more than a {@code j + 1}-th of its CPU, and as many of those asking
+     * more than a {@code j + 1}-th of its memory (j = 1, 2, 3). Every placement satisfies them, so its optimum is a
+     * bound too, but a lower one, and not the one reported: its solution guides the {@link RoundingPacker} better, as
+     * fewer of the pods it puts on a kind fail to fit there node by node. Column generation starts from the card
+     * configurations {@code bound}, the program's solution, uses.
+     */
+    static Solution solveForRounding(List<Node> nodes, List<Ask> pods, Solution bound) {
+        List<NodeKind> kinds = NodeKind.of(nodes);
+        List<List<Map<Integer, Integer>>> start = bound.cuts().stream()
+                .map(cuts -> cuts.stream().map(Cut::slots).toList())
+                .toList();
+        return new Program(kinds, pods, true, start).solve();
+    }
+
+    /** The j of {@link #solveForRounding}'s rows. */
+    private static final int[] FEW_PER_NODE = {1, 2, 3};
 
     /**
      * The program over one cluster's node kinds and one set of pods, in cards, cores and GiB: the primal with the
@@ -99,10 +127,13 @@ public final class AllocationBound {
         private final int[] unit;
         private final Variable[][] x;
         private final int[][] xIndex;
+        private final List<List<Map.Entry<Integer, Map<Integer, Integer>>>> configurationsOf; // variable, slots
         private int configurations;
 
+        private final Map<Integer, Expression>[] fewRow; // per kind: j for CPU, -j for memory (solveForRounding)
+
         @SuppressWarnings("unchecked")
-        Program(List<NodeKind> kinds, List<Ask> pods) {
+        Program(List<NodeKind> kinds, List<Ask> pods, boolean fewPerNode, List<List<Map<Integer, Integer>>> start) {
             this.kinds = kinds;
             Map<Ask, Integer> counts = new LinkedHashMap<>();
             for (Ask pod : pods) {
@@ -118,9 +149,11 @@ public final class AllocationBound {
             }
             kindRow = new Expression[kinds.size()][];
             slotRow = new Map[kinds.size()];
+            fewRow = new Map[kinds.size()];
             unit = new int[kinds.size()];
             x = new Variable[kinds.size()][shapes.size()];
             xIndex = new int[kinds.size()][shapes.size()];
+            configurationsOf = new ArrayList<>();
             for (int k = 0; k < kinds.size(); k++) {
                 NodeKind kind = kinds.get(k);
                 kindRow[k] = new Expression[] {
@@ -131,6 +164,14 @@ public final class AllocationBound {
                     row("large" + k, kind.count())
                 };
                 slotRow[k] = new LinkedHashMap<>();
+                fewRow[k] = new LinkedHashMap<>();
+                if (fewPerNode) {
+                    for (int j : FEW_PER_NODE) {
+                        fewRow[k].put(j, row("fewcpu" + k + "_" + j, (double) j * kind.count()));
+                        fewRow[k].put(-j, row("fewmemory" + k + "_" + j, (double) j * kind.count()));
+                    }
+                }
+                configurationsOf.add(new ArrayList<>());
                 unit[k] = kind.computeMilli();
                 for (int s = 0; s < shapes.size(); s++) {
                     Ask shape = shapes.get(s);
@@ -146,6 +187,13 @@ public final class AllocationBound {
                 // a first configuration per slice size: as many of that size as fit one card
                 for (int size : List.copyOf(slotRow[k].keySet())) {
                     addConfiguration(k, Map.of(size, kind.computeMilli() / size));
+                }
+                if (k < start.size()) {
+                    for (Map<Integer, Integer> slots : start.get(k)) {
+                        if (slotRow[k].keySet().containsAll(slots.keySet())) {
+                            addConfiguration(k, slots);
+                        }
+                    }
                 }
             }
         }
@@ -170,6 +218,13 @@ public final class AllocationBound {
             column.put(kindRow[k][0], shape.cpuMilli() / 1000.0);
             column.put(kindRow[k][1], shape.memoryMib() / 1024.0);
             column.put(kindRow[k][2], 1.0);
+            fewRow[k].forEach((j, row) -> {
+                if (j > 0
+                        ? shape.cpuMilli() * (j + 1) > kind.cpuMilli()
+                        : shape.memoryMib() * (1 - j) > kind.memoryMib()) {
+                    column.put(row, 1.0);
+                }
+            });
             if (shape.wholeCards()) {
                 column.put(kindRow[k][3], (double) shape.cards());
                 if (2 * shape.cards() > kind.cards()) {
@@ -189,6 +244,7 @@ public final class AllocationBound {
         }
 
         private void addConfiguration(int k, Map<Integer, Integer> slots) {
+            configurationsOf.get(k).add(Map.entry(model.countVariables(), Map.copyOf(slots)));
             Variable y = model.addVariable("config" + configurations++).lower(0);
             kindRow[k][3].set(y, 1);
             slots.forEach((size, n) -> slotRow[k].get(size).set(y, -n));
@@ -216,7 +272,18 @@ public final class AllocationBound {
                         }
                         onKind.put(shapes.get(s), perKind);
                     }
-                    return new Solution(1000 * certified(price), kinds, onKind);
+                    List<List<Cut>> cuts = new ArrayList<>();
+                    for (var ofKind : configurationsOf) {
+                        List<Cut> used = new ArrayList<>();
+                        for (var c : ofKind) {
+                            double cards = result.doubleValue(c.getKey());
+                            if (cards > 1e-9) {
+                                used.add(new Cut(c.getValue(), cards));
+                            }
+                        }
+                        cuts.add(List.copyOf(used));
+                    }
+                    return new Solution(1000 * certified(price), kinds, onKind, List.copyOf(cuts));
                 }
             }
             throw new IllegalStateException(

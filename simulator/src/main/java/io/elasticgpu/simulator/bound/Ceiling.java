@@ -14,8 +14,10 @@ import java.util.List;
  * @param cutPods       how many pods of the order arrived by the cut
  * @param capacityMilli the cluster's GPU, in milli-cards
  * @param boundMilli    the linear-programming bound ({@link AllocationBound}): no placement holds more
- * @param offlineMilli  the better of the {@link OfflinePacker}'s two packings, each checked feasible by
- *                      {@link PackingCheck}
+ * @param offlineMilli  the best of four offline packings, each checked feasible by {@link PackingCheck}: the
+ *                      {@link RoundingPacker}'s roundings of the program's solution and of the program with the
+ *                      few-per-node rows ({@link AllocationBound#solveForRounding}), and the {@link OfflinePacker}'s
+ *                      two best fits
  * @param elapsedMs     time taken for both
  */
 public record Ceiling(int cutPods, long capacityMilli, double boundMilli, long offlineMilli, long elapsedMs) {
@@ -42,13 +44,18 @@ public record Ceiling(int cutPods, long capacityMilli, double boundMilli, long o
         List<Ask> cut = asks.subList(0, cut(asks, capacity, HEADLINE_LEVEL));
         AllocationBound.Solution solution = AllocationBound.solve(nodes, cut);
         double bound = solution.boundMilli();
-        // two packings, each checked: guided by the program's solution, and plain; the better counts
-        Packing guided = OfflinePacker.pack(nodes, cut, solution);
-        PackingCheck.requireFeasible(nodes, cut, guided);
-        Packing plain = OfflinePacker.pack(nodes, cut);
-        PackingCheck.requireFeasible(nodes, cut, plain);
-        Packing packing = guided.usedMilli() >= plain.usedMilli() ? guided : plain;
-        return new Ceiling(cut.size(), capacity, bound, packing.usedMilli(), (System.nanoTime() - start) / 1_000_000);
+        // four packings, each checked: the solutions of the program with the few-per-node rows and of the bound's
+        // program rounded, best fit guided by the bound's solution, and plain best fit; the best counts
+        long offline = 0;
+        for (Packing packing : List.of(
+                RoundingPacker.pack(nodes, cut, AllocationBound.solveForRounding(nodes, cut, solution)),
+                RoundingPacker.pack(nodes, cut, solution),
+                OfflinePacker.pack(nodes, cut, solution),
+                OfflinePacker.pack(nodes, cut))) {
+            PackingCheck.requireFeasible(nodes, cut, packing);
+            offline = Math.max(offline, packing.usedMilli());
+        }
+        return new Ceiling(cut.size(), capacity, bound, offline, (System.nanoTime() - start) / 1_000_000);
     }
 
     /**

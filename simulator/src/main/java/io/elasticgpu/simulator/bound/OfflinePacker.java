@@ -29,8 +29,9 @@ public final class OfflinePacker {
     private final int[] idleCards;
     private int[] kind; // each node's kind, when guided
     private Map<Ask, int[]> quota; // pods of a shape each kind may still take in the guided pass; null: any
+    private boolean[] open; // the nodes a pod may go to now; null: any
 
-    private OfflinePacker(List<Node> nodes) {
+    OfflinePacker(List<Node> nodes) {
         this.nodes = List.copyOf(nodes);
         int n = nodes.size();
         freeCpu = new long[n];
@@ -71,37 +72,98 @@ public final class OfflinePacker {
         if (guide != null) {
             packer.guide(guide);
         }
+        List<Integer> sorted =
+                decreasing(pods, IntStream.range(0, pods.size()).boxed().toList());
+        List<Packing.Placed> placed = new ArrayList<>();
+        List<Integer> left = packer.placeAll(pods, sorted, placed);
+        if (packer.quota != null) {
+            packer.quota = null;
+            packer.placeAll(pods, left, placed);
+        }
+        return new Packing(placed);
+    }
+
+    /**
+     * The pods of {@code indexes} that ask cards, in the order the packer takes them: decreasing milli per card (whole
+     * cards first), then cards, then CPU; ties by index.
+     */
+    static List<Integer> decreasing(List<Ask> pods, List<Integer> indexes) {
         Comparator<Integer> order = Comparator.<Integer>comparingInt(
                         i -> pods.get(i).milliPerCard())
                 .thenComparingInt(i -> pods.get(i).cards())
                 .thenComparingLong(i -> pods.get(i).cpuMilli())
                 .reversed()
                 .thenComparingInt(i -> i);
-        List<Integer> sorted = IntStream.range(0, pods.size())
+        return indexes.stream()
                 .filter(i -> pods.get(i).needsCards())
-                .boxed()
                 .sorted(order)
                 .toList();
-        List<Packing.Placed> placed = new ArrayList<>();
+    }
+
+    /**
+     * Places the pods {@code indexes} of {@code pods} in that order, each where it fits tightest, adding each placed
+     * one to {@code placed}; returns those that fit nowhere.
+     */
+    List<Integer> placeAll(List<Ask> pods, List<Integer> indexes, List<Packing.Placed> placed) {
         List<Integer> left = new ArrayList<>();
-        for (int i : sorted) {
-            Grant grant = packer.place(pods.get(i));
+        for (int i : indexes) {
+            Grant grant = place(pods.get(i));
             if (grant != null) {
                 placed.add(new Packing.Placed(i, grant));
             } else {
                 left.add(i);
             }
         }
-        if (packer.quota != null) {
-            packer.quota = null;
-            for (int i : left) {
-                Grant grant = packer.place(pods.get(i));
-                if (grant != null) {
-                    placed.add(new Packing.Placed(i, grant));
-                }
+        return left;
+    }
+
+    /** Limits where pods go to the nodes marked in {@code nodes} (by index); null lifts the limit. */
+    void openOnly(boolean[] nodes) {
+        open = nodes;
+    }
+
+    /** Places slice {@code ask} on card {@code c} of node {@code n} if it fits there; null if not. */
+    Grant placeSliceOn(Ask ask, int n, int c) {
+        Card card = nodes.get(n).cards().get(c);
+        if (!nodeFits(ask, n)
+                || freeMilli[n][c] < ask.milliPerCard()
+                || freeCardMemory[n][c] < ask.memoryMibOn(card)
+                || !ask.acceptsModel(card.model())) {
+            return null;
+        }
+        List<CardShare> shares = List.of(new CardShare(c, ask.milliPerCard(), ask.memoryMibOn(card)));
+        take(ask, n, shares);
+        return new Grant(nodes.get(n).name(), ask, shares);
+    }
+
+    /** Places whole-card {@code ask} on the first idle cards of node {@code n} that it may use; null if none. */
+    Grant placeWholeOn(Ask ask, int n) {
+        if (!nodeFits(ask, n)) {
+            return null;
+        }
+        List<CardShare> shares = new ArrayList<>();
+        for (int c = 0; c < freeMilli[n].length && shares.size() < ask.cards(); c++) {
+            if (wholeFits(ask, n, c)) {
+                Card card = nodes.get(n).cards().get(c);
+                shares.add(new CardShare(c, card.computeMilli(), card.memoryMib()));
             }
         }
-        return new Packing(placed);
+        if (shares.size() < ask.cards()) {
+            return null;
+        }
+        take(ask, n, shares);
+        return new Grant(nodes.get(n).name(), ask, shares);
+    }
+
+    /** Node {@code n}'s free CPU (milli), host memory (MiB) and pods. */
+    long[] freeHost(int n) {
+        return new long[] {freeCpu[n], freeMemory[n], freePods[n]};
+    }
+
+    /** Whether card {@code c} of node {@code n} is healthy and nobody holds any of it. */
+    boolean idle(int n, int c) {
+        Card card = nodes.get(n).cards().get(c);
+        return card.healthy() && freeMilli[n][c] == card.computeMilli() && freeCardMemory[n][c] == card.memoryMib();
     }
 
     private void guide(AllocationBound.Solution guide) {
@@ -132,12 +194,16 @@ public final class OfflinePacker {
         return q != null && q[kind[n]] > 0;
     }
 
-    private Grant place(Ask ask) {
+    Grant place(Ask ask) {
         return ask.wholeCards() ? placeWhole(ask) : placeSlice(ask);
     }
 
     private boolean nodeFits(Ask ask, int n) {
-        return allowed(ask, n) && freePods[n] >= 1 && freeCpu[n] >= ask.cpuMilli() && freeMemory[n] >= ask.memoryMib();
+        return (open == null || open[n])
+                && allowed(ask, n)
+                && freePods[n] >= 1
+                && freeCpu[n] >= ask.cpuMilli()
+                && freeMemory[n] >= ask.memoryMib();
     }
 
     private boolean wholeFits(Ask ask, int n, int c) {

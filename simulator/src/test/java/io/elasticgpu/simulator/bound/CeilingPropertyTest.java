@@ -70,6 +70,14 @@ class CeilingPropertyTest {
         Packing guided = OfflinePacker.pack(trace.nodes(), asks, AllocationBound.solve(trace.nodes(), asks));
         assertThat(PackingCheck.problems(trace.nodes(), asks, guided)).isEmpty();
         assertThat((double) guided.usedMilli()).isLessThanOrEqualTo(bound + slack);
+        AllocationBound.Solution few =
+                AllocationBound.solveForRounding(trace.nodes(), asks, AllocationBound.solve(trace.nodes(), asks));
+        assertThat(few.boundMilli()).isLessThanOrEqualTo(bound + slack);
+        for (AllocationBound.Solution solution : List.of(AllocationBound.solve(trace.nodes(), asks), few)) {
+            Packing rounded = RoundingPacker.pack(trace.nodes(), asks, solution);
+            assertThat(PackingCheck.problems(trace.nodes(), asks, rounded)).isEmpty();
+            assertThat((double) rounded.usedMilli()).isLessThanOrEqualTo(few.boundMilli() + slack);
+        }
 
         for (PolicyName policy : PolicyName.values()) {
             EventLog log = experiment.runOne(policy.text(), seed).log();
