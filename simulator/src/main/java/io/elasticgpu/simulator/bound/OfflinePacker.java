@@ -252,18 +252,7 @@ public final class OfflinePacker {
                 best = n;
             }
         }
-        if (best < 0) {
-            return null;
-        }
-        List<CardShare> shares = new ArrayList<>();
-        for (int c = 0; c < freeMilli[best].length && shares.size() < ask.cards(); c++) {
-            if (wholeFits(ask, best, c)) {
-                Card card = nodes.get(best).cards().get(c);
-                shares.add(new CardShare(c, card.computeMilli(), card.memoryMib()));
-            }
-        }
-        take(ask, best, shares);
-        return new Grant(nodes.get(best).name(), ask, shares);
+        return best < 0 ? null : placeWholeOn(ask, best); // best fits and has enough idle cards: never null
     }
 
     private Grant placeSlice(Ask ask) {
