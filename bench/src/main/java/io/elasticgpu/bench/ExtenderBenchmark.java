@@ -4,6 +4,9 @@ import static io.elasticgpu.scheduler.K8s.container;
 import static io.elasticgpu.scheduler.K8s.node;
 import static io.elasticgpu.scheduler.K8s.pod;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.bench.Loopback.Latency;
@@ -15,6 +18,7 @@ import io.elasticgpu.scheduler.extender.ExtenderService;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -34,7 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>filter and prioritize latency, one caller at a time (kube-scheduler calls the extender from its single
  *       scheduling loop), in node-names mode and in full-node mode;</li>
  *   <li>filter+prioritize pairs per second, with one caller and with two (in node-names mode the median of
- *       {@link #ROUNDS} interleaved rounds).</li>
+ *       {@link #ROUNDS} interleaved rounds);</li>
+ *   <li>at {@link #HEADLINE_NODES} nodes in node-names mode, scheduling cycles per second, one caller: what
+ *       kube-scheduler sends for one pod, the filter with every node, then prioritize with the nodes the filter
+ *       passed, only when it passed more than one (kube-scheduler scores nothing when one node is left, and none
+ *       when no node is).</li>
  * </ol>
  * The named baseline, {@link EchoExtender}, is the same JDK HTTP server parsing the same request and answering that
  * every node fits: the floor that transport and JSON set. The ratio says what card-level reasoning adds to it. The
@@ -77,6 +85,11 @@ final class ExtenderBenchmark {
      * @param echoPairsPerSecond the echo's, in the same run, the same way
      * @param helidonEchoPairsPerSecond        the same echo on Helidon SE's WebServer, the same way
      * @param jdkDispatcherEchoPairsPerSecond  the same echo on the JDK server without an executor, the same way
+     * @param cyclesPerSecond    scheduling cycles per second (filter, then prioritize with what passed when more
+     *                           than one passed), one caller, {@link #HEADLINE_NODES} nodes, node names; null when
+     *                           that fleet size was not run
+     * @param echoCyclesPerSecond the echo's, in the same rounds (it passes every node, so its cycles are two calls)
+     * @param decidedShare       of the extender's filter calls in those cycles, the share that passed one node
      * @param loadAverageBefore  the 1-minute load average (/proc/loadavg) when the run started
      * @param loadAverageAfter   and when it ended
      */
@@ -89,10 +102,24 @@ final class ExtenderBenchmark {
             Double echoPairsPerSecond,
             Double helidonEchoPairsPerSecond,
             Double jdkDispatcherEchoPairsPerSecond,
+            Double cyclesPerSecond,
+            Double echoCyclesPerSecond,
+            Double decidedShare,
             List<Fleet> fleets) {}
 
-    /** One fleet size's figures. */
-    record Fleet(int nodes, double bindsPerSecond, List<Row> latencies, List<Pairs> throughput) {}
+    /** One fleet size's figures; {@code cycles} only at {@link #HEADLINE_NODES} nodes. */
+    record Fleet(int nodes, double bindsPerSecond, List<Row> latencies, List<Pairs> throughput, Cycles cycles) {}
+
+    /**
+     * Scheduling cycles per second with one caller in node-names mode, the extender's and the echo's: each the median
+     * of {@link #ROUNDS} interleaved rounds, listed in {@code perRound}; {@code decidedShare} is the share of the
+     * extender's filter calls that passed one node.
+     */
+    record Cycles(
+            double cyclesPerSecond,
+            double echoCyclesPerSecond,
+            double decidedShare,
+            Map<String, List<Double>> perRound) {}
 
     /** One verb's latency, milliseconds. */
     record Row(String mode, String verb, String server, double p50Ms, double p99Ms, double maxMs) {}
@@ -112,7 +139,8 @@ final class ExtenderBenchmark {
             int rounds,
             Map<String, List<Double>> perRound) {}
 
-    static Result run(List<Integer> fleetSizes, int requests) throws Exception {
+    /** @param fullNodes whether to measure the full-node mode too */
+    static Result run(List<Integer> fleetSizes, int requests, boolean fullNodes) throws Exception {
         System.out.printf(
                 Locale.ROOT,
                 "extender over HTTP on loopback; %d cores; %d requests per row after warm-up%n",
@@ -122,7 +150,7 @@ final class ExtenderBenchmark {
         List<String> failures = new ArrayList<>();
         List<Fleet> fleets = new ArrayList<>();
         for (int size : fleetSizes) {
-            failures.addAll(fleet(size, requests, fleets));
+            failures.addAll(fleet(size, requests, fullNodes, fleets));
         }
         System.out.println();
         if (failures.isEmpty()) {
@@ -136,6 +164,11 @@ final class ExtenderBenchmark {
                 .filter(p -> p.callers() == 1 && p.mode().equals("node-names"))
                 .findFirst()
                 .orElse(null);
+        Cycles cycles = fleets.stream()
+                .map(Fleet::cycles)
+                .filter(java.util.Objects::nonNull)
+                .findFirst()
+                .orElse(null);
         return new Result(
                 requests,
                 Runtime.getRuntime().availableProcessors(),
@@ -145,10 +178,13 @@ final class ExtenderBenchmark {
                 headline == null ? null : headline.echoPairsPerSecond(),
                 headline == null ? null : headline.helidonEchoPairsPerSecond(),
                 headline == null ? null : headline.jdkDispatcherEchoPairsPerSecond(),
+                cycles == null ? null : cycles.cyclesPerSecond(),
+                cycles == null ? null : cycles.echoCyclesPerSecond(),
+                cycles == null ? null : cycles.decidedShare(),
                 List.copyOf(fleets));
     }
 
-    private static List<String> fleet(int size, int requests, List<Fleet> fleets) throws Exception {
+    private static List<String> fleet(int size, int requests, boolean fullNodes, List<Fleet> fleets) throws Exception {
         InMemoryClusterApi api = new InMemoryClusterApi();
         List<Node> nodes = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
@@ -164,6 +200,7 @@ final class ExtenderBenchmark {
         List<Row> rows = new ArrayList<>();
         List<Pairs> pairs = new ArrayList<>();
         double binds;
+        Cycles cycles = null;
         System.out.printf(Locale.ROOT, "%n== %,d nodes, %,d cards ==%n", size, size * CARDS);
         try (ExtenderServer server = ExtenderService.serve(config, cache, api, () -> true);
                 EchoExtender echo = EchoExtender.start();
@@ -181,7 +218,7 @@ final class ExtenderBenchmark {
                     "p99 ms",
                     "max ms",
                     "p50 vs echo");
-            for (boolean names : new boolean[] {true, false}) {
+            for (boolean names : fullNodes ? new boolean[] {true, false} : new boolean[] {true}) {
                 List<byte[]> bodies = filterBodies(nodes, names);
                 String mode = names ? "node-names" : "full-nodes";
                 Map<String, Integer> stacks = new LinkedHashMap<>();
@@ -202,9 +239,12 @@ final class ExtenderBenchmark {
                 }
                 missed.addAll(
                         throughput(client, server.port(), echo.port(), stacks, mode, bodies, requests, size, pairs));
+                if (names && size == HEADLINE_NODES) {
+                    cycles = cycles(client, server.port(), echo.port(), bodies, requests);
+                }
             }
         }
-        fleets.add(new Fleet(size, binds, List.copyOf(rows), List.copyOf(pairs)));
+        fleets.add(new Fleet(size, binds, List.copyOf(rows), List.copyOf(pairs), cycles));
         return missed;
     }
 
@@ -354,6 +394,104 @@ final class ExtenderBenchmark {
         List<Double> sorted = values.stream().sorted().toList();
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /**
+     * Scheduling cycles per second of the extender and of the echo, one caller, {@link #ROUNDS} rounds in an order
+     * that turns; see {@link Cycles}.
+     */
+    private static Cycles cycles(Loopback client, int port, int echoPort, List<byte[]> bodies, int requests)
+            throws Exception {
+        Map<String, List<Double>> measured = new LinkedHashMap<>();
+        measured.put("echo", new ArrayList<>());
+        measured.put(EXTENDER, new ArrayList<>());
+        long[] decided = new long[2]; // filter calls that passed one node, all filter calls (the extender's)
+        for (int round = 0; round < ROUNDS; round++) {
+            for (String contender : round % 2 == 0 ? List.of("echo", EXTENDER) : List.of(EXTENDER, "echo")) {
+                boolean extender = contender.equals(EXTENDER);
+                long[] counted = extender ? decided : new long[2];
+                measured.get(contender)
+                        .add(cyclesPerSecond(
+                                client,
+                                extender ? port : echoPort,
+                                extender ? "prioritize" : "filter",
+                                bodies,
+                                requests,
+                                counted));
+            }
+        }
+        Cycles c = new Cycles(
+                median(measured.get(EXTENDER)),
+                median(measured.get("echo")),
+                decided[1] == 0 ? 0 : (double) decided[0] / decided[1],
+                measured);
+        System.out.printf(
+                Locale.ROOT,
+                "node-names  scheduling cycles/s (filter; prioritize with what passed, when more than one), 1 caller:"
+                        + " elastic-gpu %,7.0f, echo %,7.0f (%.2fx echo); the filter passed one node in %.0f %% of"
+                        + " its calls%n",
+                c.cyclesPerSecond(),
+                c.echoCyclesPerSecond(),
+                c.cyclesPerSecond() / c.echoCyclesPerSecond(),
+                100 * c.decidedShare());
+        measured.forEach((contender, each) -> System.out.printf(
+                Locale.ROOT,
+                "node-names  cycles, 1 caller : %-19s median %,7.0f of %d rounds %s%n",
+                contender,
+                median(each),
+                each.size(),
+                each.stream().map(v -> "%,.0f".formatted(v)).toList()));
+        return c;
+    }
+
+    /**
+     * {@code requests} scheduling cycles, one at a time: the filter with every node, then {@code second} with the nodes
+     * it passed when it passed more than one (the same body when it passed every node). Counts in {@code decided} the
+     * filter calls that passed one node and all of them.
+     */
+    private static double cyclesPerSecond(
+            Loopback client, int port, String second, List<byte[]> bodies, int requests, long[] decided)
+            throws Exception {
+        long start = System.nanoTime();
+        for (int i = 0; i < requests; i++) {
+            byte[] body = bodies.get(i % bodies.size());
+            List<String> passed = passedNodes(client.post(port, "filter", body));
+            decided[1]++;
+            if (passed.size() == 1) {
+                decided[0]++;
+            } else if (passed.size() > 1) {
+                JsonNode args = JSON.readTree(body);
+                client.post(
+                        port,
+                        second,
+                        passed.size() == args.get("NodeNames").size()
+                                ? body
+                                : JSON.writeValueAsBytes(Map.of("Pod", args.get("Pod"), "NodeNames", passed)));
+            }
+        }
+        return requests / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** The node names a filter answer passes, as kube-scheduler reads them (node-names mode). */
+    static List<String> passedNodes(String answer) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (JsonParser p = JSON.getFactory().createParser(answer)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new IOException("a filter answer that is not a JSON object: " + answer);
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (field.equals("NodeNames") && value == JsonToken.START_ARRAY) {
+                    while (p.nextToken() == JsonToken.VALUE_STRING) {
+                        out.add(p.getText());
+                    }
+                } else {
+                    p.skipChildren();
+                }
+            }
+        }
+        return out;
     }
 
     /** Pairs of calls (filter, then {@code second}) per second, {@code requests} pairs spread over {@code callers}. */

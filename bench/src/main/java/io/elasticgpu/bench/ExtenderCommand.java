@@ -41,12 +41,20 @@ final class ExtenderCommand implements Callable<Integer> {
             paramLabel = "FILE",
             description =
                     "Also write the figures as JSON (pairsPerSecond, echoPairsPerSecond, helidonEchoPairsPerSecond"
-                            + " and jdkDispatcherEchoPairsPerSecond: one caller, 1,000 nodes, node names).")
+                            + " and jdkDispatcherEchoPairsPerSecond: one caller, 1,000 nodes, node names; cyclesPerSecond"
+                            + " and echoCyclesPerSecond: what kube-scheduler sends per pod, the same way).")
     Path json;
+
+    @Option(
+            names = "--node-names-only",
+            description = "Leave out the full-node mode (JSON of whole Node objects, minutes per fleet: it measures"
+                    + " JSON, not the extender), e.g. for repeated runs of the headline figures.")
+    boolean nodeNamesOnly;
 
     @Override
     public Integer call() throws Exception {
-        ExtenderBenchmark.Result r = ExtenderBenchmark.run(sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000));
+        ExtenderBenchmark.Result r =
+                ExtenderBenchmark.run(sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000), !nodeNamesOnly);
         if (json != null) {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), r);
         }

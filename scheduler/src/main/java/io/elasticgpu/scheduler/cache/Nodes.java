@@ -33,6 +33,11 @@ final class Nodes {
     private final Map<String, List<Object>> inputs = new HashMap<>();
     /** Each node's state: immutable, replaced at each change (cheaply: see {@link NodeEntries}). */
     private NodeEntries states = NodeEntries.EMPTY;
+    /** Each node's {@link Snapshot.Entry#slot}, and the slots of nodes gone, to be given to the next new node. */
+    private final Map<String, Integer> slots = new HashMap<>();
+
+    private final java.util.ArrayDeque<Integer> freeSlots = new java.util.ArrayDeque<>();
+    private long versions;
     /** What each id counts now, and the ids counted (or waiting to be) on each node. */
     private final Map<String, PodHolding> applied = new HashMap<>();
 
@@ -142,11 +147,20 @@ final class Nodes {
     }
 
     private void put(String name, NodeState state) {
-        states = states.with(name, new Snapshot.Entry(state));
+        Integer slot = slots.get(name);
+        if (slot == null) {
+            slot = freeSlots.isEmpty() ? slots.size() : freeSlots.pop();
+            slots.put(name, slot);
+        }
+        states = states.with(name, new Snapshot.Entry(state, slot, ++versions));
     }
 
     private void remove(String name) {
         states = states.without(name);
+        Integer slot = slots.remove(name);
+        if (slot != null) {
+            freeSlots.push(slot);
+        }
     }
 
     private void apply(String id, PodHolding c) {

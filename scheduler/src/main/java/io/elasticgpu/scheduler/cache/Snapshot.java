@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The cluster as one filter, prioritize or bind sees it, taken from {@link ClusterCache#snapshot} and never changed
@@ -20,14 +19,14 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Snapshot {
 
     /**
-     * A node's state and a slot for what readers derive from exactly this state (the decisions keep their policy
-     * scores there): a new state comes with an empty slot, so derived values never outlive what they came from.
+     * A node's state, with what readers key what they derive from it by (the decisions keep their judgements in
+     * tables indexed by {@code slot}, valid while {@code version} is the one they were made for).
+     *
+     * @param slot    the node's place in per-node tables: the same for all its states, another node's only once it
+     *                is gone (small whole numbers, so that a table is an array as long as the cluster is large)
+     * @param version unique to this state among all entries the cache made: a new state of the node, a new version
      */
-    public record Entry(NodeState state, AtomicReference<Object> derived) {
-        Entry(NodeState state) {
-            this(state, new AtomicReference<>());
-        }
-    }
+    public record Entry(NodeState state, int slot, long version) {}
 
     /** The largest card and the node with most cards, among healthy cards: what any pod can hope for at most. */
     public record Limits(long maxCardMemoryMib, int maxCardsPerNode) {}
@@ -102,6 +101,11 @@ public final class Snapshot {
      */
     public Optional<String> unknownHolder(String node) {
         return Optional.ofNullable(unknownHolders.get(node));
+    }
+
+    /** Whether any node has such a pod (the filter looks no node up when none has). */
+    public boolean hasUnknownHolders() {
+        return !unknownHolders.isEmpty();
     }
 
     /** A ResourceClaim as last seen. */

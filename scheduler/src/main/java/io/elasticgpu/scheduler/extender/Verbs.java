@@ -20,7 +20,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -127,7 +126,7 @@ final class Verbs implements AutoCloseable {
             return Wire.ExtenderFilterResult.error(impossible.get());
         }
         warnUnknownModels(ask, names, snapshot);
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::entry), snapshot);
         filtered.reasons().forEach(metrics::failed);
         if (!filtered.failed().isEmpty() || !filtered.unresolvable().isEmpty()) {
             requeue.rejected();
@@ -135,7 +134,7 @@ final class Verbs implements AutoCloseable {
         if (!deciding.decide()) {
             return answer(args, filtered.fit(), filtered.failed(), filtered.unresolvable());
         }
-        List<String> passed = decide(args.pod(), ask, filtered.fit(), snapshot);
+        List<String> passed = decide(args.pod(), ask, filtered, snapshot);
         return passed.size() == 1
                 ? answer(args, passed, Map.of(), Map.of())
                 : answer(args, passed, filtered.failed(), filtered.unresolvable());
@@ -234,12 +233,13 @@ final class Verbs implements AutoCloseable {
     }
 
     /** The best node alone, its cards held for the pod; all of {@code fit} when the decision cannot be made. */
-    private List<String> decide(Pod pod, PodAsk ask, List<String> fit, Snapshot snapshot) {
+    private List<String> decide(Pod pod, PodAsk ask, Decisions.Filtered filtered, Snapshot snapshot) {
         String uid = pod.getMetadata().getUid();
+        List<String> fit = filtered.fit();
         if (fit.isEmpty() || uid == null) {
             return fit;
         }
-        Optional<Decisions.Decided> decided = decisions.decide(ask, fit, snapshot::entry);
+        Optional<Decisions.Decided> decided = decisions.decide(ask, filtered);
         Optional<io.elasticgpu.core.model.Node> node = decided.flatMap(d -> snapshot.node(d.node()));
         if (node.isEmpty()) {
             return fit;
@@ -261,7 +261,7 @@ final class Verbs implements AutoCloseable {
     private Wire.ExtenderFilterResult hostOnly(
             Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
         warnUnknownModels(ask, names, snapshot);
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::entry), snapshot);
         String uid = args.pod().getMetadata().getUid();
         List<String> passed = List.copyOf(filtered.unresolvable().keySet());
         if (passed.isEmpty()) {
@@ -290,9 +290,9 @@ final class Verbs implements AutoCloseable {
             return passAll(args, names);
         }
         warnUnknownModels(ask, names, snapshot);
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::state), snapshot);
+        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::entry), snapshot);
         filtered.reasons().forEach(metrics::failed);
-        List<String> passed = decide(args.pod(), ask, filtered.fit(), snapshot);
+        List<String> passed = decide(args.pod(), ask, filtered, snapshot);
         return passed.size() == 1 ? answer(args, passed, Map.of(), Map.of()) : passAll(args, names);
     }
 
@@ -365,19 +365,9 @@ final class Verbs implements AutoCloseable {
      * cards it uses, nobody can tell, so none of them is handed out until its allocation is readable or it is gone.
      */
     private static Decisions.Filtered withoutUnknownHolders(Decisions.Filtered f, Snapshot snapshot) {
-        List<String> fit = f.fit().stream()
-                .filter(n -> snapshot.unknownHolder(n).isEmpty())
-                .toList();
-        if (fit.size() == f.fit().size()) {
-            return f;
-        }
-        Map<String, String> failed = new LinkedHashMap<>(f.failed());
-        Map<String, Integer> reasons = new LinkedHashMap<>(f.reasons());
-        f.fit().stream().filter(n -> !fit.contains(n)).forEach(n -> {
-            failed.put(n, UNKNOWN_HOLDER);
-            reasons.merge("unknown_holder", 1, Integer::sum);
-        });
-        return new Decisions.Filtered(fit, failed, f.unresolvable(), reasons);
+        return snapshot.hasUnknownHolders()
+                ? f.without(n -> snapshot.unknownHolder(n).isPresent(), UNKNOWN_HOLDER, "unknown_holder")
+                : f;
     }
 
     private static List<String> names(Wire.ExtenderArgs args) {

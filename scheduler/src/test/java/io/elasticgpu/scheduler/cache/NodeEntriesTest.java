@@ -12,9 +12,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class NodeEntriesTest {
 
+    private static long versions;
+
     private static Snapshot.Entry entry(String name, int cards) {
-        return new Snapshot.Entry(NodeState.empty(
-                NodeConversion.convert(node(name, cards, 16_384, 0)).orElseThrow()));
+        return new Snapshot.Entry(
+                NodeState.empty(
+                        NodeConversion.convert(node(name, cards, 16_384, 0)).orElseThrow()),
+                0,
+                ++versions);
     }
 
     @Test

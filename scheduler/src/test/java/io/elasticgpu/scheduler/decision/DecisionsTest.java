@@ -48,7 +48,7 @@ class DecisionsTest {
         hold("n1", "y", 1, 10_240);
         List<String> names = List.of("n1", "n2", "cpu-node");
         Decisions.Filtered f =
-                decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache.snapshot()::state);
+                decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache.snapshot()::entry);
         assertThat(f.fit()).containsExactly("n2");
         assertThat(f.failed())
                 .containsExactly(
@@ -123,7 +123,7 @@ class DecisionsTest {
                 container("a", Map.of("elasticgpu.io/gpu-memory", "10000")),
                 container("b", Map.of("elasticgpu.io/gpu-memory", "10000")));
         PodAsk ask = PodAsk.of(p, PodAsks.Units.DEFAULT);
-        Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache.snapshot()::state);
+        Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache.snapshot()::entry);
         assertThat(f.failed().get("n1")).isEqualTo(Decisions.category(Reason.INSUFFICIENT_GPU));
     }
 
@@ -134,7 +134,7 @@ class DecisionsTest {
         hold("n1", "x", 0, 10_000);
         hold("n2", "y", 0, 12_000);
         Decisions.Filtered f = decisions.filter(
-                ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"), cache.snapshot()::state);
+                ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"), cache.snapshot()::entry);
         assertThat(f.failed().values()).hasSize(2).containsOnly(Decisions.category(Reason.INSUFFICIENT_GPU));
     }
 
@@ -160,5 +160,70 @@ class DecisionsTest {
                         List.of("d", "a", "b"),
                         cache.snapshot()::entry))
                 .hasValueSatisfying(d -> assertThat(d.node()).isEqualTo("d"));
+    }
+
+    @Test
+    void aNodeIsJudgedAgainOnceItsStateChanges() {
+        var binpack = new BinpackPolicy();
+        Decisions decisions = new Decisions(() -> binpack); // one policy throughout: its judgements are kept
+        cache.upsertNode(node("n1", 1, 16_384, 0));
+        PodAsk eight = ask(Map.of("elasticgpu.io/gpu-memory", "8192"));
+        assertThat(decisions
+                        .filter(eight, List.of("n1"), cache.snapshot()::entry)
+                        .fit())
+                .containsExactly("n1");
+        hold("n1", "x", 0, 10_000);
+        Decisions.Filtered after = decisions.filter(eight, List.of("n1"), cache.snapshot()::entry);
+        assertThat(after.fit())
+                .as("the judgement kept for the old state is not the new state's")
+                .isEmpty();
+        assertThat(after.failed()).containsKey("n1");
+        assertThat(decisions.prioritize(eight, List.of("n1"), cache.snapshot()::entry))
+                .containsExactly(0);
+    }
+
+    @Test
+    void aDecisionOnTheFilteredNodesIsTheDecisionOnTheirNamesAndNodesMovedOutAreNotDecided() {
+        for (String n : List.of("c", "a", "b")) {
+            cache.upsertNode(node(n, 1, 16_384, 0));
+        }
+        hold("c", "x", 0, 8_000);
+        PodAsk four = ask(Map.of("elasticgpu.io/gpu-memory", "4000"));
+        Decisions.Filtered f = decisions.filter(four, List.of("a", "b", "c"), cache.snapshot()::entry);
+        assertThat(decisions.decide(four, f).map(Decisions.Decided::node))
+                .isEqualTo(
+                        decisions.decide(four, f.fit(), cache.snapshot()::entry).map(Decisions.Decided::node))
+                .contains("c");
+        Decisions.Filtered withoutC = f.without("c"::equals, "held elsewhere", "unknown_holder");
+        assertThat(withoutC.fit()).containsExactly("a", "b");
+        assertThat(withoutC.entries()).hasSize(2);
+        assertThat(withoutC.failed()).containsEntry("c", "held elsewhere");
+        assertThat(withoutC.reasons()).containsEntry("unknown_holder", 1);
+        assertThat(decisions.decide(four, withoutC).map(Decisions.Decided::node))
+                .contains("a");
+        assertThat(f.without(n -> false, "never", "none")).isSameAs(f);
+    }
+
+    @Test
+    void aNewNodeInTheSlotOfOneGoneIsJudgedAfresh() {
+        var binpack = new BinpackPolicy();
+        Decisions decisions = new Decisions(() -> binpack); // one policy throughout: its judgements are kept
+        cache.upsertNode(node("old", 1, 81_920, 0));
+        PodAsk big = ask(Map.of("elasticgpu.io/gpu-memory", "40000"));
+        assertThat(decisions
+                        .filter(big, List.of("old"), cache.snapshot()::entry)
+                        .fit())
+                .containsExactly("old");
+        int slot = cache.snapshot().entry("old").slot();
+        cache.deleteNode("old");
+        cache.upsertNode(node("new", 1, 16_384, 0));
+        assertThat(cache.snapshot().entry("new").slot())
+                .as("the slot the gone node left")
+                .isEqualTo(slot);
+        assertThat(decisions
+                        .filter(big, List.of("new"), cache.snapshot()::entry)
+                        .failed())
+                .as("not the judgement made for the node that had the slot before")
+                .containsKey("new");
     }
 }
