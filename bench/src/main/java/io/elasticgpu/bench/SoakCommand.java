@@ -31,7 +31,8 @@ public final class SoakCommand implements Callable<Integer> {
             names = "--minutes",
             paramLabel = "N",
             defaultValue = "10",
-            description = "How long the load and the faults run, 0.5..1440 (default: ${DEFAULT-VALUE}).")
+            description = "How long the load and the faults run at least (on until every kind of fault has happened"
+                    + " once), 0.5..1440 (default: ${DEFAULT-VALUE}).")
     double minutes;
 
     @Option(

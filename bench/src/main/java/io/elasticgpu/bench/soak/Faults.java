@@ -176,6 +176,11 @@ final class Faults {
         System.err.println("soak: " + line);
     }
 
+    /** Whether every kind of fault has been inflicted at least once. */
+    boolean everyKindDone() {
+        return counts.size() == Kind.values().length;
+    }
+
     Map<String, Integer> counts() {
         return new LinkedHashMap<>(counts);
     }

@@ -57,9 +57,11 @@ public final class Soak {
                         AUDIT_EVERY.toMillis(),
                         TimeUnit.MILLISECONDS);
                 long end = start + options.duration().toNanos();
-                // A fixed delay after each fault (one that took long, a restart on a loaded machine, delays the next)
+                // A fixed delay after each fault (one that took long, a restart on a loaded machine, delays the next),
+                // and on past the duration until every kind of fault has happened once: on a loaded machine the slow
+                // ones (an API server restart) can stretch a short soak so that one kind never came.
                 for (long at = start + options.faultEvery().toNanos();
-                        at < end;
+                        at < end || !faults.everyKindDone();
                         at = System.nanoTime() + options.faultEvery().toNanos()) {
                     sleep(Duration.ofNanos(Math.max(0, at - System.nanoTime())));
                     faults.next();

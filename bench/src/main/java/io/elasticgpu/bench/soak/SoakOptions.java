@@ -6,7 +6,8 @@ import java.time.Duration;
 /**
  * What {@code bench/run soak} was asked ({@code SoakCommand} reads and checks the options).
  *
- * @param duration   how long the load and the faults run (then the drain and the final audit)
+ * @param duration   how long the load and the faults run at least, and on until every kind of fault has happened
+ *                   once (then the drain and the final audit)
  * @param nodes      kwok GPU nodes, in the mix of 8-card (two NVLink islands), 4-card (NVLink pairs) and 2-card nodes
  * @param seed       seeds the pods' shapes, their lifetimes and the faults' order
  * @param faultEvery the time between two faults
