@@ -59,7 +59,8 @@ final class SimulateCommand implements Callable<Integer> {
             paramLabel = "NAMES",
             defaultValue = Policies.DEFAULT,
             description = "A policy or a comma list; 'paper' is the paper's six, 'all' every policy. One of: "
-                    + "elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd."
+                    + "elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd,"
+                    + " elastic-lookahead."
                     + " Default: ${DEFAULT-VALUE}.")
     String policy;
 

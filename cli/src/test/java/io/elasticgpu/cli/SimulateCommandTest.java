@@ -87,7 +87,7 @@ class SimulateCommandTest {
         assertThat(err.toString())
                 .isEqualTo("egpu simulate: unknown policy \"tetris\" in --policy; choose from"
                         + " elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing, best-fit, "
-                        + "fgd, paper or all"
+                        + "fgd, elastic-lookahead, paper or all"
                         + System.lineSeparator());
     }
 
@@ -119,8 +119,8 @@ class SimulateCommandTest {
         assertThat(SimulateCommand.policies("paper"))
                 .containsExactly("random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd");
         assertThat(SimulateCommand.policies("all"))
-                .hasSize(9)
+                .hasSize(10)
                 .startsWith("random")
-                .endsWith("spread");
+                .endsWith("spread", "elastic-lookahead");
     }
 }

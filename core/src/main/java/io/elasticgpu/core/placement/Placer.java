@@ -17,7 +17,9 @@ import java.util.stream.Collectors;
 
 /**
  * Runs scheduling cycles with one policy: every node the request fits is scored, the highest score wins, and on
- * equal scores the node earlier in cluster order wins (the simulator puts nodes in their priority order).
+ * equal scores the node earlier in cluster order wins (the simulator puts nodes in their priority order). A policy
+ * with a {@link io.elasticgpu.core.policy.Lookahead} has its best-scored nodes rolled out first ({@link Rollouts})
+ * for pods that ask for GPU, and the rollout decides among them.
  *
  * <p>Scores are kept per node until that node's state changes, so a cycle after a placement rescores one node, not
  * the cluster. Not thread-safe; one placer per scheduling thread.
@@ -26,12 +28,14 @@ public final class Placer {
 
     private final Policy policy;
     private final ScoreCache cache = new ScoreCache();
+    private final Rollouts rollouts;
     private double[] scores = new double[0];
     private int[] nodes = new int[0];
     private Choice[] choices = new Choice[0];
 
     public Placer(Policy policy) {
         this.policy = requireNonNull(policy, "policy");
+        this.rollouts = policy.lookahead().map(l -> new Rollouts(policy, l)).orElse(null);
     }
 
     public Policy policy() {
@@ -71,8 +75,39 @@ public final class Placer {
                 best = j;
             }
         }
+        if (rollouts != null && request.needsCards() && fitting > 1) {
+            best = lookahead(request, cluster, fitting);
+        }
         NodeState winner = cluster.node(nodes[best]);
         return new Decision.Placed(placement(request, winner, choices[best].cards()), scores[best]);
+    }
+
+    /**
+     * The position among the fitting nodes that the look-ahead chooses: of the best-scored ones (the earlier node
+     * first on equal scores), the one whose rollout grows fragmentation least.
+     */
+    private int lookahead(Ask request, ClusterState cluster, int fitting) {
+        int limit = Math.min(fitting, policy.lookahead().orElseThrow().candidates());
+        int[] top = new int[limit];
+        int n = 0;
+        for (int j = 0; j < fitting; j++) {
+            if (n == limit && scores[j] <= scores[top[n - 1]]) {
+                continue;
+            }
+            int p = n < limit ? n++ : n - 1;
+            while (p > 0 && scores[top[p - 1]] < scores[j]) {
+                top[p] = top[p - 1];
+                p--;
+            }
+            top[p] = j;
+        }
+        int[] candidates = new int[n];
+        int[][] cards = new int[n][];
+        for (int k = 0; k < n; k++) {
+            candidates[k] = nodes[top[k]];
+            cards[k] = choices[top[k]].cards();
+        }
+        return top[rollouts.choose(request, cluster, candidates, cards, n)];
     }
 
     /** The shares {@code request} takes on {@code cards} of {@code node}: whole cards take all their memory. */

@@ -37,6 +37,7 @@ public final class Policies {
             case GPU_PACKING -> new GpuPackingPolicy();
             case BEST_FIT -> new BestFitPolicy();
             case FGD -> FgdPolicy.fgd(context.requireWorkload(name.text()));
+            case ELASTIC_LOOKAHEAD -> LookaheadPolicy.elastic(context.requireWorkload(name.text()));
         };
     }
 }

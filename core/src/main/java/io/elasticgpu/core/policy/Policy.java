@@ -2,6 +2,7 @@ package io.elasticgpu.core.policy;
 
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.snapshot.NodeState;
+import java.util.Optional;
 
 /**
  * Scores a node for a request and chooses the cards it would take there. Implementations are pure: no clock, no
@@ -28,4 +29,12 @@ public interface Policy {
 
     /** Rescales the scores of one scheduling cycle, {@code scores[0..count)}, in place. Most policies need not. */
     default void normalize(double[] scores, int count) {}
+
+    /**
+     * Rollouts a placer that sees the whole cluster runs over the best-scored nodes before it chooses; none for
+     * most policies.
+     */
+    default Optional<Lookahead> lookahead() {
+        return Optional.empty();
+    }
 }

@@ -19,7 +19,8 @@ public enum PolicyName {
     GPU_CLUSTERING("gpu-clustering"),
     GPU_PACKING("gpu-packing"),
     BEST_FIT("best-fit"),
-    FGD("fgd");
+    FGD("fgd"),
+    ELASTIC_LOOKAHEAD("elastic-lookahead");
 
     /** Our default. */
     public static final PolicyName DEFAULT = ELASTIC;
@@ -46,7 +47,7 @@ public enum PolicyName {
 
     /** Whether the policy ranks by fragmentation against the expected workload, which its context must then hold. */
     public boolean needsWorkload() {
-        return this == ELASTIC || this == FGD;
+        return this == ELASTIC || this == FGD || this == ELASTIC_LOOKAHEAD;
     }
 
     /** Every name, as users write them, in declaration order. */

@@ -24,7 +24,7 @@ class PoliciesTest {
     void unknownNamesListTheKnownOnes() {
         assertThatThrownBy(() -> Policies.create("tetris", noWorkload))
                 .hasMessage("unknown policy \"tetris\"; choose one of: elastic, binpack, spread, random, dot-product,"
-                        + " gpu-clustering, gpu-packing, best-fit, fgd");
+                        + " gpu-clustering, gpu-packing, best-fit, fgd, elastic-lookahead");
     }
 
     @Test

@@ -13,8 +13,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** The policy names: one closed set, read in one place, with one message for a name outside it. */
 class PolicyNameTest {
 
-    private static final String KNOWN =
-            "elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing," + " best-fit, fgd";
+    private static final String KNOWN = "elastic, binpack, spread, random, dot-product, gpu-clustering, gpu-packing,"
+            + " best-fit, fgd, elastic-lookahead";
 
     @ParameterizedTest(name = "{0} is read back from its own name and builds the policy of that name")
     @EnumSource(PolicyName.class)
@@ -30,7 +30,7 @@ class PolicyNameTest {
     }
 
     @Test
-    void theSetIsTheNineNamesWithElasticTheDefaultAndThePapersSix() {
+    void theSetIsTheTenNamesWithElasticTheDefaultAndThePapersSix() {
         assertThat(String.join(", ", PolicyName.texts())).isEqualTo(KNOWN);
         assertThat(PolicyName.DEFAULT).isEqualTo(PolicyName.ELASTIC);
         assertThat(Policies.DEFAULT).isEqualTo(PolicyName.DEFAULT.text());
@@ -39,7 +39,7 @@ class PolicyNameTest {
                 .containsExactly("random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd");
         assertThat(PolicyName.values())
                 .filteredOn(PolicyName::needsWorkload)
-                .containsExactly(PolicyName.ELASTIC, PolicyName.FGD);
+                .containsExactly(PolicyName.ELASTIC, PolicyName.FGD, PolicyName.ELASTIC_LOOKAHEAD);
     }
 
     @ParameterizedTest(name = "\"{0}\" is refused")
@@ -70,7 +70,8 @@ class PolicyNameTest {
                 "paper                  | random,dot-product,gpu-clustering,gpu-packing,best-fit,fgd",
                 // all: the paper's six first, then the rest in declaration order
                 "all                    | "
-                        + "random,dot-product,gpu-clustering,gpu-packing,best-fit,fgd,elastic,binpack,spread",
+                        + "random,dot-product,gpu-clustering,gpu-packing,best-fit,fgd,elastic,binpack,spread,"
+                        + "elastic-lookahead",
                 "spread,paper           | spread,random,dot-product,gpu-clustering,gpu-packing,best-fit,fgd",
             })
     void aListExpandsItsGroupsAndNamesEachPolicyOnce(String text, String expected) {

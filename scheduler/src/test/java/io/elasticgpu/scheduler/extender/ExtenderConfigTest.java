@@ -160,7 +160,7 @@ class ExtenderConfigTest {
                 "listen: {host: a}            | listen must be a string, was {host=a}",
                 "policy: tetris               | unknown policy \"tetris\"; choose one of: elastic, binpack, spread, "
                         + "random,"
-                        + " dot-product, gpu-clustering, gpu-packing, best-fit, fgd",
+                        + " dot-product, gpu-clustering, gpu-packing, best-fit, fgd, elastic-lookahead",
                 "ledgerNamespace: ~           | ledgerNamespace needs a value; leave the key out for its default",
             })
     void aFileValueOfTheWrongTypeIsRefusedNamingTheFileKeyAndValue(String yaml, String message) throws IOException {
