@@ -42,6 +42,16 @@ class ExtenderConfigTest {
     }
 
     @Test
+    void theLookaheadPolicyOfTheSimulatorIsRefusedSayingWhichToChoose() {
+        assertThatThrownBy(() -> ExtenderConfig.builder()
+                        .withPolicy(PolicyName.ELASTIC_LOOKAHEAD)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("policy (--policy): elastic-lookahead runs in egpu simulate only")
+                .hasMessageEndingWith("choose elastic");
+    }
+
+    @Test
     void badValuesSayWhatToChange() {
         assertThatThrownBy(() -> PolicyName.parse("tetris"))
                 .hasMessageStartingWith("unknown policy \"tetris\"; choose one of: elastic, binpack");
