@@ -41,8 +41,9 @@ final class ExtenderCommand implements Callable<Integer> {
             paramLabel = "FILE",
             description =
                     "Also write the figures as JSON (pairsPerSecond, echoPairsPerSecond, helidonEchoPairsPerSecond"
-                            + " and jdkDispatcherEchoPairsPerSecond: one caller, 1,000 nodes, node names; cyclesPerSecond"
-                            + " and echoCyclesPerSecond: what kube-scheduler sends per pod, the same way).")
+                            + " and jdkDispatcherEchoPairsPerSecond: one caller, 1,000 nodes, node names;"
+                            + " cyclesPerSecond and echoCyclesPerSecond: what kube-scheduler sends per pod, the same"
+                            + " way).")
     Path json;
 
     @Option(

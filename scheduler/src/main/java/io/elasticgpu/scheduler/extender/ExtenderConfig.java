@@ -100,9 +100,9 @@ public record ExtenderConfig(
         requireNonNull(policy, "policy");
         if (policy == PolicyName.ELASTIC_LOOKAHEAD) {
             throw new IllegalArgumentException(
-                    "policy (--policy): elastic-lookahead runs in egpu simulate only: its rollouts cost 2 to 5 ms of CPU"
-                            + " per decision (docs/results/placement-lookahead.md), over the filter's budget, and the"
-                            + " extender does not run them; choose elastic");
+                    "policy (--policy): elastic-lookahead runs in egpu simulate only: its rollouts cost 2 to 5 ms"
+                            + " of CPU per decision (docs/results/placement-lookahead.md), over the filter's budget,"
+                            + " and the extender does not run them; choose elastic");
         }
         Address verbs = Address.parse("listen (--listen)", listen);
         if (metricsListen != null) {
