@@ -18,7 +18,7 @@ import java.util.Map;
  * <p>Not thread-safe: confine an instance to one thread or guard every call with one lock. Readers that need a
  * stable view take the {@link NodeState}s, which never change.
  */
-public final class ClusterState {
+public final class ClusterState implements NodeStates {
 
     private final NodeState[] states;
     private final Map<String, Integer> indexByName;
@@ -41,10 +41,12 @@ public final class ClusterState {
         capacityMilli = capacity;
     }
 
+    @Override
     public int size() {
         return states.length;
     }
 
+    @Override
     public NodeState node(int index) {
         return states[index];
     }
