@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.bench.Loopback.Latency;
+import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.binding.InMemoryClusterApi;
 import io.elasticgpu.scheduler.cache.ClusterCache;
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
@@ -90,6 +91,7 @@ final class ExtenderBenchmark {
      *                           that fleet size was not run
      * @param echoCyclesPerSecond the echo's, in the same rounds (it passes every node, so its cycles are two calls)
      * @param decidedShare       of the extender's filter calls in those cycles, the share that passed one node
+     * @param policy             the extender's placement policy ({@code --policy})
      * @param loadAverageBefore  the 1-minute load average (/proc/loadavg) when the run started
      * @param loadAverageAfter   and when it ended
      */
@@ -105,6 +107,7 @@ final class ExtenderBenchmark {
             Double cyclesPerSecond,
             Double echoCyclesPerSecond,
             Double decidedShare,
+            String policy,
             List<Fleet> fleets) {}
 
     /** One fleet size's figures; {@code cycles} only at {@link #HEADLINE_NODES} nodes. */
@@ -139,18 +142,22 @@ final class ExtenderBenchmark {
             int rounds,
             Map<String, List<Double>> perRound) {}
 
-    /** @param fullNodes whether to measure the full-node mode too */
-    static Result run(List<Integer> fleetSizes, int requests, boolean fullNodes) throws Exception {
+    /**
+     * @param fullNodes whether to measure the full-node mode too
+     * @param policy    the extender's placement policy
+     */
+    static Result run(List<Integer> fleetSizes, int requests, boolean fullNodes, PolicyName policy) throws Exception {
         System.out.printf(
                 Locale.ROOT,
-                "extender over HTTP on loopback; %d cores; %d requests per row after warm-up%n",
+                "extender over HTTP on loopback, policy %s; %d cores; %d requests per row after warm-up%n",
+                policy.text(),
                 Runtime.getRuntime().availableProcessors(),
                 requests);
         double loadBefore = NodeAgentBenchmark.loadAverage();
         List<String> failures = new ArrayList<>();
         List<Fleet> fleets = new ArrayList<>();
         for (int size : fleetSizes) {
-            failures.addAll(fleet(size, requests, fullNodes, fleets));
+            failures.addAll(fleet(size, requests, fullNodes, policy, fleets));
         }
         System.out.println();
         if (failures.isEmpty()) {
@@ -181,10 +188,12 @@ final class ExtenderBenchmark {
                 cycles == null ? null : cycles.cyclesPerSecond(),
                 cycles == null ? null : cycles.echoCyclesPerSecond(),
                 cycles == null ? null : cycles.decidedShare(),
+                policy.text(),
                 List.copyOf(fleets));
     }
 
-    private static List<String> fleet(int size, int requests, boolean fullNodes, List<Fleet> fleets) throws Exception {
+    private static List<String> fleet(int size, int requests, boolean fullNodes, PolicyName policy, List<Fleet> fleets)
+            throws Exception {
         InMemoryClusterApi api = new InMemoryClusterApi();
         List<Node> nodes = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
@@ -194,8 +203,10 @@ final class ExtenderBenchmark {
         }
         ClusterCache cache = new ClusterCache(p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1);
         api.feed(cache);
-        ExtenderConfig config =
-                ExtenderConfig.builder().withListen("127.0.0.1:0").build();
+        ExtenderConfig config = ExtenderConfig.builder()
+                .withListen("127.0.0.1:0")
+                .withPolicy(policy)
+                .build();
         List<String> missed = new ArrayList<>();
         List<Row> rows = new ArrayList<>();
         List<Pairs> pairs = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.elasticgpu.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.elasticgpu.core.policy.PolicyName;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -47,6 +48,14 @@ final class ExtenderCommand implements Callable<Integer> {
     Path json;
 
     @Option(
+            names = "--policy",
+            paramLabel = "NAME",
+            defaultValue = "elastic",
+            description = "The extender's placement policy, as its --policy (default: ${DEFAULT-VALUE}); e.g."
+                    + " elastic-lookahead, whose rollouts run in the deciding filter.")
+    String policy;
+
+    @Option(
             names = "--node-names-only",
             description = "Leave out the full-node mode (JSON of whole Node objects, minutes per fleet: it measures"
                     + " JSON, not the extender), e.g. for repeated runs of the headline figures.")
@@ -54,8 +63,8 @@ final class ExtenderCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ExtenderBenchmark.Result r =
-                ExtenderBenchmark.run(sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000), !nodeNamesOnly);
+        ExtenderBenchmark.Result r = ExtenderBenchmark.run(
+                sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000), !nodeNamesOnly, PolicyName.parse(policy));
         if (json != null) {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), r);
         }

@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler.cache;
 
 import io.elasticgpu.core.model.Node;
 import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.core.snapshot.NodeStates;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import java.util.Collections;
 import java.util.Map;
@@ -77,6 +78,35 @@ public final class Snapshot {
     /** A node's state with its slot for derived values, or null when it has no cards. */
     public Entry entry(String node) {
         return entries.get(node);
+    }
+
+    /** What {@link NodeLookup} keys its memory by: the same number, the same names in the same slots. */
+    long members() {
+        return entries.members();
+    }
+
+    /** The entry in {@code slot}, or null when no node has it. */
+    Entry atSlot(int slot) {
+        return entries.atSlot(slot);
+    }
+
+    /**
+     * Every node's state by {@link Entry#slot}, null in slots no node has: what a look-ahead reads the cluster as
+     * (an index keeps its node while it exists, as {@link NodeStates} asks).
+     */
+    public NodeStates bySlot() {
+        return new NodeStates() {
+            @Override
+            public int size() {
+                return entries.slots();
+            }
+
+            @Override
+            public NodeState node(int index) {
+                Entry e = atSlot(index);
+                return e == null ? null : e.state();
+            }
+        };
     }
 
     /** A node's cards, as its agent's inventory describes them. */

@@ -3,20 +3,19 @@ package io.elasticgpu.scheduler.decision;
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.policy.Choice;
+import io.elasticgpu.core.policy.Lookahead;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.Reason;
+import io.elasticgpu.scheduler.cache.NodeLookup;
 import io.elasticgpu.scheduler.cache.Snapshot;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,49 +29,6 @@ public final class Decisions {
 
     /** The extender's best score (kube-scheduler's {@code MaxExtenderPriority}). */
     public static final int MAX_SCORE = 10;
-
-    /**
-     * Nodes that fit; nodes that may fit once something is freed; nodes that never will; and how many nodes failed
-     * for each reason (lower-case {@link io.elasticgpu.core.snapshot.Reason} names, or {@code no_inventory}).
-     * {@code entries} are the fitting nodes' states as the filter read them, in the order of {@code fit}, so that a
-     * decision on them looks no node up again (at 1,000 nodes the lookups were a third of a filter's work).
-     */
-    public record Filtered(
-            List<String> fit,
-            Map<String, String> failed,
-            Map<String, String> unresolvable,
-            Map<String, Integer> reasons,
-            List<Snapshot.Entry> entries) {
-        public Filtered {
-            if (entries.size() != fit.size()) {
-                throw new IllegalArgumentException(
-                        "%d entries for %d fitting nodes".formatted(entries.size(), fit.size()));
-            }
-        }
-
-        /**
-         * These nodes with those that {@code out} names moved from fit to failed, each with {@code sentence}, counted
-         * under {@code reason}; this when none is.
-         */
-        public Filtered without(Predicate<String> out, String sentence, String reason) {
-            List<String> keptNames = new ArrayList<>(fit.size());
-            List<Snapshot.Entry> keptEntries = new ArrayList<>(fit.size());
-            Map<String, String> moreFailed = new LinkedHashMap<>(failed);
-            Map<String, Integer> moreReasons = new LinkedHashMap<>(reasons);
-            for (int i = 0; i < fit.size(); i++) {
-                if (out.test(fit.get(i))) {
-                    moreFailed.put(fit.get(i), sentence);
-                    moreReasons.merge(reason, 1, Integer::sum);
-                } else {
-                    keptNames.add(fit.get(i));
-                    keptEntries.add(entries.get(i));
-                }
-            }
-            return keptNames.size() == fit.size()
-                    ? this
-                    : new Filtered(keptNames, moreFailed, unresolvable, moreReasons, keptEntries);
-        }
-    }
 
     /**
      * How much the policy's ranking and the card links count in a node's score. Links count only for pods that take
@@ -95,8 +51,14 @@ public final class Decisions {
     private final Weights weights;
     private final Map<List<Ask>, Asked> asks = new ConcurrentHashMap<>();
 
-    /** A fitting node's policy score and the weakest link among the cards the pod would get there. */
-    private record Verdict(double score, int weakestLink) {}
+    private final RolloutChoice rollouts = new RolloutChoice();
+    private final NodeLookup lookup = new NodeLookup();
+
+    /**
+     * A fitting node's policy score, the weakest link among the cards the pod would get there and those cards (its
+     * first container's).
+     */
+    private record Verdict(double score, int weakestLink, int[] cards) {}
 
     /**
      * Whether an ask fits one node state ({@link Reason#FITS}) and, when it does, the policy's verdict there; made for
@@ -179,10 +141,10 @@ public final class Decisions {
      * Which candidates fit, each judged once per node state and ask (the judgement is kept with the state, as the
      * scores are: a node unchanged since the last pod of the same shape costs a lookup).
      *
-     * @param names   the candidate nodes kube-scheduler sent
-     * @param entries a candidate's state, or null when it has no cards
+     * @param names    the candidate nodes kube-scheduler sent
+     * @param snapshot the cluster they are judged in (names without cards there cannot be helped)
      */
-    public Filtered filter(PodAsk ask, Collection<String> names, Function<String, Snapshot.Entry> entries) {
+    public Filtered filter(PodAsk ask, List<String> names, Snapshot snapshot) {
         List<String> fit = new ArrayList<>();
         List<Snapshot.Entry> fitEntries = new ArrayList<>();
         Map<String, String> failed = new LinkedHashMap<>();
@@ -190,8 +152,10 @@ public final class Decisions {
         Map<String, Integer> reasons = new LinkedHashMap<>();
         Policy current = policy.get();
         Asked asked = canonical(ask.requests());
-        for (String name : names) {
-            Snapshot.Entry e = entries.apply(name);
+        Snapshot.Entry[] entries = lookup.entries(snapshot, names);
+        for (int i = 0; i < entries.length; i++) {
+            String name = names.get(i);
+            Snapshot.Entry e = entries[i];
             if (e == null) {
                 unresolvable.put(name, "no Elastic GPU inventory published; run the node agent on the node");
                 reasons.merge("no_inventory", 1, Integer::sum);
@@ -237,28 +201,38 @@ public final class Decisions {
     }
 
     /**
-     * The best of the fitting nodes, decided here instead of by kube-scheduler's scores: the nodes that
-     * {@link #prioritize} would give {@value #MAX_SCORE}, the first by name on a tie (so equal clusters decide
-     * equally), and the pod's cards there.
+     * The best of the fitting nodes, decided here instead of by kube-scheduler's scores, and the pod's cards there.
+     * For most policies that is the node {@link #prioritize} would give {@value #MAX_SCORE}, the first by name on a
+     * tie (so equal clusters decide equally). A policy with a {@link Lookahead} has its best-ranked nodes (the first
+     * by name on equal rank) rolled out on the whole cluster ({@link Snapshot#bySlot}) for a pod that asks for cards,
+     * as the simulator's placer does, and the rollout decides among them.
      *
-     * @param fit nodes the pod fits, as {@link #filter} found them
+     * @param filtered nodes the pod fits, as {@link #filter} found them in {@code snapshot}
      */
-    public Optional<Decided> decide(PodAsk ask, List<String> fit, Function<String, Snapshot.Entry> entries) {
-        return decide(ask, fit, fit.stream().map(entries).toList());
-    }
-
-    /** {@link #decide(PodAsk, List, Function)} on the nodes {@link #filter} found fitting, as it read them. */
-    public Optional<Decided> decide(PodAsk ask, Filtered filtered) {
-        return decide(ask, filtered.fit(), filtered.entries());
-    }
-
-    private Optional<Decided> decide(PodAsk ask, List<String> fit, List<Snapshot.Entry> entries) {
+    public Optional<Decided> decide(PodAsk ask, Filtered filtered, Snapshot snapshot) {
+        List<String> fit = filtered.fit();
+        List<Snapshot.Entry> entries = filtered.entries();
         Policy current = policy.get();
-        int[] scores = scores(canonical(ask.requests()), entries, current);
-        int best = -1;
-        for (int i = 0; i < scores.length; i++) {
-            if (scores[i] == MAX_SCORE && (best < 0 || fit.get(i).compareTo(fit.get(best)) < 0)) {
-                best = i;
+        int n = entries.size();
+        Asked asked = canonical(ask.requests());
+        double[] place = places(asked, entries, current);
+        Optional<Lookahead> lookahead = current.lookahead();
+        int best = lookahead.isPresent() && ask.requests().getFirst().needsCards() && n > 1
+                ? rollouts.choose(
+                        ask.requests().getFirst(),
+                        fit,
+                        place,
+                        i -> entries.get(i).slot(),
+                        i -> judged(entries.get(i), asked, current).verdict().cards(),
+                        current,
+                        lookahead.get(),
+                        snapshot.bySlot())
+                : -1;
+        if (best < 0) {
+            for (int i = 0; i < n; i++) {
+                if (place[i] == 1 && (best < 0 || fit.get(i).compareTo(fit.get(best)) < 0)) {
+                    best = i;
+                }
             }
         }
         Snapshot.Entry e = best < 0 ? null : entries.get(best);
@@ -274,17 +248,28 @@ public final class Decisions {
      * {@value #MAX_SCORE}, the others a share of it by their place between the worst and the best blend, capped below
      * it so that only the best win outright; nodes that do not fit get 0.
      */
-    public int[] prioritize(PodAsk ask, List<String> names, Function<String, Snapshot.Entry> entries) {
+    public int[] prioritize(PodAsk ask, List<String> names, Snapshot snapshot) {
         Policy current = policy.get();
-        List<Snapshot.Entry> found = new ArrayList<>(names.size());
-        for (String name : names) {
-            found.add(entries.apply(name));
-        }
-        return scores(canonical(ask.requests()), found, current);
+        return scores(canonical(ask.requests()), Arrays.asList(lookup.entries(snapshot, names)), current);
     }
 
     /** {@link #prioritize}'s scores for nodes as read ({@code null}: no cards, 0). */
     private int[] scores(Asked asked, List<Snapshot.Entry> entries, Policy current) {
+        double[] place = places(asked, entries, current);
+        int[] out = new int[place.length];
+        for (int i = 0; i < place.length; i++) {
+            if (!Double.isNaN(place[i])) {
+                out[i] = place[i] == 1 ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.floor(MAX_SCORE * place[i]));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Each node's place among the fitting ones, 0..1 (1: the best blend of policy score and weakest link, by
+     * {@link Weights}); NaN where the pod does not fit or the node has no cards ({@code null}).
+     */
+    private double[] places(Asked asked, List<Snapshot.Entry> entries, Policy current) {
         int n = entries.size();
         int[] fitting = new int[n];
         int count = 0;
@@ -301,10 +286,10 @@ public final class Decisions {
         }
         current.normalize(raw, count);
         double[] place = between(blend(between(raw, count), between(links, count), count), count);
-        int[] out = new int[n];
+        double[] out = new double[n];
+        Arrays.fill(out, Double.NaN);
         for (int j = 0; j < count; j++) {
-            out[fitting[j]] =
-                    place[j] == 1 ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.floor(MAX_SCORE * place[j]));
+            out[fitting[j]] = place[j];
         }
         return out;
     }
@@ -362,11 +347,12 @@ public final class Decisions {
             return new Judged(e.version(), current, reason, null);
         }
         Choice choice = current.choose(requests.getFirst(), s);
+        int[] cards = choice.cards();
         return new Judged(
                 e.version(),
                 current,
                 reason,
-                new Verdict(choice.score(), weakestLink(choice.cards(), s.node().topology())));
+                new Verdict(choice.score(), weakestLink(cards, s.node().topology()), cards));
     }
 
     /** The lowest {@link io.elasticgpu.core.model.Link#rank()} among the pairs of {@code cards}; 0 for one card. */

@@ -98,11 +98,11 @@ public record ExtenderConfig(
      */
     public ExtenderConfig {
         requireNonNull(policy, "policy");
-        if (policy == PolicyName.ELASTIC_LOOKAHEAD) {
+        if (policy == PolicyName.ELASTIC_LOOKAHEAD && !decideInFilter) {
             throw new IllegalArgumentException(
-                    "policy (--policy): elastic-lookahead runs in egpu simulate only: its rollouts cost 2 to 5 ms"
-                            + " of CPU per decision (docs/results/placement-lookahead.md), over the filter's budget,"
-                            + " and the extender does not run them; choose elastic");
+                    "policy (--policy): elastic-lookahead rolls out its best nodes in the deciding filter, and"
+                            + " decideInFilter (--no-decide-in-filter) is off, so it would score as elastic; turn"
+                            + " decideInFilter on or choose elastic");
         }
         Address verbs = Address.parse("listen (--listen)", listen);
         if (metricsListen != null) {

@@ -11,6 +11,7 @@ import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Snapshot;
 import io.elasticgpu.scheduler.decision.Decisions;
+import io.elasticgpu.scheduler.decision.Filtered;
 import io.elasticgpu.scheduler.decision.PodAsk;
 import io.elasticgpu.scheduler.requeue.Requeue;
 import io.fabric8.kubernetes.api.model.Node;
@@ -126,7 +127,7 @@ final class Verbs implements AutoCloseable {
             return Wire.ExtenderFilterResult.error(impossible.get());
         }
         warnUnknownModels(ask, names, snapshot);
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::entry), snapshot);
+        Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot), snapshot);
         filtered.reasons().forEach(metrics::failed);
         if (!filtered.failed().isEmpty() || !filtered.unresolvable().isEmpty()) {
             requeue.rejected();
@@ -200,7 +201,7 @@ final class Verbs implements AutoCloseable {
             names.forEach(n -> out.add(new Wire.HostPriority(n, 0)));
             return out;
         }
-        int[] scores = decisions.prioritize(ask, names, cache.snapshot()::entry);
+        int[] scores = decisions.prioritize(ask, names, cache.snapshot());
         for (int i = 0; i < scores.length; i++) {
             out.add(new Wire.HostPriority(names.get(i), scores[i]));
         }
@@ -233,13 +234,13 @@ final class Verbs implements AutoCloseable {
     }
 
     /** The best node alone, its cards held for the pod; all of {@code fit} when the decision cannot be made. */
-    private List<String> decide(Pod pod, PodAsk ask, Decisions.Filtered filtered, Snapshot snapshot) {
+    private List<String> decide(Pod pod, PodAsk ask, Filtered filtered, Snapshot snapshot) {
         String uid = pod.getMetadata().getUid();
         List<String> fit = filtered.fit();
         if (fit.isEmpty() || uid == null) {
             return fit;
         }
-        Optional<Decisions.Decided> decided = decisions.decide(ask, filtered);
+        Optional<Decisions.Decided> decided = decisions.decide(ask, filtered, snapshot);
         Optional<io.elasticgpu.core.model.Node> node = decided.flatMap(d -> snapshot.node(d.node()));
         if (node.isEmpty()) {
             return fit;
@@ -261,13 +262,13 @@ final class Verbs implements AutoCloseable {
     private Wire.ExtenderFilterResult hostOnly(
             Wire.ExtenderArgs args, PodAsk ask, List<String> names, Snapshot snapshot) {
         warnUnknownModels(ask, names, snapshot);
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::entry), snapshot);
+        Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot), snapshot);
         String uid = args.pod().getMetadata().getUid();
         List<String> passed = List.copyOf(filtered.unresolvable().keySet());
         if (passed.isEmpty()) {
             passed = filtered.fit();
             Optional<Decisions.Decided> decided =
-                    uid == null || passed.isEmpty() ? Optional.empty() : decisions.decide(ask, passed, snapshot::entry);
+                    uid == null || passed.isEmpty() ? Optional.empty() : decisions.decide(ask, filtered, snapshot);
             if (decided.isPresent()) {
                 String node = decided.get().node();
                 cache.hold(uid, PodHolding.of(node, ask.totals(), null), new Hold(null, deciding.expiry()));
@@ -290,7 +291,7 @@ final class Verbs implements AutoCloseable {
             return passAll(args, names);
         }
         warnUnknownModels(ask, names, snapshot);
-        Decisions.Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot::entry), snapshot);
+        Filtered filtered = withoutUnknownHolders(decisions.filter(ask, names, snapshot), snapshot);
         filtered.reasons().forEach(metrics::failed);
         List<String> passed = decide(args.pod(), ask, filtered, snapshot);
         return passed.size() == 1 ? answer(args, passed, Map.of(), Map.of()) : passAll(args, names);
@@ -364,7 +365,7 @@ final class Verbs implements AutoCloseable {
      * The filter's answer with the nodes where a bound GPU pod's cards are unknown moved from fit to failed: which
      * cards it uses, nobody can tell, so none of them is handed out until its allocation is readable or it is gone.
      */
-    private static Decisions.Filtered withoutUnknownHolders(Decisions.Filtered f, Snapshot snapshot) {
+    private static Filtered withoutUnknownHolders(Filtered f, Snapshot snapshot) {
         return snapshot.hasUnknownHolders()
                 ? f.without(n -> snapshot.unknownHolder(n).isPresent(), UNKNOWN_HOLDER, "unknown_holder")
                 : f;

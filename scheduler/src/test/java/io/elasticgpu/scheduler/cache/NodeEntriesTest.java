@@ -15,11 +15,43 @@ class NodeEntriesTest {
     private static long versions;
 
     private static Snapshot.Entry entry(String name, int cards) {
+        return entry(name, cards, 0);
+    }
+
+    private static Snapshot.Entry entry(String name, int cards, int slot) {
         return new Snapshot.Entry(
                 NodeState.empty(
                         NodeConversion.convert(node(name, cards, 16_384, 0)).orElseThrow()),
-                0,
+                slot,
                 ++versions);
+    }
+
+    @Test
+    void eachNodeIsFoundByItsSlotUntilItIsGoneAndAnOlderTableKeepsIt() {
+        Snapshot.Entry a = entry("a", 1, 0);
+        Snapshot.Entry b = entry("b", 2, 70);
+        Snapshot.Entry b2 = entry("b", 4, 70);
+        NodeEntries first = NodeEntries.EMPTY.with("a", a).with("b", b);
+        NodeEntries second = first.with("b", b2).without("a");
+
+        assertThat(first.slots())
+                .as("slot 70 is in the second run of %d", NodeEntries.RUN)
+                .isEqualTo(2 * NodeEntries.RUN);
+        assertThat(first.atSlot(0)).isSameAs(a);
+        assertThat(first.atSlot(70)).isSameAs(b);
+        assertThat(first.atSlot(1)).isNull();
+        assertThat(first.atSlot(10_000)).as("past the last run").isNull();
+        assertThat(second.atSlot(0)).as("a is gone").isNull();
+        assertThat(second.atSlot(70)).isSameAs(b2);
+        assertThat(first.atSlot(70)).as("the older table is unchanged").isSameAs(b);
+        assertThat(NodeEntries.EMPTY.slots()).isZero();
+        assertThat(first.with("b", b2).members())
+                .as("a new state in the same slot: the same nodes in the same slots")
+                .isEqualTo(first.members());
+        assertThat(second.members()).as("a gone").isNotEqualTo(first.members());
+        assertThat(first.members())
+                .as("b came")
+                .isNotEqualTo(NodeEntries.EMPTY.with("a", a).members());
     }
 
     @Test
@@ -27,7 +59,7 @@ class NodeEntriesTest {
         Snapshot.Entry two = entry("n1", 2);
         Snapshot.Entry four = entry("n1", 4);
         NodeEntries first = NodeEntries.EMPTY.with("n1", two);
-        NodeEntries second = first.with("n1", four).with("n2", entry("n2", 1));
+        NodeEntries second = first.with("n1", four).with("n2", entry("n2", 1, 1));
         NodeEntries third = second.without("n1");
 
         assertThat(first.get("n1")).isSameAs(two);

@@ -20,18 +20,26 @@ class DecisionsTest {
 
     private final ClusterCache cache = new ClusterCache(p -> true, 1);
     private final Decisions decisions = new Decisions(BinpackPolicy::new);
+    private final BinpackPolicy binpack = new BinpackPolicy();
+    /** One policy throughout, so that its judgements are kept ({@code decisions} makes a new policy per call). */
+    private final Decisions keeping = new Decisions(() -> binpack);
 
     private PodAsk ask(Map<String, String> limits) {
         return PodAsk.of(pod("ns", "p", "u", container("main", limits)), PodAsks.Units.DEFAULT);
     }
 
     private Map<String, Integer> prioritize(Decisions d, PodAsk ask, List<String> names) {
-        int[] scores = d.prioritize(ask, names, cache.snapshot()::entry);
+        int[] scores = d.prioritize(ask, names, cache.snapshot());
         Map<String, Integer> byName = new java.util.LinkedHashMap<>();
         for (int i = 0; i < scores.length; i++) {
             byName.put(names.get(i), scores[i]);
         }
         return byName;
+    }
+
+    private java.util.Optional<Decisions.Decided> decide(PodAsk ask, List<String> names) {
+        Snapshot snapshot = cache.snapshot();
+        return decisions.decide(ask, decisions.filter(ask, names, snapshot), snapshot);
     }
 
     private void hold(String node, String uid, int card, long memory) {
@@ -47,8 +55,7 @@ class DecisionsTest {
         hold("n1", "x", 0, 12_000);
         hold("n1", "y", 1, 10_240);
         List<String> names = List.of("n1", "n2", "cpu-node");
-        Decisions.Filtered f =
-                decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache.snapshot()::entry);
+        Filtered f = decisions.filter(ask(Map.of("elasticgpu.io/gpu-memory", "8192")), names, cache.snapshot());
         assertThat(f.fit()).containsExactly("n2");
         assertThat(f.failed())
                 .containsExactly(
@@ -123,7 +130,7 @@ class DecisionsTest {
                 container("a", Map.of("elasticgpu.io/gpu-memory", "10000")),
                 container("b", Map.of("elasticgpu.io/gpu-memory", "10000")));
         PodAsk ask = PodAsk.of(p, PodAsks.Units.DEFAULT);
-        Decisions.Filtered f = decisions.filter(ask, List.of("n1"), cache.snapshot()::entry);
+        Filtered f = decisions.filter(ask, List.of("n1"), cache.snapshot());
         assertThat(f.failed().get("n1")).isEqualTo(Decisions.category(Reason.INSUFFICIENT_GPU));
     }
 
@@ -133,8 +140,8 @@ class DecisionsTest {
         cache.upsertNode(node("n2", 1, 16_384, 0));
         hold("n1", "x", 0, 10_000);
         hold("n2", "y", 0, 12_000);
-        Decisions.Filtered f = decisions.filter(
-                ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"), cache.snapshot()::entry);
+        Filtered f = decisions.filter(
+                ask(Map.of("elasticgpu.io/gpu-memory", "8192")), List.of("n1", "n2"), cache.snapshot());
         assertThat(f.failed().values()).hasSize(2).containsOnly(Decisions.category(Reason.INSUFFICIENT_GPU));
     }
 
@@ -145,8 +152,7 @@ class DecisionsTest {
         }
         hold("c", "x", 0, 8_000);
         hold("d", "y", 0, 8_000);
-        var decided = decisions.decide(
-                ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "c", "b"), cache.snapshot()::entry);
+        var decided = decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "c", "b"));
         assertThat(decided).hasValueSatisfying(d -> {
             assertThat(d.node())
                     .as("binpack: the fuller nodes c and d tie; c is first by name")
@@ -155,64 +161,53 @@ class DecisionsTest {
                     .isEqualTo(4000);
         });
         hold("c", "z", 0, 8_000);
-        assertThat(decisions.decide(
-                        ask(Map.of("elasticgpu.io/gpu-memory", "4000")),
-                        List.of("d", "a", "b"),
-                        cache.snapshot()::entry))
+        assertThat(decide(ask(Map.of("elasticgpu.io/gpu-memory", "4000")), List.of("d", "a", "b")))
                 .hasValueSatisfying(d -> assertThat(d.node()).isEqualTo("d"));
     }
 
     @Test
     void aNodeIsJudgedAgainOnceItsStateChanges() {
-        var binpack = new BinpackPolicy();
-        Decisions decisions = new Decisions(() -> binpack); // one policy throughout: its judgements are kept
+        Decisions decisions = keeping;
         cache.upsertNode(node("n1", 1, 16_384, 0));
         PodAsk eight = ask(Map.of("elasticgpu.io/gpu-memory", "8192"));
-        assertThat(decisions
-                        .filter(eight, List.of("n1"), cache.snapshot()::entry)
-                        .fit())
+        assertThat(decisions.filter(eight, List.of("n1"), cache.snapshot()).fit())
                 .containsExactly("n1");
         hold("n1", "x", 0, 10_000);
-        Decisions.Filtered after = decisions.filter(eight, List.of("n1"), cache.snapshot()::entry);
+        Filtered after = decisions.filter(eight, List.of("n1"), cache.snapshot());
         assertThat(after.fit())
                 .as("the judgement kept for the old state is not the new state's")
                 .isEmpty();
         assertThat(after.failed()).containsKey("n1");
-        assertThat(decisions.prioritize(eight, List.of("n1"), cache.snapshot()::entry))
-                .containsExactly(0);
+        assertThat(decisions.prioritize(eight, List.of("n1"), cache.snapshot())).containsExactly(0);
     }
 
     @Test
-    void aDecisionOnTheFilteredNodesIsTheDecisionOnTheirNamesAndNodesMovedOutAreNotDecided() {
+    void nodesMovedOutOfTheFilteredOnesAreNotDecided() {
         for (String n : List.of("c", "a", "b")) {
             cache.upsertNode(node(n, 1, 16_384, 0));
         }
         hold("c", "x", 0, 8_000);
         PodAsk four = ask(Map.of("elasticgpu.io/gpu-memory", "4000"));
-        Decisions.Filtered f = decisions.filter(four, List.of("a", "b", "c"), cache.snapshot()::entry);
-        assertThat(decisions.decide(four, f).map(Decisions.Decided::node))
-                .isEqualTo(
-                        decisions.decide(four, f.fit(), cache.snapshot()::entry).map(Decisions.Decided::node))
+        Snapshot snapshot = cache.snapshot();
+        Filtered f = decisions.filter(four, List.of("a", "b", "c"), snapshot);
+        assertThat(decisions.decide(four, f, snapshot).map(Decisions.Decided::node))
                 .contains("c");
-        Decisions.Filtered withoutC = f.without("c"::equals, "held elsewhere", "unknown_holder");
+        Filtered withoutC = f.without("c"::equals, "held elsewhere", "unknown_holder");
         assertThat(withoutC.fit()).containsExactly("a", "b");
         assertThat(withoutC.entries()).hasSize(2);
         assertThat(withoutC.failed()).containsEntry("c", "held elsewhere");
         assertThat(withoutC.reasons()).containsEntry("unknown_holder", 1);
-        assertThat(decisions.decide(four, withoutC).map(Decisions.Decided::node))
+        assertThat(decisions.decide(four, withoutC, snapshot).map(Decisions.Decided::node))
                 .contains("a");
         assertThat(f.without(n -> false, "never", "none")).isSameAs(f);
     }
 
     @Test
     void aNewNodeInTheSlotOfOneGoneIsJudgedAfresh() {
-        var binpack = new BinpackPolicy();
-        Decisions decisions = new Decisions(() -> binpack); // one policy throughout: its judgements are kept
+        Decisions decisions = keeping;
         cache.upsertNode(node("old", 1, 81_920, 0));
         PodAsk big = ask(Map.of("elasticgpu.io/gpu-memory", "40000"));
-        assertThat(decisions
-                        .filter(big, List.of("old"), cache.snapshot()::entry)
-                        .fit())
+        assertThat(decisions.filter(big, List.of("old"), cache.snapshot()).fit())
                 .containsExactly("old");
         int slot = cache.snapshot().entry("old").slot();
         cache.deleteNode("old");
@@ -220,9 +215,7 @@ class DecisionsTest {
         assertThat(cache.snapshot().entry("new").slot())
                 .as("the slot the gone node left")
                 .isEqualTo(slot);
-        assertThat(decisions
-                        .filter(big, List.of("new"), cache.snapshot()::entry)
-                        .failed())
+        assertThat(decisions.filter(big, List.of("new"), cache.snapshot()).failed())
                 .as("not the judgement made for the node that had the slot before")
                 .containsKey("new");
     }

@@ -95,7 +95,7 @@ class TflopsDecisionsTest {
                 PodAsks.Units.DEFAULT);
         // fp32: 20 x 100 / 67 = 29.85, up to 30 %
         assertThat(grantOn("h100", fp32).milli()).isEqualTo(300);
-        Decisions.Filtered f = decisions.filter(fp32, List.of("h100", "g2"), cache.snapshot()::entry);
+        Filtered f = decisions.filter(fp32, List.of("h100", "g2"), cache.snapshot());
         assertThat(f.fit()).containsExactly("h100");
         assertThat(f.reasons()).containsExactly(Map.entry("model_not_accepted", 1));
         // an operator's table that knows G2 offers it

@@ -42,13 +42,20 @@ class ExtenderConfigTest {
     }
 
     @Test
-    void theLookaheadPolicyOfTheSimulatorIsRefusedSayingWhichToChoose() {
+    void theLookaheadPolicyRunsInTheDecidingFilterAndIsRefusedWithoutIt() {
+        assertThat(ExtenderConfig.builder()
+                        .withPolicy(PolicyName.ELASTIC_LOOKAHEAD)
+                        .build()
+                        .policy())
+                .isEqualTo(PolicyName.ELASTIC_LOOKAHEAD);
         assertThatThrownBy(() -> ExtenderConfig.builder()
                         .withPolicy(PolicyName.ELASTIC_LOOKAHEAD)
+                        .withDecideInFilter(false)
                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("policy (--policy): elastic-lookahead runs in egpu simulate only")
-                .hasMessageEndingWith("choose elastic");
+                .hasMessageStartingWith(
+                        "policy (--policy): elastic-lookahead rolls out its best nodes in the deciding" + " filter")
+                .hasMessageEndingWith("turn decideInFilter on or choose elastic");
     }
 
     @Test
