@@ -64,11 +64,19 @@ final class ExtenderCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ExtenderBenchmark.Result r = ExtenderBenchmark.run(
-                sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000), !nodeNamesOnly, PolicyName.parse(policy));
+                sizes(), Lab.within("REQUESTS", requests, 1, 10_000_000), !nodeNamesOnly, policy());
         if (json != null) {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(json.toFile(), r);
         }
         return 0;
+    }
+
+    private PolicyName policy() {
+        try {
+            return PolicyName.parse(policy);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--policy: " + e.getMessage(), e);
+        }
     }
 
     private List<Integer> sizes() {

@@ -101,6 +101,13 @@ class LabTest {
                                 + " e.g. 1000,5000; got 1000,x",
                         "extender",
                         "1000,x"),
+                bad(
+                        "bench/run extender: --policy: unknown policy \"tetris\"; choose one of: elastic, binpack,"
+                                + " spread, random, dot-product, gpu-clustering, gpu-packing, best-fit, fgd,"
+                                + " elastic-lookahead",
+                        "extender",
+                        "--policy",
+                        "tetris"),
                 bad("bench/run node-agent: ALLOCATIONS must be a number in 1..10000000, was 0", "node-agent", "0"),
                 bad("bench/run dra-prepare: CLAIMS must be a number in 10..9999999, was 5", "dra-prepare", "5"),
                 bad(
