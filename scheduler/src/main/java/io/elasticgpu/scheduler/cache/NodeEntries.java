@@ -71,8 +71,8 @@ final class NodeEntries {
         int i = bucket(node);
         HashMap<String, Snapshot.Entry> changed = new HashMap<>(buckets[i]);
         Snapshot.Entry old = changed.put(node, entry);
-        Snapshot.Entry[][] slots = old == null || old.slot() == entry.slot() ? runs : placed(runs, old.slot(), null);
         boolean same = old != null && old.slot() == entry.slot();
+        Snapshot.Entry[][] slots = old == null || same ? runs : placed(runs, old.slot(), null);
         return new NodeEntries(
                 replaced(i, changed),
                 placed(slots, entry.slot(), entry),
