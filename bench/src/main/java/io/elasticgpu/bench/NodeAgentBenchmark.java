@@ -30,7 +30,9 @@ import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -128,9 +130,10 @@ final class NodeAgentBenchmark {
                 Server echo = UnixSockets.serve(dir.resolve("echo.sock"), new Echo());
                 awaitRegistered(kubelet, agent.resources().size());
                 kubelet.endpoint(ECHO, "echo.sock");
-                admit(kubelet, cluster, hw, warmUp, MEM);
+                Workload workload = new Workload(kubelet, cluster, hw);
+                workload.admit(warmUp, MEM);
                 loadBefore = loadAverage();
-                nanos = admit(kubelet, cluster, hw, allocations, MEM);
+                nanos = workload.admit(allocations, MEM);
                 loadAfter = loadAverage();
                 echo.shutdownNow();
             }
@@ -195,47 +198,74 @@ final class NodeAgentBenchmark {
     }
 
     /**
-     * Keeps {@link #PENDING} pods pending; kubelet admits them in random order; old running pods are deleted as it
-     * goes, {@link #RUNNING} are left. Each call is also sent to the echo plugin, before the agent's every other call.
-     *
-     * @return the agent's and the echo's latencies, nanoseconds, one per call
+     * Keeps {@link #PENDING} pods pending; kubelet admits them in random order, handing each the lowest free memory
+     * blocks of its planned card, as kubelet hands out only ids no live container holds; old running pods are deleted
+     * as it goes, {@link #RUNNING} are left. The warm-up and the measured calls go on from one state. Each call is
+     * also sent to the echo plugin, before the agent's every other call.
      */
-    private static long[][] admit(FakeKubelet kubelet, MemoryCluster cluster, Hardware hw, int calls, String resource) {
-        Random random = new Random(42);
-        List<NodePod> pending = new ArrayList<>();
-        Deque<NodePod> running = new ArrayDeque<>();
-        long[] nanos = new long[calls];
-        long[] echoNanos = new long[calls];
-        int serial = 0;
-        for (int i = 0; i < calls; i++) {
-            while (pending.size() < PENDING) {
-                NodePod p = pod("p" + System.nanoTime() + "-" + serial, serial++, hw);
-                pending.add(p);
-                cluster.pods.add(p);
-            }
-            NodePod p = pending.remove(random.nextInt(pending.size()));
-            int card =
-                    p.plan().orElseThrow().containers().get("main").getFirst().card();
-            List<String> ids = new ArrayList<>();
-            for (int b = 0; b < 4096 / BLOCK_MIB; b++) {
-                ids.add(hw.gpus().get(card).uuid() + "::m" + (serial * 64 + b) % 1280);
-            }
-            if (i % 2 == 1) {
-                echoNanos[i] = timed(() -> kubelet.call(ECHO, ids));
-            }
-            nanos[i] = timed(() -> kubelet.call(resource, ids));
-            kubelet.record(resource, new ContainerKey(p.namespace(), p.name(), "main"), ids);
-            if (i % 2 == 0) {
-                echoNanos[i] = timed(() -> kubelet.call(ECHO, ids));
-            }
-            running.add(p);
-            if (running.size() > RUNNING) {
-                NodePod gone = running.removeFirst();
-                cluster.pods.remove(gone);
-                kubelet.forget(new ContainerKey(gone.namespace(), gone.name(), "main"));
-            }
+    private static final class Workload {
+
+        private final FakeKubelet kubelet;
+        private final MemoryCluster cluster;
+        private final Hardware hw;
+        private final Random random = new Random(42);
+        private final List<NodePod> pending = new ArrayList<>();
+        private final Deque<NodePod> running = new ArrayDeque<>();
+        private final Map<NodePod, List<Integer>> blocks = new HashMap<>();
+        private final BitSet[] used = new BitSet[CARDS]; // the blocks live containers hold, per card
+        private int serial;
+
+        Workload(FakeKubelet kubelet, MemoryCluster cluster, Hardware hw) {
+            this.kubelet = kubelet;
+            this.cluster = cluster;
+            this.hw = hw;
+            Arrays.setAll(used, c -> new BitSet());
         }
-        return new long[][] {nanos, echoNanos};
+
+        /** @return the agent's and the echo's latencies, nanoseconds, one per call */
+        long[][] admit(int calls, String resource) {
+            long[] nanos = new long[calls];
+            long[] echoNanos = new long[calls];
+            for (int i = 0; i < calls; i++) {
+                while (pending.size() < PENDING) {
+                    NodePod p = pod("p" + serial, serial++, hw);
+                    pending.add(p);
+                    cluster.pods.add(p);
+                }
+                NodePod p = pending.remove(random.nextInt(pending.size()));
+                int card = cardOf(p);
+                List<String> ids = new ArrayList<>();
+                List<Integer> taken = new ArrayList<>();
+                for (int b = used[card].nextClearBit(0);
+                        taken.size() < 4096 / BLOCK_MIB;
+                        b = used[card].nextClearBit(b + 1)) {
+                    taken.add(b);
+                    ids.add(hw.gpus().get(card).uuid() + "::m" + b);
+                }
+                taken.forEach(used[card]::set);
+                blocks.put(p, taken);
+                if (i % 2 == 1) {
+                    echoNanos[i] = timed(() -> kubelet.call(ECHO, ids));
+                }
+                nanos[i] = timed(() -> kubelet.call(resource, ids));
+                kubelet.record(resource, new ContainerKey(p.namespace(), p.name(), "main"), ids);
+                if (i % 2 == 0) {
+                    echoNanos[i] = timed(() -> kubelet.call(ECHO, ids));
+                }
+                running.add(p);
+                if (running.size() > RUNNING) {
+                    NodePod gone = running.removeFirst();
+                    cluster.pods.remove(gone);
+                    blocks.remove(gone).forEach(used[cardOf(gone)]::clear);
+                    kubelet.forget(new ContainerKey(gone.namespace(), gone.name(), "main"));
+                }
+            }
+            return new long[][] {nanos, echoNanos};
+        }
+
+        private static int cardOf(NodePod p) {
+            return p.plan().orElseThrow().containers().get("main").getFirst().card();
+        }
     }
 
     private static long timed(Runnable call) {

@@ -8,10 +8,8 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -31,7 +29,7 @@ public final class PlanAllocator implements Allocator {
     private final CardTable cards;
     private final Topology topology;
     /** Answered calls, by the order they were answered in. */
-    private final NavigableMap<Long, Answer> handouts = new TreeMap<>();
+    private final Answers handouts = new Answers();
 
     private long answered;
     private Records learnt; // the records learn() last read
@@ -110,8 +108,7 @@ public final class PlanAllocator implements Allocator {
         }
         // After a guess among pods of one shape, who got what does not change what the next call gets (plans are a
         // pool), only which pod is part-way through admission: that needs kubelet's records when a pod has steps.
-        boolean guessed = handouts.values().stream().anyMatch(h -> !h.seen() && !h.certain());
-        return guessed
+        return handouts.guessOutstanding()
                 && podList.stream()
                         .anyMatch(p -> p.containers().size() > 1
                                 || p.containers().stream()
@@ -136,18 +133,15 @@ public final class PlanAllocator implements Allocator {
      */
     private synchronized Optional<ContainerGrant> decide(
             String resource, List<String> ids, List<NodePod> podList, Records records, boolean fresh) {
-        boolean known = fresh || handouts.values().stream().noneMatch(h -> !h.seen() && !h.certain());
+        boolean known = fresh || !handouts.guessOutstanding();
         learn(records, podList);
-        Served served = new Served(records.index(), inFlight());
+        Served served = new Served(records.index(), handouts);
         Optional<Match> match = Matcher.match(resource, ids.size(), podList, served);
         if (match.isEmpty()) {
             return Optional.empty();
         }
         Match m = match.get();
-        Optional<Map.Entry<Long, Answer>> earlier = handouts.entrySet().stream()
-                .filter(e -> e.getValue().grant().container().equals(m.key())
-                        && !e.getValue().ids().containsKey(resource))
-                .findFirst();
+        Optional<Map.Entry<Long, Answer>> earlier = handouts.firstWithout(m.key(), resource);
         if (earlier.isPresent()) { // another resource of this container was answered: same cards
             Answer h = earlier.get().getValue();
             String overflow =
@@ -201,7 +195,7 @@ public final class PlanAllocator implements Allocator {
     }
 
     private synchronized Optional<Match> match(String resource, int size, List<NodePod> podList, Records records) {
-        return Matcher.match(resource, size, podList, new Served(records.index(), inFlight()));
+        return Matcher.match(resource, size, podList, new Served(records.index(), handouts));
     }
 
     /**
@@ -212,7 +206,7 @@ public final class PlanAllocator implements Allocator {
      */
     private Optional<ContainerGrant> reattribute(
             Match m, String resource, List<String> ids, List<NodePod> podList, Records records) {
-        Map.Entry<Long, Answer> latest = handouts.lastEntry();
+        Map.Entry<Long, Answer> latest = handouts.latest();
         if (latest == null) {
             return Optional.empty();
         }
@@ -226,7 +220,7 @@ public final class PlanAllocator implements Allocator {
                 || !sameCounts) {
             return Optional.empty();
         }
-        List<Share> shares = ownSharesOn(m.key(), h.grant().shares(), podList);
+        List<Share> shares = ownSharesOn(m.key(), h.grant().shares(), byName(podList));
         String overflow = usage(podList, records, h, m.key()).overflow(shares);
         if (!overflow.isEmpty()) {
             throw new AllocationException(
@@ -245,13 +239,9 @@ public final class PlanAllocator implements Allocator {
     }
 
     /** {@code container}'s own planned shares, on the cards it was given (they differ only after a guess). */
-    private static List<Share> ownSharesOn(ContainerKey container, List<Share> given, List<NodePod> podList) {
-        List<Share> plan = podList.stream()
-                .filter(p ->
-                        p.namespace().equals(container.namespace()) && p.name().equals(container.pod()))
-                .findFirst()
-                .map(p -> p.planFor(container.container()))
-                .orElse(List.of());
+    private static List<Share> ownSharesOn(ContainerKey container, List<Share> given, Map<PodName, NodePod> pods) {
+        NodePod pod = pods.get(PodName.of(container));
+        List<Share> plan = pod == null ? List.of() : pod.planFor(container.container());
         if (plan.size() != given.size()) {
             return given;
         }
@@ -272,8 +262,6 @@ public final class PlanAllocator implements Allocator {
      * plan and its own plan is the one left.
      */
     private PlanChoice choose(Match m, String resource, List<String> ids, Usage usage, List<NodePod> podList) {
-        Set<ContainerKey> taken = new HashSet<>();
-        handouts.values().forEach(h -> taken.add(h.planOwner()));
         List<Match.Others> pool = new ArrayList<>();
         pool.add(new Match.Others(m.pod(), m.container()));
         pool.addAll(m.others());
@@ -289,7 +277,7 @@ public final class PlanAllocator implements Allocator {
             Match.Others o = pool.get(i);
             ContainerKey owner = o.pod().key(o.container());
             List<Share> plan = o.pod().planFor(o.container().name());
-            if (taken.contains(owner) || plan.isEmpty()) {
+            if (handouts.taken(owner) || plan.isEmpty()) {
                 continue;
             }
             if (cards.wholeCards(resource) && !cardsOf(plan).equals(cards.cardsOf(ids))) {
@@ -338,29 +326,25 @@ public final class PlanAllocator implements Allocator {
     }
 
     /**
-     * What every container holds, each counted once: what this agent gave it, else what its pod's annotation says it
-     * got, leaving out the answer {@code skip} and the container {@code self} whose shares the caller adds (kubelet
-     * may already list it with a resource answered before).
+     * What every container of a pod bound here holds, each counted once: what this agent's first answer for it gave it
+     * (leaving out the answer {@code skip}), else what its pod's annotation says it got if kubelet lists it; except
+     * the container {@code self}, whose shares the caller adds (kubelet may already list it with a resource answered
+     * before). A pod deleted since kubelet's records were read holds nothing any more. It costs a look-up or two per
+     * container of the node, however many answers are kept.
      */
     private Usage usage(List<NodePod> podList, Records records, Answer skip, ContainerKey self) {
         Usage usage = new Usage(cards);
-        Set<ContainerKey> counted = new HashSet<>();
-        if (self != null) {
-            counted.add(self);
-        }
-        Set<PodName> alive = new HashSet<>();
-        podList.forEach(p -> alive.add(PodName.of(p)));
-        for (Answer h : handouts.values()) { // a pod deleted since kubelet's records were read holds nothing any more
-            ContainerKey k = h.grant().container();
-            if (h != skip && counted.add(k) && alive.contains(PodName.of(k))) {
-                usage.add(h.grant().shares());
-            }
-        }
         Map<ContainerKey, Map<String, List<String>>> listed = records.byContainer();
         for (NodePod p : podList) {
             for (NodePod.Container c : p.containers()) {
                 ContainerKey k = p.key(c);
-                if (listed.containsKey(k) && counted.add(k)) {
+                if (k.equals(self)) {
+                    continue;
+                }
+                Optional<Answer> given = handouts.first(k, skip);
+                if (given.isPresent()) {
+                    usage.add(given.get().grant().shares());
+                } else if (listed.containsKey(k)) {
                     usage.add(p.planFor(c.name()));
                 }
             }
@@ -370,16 +354,19 @@ public final class PlanAllocator implements Allocator {
 
     /**
      * Moves each answered call to the container kubelet recorded it under, and forgets calls of containers kubelet
-     * listed before and no longer does (their pods ended) or never listed within {@link #FORGET_AFTER}.
+     * listed before and no longer does (their pods ended), calls whose devices a read that started
+     * {@link #UNRECORDED} after the answer does not list (except an init container's, which kubelet never lists), and
+     * calls never listed within {@link #FORGET_AFTER}.
      */
     private void learn(Records read, List<NodePod> podList) {
         if (handouts.isEmpty() || (learnt != null && read.serial() <= learnt.serial())) {
             return; // the same records, or older ones, teach nothing new
         }
         learnt = read;
+        Map<PodName, NodePod> pods = byName(podList);
         Map<ContainerKey, Map<String, List<String>>> records = read.byContainer();
         Served.Index served = read.index();
-        for (Map.Entry<Long, Answer> e : List.copyOf(handouts.entrySet())) {
+        for (Map.Entry<Long, Answer> e : handouts.entries()) {
             Answer h = e.getValue();
             ContainerKey said = h.grant().container();
             if (h.seen()) { // who holds it is known; only whether kubelet still lists it matters
@@ -391,7 +378,8 @@ public final class PlanAllocator implements Allocator {
             Map.Entry<String, List<String>> any = h.ids().entrySet().iterator().next();
             Optional<ContainerKey> holder = served.holderOf(any.getKey(), any.getValue());
             if (holder.isEmpty()) {
-                if (nanos.getAsLong() - h.nanos() > FORGET_AFTER.toNanos()) {
+                if (nanos.getAsLong() - h.nanos() > FORGET_AFTER.toNanos()
+                        || (read.nanos() - h.nanos() > UNRECORDED.toNanos() && !initContainer(said, pods))) {
                     handouts.remove(e.getKey());
                 }
             } else if (holder.get().equals(said)) {
@@ -402,7 +390,7 @@ public final class PlanAllocator implements Allocator {
                 ContainerGrant g = h.grant();
                 ContainerGrant truth = g.moved(
                         holder.get(),
-                        ownSharesOn(holder.get(), g.shares(), podList),
+                        ownSharesOn(holder.get(), g.shares(), pods),
                         "kubelet gave these cards to this container, not to %s".formatted(said));
                 handouts.put(e.getKey(), new Answer(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
             }
@@ -412,17 +400,30 @@ public final class PlanAllocator implements Allocator {
     /** A call kubelet has not recorded this long after it was answered was abandoned (pod gone, admission failed). */
     static final Duration FORGET_AFTER = Duration.ofMinutes(2);
 
-    private Map<ContainerKey, Set<String>> inFlight() {
-        Map<ContainerKey, Set<String>> out = new HashMap<>();
-        handouts.values()
-                .forEach(h -> out.computeIfAbsent(h.grant().container(), k -> new HashSet<>())
-                        .addAll(h.resources()));
+    /**
+     * kubelet records a container's devices as soon as the plugin's answer reaches it, before it asks for the next
+     * resource. A read of its records that started this long after an answer and does not list the answer's devices
+     * means that no container holds them any more: the pod ended between two reads (a short job on a busy node), or
+     * kubelet gave up admitting it. Such calls are forgotten then rather than after {@link #FORGET_AFTER}, so that
+     * the answers kept stay about as many as the node's containers.
+     */
+    static final Duration UNRECORDED = Duration.ofSeconds(1);
+
+    private static boolean initContainer(ContainerKey key, Map<PodName, NodePod> pods) {
+        NodePod pod = pods.get(PodName.of(key));
+        return pod != null
+                && pod.containers().stream().anyMatch(c -> c.init() && c.name().equals(key.container()));
+    }
+
+    private static Map<PodName, NodePod> byName(List<NodePod> podList) {
+        Map<PodName, NodePod> out = new HashMap<>();
+        podList.forEach(p -> out.put(PodName.of(p), p));
         return out;
     }
 
     /** Whether some answered call has not been seen in kubelet's records yet. */
     public synchronized boolean truthPending() {
-        return handouts.values().stream().anyMatch(h -> !h.seen());
+        return handouts.anyUnseen();
     }
 
     /** The grants kubelet has recorded, by container, for writing into the pods. */

@@ -1,7 +1,6 @@
 package io.elasticgpu.node.allocation;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -11,33 +10,57 @@ import java.util.Set;
 
 /**
  * Which containers hold which of our resources: kubelet's records (pod-resources {@code List}) plus the calls this
- * agent answered that kubelet has not recorded yet. Immutable once built. kubelet's part is indexed once per read
+ * agent answered that kubelet has not recorded yet. kubelet's part is indexed once per read
  * ({@link Index}), so that a call costs what its own calls in flight cost, not what kubelet lists.
  */
 public final class Served {
 
     private final Index kubelet;
-    private final Map<ContainerKey, Set<String>> inFlight;
-    private final Set<PodName> inFlightPods;
+    private final InFlight inFlight;
+
+    /** Calls answered that kubelet has not recorded yet. */
+    interface InFlight {
+
+        boolean holds(ContainerKey container, String resource);
+
+        boolean anyFor(PodName pod);
+    }
 
     /**
      * @param kubelet  device ids per resource per container, as kubelet reports them
      * @param inFlight containers and the resource of calls answered but not yet in kubelet's records
      */
     public Served(Map<ContainerKey, Map<String, List<String>>> kubelet, Map<ContainerKey, Set<String>> inFlight) {
-        this(new Index(kubelet), inFlight);
+        this(new Index(kubelet), of(Map.copyOf(inFlight)));
     }
 
-    /** kubelet's records as {@link Index#of} indexed them, and the calls in flight (not copied: the caller's). */
-    Served(Index kubelet, Map<ContainerKey, Set<String>> inFlight) {
+    /**
+     * kubelet's records as {@link Index} indexed them, and the calls in flight: not copied, so this is valid while the
+     * caller does not change them (the allocator's lock).
+     */
+    Served(Index kubelet, InFlight inFlight) {
         this.kubelet = kubelet;
-        this.inFlight = Collections.unmodifiableMap(inFlight);
-        this.inFlightPods = new HashSet<>();
+        this.inFlight = inFlight;
+    }
+
+    private static InFlight of(Map<ContainerKey, Set<String>> inFlight) {
+        Set<PodName> pods = new HashSet<>();
         inFlight.forEach((k, resources) -> {
             if (!resources.isEmpty()) {
-                inFlightPods.add(PodName.of(k));
+                pods.add(PodName.of(k));
             }
         });
+        return new InFlight() {
+            @Override
+            public boolean holds(ContainerKey container, String resource) {
+                return inFlight.getOrDefault(container, Set.of()).contains(resource);
+            }
+
+            @Override
+            public boolean anyFor(PodName pod) {
+                return pods.contains(pod);
+            }
+        };
     }
 
     public static Served none() {
@@ -45,13 +68,12 @@ public final class Served {
     }
 
     public boolean holds(ContainerKey key, String resource) {
-        return kubelet.holds(key, resource)
-                || inFlight.getOrDefault(key, Set.of()).contains(resource);
+        return kubelet.holds(key, resource) || inFlight.holds(key, resource);
     }
 
     public boolean anyHeldBy(NodePod pod) {
         PodName name = PodName.of(pod);
-        return kubelet.pods.contains(name) || inFlightPods.contains(name);
+        return kubelet.pods.contains(name) || inFlight.anyFor(name);
     }
 
     /**
@@ -70,21 +92,23 @@ public final class Served {
     /** kubelet's records of one read, indexed for lookups. Immutable; made once per read, shared by the calls. */
     static final class Index {
 
+        private record DeviceId(String resource, String id) {}
+
         private final Map<ContainerKey, Map<String, List<String>>> records;
-        private final Map<ContainerKey, Set<String>> holding = new HashMap<>();
+        private final Map<ContainerKey, Map<String, Set<String>>> holding = new HashMap<>();
         private final Set<PodName> pods = new HashSet<>();
-        private final Map<String, List<ContainerKey>> bySmallestId = new HashMap<>(); // "resource smallest-id"
+        private final Map<DeviceId, List<ContainerKey>> byId = new HashMap<>();
 
         Index(Map<ContainerKey, Map<String, List<String>>> records) {
             this.records = Map.copyOf(records);
             records.forEach((k, byResource) -> byResource.forEach((r, ids) -> {
                 if (!ids.isEmpty()) {
-                    holding.computeIfAbsent(k, x -> new HashSet<>()).add(r);
+                    holding.computeIfAbsent(k, x -> new HashMap<>()).put(r, Set.copyOf(ids));
                     pods.add(PodName.of(k));
-                    // device ids are unique among live containers, so the smallest one names its holder
-                    bySmallestId
-                            .computeIfAbsent(r + " " + Collections.min(ids), x -> new ArrayList<>())
-                            .add(k);
+                    for (String id : ids) {
+                        byId.computeIfAbsent(new DeviceId(r, id), x -> new ArrayList<>(1))
+                                .add(k);
+                    }
                 }
             }));
         }
@@ -95,22 +119,23 @@ public final class Served {
         }
 
         boolean holds(ContainerKey key, String resource) {
-            return holding.getOrDefault(key, Set.of()).contains(resource);
+            Map<String, Set<String>> held = holding.get(key);
+            return held != null && held.containsKey(resource);
         }
 
+        /** A look-up per id: kubelet lists a container's ids in any order. */
         Optional<ContainerKey> holderOf(String resource, List<String> ids) {
             if (ids.isEmpty()) {
                 return Optional.empty();
             }
             // Several containers share ids when kubelet hands an init container's devices on to the next container.
-            List<ContainerKey> candidates = bySmallestId.getOrDefault(resource + " " + Collections.min(ids), List.of());
-            if (candidates.isEmpty()) {
-                return Optional.empty();
+            for (ContainerKey k : byId.getOrDefault(new DeviceId(resource, ids.getFirst()), List.of())) {
+                Set<String> held = holding.get(k).get(resource);
+                if (held.containsAll(ids) && (held.size() == ids.size() || held.size() == new HashSet<>(ids).size())) {
+                    return Optional.of(k);
+                }
             }
-            Set<String> wanted = new HashSet<>(ids);
-            return candidates.stream()
-                    .filter(k -> new HashSet<>(records.get(k).get(resource)).equals(wanted))
-                    .findFirst();
+            return Optional.empty();
         }
     }
 }

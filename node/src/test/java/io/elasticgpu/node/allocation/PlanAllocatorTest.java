@@ -3,6 +3,8 @@ package io.elasticgpu.node.allocation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import java.util.List;
@@ -251,5 +253,60 @@ class PlanAllocatorTest {
                 .as("the second call read the records that list 'full'")
                 .isEqualTo(2);
         assertThat(g2.shares()).isEqualTo(g1.shares());
+    }
+
+    @Test
+    void aGuessWhoseDevicesAReadASecondLaterDoesNotListIsForgottenAndFreesThePodItNamed() {
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(0);
+        PlanAllocator timed = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN), nanos::get);
+        node.pods.add(node.slicePod("old", 10, MEM, 8192, 0));
+        NodePod young = node.slicePod("young", 20, MEM, 8192, 1);
+        node.pods.add(young);
+        assertThat(timed.allocate(MEM, node.memoryIds(0, 8192)).container().pod())
+                .as("kubelet admits young; the agent guesses old")
+                .isEqualTo("old");
+        node.forget(young); // young ran and was deleted before kubelet's records were read: no read lists it
+
+        nanos.addAndGet(PlanAllocator.UNRECORDED.toNanos());
+        timed.reconcile();
+        assertThat(timed.truthPending())
+                .as("a read UNRECORDED after the answer, not later")
+                .isTrue();
+        nanos.incrementAndGet();
+        timed.reconcile();
+        assertThat(timed.truthPending())
+                .as("a read that started later does not list it: forgotten")
+                .isFalse();
+
+        ContainerGrant old = timed.allocate(MEM, node.memoryIds(0, 8192));
+        assertThat(old.container().pod()).as("old no longer counts as answered").isEqualTo("old");
+        assertThat(old.note()).as("its own plan, for certain").isEmpty();
+    }
+
+    @Test
+    void anInitContainersAnswerIsKeptThoughNoReadOfKubeletsRecordsListsIt() {
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(0);
+        PlanAllocator timed = new PlanAllocator(node, node, node, Topology.uniform(2, Link.UNKNOWN), nanos::get);
+        PodGrant.Share share = new PodGrant.Share(0, node.uuid(0), 0, 4096);
+        node.pods.add(new NodePod(
+                "uid-p",
+                "default",
+                "p",
+                1,
+                java.util.Optional.of(new PodGrant("node-1", Map.of("setup", List.of(share), "main", List.of(share)))),
+                false,
+                List.of(
+                        new NodePod.Container("setup", Map.of(MEM, 4096L), Family.ELASTIC_GPU, true),
+                        new NodePod.Container("main", Map.of(MEM, 4096L), Family.ELASTIC_GPU, false))));
+        ContainerKey setup = new ContainerKey("default", "p", "setup");
+        assertThat(timed.allocate(MEM, node.memoryIds(0, 4096)).container()).isEqualTo(setup);
+        List<String> main = node.memoryIds(0, 4096);
+        timed.allocate(MEM, main);
+        node.record(new ContainerKey("default", "p", "main"), MEM, main); // kubelet lists app containers only
+
+        nanos.addAndGet(PlanAllocator.UNRECORDED.toNanos() + 1);
+        assertThat(timed.reconcile())
+                .as("the pod was admitted (main is listed): what setup was answered is what it got")
+                .containsKey(setup);
     }
 }
