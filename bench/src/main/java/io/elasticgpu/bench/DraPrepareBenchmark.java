@@ -27,7 +27,6 @@ import io.elasticgpu.node.draplugin.api.NodeUnprepareResourcesResponse;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -64,8 +63,13 @@ final class DraPrepareBenchmark {
     private DraPrepareBenchmark() {}
 
     static void run(int claims, Path json) throws Exception {
+        try (TempDirectory temp = new TempDirectory("egpu-bench-dra")) {
+            run(claims, json, temp.path());
+        }
+    }
+
+    private static void run(int claims, Path json, Path dir) throws Exception {
         Hardware hw = NodeAgentBenchmark.eightCards();
-        Path dir = Files.createTempDirectory("egpu-bench-dra");
         Map<String, List<ClaimDevice>> allocated = new ConcurrentHashMap<>(); // what the API server would say
         System.out.printf(
                 "DRA prepare, %d simulated %s cards, %d claims held; %d cores%n",

@@ -114,9 +114,10 @@ final class NodeAgentBenchmark {
         System.out.printf(
                 "node agent, 8 simulated A100 80 GB cards, %d MiB memory blocks; %d cores%n",
                 BLOCK_MIB, Runtime.getRuntime().availableProcessors());
-        Path dir = Files.createTempDirectory("egpu-bench-agent");
         int warmUp = allocations / 4;
-        try (FakeKubelet kubelet = new FakeKubelet(dir)) {
+        try (TempDirectory temp = new TempDirectory("egpu-bench-agent");
+                FakeKubelet kubelet = new FakeKubelet(temp.path())) {
+            Path dir = temp.path();
             MemoryCluster cluster = new MemoryCluster();
             Hardware hw = eightCards();
             long[][] nanos;
