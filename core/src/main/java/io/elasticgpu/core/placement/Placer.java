@@ -87,20 +87,9 @@ public final class Placer {
      * first on equal scores), the one whose rollout grows fragmentation least.
      */
     private int lookahead(Ask request, ClusterState cluster, int fitting) {
-        int limit = Math.min(fitting, policy.lookahead().orElseThrow().candidates());
-        int[] top = new int[limit];
-        int n = 0;
-        for (int j = 0; j < fitting; j++) {
-            if (n == limit && scores[j] <= scores[top[n - 1]]) {
-                continue;
-            }
-            int p = n < limit ? n++ : n - 1;
-            while (p > 0 && scores[top[p - 1]] < scores[j]) {
-                top[p] = top[p - 1];
-                p--;
-            }
-            top[p] = j;
-        }
+        int[] top = BestPositions.of(
+                fitting, policy.lookahead().orElseThrow().candidates(), j -> true, (a, b) -> scores[a] > scores[b]);
+        int n = top.length;
         int[] candidates = new int[n];
         int[][] cards = new int[n][];
         for (int k = 0; k < n; k++) {

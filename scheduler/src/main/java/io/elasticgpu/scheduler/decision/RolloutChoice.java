@@ -1,6 +1,7 @@
 package io.elasticgpu.scheduler.decision;
 
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.placement.BestPositions;
 import io.elasticgpu.core.placement.Rollouts;
 import io.elasticgpu.core.policy.Lookahead;
 import io.elasticgpu.core.policy.Policy;
@@ -38,20 +39,9 @@ final class RolloutChoice {
             Policy current,
             Lookahead lookahead,
             NodeStates cluster) {
-        int k = Math.min(fit.size(), lookahead.candidates());
-        int[] top = new int[k];
-        int count = 0;
-        for (int i = 0; i < fit.size(); i++) {
-            if (Double.isNaN(place[i]) || (count == k && !before(i, top[k - 1], place, fit))) {
-                continue;
-            }
-            int p = count < k ? count++ : k - 1;
-            while (p > 0 && before(i, top[p - 1], place, fit)) {
-                top[p] = top[p - 1];
-                p--;
-            }
-            top[p] = i;
-        }
+        int[] top = BestPositions.of(
+                fit.size(), lookahead.candidates(), i -> !Double.isNaN(place[i]), (a, b) -> before(a, b, place, fit));
+        int count = top.length;
         if (count == 0) {
             return -1;
         }
