@@ -108,9 +108,9 @@ public final class ControlPlane implements AutoCloseable {
             cp.files.writeKubeconfigs(cp.kubeconfig(), cp.server());
             cp.startEtcd();
             cp.startApiserver();
-            cp.startControllerManager();
-            cp.startScheduler(options.schedulerConfig());
-            cp.startKwok();
+            Ports.startRebinding("kube-controller-manager", cp.ports, cp::startControllerManager);
+            Ports.startRebinding("kube-scheduler", cp.ports, () -> cp.startScheduler(options.schedulerConfig()));
+            Ports.startRebinding("kwok", cp.ports, cp::startKwok);
             return cp;
         } catch (RuntimeException e) {
             cp.close();
@@ -170,7 +170,7 @@ public final class ControlPlane implements AutoCloseable {
     /** Stops kube-scheduler and starts it again with {@code config} (null: the default profile). */
     public void restartScheduler(Path config) {
         stopComponent("kube-scheduler");
-        startScheduler(config);
+        Ports.startRebinding("kube-scheduler", ports, () -> startScheduler(config));
     }
 
     /**

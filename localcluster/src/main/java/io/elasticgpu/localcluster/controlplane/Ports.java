@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Map;
 
 /** Loopback ports: a free one, and whether one is free. */
 public final class Ports {
@@ -46,6 +47,31 @@ public final class Ports {
     /** Whether {@code port} is free within ten seconds (a stopped program's socket may linger briefly). */
     static boolean awaitFree(int port) {
         return Poll.until(() -> isFree(port), Duration.ofSeconds(10), Duration.ofMillis(100));
+    }
+
+    /** What a program that could not bind its port says (Go's net package, as every component is written in Go). */
+    static final String BIND_TAKEN = "address already in use";
+
+    /**
+     * Runs {@code start}, which starts {@code component} on its entry in {@code ports}. When the component exits
+     * because something bound that port after it was chosen (all ports are chosen before the first component starts,
+     * and other programs, such as other test clusters on the machine, choose from the same range), chooses another
+     * free port and starts it again, three times at most.
+     *
+     * @throws IllegalStateException what the last start threw
+     */
+    static void startRebinding(String component, Map<String, Integer> ports, Runnable start) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                start.run();
+                return;
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains(BIND_TAKEN)) {
+                    throw e;
+                }
+                ports.put(component, free());
+            }
+        }
     }
 
     /**
