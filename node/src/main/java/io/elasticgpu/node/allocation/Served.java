@@ -27,44 +27,12 @@ public final class Served {
     }
 
     /**
-     * @param kubelet  device ids per resource per container, as kubelet reports them
-     * @param inFlight containers and the resource of calls answered but not yet in kubelet's records
-     */
-    public Served(Map<ContainerKey, Map<String, List<String>>> kubelet, Map<ContainerKey, Set<String>> inFlight) {
-        this(new Index(kubelet), of(Map.copyOf(inFlight)));
-    }
-
-    /**
      * kubelet's records as {@link Index} indexed them, and the calls in flight: not copied, so this is valid while the
      * caller does not change them (the allocator's lock).
      */
     Served(Index kubelet, InFlight inFlight) {
         this.kubelet = kubelet;
         this.inFlight = inFlight;
-    }
-
-    private static InFlight of(Map<ContainerKey, Set<String>> inFlight) {
-        Set<PodName> pods = new HashSet<>();
-        inFlight.forEach((k, resources) -> {
-            if (!resources.isEmpty()) {
-                pods.add(PodName.of(k));
-            }
-        });
-        return new InFlight() {
-            @Override
-            public boolean holds(ContainerKey container, String resource) {
-                return inFlight.getOrDefault(container, Set.of()).contains(resource);
-            }
-
-            @Override
-            public boolean anyFor(PodName pod) {
-                return pods.contains(pod);
-            }
-        };
-    }
-
-    public static Served none() {
-        return new Served(Map.of(), Map.of());
     }
 
     public boolean holds(ContainerKey key, String resource) {

@@ -15,7 +15,7 @@ class ServedTest {
 
     @Test
     void theHolderIsFoundWhateverOrderKubeletListsTheIdsIn() {
-        Served served = new Served(Map.of(a, Map.of(MEM, List.of("m3", "m1", "m2"))), Map.of());
+        Served served = served(Map.of(a, Map.of(MEM, List.of("m3", "m1", "m2"))));
 
         assertThat(served.holderOf(MEM, List.of("m1", "m2", "m3"))).contains(a);
         assertThat(served.holderOf(MEM, List.of("m2", "m1", "m3", "m1")))
@@ -28,8 +28,7 @@ class ServedTest {
 
     @Test
     void aContainerHoldingMoreFewerOrOtherIdsIsNotTheHolder() {
-        Served served =
-                new Served(Map.of(a, Map.of(MEM, List.of("m1", "m2", "m3")), b, Map.of(MEM, List.of("m4"))), Map.of());
+        Served served = served(Map.of(a, Map.of(MEM, List.of("m1", "m2", "m3")), b, Map.of(MEM, List.of("m4"))));
 
         assertThat(served.holderOf(MEM, List.of("m1", "m2"))).as("a holds more").isEmpty();
         assertThat(served.holderOf(MEM, List.of("m1", "m2", "m3", "m4")))
@@ -44,9 +43,13 @@ class ServedTest {
     @Test
     void idsAnInitContainerHandedOnNameOneOfTheirHolders() {
         ContainerKey init = new ContainerKey("ns", "a", "setup");
-        Served served = new Served(
-                Map.of(init, Map.of(MEM, List.of("m1", "m2")), a, Map.of(MEM, List.of("m2", "m1"))), Map.of());
+        Served served = served(Map.of(init, Map.of(MEM, List.of("m1", "m2")), a, Map.of(MEM, List.of("m2", "m1"))));
 
         assertThat(served.holderOf(MEM, List.of("m1", "m2"))).get().isIn(init, a);
+    }
+
+    /** kubelet's records as read, with no call in flight. */
+    private static Served served(Map<ContainerKey, Map<String, List<String>>> records) {
+        return new Served(new Served.Index(records), new Answers());
     }
 }
