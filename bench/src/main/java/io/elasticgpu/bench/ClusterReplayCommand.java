@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.elasticgpu.bench.cluster.ClusterReplay;
 import io.elasticgpu.bench.cluster.ReplayOptions;
 import io.elasticgpu.bench.cluster.ReplayResult;
+import io.elasticgpu.core.policy.Policies;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -38,7 +39,7 @@ public final class ClusterReplayCommand implements Callable<Integer> {
     @Option(
             names = "--policy",
             paramLabel = "NAME",
-            defaultValue = "elastic",
+            defaultValue = Policies.DEFAULT,
             order = 10,
             description = "The extender's and the simulator's policy (default: ${DEFAULT-VALUE}).")
     String policy;

@@ -2,6 +2,7 @@ package io.elasticgpu.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyName;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -50,7 +51,7 @@ final class ExtenderCommand implements Callable<Integer> {
     @Option(
             names = "--policy",
             paramLabel = "NAME",
-            defaultValue = "elastic",
+            defaultValue = Policies.DEFAULT,
             description = "The extender's placement policy, as its --policy (default: ${DEFAULT-VALUE}); e.g."
                     + " elastic-lookahead, whose rollouts run in the deciding filter.")
     String policy;

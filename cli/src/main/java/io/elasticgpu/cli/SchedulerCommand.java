@@ -1,5 +1,6 @@
 package io.elasticgpu.cli;
 
+import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
 import io.elasticgpu.scheduler.extender.ExtenderService;
@@ -43,7 +44,10 @@ final class SchedulerCommand implements Callable<Integer> {
             description = "Serve the verbs on a non-loopback --listen, to anyone who can reach it (not recommended).")
     Boolean allowRemoteCallers;
 
-    @Option(names = "--policy", paramLabel = "NAME", description = "Placement policy (default elastic).")
+    @Option(
+            names = "--policy",
+            paramLabel = "NAME",
+            description = "Placement policy (default " + Policies.DEFAULT + "; elastic without the rollouts).")
     String policy;
 
     @Option(

@@ -6,7 +6,7 @@ import java.util.List;
 public final class Policies {
 
     /** Our default ({@link PolicyName#DEFAULT}), as a constant for annotations such as an option's default. */
-    public static final String DEFAULT = "elastic";
+    public static final String DEFAULT = "elastic-lookahead";
 
     /** The six policies of the FGD paper, in the paper's order. */
     public static final List<String> PAPER =

@@ -30,9 +30,9 @@ class PolicyNameTest {
     }
 
     @Test
-    void theSetIsTheTenNamesWithElasticTheDefaultAndThePapersSix() {
+    void theSetIsTheTenNamesWithTheLookaheadTheDefaultAndThePapersSix() {
         assertThat(String.join(", ", PolicyName.texts())).isEqualTo(KNOWN);
-        assertThat(PolicyName.DEFAULT).isEqualTo(PolicyName.ELASTIC);
+        assertThat(PolicyName.DEFAULT).isEqualTo(PolicyName.ELASTIC_LOOKAHEAD);
         assertThat(Policies.DEFAULT).isEqualTo(PolicyName.DEFAULT.text());
         assertThat(PolicyName.PAPER)
                 .extracting(PolicyName::text)

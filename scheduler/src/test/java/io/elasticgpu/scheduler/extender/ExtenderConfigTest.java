@@ -191,7 +191,7 @@ class ExtenderConfigTest {
     void theDefaultsAreTheChartsAndTheBuilderRoundTrips() {
         ExtenderConfig d = ExtenderConfig.defaults();
         assertThat(d.listen()).isEqualTo("127.0.0.1:8888");
-        assertThat(d.policy()).isEqualTo(PolicyName.ELASTIC);
+        assertThat(d.policy()).isEqualTo(PolicyName.ELASTIC_LOOKAHEAD);
         assertThat(d.metricsAddress()).isEmpty();
         assertThat(d.units()).isEqualTo(io.elasticgpu.api.v1alpha1.PodAsks.Units.DEFAULT);
         assertThat(d.weights()).isEqualTo(io.elasticgpu.scheduler.decision.Decisions.Weights.DEFAULT);
