@@ -13,19 +13,25 @@ import org.junit.jupiter.api.io.TempDir;
  * each offering its cards in a ResourceSlice only, each GPU pod asking through a ResourceClaim of its own; the real
  * kube-scheduler's allocator picks the cards, the extender (as the chart configures it) the nodes. Audited from the
  * claims' allocations: no card over capacity, every bound GPU pod's claim allocated, and the cluster allocates at
- * least as much GPU as the simulator on the same order, less one point. Through DRA kube-scheduler's allocator picks
- * the card inside the node (the first that fits) and the extender the node; the extender's workload estimate counts
- * each DRA pod whole, its CPU and its cards together, which keeps the cluster within a few tenths of the simulator
- * (docs/results/cluster-replay-dra.md); runs differ by a few tenths.
+ * least as much GPU as the simulator given the order kube-scheduler decided the pods in, less half a point. Through
+ * DRA the allocator's card inside the node is the first that fits, not always the policy's, so fewer pods are decided
+ * alike than through the device plugin. With the default policy's rollouts four runs at 200 nodes were within 0.18 of
+ * the simulator on that order; {@code elastic} fell 0.64 and 0.87 below it (docs/results/cluster-replay-dra.md).
  */
 class DraReplayE2E {
 
     /**
-     * What the allocator's card choice may cost, with room for the runs' spread and for kube-scheduler leaving the
-     * creation order the simulator replays, which at 200 nodes it does from its first pods
-     * (docs/results/cluster-replay-dra.md).
+     * Given the order the pods were decided in, what the allocator's card choice may cost: above the four runs' worst
+     * (0.18) by about two and a half of their spreads, below what {@code elastic} lost through DRA (0.64, 0.87). The
+     * device-plugin path's 0.2 would fail about one run in eight here, by a normal fit to the four.
      */
-    private static final double THRESHOLD = 1.0;
+    private static final double DECISION_ORDER_THRESHOLD = 0.5;
+
+    /**
+     * On the creation order, room for kube-scheduler leaving it, which at 200 nodes it does from its first pods
+     * (docs/results/cluster-replay.md, "In CI").
+     */
+    private static final double CREATION_ORDER_THRESHOLD = 1.0;
 
     @Test
     void draClaimsArePlacedNearlyAsWellAsTheSimulatorPlacesThePodsAndNothingIsOverCommitted(@TempDir Path work)
@@ -34,6 +40,12 @@ class DraReplayE2E {
         assertThat(r.api()).isEqualTo("dra");
         assertThat(r.inClusterPct())
                 .as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
-                .isGreaterThanOrEqualTo(r.simulatorPct() - THRESHOLD);
+                .isGreaterThanOrEqualTo(r.simulatorPct() - CREATION_ORDER_THRESHOLD);
+        assertThat(r.inClusterPct())
+                .as(
+                        "GPU allocated in the cluster against the simulator on kube-scheduler's decision "
+                                + "order, %.2f %% (first difference: %s)",
+                        r.decisionOrder().simulatorPct(), r.decisionOrder().firstDifference())
+                .isGreaterThanOrEqualTo(r.decisionOrder().simulatorPct() - DECISION_ORDER_THRESHOLD);
     }
 }
