@@ -52,8 +52,9 @@ final class ExtenderCommand implements Callable<Integer> {
             names = "--policy",
             paramLabel = "NAME",
             defaultValue = Policies.DEFAULT,
-            description = "The extender's placement policy, as its --policy (default: ${DEFAULT-VALUE}); e.g."
-                    + " elastic-lookahead, whose rollouts run in the deciding filter.")
+            description =
+                    "The extender's placement policy, as its --policy (default: ${DEFAULT-VALUE}, whose rollouts run"
+                            + " in the deciding filter); e.g. elastic, for a cheaper scheduling cycle.")
     String policy;
 
     @Option(

@@ -1,11 +1,6 @@
 package io.elasticgpu.bench.cluster;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.elasticgpu.localcluster.components.Metrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,7 +22,7 @@ final class ExtenderScrape {
     record Counters(Map<String, double[]> verbCallsAndSeconds, long ledgerWrites, long ledgerConflicts) {
 
         static Counters read(String url) {
-            String metrics = scrape(url);
+            String metrics = Metrics.scrape(url);
             Map<String, double[]> verbs = new TreeMap<>();
             metrics.lines().map(VERB_SAMPLE::matcher).filter(Matcher::find).forEach(m -> {
                 double[] v = verbs.computeIfAbsent(m.group(2), k -> new double[2]);
@@ -57,10 +52,7 @@ final class ExtenderScrape {
     }
 
     private static long counter(String metrics, String name) {
-        return metrics.lines()
-                .filter(l -> l.startsWith(name + " "))
-                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-                .sum();
+        return (long) Metrics.sum(metrics, name + " ");
     }
 
     /**
@@ -71,20 +63,5 @@ final class ExtenderScrape {
         PodStream.sleep(window.toMillis());
         ReplayResult.VerbTime filter = Counters.read(url).verbsSince(since).get("filter");
         return (filter == null ? 0 : filter.calls()) / (double) window.toSeconds();
-    }
-
-    private static String scrape(String url) {
-        try {
-            return HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
-                            HttpResponse.BodyHandlers.ofString())
-                    .body();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the extender's metrics: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

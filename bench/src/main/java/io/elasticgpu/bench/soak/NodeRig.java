@@ -2,6 +2,7 @@ package io.elasticgpu.bench.soak;
 
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.components.Metrics;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
@@ -233,12 +234,7 @@ final class NodeRig implements AutoCloseable {
     /** What the agent says it has handed out, MiB per card index, from its /metrics; empty when it does not answer. */
     Optional<Map<Integer, Long>> agentMemoryByCard() {
         try {
-            String text = http.send(
-                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
-                                    .timeout(Duration.ofSeconds(5))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString())
-                    .body();
+            String text = Metrics.scrape("http://127.0.0.1:" + metricsPort);
             Map<Integer, Long> held = new HashMap<>();
             for (String line : text.split("\n")) {
                 Matcher m = MEMORY_GAUGE.matcher(line);
@@ -247,10 +243,7 @@ final class NodeRig implements AutoCloseable {
                 }
             }
             return Optional.of(held);
-        } catch (IOException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (UncheckedIOException | IllegalStateException e) {
             return Optional.empty();
         }
     }

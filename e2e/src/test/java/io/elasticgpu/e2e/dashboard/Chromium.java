@@ -3,8 +3,6 @@ package io.elasticgpu.e2e.dashboard;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -24,8 +22,11 @@ final class Chromium {
 
     private Chromium() {}
 
-    /** A new headless browser with an empty profile, 1400×1000. */
-    static ChromeDriver start() {
+    /**
+     * A new headless browser, 1400×1000, whose profile is the empty directory {@code profile} (a test's
+     * {@code @TempDir}, so that the profile goes with the test).
+     */
+    static ChromeDriver start(Path profile) {
         requireInstalled();
         ChromeOptions options = new ChromeOptions()
                 .setBinary(BROWSER.toFile())
@@ -41,7 +42,7 @@ final class Chromium {
                         "--disable-background-networking",
                         "--disable-component-update",
                         "--disable-sync",
-                        "--user-data-dir=" + emptyProfile());
+                        "--user-data-dir=" + profile);
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(DRIVER.toFile())
                 .usingAnyFreePort()
@@ -57,13 +58,5 @@ final class Chromium {
             fail(missing);
         }
         assumeTrue(installed, missing);
-    }
-
-    private static String emptyProfile() {
-        try {
-            return Files.createTempDirectory("egpu-chromium-").toString();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

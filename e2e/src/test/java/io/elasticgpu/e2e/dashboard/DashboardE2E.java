@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
@@ -39,8 +40,8 @@ class DashboardE2E {
     private static final Path ARTIFACTS = Path.of(System.getProperty("egpu.e2e.dir", "."), "target", "artifacts");
 
     @Test
-    void everyCardIsDrawnUnhealthyOnesMarkedAClickedCardListsItsPodsAndThePageFollowsTheCluster(TestCluster cluster)
-            throws IOException {
+    void everyCardIsDrawnUnhealthyOnesMarkedAClickedCardListsItsPodsAndThePageFollowsTheCluster(
+            TestCluster cluster, @TempDir Path browserProfile) throws IOException {
         List<String> nodes = cluster.createGpuNodes(List.of(
                 GpuNodeSpec.of("a100", 8, "NVIDIA A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12),
                 GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360)));
@@ -57,7 +58,7 @@ class DashboardE2E {
                         watch,
                         watch::synced,
                         new ControllerMetrics(watch, () -> false, () -> 0))) {
-            ChromeDriver browser = Chromium.start();
+            ChromeDriver browser = Chromium.start(browserProfile);
             try {
                 browser.get("http://127.0.0.1:%d/ui/?refresh=1".formatted(server.port()));
                 await().atMost(WAIT)

@@ -38,14 +38,6 @@ class DraReplayE2E {
             throws Exception {
         ReplayResult r = ClusterReplayE2E.replayAudited(work, "--api", "dra");
         assertThat(r.api()).isEqualTo("dra");
-        assertThat(r.inClusterPct())
-                .as("GPU allocated in the cluster against the simulator's %.2f %%", r.simulatorPct())
-                .isGreaterThanOrEqualTo(r.simulatorPct() - CREATION_ORDER_THRESHOLD);
-        assertThat(r.inClusterPct())
-                .as(
-                        "GPU allocated in the cluster against the simulator on kube-scheduler's decision "
-                                + "order, %.2f %% (first difference: %s)",
-                        r.decisionOrder().simulatorPct(), r.decisionOrder().firstDifference())
-                .isGreaterThanOrEqualTo(r.decisionOrder().simulatorPct() - DECISION_ORDER_THRESHOLD);
+        ClusterReplayE2E.assertNearSimulator(r, CREATION_ORDER_THRESHOLD, DECISION_ORDER_THRESHOLD);
     }
 }

@@ -11,6 +11,7 @@ import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.components.Metrics;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
@@ -20,10 +21,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -472,16 +469,7 @@ class ExtenderE2E {
         return metric(extender, series);
     }
 
-    private static double metric(EgpuProcess replica, String series) throws IOException, InterruptedException {
-        String metrics = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create(replica.url() + "/metrics"))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString())
-                .body();
-        return metrics.lines()
-                .filter(l -> l.startsWith(series))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-                .sum();
+    private static double metric(EgpuProcess replica, String series) {
+        return Metrics.sum(Metrics.scrape(replica.url()), series);
     }
 }

@@ -9,6 +9,7 @@ import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.localcluster.components.EgpuProcess;
+import io.elasticgpu.localcluster.components.Metrics;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.realnode.RealNode;
@@ -18,13 +19,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -179,38 +175,20 @@ final class GpuWorkloads implements AutoCloseable {
 
     /** How many binds the extender held back so far (look-alikes waiting for kubelet), its metric. */
     long extenderBindsHeld() {
-        return scrape(extender.url())
-                .lines()
-                .filter(l -> l.startsWith("egpu_extender_binds_held_total "))
-                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-                .sum();
+        return (long) Metrics.sum(Metrics.scrape(extender.url()), "egpu_extender_binds_held_total ");
     }
 
     private Map<Integer, Long> metric(String name) {
         Map<Integer, Long> byCard = new TreeMap<>();
-        scrape(agent.url()).lines().filter(l -> l.startsWith(name + "{")).forEach(l -> {
-            String card = l.replaceAll(".*card=\"(\\d+)\".*", "$1");
-            byCard.put(Integer.parseInt(card), (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
-        });
+        Metrics.scrape(agent.url())
+                .lines()
+                .filter(l -> l.startsWith(name + "{"))
+                .forEach(l -> {
+                    String card = l.replaceAll(".*card=\"(\\d+)\".*", "$1");
+                    byCard.put(Integer.parseInt(card), (long) Metrics.value(l));
+                });
         assertThat(byCard).as("the agent's %s", name).hasSize(CARDS);
         return byCard;
-    }
-
-    private static String scrape(String url) {
-        try {
-            return HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(URI.create(url + "/metrics"))
-                                    .timeout(Duration.ofSeconds(5))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString())
-                    .body();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     /** What {@code allocations} hold per card index, MiB (every card listed, 0 for none). */
