@@ -458,14 +458,14 @@ class ExtenderE2E {
         });
     }
 
-    private static double bindsServed(EgpuProcess replica) throws IOException, InterruptedException {
+    private static double bindsServed(EgpuProcess replica) {
         return metric(replica, "egpu_extender_decisions_total{result=\"bound\",verb=\"bind\"}");
     }
 
     /**
      * The started extender's samples of {@code series} (a name with its labels as exposed, or a name and a space),
      * summed. */
-    static double metric(String series) throws IOException, InterruptedException {
+    static double metric(String series) {
         return metric(extender, series);
     }
 
