@@ -38,6 +38,27 @@ public record ProcessUse(double cpuSeconds, long peakRssMib, boolean alive) {
         return cpu;
     }
 
+    /** CPU seconds per second of each process that used {@code cpuSeconds} over {@code seconds}. */
+    public static java.util.Map<String, Double> perSecond(java.util.Map<String, Double> cpuSeconds, double seconds) {
+        if (!(seconds > 0)) {
+            throw new IllegalArgumentException("a rate needs a positive time, not " + seconds + " s");
+        }
+        java.util.Map<String, Double> rates = new java.util.LinkedHashMap<>();
+        cpuSeconds.forEach((name, s) -> rates.put(name, s / seconds));
+        return rates;
+    }
+
+    /**
+     * What each process of {@code cpuSeconds} used over {@code seconds} beyond what its idle rate ({@code idle}, CPU
+     * seconds per second) would have used anyway, never below 0; a process without an idle rate counts in full.
+     */
+    public static java.util.Map<String, Double> aboveIdle(
+            java.util.Map<String, Double> cpuSeconds, java.util.Map<String, Double> idle, double seconds) {
+        java.util.Map<String, Double> above = new java.util.LinkedHashMap<>();
+        cpuSeconds.forEach((name, s) -> above.put(name, Math.max(0, s - idle.getOrDefault(name, 0.0) * seconds)));
+        return above;
+    }
+
     /** CPU seconds each process of {@code before} has used since. */
     public static java.util.Map<String, Double> cpuSince(
             java.util.Map<String, Double> before, java.util.Map<String, Long> pids) {

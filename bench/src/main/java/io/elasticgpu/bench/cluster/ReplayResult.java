@@ -22,6 +22,12 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param cpuMillisPerPod       CPU milliseconds each process used while the pods were placed (the control plane's,
  *                              the extender's, the harness's), per pod bound: where a placement's cost goes; the
  *                              baseline's likewise (empty when not measured)
+ * @param idleCpuMillisPerSecond the CPU milliseconds per second of the processes that work whether pods come or not
+ *                              (etcd, kube-apiserver, kube-controller-manager, kwok), sampled with every node up and
+ *                              no pod coming, before the extender started
+ * @param cpuMillisPerPodAboveIdle {@code cpuMillisPerPod} less what those processes' idle rates would have used over
+ *                              the stream's time: the work the pods made, which a slower stream does not inflate
+ *                              (kube-scheduler, the extender and the harness count in full); the baseline's likewise
  * @param extenderWarmUpPods    pods scheduled through the extender (and deleted) before measuring, 0 when what was
  *                              measured is an extender in a fresh JVM, compiling its code as it goes
  * @param decisionOrder         the simulator on the order kube-scheduler decided the pods in: what is left of the
@@ -58,6 +64,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
     "ledgerConflicts",
     "cpuMillisPerPod",
     "baselineCpuMillisPerPod",
+    "idleCpuMillisPerSecond",
+    "cpuMillisPerPodAboveIdle",
+    "baselineCpuMillisPerPodAboveIdle",
     "extenderWarmUpPods",
     "decisionOrder"
 })
@@ -92,6 +101,9 @@ public record ReplayResult(
         long ledgerConflicts,
         java.util.Map<String, Double> cpuMillisPerPod,
         java.util.Map<String, Double> baselineCpuMillisPerPod,
+        java.util.Map<String, Double> idleCpuMillisPerSecond,
+        java.util.Map<String, Double> cpuMillisPerPodAboveIdle,
+        java.util.Map<String, Double> baselineCpuMillisPerPodAboveIdle,
         int extenderWarmUpPods,
         DecisionOrder decisionOrder) {
 
@@ -138,6 +150,9 @@ public record ReplayResult(
             long[] ledger,
             java.util.Map<String, Double> cpu,
             java.util.Map<String, Double> baselineCpu,
+            java.util.Map<String, Double> idle,
+            java.util.Map<String, Double> cpuAboveIdle,
+            java.util.Map<String, Double> baselineCpuAboveIdle,
             DecisionOrder decisionOrder) {
         double inCluster = plan.percentOfCapacity(audit.allocatedMilli());
         double sim = plan.percentOfCapacity(simulator);
@@ -172,6 +187,9 @@ public record ReplayResult(
                 ledger[1],
                 perPod(cpu, ours.bound()),
                 baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()),
+                perSecond(idle),
+                perPod(cpuAboveIdle, ours.bound()),
+                baseline == null ? java.util.Map.of() : perPod(baselineCpuAboveIdle, baseline.bound()),
                 options.warmExtender(),
                 decisionOrder);
     }
@@ -192,6 +210,33 @@ public record ReplayResult(
         java.util.Map<String, Double> perPod = new java.util.LinkedHashMap<>();
         cpuSeconds.forEach((name, s) -> perPod.put(name, bound == 0 ? 0 : 1000 * s / bound));
         return perPod;
+    }
+
+    private static java.util.Map<String, Double> perSecond(java.util.Map<String, Double> cpuRates) {
+        java.util.Map<String, Double> millis = new java.util.LinkedHashMap<>();
+        cpuRates.forEach((name, rate) -> millis.put(name, 1000 * rate));
+        return millis;
+    }
+
+    /**
+     * All processes' CPU per pod but the harness's (what the figure compares) against the baseline's; NaN when the
+     * baseline was not measured. */
+    static double againstBaseline(java.util.Map<String, Double> ours, java.util.Map<String, Double> baseline) {
+        double base = withoutHarness(baseline);
+        return baseline.isEmpty() || base == 0 ? Double.NaN : withoutHarness(ours) / base;
+    }
+
+    private static double withoutHarness(java.util.Map<String, Double> millis) {
+        return millis.entrySet().stream()
+                .filter(e -> !e.getKey().equals("harness"))
+                .mapToDouble(java.util.Map.Entry::getValue)
+                .sum();
+    }
+
+    private static String rates(java.util.Map<String, Double> millisPerSecond) {
+        StringBuilder b = new StringBuilder();
+        millisPerSecond.forEach((name, ms) -> b.append(b.isEmpty() ? "" : " ").append("%s %.0f".formatted(name, ms)));
+        return b.isEmpty() ? "not measured" : b.toString();
     }
 
     private static String perPod(java.util.Map<String, Double> millis) {
@@ -239,6 +284,10 @@ public record ReplayResult(
                   ledger writes / refused    %d / %d
                   CPU per pod bound          %s
                   baseline CPU per pod bound %s
+                  idle CPU, ms per second    %s
+                  above idle, per pod bound  %s
+                  baseline, above idle       %s
+                  CPU per pod, ours/baseline %.2fx (above idle %.2fx; the harness left out)
                 """.formatted(
                 trace,
                 policy,
@@ -278,6 +327,11 @@ public record ReplayResult(
                 ledgerWrites,
                 ledgerConflicts,
                 perPod(cpuMillisPerPod),
-                perPod(baselineCpuMillisPerPod));
+                perPod(baselineCpuMillisPerPod),
+                rates(idleCpuMillisPerSecond),
+                perPod(cpuMillisPerPodAboveIdle),
+                perPod(baselineCpuMillisPerPodAboveIdle),
+                againstBaseline(cpuMillisPerPod, baselineCpuMillisPerPod),
+                againstBaseline(cpuMillisPerPodAboveIdle, baselineCpuMillisPerPodAboveIdle));
     }
 }
