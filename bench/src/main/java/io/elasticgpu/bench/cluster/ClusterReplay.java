@@ -31,18 +31,8 @@ import java.util.concurrent.Executors;
 public final class ClusterReplay {
 
     private static final String NAMESPACE = "replay";
-    private static final Duration QUIET = Duration.ofSeconds(20);
     /** How long kwok and the node lifecycle controller get to make every node schedulable. */
     private static final Duration NODES_SETTLE = Duration.ofMinutes(10);
-    /** How long the background processes' CPU is sampled, once every node is up and before the extender starts. */
-    private static final Duration IDLE = Duration.ofSeconds(15);
-    /**
-     * The processes that work whether pods come or not (kwok's node heartbeats, the API server and etcd that take
-     * them, the controllers' loops): a slower stream of the same pods pays more of their work. kube-scheduler and the
-     * extender are not among them: they are restarted or started for each stream, and count in full.
-     */
-    private static final java.util.Set<String> BACKGROUND =
-            java.util.Set.of("etcd", "kube-apiserver", "kube-controller-manager", "kwok");
 
     private ClusterReplay() {}
 
@@ -77,7 +67,7 @@ public final class ClusterReplay {
                 log.println("cluster-replay: warming up the harness");
                 PodStream.warmUp(client, pods, options.clients());
             }
-            Map<String, Double> idle = idleRates(cp, log);
+            Map<String, Double> idle = MeasuredStream.idleRates(cp.pids(), log);
             PodStream.Streamed ours;
             Audit audit;
             Map<String, String> placedOn;
@@ -98,7 +88,7 @@ public final class ClusterReplay {
                 }
                 ExtenderScrape.Counters before = ExtenderScrape.Counters.read(extender.url());
                 log.println("cluster-replay: creating pods");
-                Measured measured = stream(
+                MeasuredStream measured = MeasuredStream.run(
                         client, pods, options, pids(cp, extender.process().pid()), log);
                 ours = measured.streamed();
                 cpu = measured.cpu();
@@ -150,7 +140,7 @@ public final class ClusterReplay {
                         .table());
                 try {
                     prepareBaseline(cp, client, chart, claims, log);
-                    Measured measured = stream(client, pods, options, pids(cp, null), log);
+                    MeasuredStream measured = MeasuredStream.run(client, pods, options, pids(cp, null), log);
                     baseline = measured.streamed();
                     baselineCpu = measured.cpu();
                     baselineCpuAboveIdle = measured.aboveIdle(idle);
@@ -337,41 +327,6 @@ public final class ClusterReplay {
                         .readTree(text);
         config.withObject("leaderElection").removeAll().put("leaderElect", false); // one replica, as for the chart's
         return config;
-    }
-
-    /** A stream of the plan's pods, the CPU seconds each process used meanwhile, and how long that was. */
-    private record Measured(PodStream.Streamed streamed, Map<String, Double> cpu, double seconds) {
-        /** The CPU seconds beyond what the background processes' idle rates would have used over as long. */
-        Map<String, Double> aboveIdle(Map<String, Double> idle) {
-            return ProcessUse.aboveIdle(cpu, idle, seconds);
-        }
-    }
-
-    private static Measured stream(
-            KubernetesClient client, List<Pod> pods, ReplayOptions options, Map<String, Long> pids, PrintStream log) {
-        Map<String, Double> before = ProcessUse.cpu(pids);
-        long start = System.nanoTime();
-        PodStream.Streamed streamed = PodStream.run(
-                client, pods, options.clients(), options.gated(), QUIET, done -> log.printf("  %d created%n", done));
-        return new Measured(streamed, ProcessUse.cpuSince(before, pids), (System.nanoTime() - start) / 1e9);
-    }
-
-    /**
-     * The background processes' CPU seconds per second while no pod comes: sampled once, before the extender starts,
-     * so that its watches' cost to the API server counts as its own in the stream.
-     */
-    private static Map<String, Double> idleRates(ControlPlane cp, PrintStream log) {
-        Map<String, Long> pids = new LinkedHashMap<>(cp.pids());
-        pids.keySet().retainAll(BACKGROUND);
-        Map<String, Double> before = ProcessUse.cpu(pids);
-        long start = System.nanoTime();
-        PodStream.sleep(IDLE.toMillis());
-        Map<String, Double> idle =
-                ProcessUse.perSecond(ProcessUse.cpuSince(before, pids), (System.nanoTime() - start) / 1e9);
-        StringBuilder line = new StringBuilder("cluster-replay: idle CPU, ms per second:");
-        idle.forEach((name, rate) -> line.append(" %s %.0f".formatted(name, 1000 * rate)));
-        log.println(line);
-        return idle;
     }
 
     /** The control plane's components, the extender (when given) and this harness, which creates the pods, by name. */
