@@ -46,5 +46,8 @@ class ProcessUseTest {
 
         assertThat(ReplayResult.againstBaseline(ours, baseline)).isCloseTo(1.5, within(1e-9));
         assertThat(ReplayResult.againstBaseline(ours, Map.of())).isNaN();
+        assertThat(ReplayResult.cpuRatios(ours, baseline, Map.of("extender", 20.0), Map.of("kwok", 5.0)))
+                .isEqualTo("1.50x (above idle 4.00x; the harness left out)");
+        assertThat(ReplayResult.cpuRatios(ours, Map.of(), ours, Map.of())).isEqualTo("not measured");
     }
 }
