@@ -58,9 +58,8 @@ record MeasuredStream(PodStream.Streamed streamed, Map<String, Double> cpu, doub
         PodStream.sleep(IDLE.toMillis());
         Map<String, Double> idle =
                 ProcessUse.perSecond(ProcessUse.cpuSince(before, background), (System.nanoTime() - start) / 1e9);
-        StringBuilder line = new StringBuilder("cluster-replay: idle CPU, ms per second:");
-        idle.forEach((name, rate) -> line.append(" %s %.0f".formatted(name, 1000 * rate)));
-        log.println(line);
+        log.println(
+                "cluster-replay: idle CPU, ms per second: " + ReplayResult.rates(ReplayResult.millisPerSecond(idle)));
         return idle;
     }
 }

@@ -187,7 +187,7 @@ public record ReplayResult(
                 ledger[1],
                 perPod(cpu, ours.bound()),
                 baseline == null ? java.util.Map.of() : perPod(baselineCpu, baseline.bound()),
-                perSecond(idle),
+                millisPerSecond(idle),
                 perPod(cpuAboveIdle, ours.bound()),
                 baseline == null ? java.util.Map.of() : perPod(baselineCpuAboveIdle, baseline.bound()),
                 options.warmExtender(),
@@ -212,7 +212,8 @@ public record ReplayResult(
         return perPod;
     }
 
-    private static java.util.Map<String, Double> perSecond(java.util.Map<String, Double> cpuRates) {
+    /** CPU seconds per second as milliseconds per second. */
+    static java.util.Map<String, Double> millisPerSecond(java.util.Map<String, Double> cpuRates) {
         java.util.Map<String, Double> millis = new java.util.LinkedHashMap<>();
         cpuRates.forEach((name, rate) -> millis.put(name, 1000 * rate));
         return millis;
@@ -223,7 +224,7 @@ public record ReplayResult(
      * baseline was not measured. */
     static double againstBaseline(java.util.Map<String, Double> ours, java.util.Map<String, Double> baseline) {
         double base = withoutHarness(baseline);
-        return baseline.isEmpty() || base == 0 ? Double.NaN : withoutHarness(ours) / base;
+        return base == 0 ? Double.NaN : withoutHarness(ours) / base;
     }
 
     private static double withoutHarness(java.util.Map<String, Double> millis) {
@@ -246,7 +247,8 @@ public record ReplayResult(
                         .formatted(all, againstBaseline(oursAboveIdle, baselineAboveIdle));
     }
 
-    private static String rates(java.util.Map<String, Double> millisPerSecond) {
+    /** Each process's CPU milliseconds per second, as the table and the replay's log print them. */
+    static String rates(java.util.Map<String, Double> millisPerSecond) {
         StringBuilder b = new StringBuilder();
         millisPerSecond.forEach((name, ms) -> b.append(b.isEmpty() ? "" : " ").append("%s %.0f".formatted(name, ms)));
         return b.isEmpty() ? "not measured" : b.toString();
