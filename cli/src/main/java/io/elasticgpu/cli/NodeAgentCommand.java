@@ -163,6 +163,41 @@ final class NodeAgentCommand implements Callable<Integer> {
     String mpsCgroupRoot;
 
     @Option(
+            names = "--mps-layout",
+            paramLabel = "auto|per-share|per-card|v3",
+            defaultValue = "auto",
+            description = "With --isolation mps: how MPS servers are laid out: per-share (a control daemon per share,"
+                    + " limits the pod cannot raise, the card time-sliced between shares), per-card (a daemon per card,"
+                    + " shares side by side, limits in the container's environment, which the pod can raise), v3 (MPS"
+                    + " v3: a server per card, a namespace per share, memory also held by the pod's cgroup where the"
+                    + " kernel has dmem), or auto (v3 where the control program offers it, else per-share; default).")
+    String mpsLayout;
+
+    @Option(
+            names = "--mps-context-reserve-mib",
+            paramLabel = "MIB",
+            defaultValue = "1024",
+            description = "With --isolation mps: MiB of each process's share kept out of its MPS memory limit for its"
+                    + " CUDA context, which MPS does not count (default ${DEFAULT-VALUE}); give the controller the same.")
+    long mpsContextReserveMib;
+
+    @Option(
+            names = "--mps-shm-mib",
+            paramLabel = "MIB",
+            defaultValue = "64",
+            description = "With --isolation mps: the size of the tmpfs each share gets as /dev/shm when its pod brings"
+                    + " no /dev/shm volume of its own (default ${DEFAULT-VALUE}).")
+    long mpsShmMib;
+
+    @Option(
+            names = "--nvidia-smi",
+            paramLabel = "FILE",
+            defaultValue = "/usr/bin/nvidia-smi",
+            description = "With --isolation mps and the v3 layout: NVIDIA's nvidia-smi, which sets each pod's memory"
+                    + " limit on its cgroup (default ${DEFAULT-VALUE}).")
+    Path nvidiaSmi;
+
+    @Option(
             names = "--usage-interval",
             paramLabel = "DURATION",
             defaultValue = "PT10S",
@@ -224,7 +259,11 @@ final class NodeAgentCommand implements Callable<Integer> {
         if (isolation.forNodeAgent() == IsolationConfig.Mode.NONE) {
             return IsolationConfig.NONE;
         }
-        return IsolationConfig.mps(mpsControl, mpsRoot).withHost(mpsHostNamespaces, mpsCgroupRoot);
+        return IsolationConfig.mps(mpsControl, mpsRoot)
+                .withHost(mpsHostNamespaces, mpsCgroupRoot)
+                .withLayout(IsolationConfig.Layout.of(mpsLayout))
+                .withMemory(mpsContextReserveMib, mpsShmMib)
+                .withNvidiaSmi(nvidiaSmi);
     }
 
     /** Whether to run as a DRA driver; anything but the two names stops before anything starts. */

@@ -24,6 +24,14 @@ public record MpsLimits(List<Long> memoryMib, int threadPercent, int processes) 
     public static final String PROCESSES_ANNOTATION = "elasticgpu.io/gpu-processes";
     /** MPS serves at most 48 client processes per card (Volta and later). */
     public static final int MAX_PROCESSES = 48;
+    /**
+     * MiB of each process's share kept out of its MPS memory limit for its CUDA context, by default: MPS's pinned
+     * limit does not count the context, which NVML showed at about 1 GiB per process on an H100 (driver 580, CUDA 13,
+     * PyTorch 2.11; docs/results/gpu-isolation.md).
+     */
+    public static final long DEFAULT_CONTEXT_RESERVE_MIB = 1024;
+    /** The most a context reserve may be set to. */
+    public static final long MAX_CONTEXT_RESERVE_MIB = 16384;
 
     public MpsLimits {
         memoryMib = List.copyOf(requireNonNull(memoryMib, "memoryMib"));
