@@ -7,6 +7,7 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
+import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
@@ -16,6 +17,8 @@ import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
+import io.elasticgpu.node.agent.KubernetesDraCluster;
+import io.elasticgpu.node.agent.PodEviction;
 import io.elasticgpu.node.deviceplugin.UnixSockets;
 import io.elasticgpu.node.draplugin.api.Claim;
 import io.elasticgpu.node.draplugin.api.DRAPluginGrpc;
@@ -26,14 +29,18 @@ import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,14 +65,17 @@ import org.junit.jupiter.api.io.TempDir;
  * through a life that touches every path: start, admissions, an Xid, SIGKILL and restart, a hand edit of what it
  * publishes, and, with isolation by MPS (the node module's stand-in {@code nvidia-cuda-mps-control}, no GPU needed), a
  * share's daemon that dies and is started again, which the agent tells as a Warning event about the pod or claim
- * holding the share (events create). The apiserver's audit log then says what it called: every verb granted was used,
- * none refused.
+ * holding the share (events create). With {@code isolation: mps} (the DRA life's rendering) the agent may evict a pod
+ * of its node that went around MPS twice (pods/eviction create): its own eviction code, with its token, is refused
+ * while a PodDisruptionBudget forbids it and then evicts the pod. The apiserver's audit log then says what it called:
+ * every verb granted was used, none refused.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class NodeAgentRbacE2E {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String BINDING = "elastic-gpu-elastic-gpu-node-agent";
+    private static final String EVICTION = "/pods/eviction create";
     private static final String CARDS = """
             driverVersion: "570.86.15"
             cards:
@@ -85,6 +95,9 @@ class NodeAgentRbacE2E {
     void devicePluginMode(TestCluster cluster) throws Exception {
         Instant since = Instant.now(); // both tests run as the one ServiceAccount: each counts its own calls
         ChartRbac.Installed rbac = ChartRbac.install(cluster, "defaults", "node-agent", BINDING);
+        assertThat(rbac.grants())
+                .as("without isolation: mps nothing is evicted")
+                .doesNotContain(EVICTION);
         KubernetesClient client = cluster.client();
         String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("rbac-dp", 2, "Tesla-T4", 15_360)))
                 .getFirst();
@@ -190,6 +203,8 @@ class NodeAgentRbacE2E {
         } finally {
             killDaemons(mps); // they outlive the agent by design
         }
+        assertThat(rbac.grants()).as("isolation: mps").contains(EVICTION);
+        evictsAPodOfItsNode(cluster, rbac.kubeconfig(), node);
         ChartRbac.assertLeastPrivilege(
                 "node agent (DRA)", rbac.grants(), ChartRbac.calls(cluster.controlPlane(), rbac.account(), since));
     }
@@ -268,6 +283,65 @@ class NodeAgentRbacE2E {
         agent = start(cluster, args, "dra-2");
         await().atMost(WAIT).until(() -> slices.get() != null);
         agent.stop(Duration.ofSeconds(10));
+    }
+
+    /**
+     * What the agent does to a pod caught twice going around MPS, with its own code ({@link
+     * KubernetesDraCluster#evict}) and token: refused (HTTP 429) while a PodDisruptionBudget allows no disruption, done
+     * once the budget is gone.
+     */
+    private static void evictsAPodOfItsNode(TestCluster cluster, Path kubeconfig, String node) throws Exception {
+        KubernetesClient client = cluster.client();
+        String namespace = cluster.namespace();
+        Pod pod = client.pods()
+                .inNamespace(namespace)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName("bypasser")
+                        .addToLabels("app", "bypasser")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .addNewContainer()
+                        .withName("main")
+                        .withImage("registry.example/train:1")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
+        var budget = client.policy()
+                .v1()
+                .podDisruptionBudget()
+                .inNamespace(namespace)
+                .resource(new PodDisruptionBudgetBuilder()
+                        .withNewMetadata()
+                        .withName("bypasser")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withMinAvailable(new IntOrString(1))
+                        .withNewSelector()
+                        .addToMatchLabels("app", "bypasser")
+                        .endSelector()
+                        .endSpec()
+                        .build());
+        budget.create();
+        String uid = pod.getMetadata().getUid();
+        try (KubernetesClient agentClient = new KubernetesClientBuilder()
+                        .withConfig(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                        .build();
+                KubernetesDraCluster agent = new KubernetesDraCluster(agentClient, node, PodAsks.Units.DEFAULT)) {
+            assertThat(agent.evict(namespace, "bypasser", uid))
+                    .as("evicted while a PodDisruptionBudget allows no disruption")
+                    .isInstanceOfSatisfying(
+                            PodEviction.Refused.class, r -> assertThat(r.why()).startsWith("HTTP 429"));
+            budget.delete();
+            await().atMost(WAIT)
+                    .until(() -> agent.evict(namespace, "bypasser", uid), PodEviction.Evicted.class::isInstance);
+        }
+        await().atMost(WAIT).until(() -> {
+            Pod now = client.pods().inNamespace(namespace).withName("bypasser").get();
+            return now == null || now.getMetadata().getDeletionTimestamp() != null;
+        });
     }
 
     /** Isolation by MPS with the stand-in control program, its shares under {@code root}. */

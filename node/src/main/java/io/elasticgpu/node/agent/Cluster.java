@@ -24,6 +24,15 @@ public interface Cluster extends AutoCloseable {
     /** Posts a Warning event about an object on this node (a pod, a claim), as kubelet does; never throws. */
     default void warn(String kind, String namespace, String name, String reason, String message) {}
 
+    /**
+     * Evicts pod {@code namespace/name} of this node through the Eviction API (policy/v1), which honours its
+     * PodDisruptionBudgets; only the pod with {@code uid}, never one created again under its name. One call, never
+     * retried and never thrown: a refusal is answered.
+     */
+    default PodEviction evict(String namespace, String name, String uid) {
+        return new PodEviction.Refused("this cluster evicts no pods");
+    }
+
     @Override
     void close();
 }

@@ -75,7 +75,7 @@ public final class DraNodeAgent implements AutoCloseable {
                         hardware,
                         backend,
                         clock,
-                        new IsolationNotices(metrics, cluster::warn, true, cluster::podViews)))
+                        new IsolationNotices(metrics, cluster::warn, cluster::evict, true, cluster::podViews)))
                 : Optional.empty();
         this.preparation = new ClaimPreparation(
                 cluster.claims(hardware),

@@ -20,6 +20,7 @@ public final class KubernetesCluster implements Cluster {
     private final InventoryPublisher inventory;
     private final SlicePublisher slices;
     private final ClusterEvents events;
+    private final ClusterEvictions evictions;
     private volatile boolean sliceWithdrawn;
 
     public KubernetesCluster(KubernetesClient client, AgentConfig config) {
@@ -28,6 +29,7 @@ public final class KubernetesCluster implements Cluster {
         this.inventory = new InventoryPublisher(client, config.nodeName(), NodeLabels.API_DEVICE_PLUGIN);
         this.slices = new SlicePublisher(client, config.nodeName());
         this.events = new ClusterEvents(client, config.nodeName());
+        this.evictions = new ClusterEvictions(client);
     }
 
     @Override
@@ -38,6 +40,11 @@ public final class KubernetesCluster implements Cluster {
     @Override
     public void warn(String kind, String namespace, String name, String reason, String message) {
         events.warn(kind, namespace, name, reason, message);
+    }
+
+    @Override
+    public PodEviction evict(String namespace, String name, String uid) {
+        return evictions.evict(namespace, name, uid);
     }
 
     @Override

@@ -31,6 +31,7 @@ public final class KubernetesDraCluster implements DraCluster {
     private final InventoryPublisher inventory;
     private final SliceGuard slices;
     private final ClusterEvents events;
+    private final ClusterEvictions evictions;
     private SharedIndexInformer<Pod> pods;
 
     public KubernetesDraCluster(KubernetesClient client, String node, PodAsks.Units units) {
@@ -40,6 +41,7 @@ public final class KubernetesDraCluster implements DraCluster {
         this.inventory = new InventoryPublisher(client, node, NodeLabels.API_DRA);
         this.slices = new SliceGuard(client, node);
         this.events = new ClusterEvents(client, node);
+        this.evictions = new ClusterEvictions(client);
     }
 
     @Override
@@ -50,6 +52,11 @@ public final class KubernetesDraCluster implements DraCluster {
     @Override
     public void warn(String kind, String namespace, String name, String reason, String message) {
         events.warn(kind, namespace, name, reason, message);
+    }
+
+    @Override
+    public PodEviction evict(String namespace, String name, String uid) {
+        return evictions.evict(namespace, name, uid);
     }
 
     @Override

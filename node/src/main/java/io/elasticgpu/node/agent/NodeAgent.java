@@ -165,6 +165,7 @@ public final class NodeAgent implements AutoCloseable {
         MpsIsolation.Notices notices = new IsolationNotices(
                 metrics,
                 cluster::warn,
+                cluster::evict,
                 false,
                 () -> cluster.pods().pods().stream().map(NodeAgent::view).toList());
         MpsIsolation m = MpsIsolation.start(config.isolation(), hardware, backend, clock, notices);

@@ -45,8 +45,9 @@ public final class AgentMetrics {
             .name("egpu_node_agent_isolation_events_total")
             .help("What holding shares to their limits did: GpuShareDaemonRestarted (an MPS daemon started again),"
                     + " GpuShareProcessEnded (a CUDA process beyond its share's count ended), GpuShareBypassed (a"
-                    + " process used a card held through MPS outside MPS), GpuShareExceeded (a container used more"
-                    + " than its share)")
+                    + " process used a card held through MPS outside MPS), GpuShareBypassEvicted (its pod, caught"
+                    + " twice, evicted), GpuShareBypassEvictionRefused (that eviction refused), GpuShareExceeded (a"
+                    + " container used more than its share)")
             .labelNames("reason")
             .register(registry);
     private volatile Supplier<Integer> mpsDaemons = () -> 0;

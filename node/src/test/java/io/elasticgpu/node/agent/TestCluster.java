@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 /**
- * The API server as the agent sees it, in memory: pods bound to the node, what the agent recorded, what it published.
+ * The API server as the agent sees it, in memory: pods bound to the node, what the agent recorded, what it published,
+ * the Warning events it posted and the evictions it asked (answered with {@link #evictionAnswer}).
  * */
 final class TestCluster implements Cluster {
 
@@ -25,6 +26,13 @@ final class TestCluster implements Cluster {
     final Map<String, Boolean> complete = new ConcurrentHashMap<>();
     final AtomicInteger publications = new AtomicInteger();
     volatile boolean[] lastHealth = new boolean[0];
+    /** Each Warning event posted, as {@code kind namespace/name reason: message}. */
+    final List<String> warnings = new CopyOnWriteArrayList<>();
+    /** Each eviction asked, as {@code namespace/name uid}. */
+    final List<String> evictions = new CopyOnWriteArrayList<>();
+    /** What the next evictions are answered. */
+    volatile PodEviction evictionAnswer = new PodEviction.Evicted();
+
     private final AgentConfig config;
 
     TestCluster(AgentConfig config) {
@@ -67,6 +75,17 @@ final class TestCluster implements Cluster {
         }
         lastHealth = h;
         publications.incrementAndGet();
+    }
+
+    @Override
+    public void warn(String kind, String namespace, String name, String reason, String message) {
+        warnings.add("%s %s/%s %s: %s".formatted(kind, namespace, name, reason, message));
+    }
+
+    @Override
+    public PodEviction evict(String namespace, String name, String uid) {
+        evictions.add("%s/%s %s".formatted(namespace, name, uid));
+        return evictionAnswer;
     }
 
     @Override
