@@ -75,6 +75,15 @@ final class ControllerCommand implements Callable<Integer> {
     @Mixin
     IsolationOption isolation;
 
+    @Option(
+            names = "--mps-context-reserve-mib",
+            paramLabel = "MIB",
+            defaultValue = "1024",
+            description = "With --isolation mps: MiB of each process's share the node agents keep out of its MPS"
+                    + " memory limit for its CUDA context, which MPS does not count; the webhook refuses a share that"
+                    + " leaves a process no more than this (default ${DEFAULT-VALUE}). The node agents' value.")
+    long mpsContextReserveMib;
+
     @Mixin
     UnitOptions units;
 
@@ -200,9 +209,13 @@ final class ControllerCommand implements Callable<Integer> {
                 .build();
     }
 
-    /** What the webhook checks of pods asking GPU slices: the node agents' isolation and units, the model table. */
+    /**
+     * What the webhook checks of pods asking GPU slices: the node agents' isolation, context reserve and units, the
+     * model table.
+     */
     ShareAdmission shares() {
-        return new ShareAdmission(isolation.forWebhook(), units.units(), ModelTableOption.read(modelTable));
+        return new ShareAdmission(
+                isolation.forWebhook(), mpsContextReserveMib, units.units(), ModelTableOption.read(modelTable));
     }
 
     static InetSocketAddress address(String option, String hostPort) {

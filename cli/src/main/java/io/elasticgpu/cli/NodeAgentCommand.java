@@ -178,7 +178,8 @@ final class NodeAgentCommand implements Callable<Integer> {
             paramLabel = "MIB",
             defaultValue = "1024",
             description = "With --isolation mps: MiB of each process's share kept out of its MPS memory limit for its"
-                    + " CUDA context, which MPS does not count (default ${DEFAULT-VALUE}); give the controller the same.")
+                    + " CUDA context, which MPS does not count (default ${DEFAULT-VALUE}); give the controller the"
+                    + " same.")
     long mpsContextReserveMib;
 
     @Option(

@@ -1,6 +1,7 @@
 package io.elasticgpu.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.node.isolation.IsolationConfig;
@@ -96,6 +97,34 @@ class SharedOptionsTest {
                         .map(MetricsAddress::toString)
                         .orElse("none"))
                 .isEqualTo(expected);
+    }
+
+    @Test
+    void theNodeAgentAndTheControllerReadTheContextReserveAlike() {
+        NodeAgentCommand agent = parse(
+                new NodeAgentCommand(),
+                "--node-name",
+                "gpu-1",
+                "--isolation",
+                "mps",
+                "--mps-context-reserve-mib",
+                "512");
+        ControllerCommand controller =
+                parse(new ControllerCommand(), "--isolation", "mps", "--mps-context-reserve-mib", "512");
+
+        assertThat(agent.config().isolation().contextReserveMib()).isEqualTo(512);
+        assertThat(controller.shares().contextReserveMib()).isEqualTo(512);
+        // the same default: MpsLimits.DEFAULT_CONTEXT_RESERVE_MIB
+        assertThat(parse(new ControllerCommand(), "--isolation", "mps").shares().contextReserveMib())
+                .isEqualTo(parse(new NodeAgentCommand(), "--node-name", "gpu-1")
+                        .config()
+                        .isolation()
+                        .contextReserveMib())
+                .isEqualTo(1024);
+        assertThatThrownBy(() -> parse(new ControllerCommand(), "--mps-context-reserve-mib", "-1")
+                        .shares())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--mps-context-reserve-mib must be 0..16384, was -1");
     }
 
     @Test

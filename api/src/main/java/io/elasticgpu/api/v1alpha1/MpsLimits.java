@@ -3,6 +3,7 @@ package io.elasticgpu.api.v1alpha1;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -10,11 +11,14 @@ import java.util.Map;
  * What one share becomes under CUDA MPS, written once for the admission webhook (which refuses a share MPS cannot
  * hold) and the node agent (which sets it on the share's own MPS control daemon). MPS limits each client process, not
  * a group of processes; so a share is divided evenly among the CUDA processes its holder declares it runs
- * ({@value #PROCESSES_ANNOTATION}, default 1): each process gets {@code memory / processes} on each card and
- * {@code percent / processes} of the compute, and the node agent ends a process beyond the declared count. Immutable.
+ * ({@value #PROCESSES_ANNOTATION}, default 1): each process gets {@code percent / processes} of the compute and, on
+ * each card, {@code memory / processes} less a reserve for its CUDA context ({@link #DEFAULT_CONTEXT_RESERVE_MIB} by
+ * default), which MPS's pinned memory limit does not count; the node agent ends a process beyond the declared count.
+ * Every share held through MPS has a memory part: a share without one would let its processes take all of the card's
+ * memory from the shares beside it. Immutable.
  *
- * @param memoryMib     the pinned device memory limit of each process, per card in the share's card order; 0 where the
- *                      share limits no memory on that card
+ * @param memoryMib     the pinned device memory limit of each process, per card in the share's card order: its part of
+ *                      the share's memory less the context reserve, at least 1 MiB
  * @param threadPercent each process's active thread percentage (1..100); 100 when the share limits no compute
  * @param processes     how many CUDA processes may hold the share at once
  */
@@ -32,12 +36,14 @@ public record MpsLimits(List<Long> memoryMib, int threadPercent, int processes) 
     public static final long DEFAULT_CONTEXT_RESERVE_MIB = 1024;
     /** The most a context reserve may be set to. */
     public static final long MAX_CONTEXT_RESERVE_MIB = 16384;
+    /** The flag of the node agent and the controller that sets the context reserve. */
+    public static final String CONTEXT_RESERVE_FLAG = "--mps-context-reserve-mib";
 
     public MpsLimits {
         memoryMib = List.copyOf(requireNonNull(memoryMib, "memoryMib"));
-        if (memoryMib.isEmpty() || memoryMib.stream().anyMatch(m -> m < 0)) {
+        if (memoryMib.isEmpty() || memoryMib.stream().anyMatch(m -> m < 1)) {
             throw new IllegalArgumentException(
-                    "MPS limits: memory must be 0 (no limit) or more MiB per card, was " + memoryMib);
+                    "MPS limits: memory must be 1 or more MiB per process on each card, was " + memoryMib);
         }
         if (threadPercent < 1 || threadPercent > 100) {
             throw new IllegalArgumentException("MPS limits: thread percentage must be 1..100, was " + threadPercent);
@@ -50,44 +56,119 @@ public record MpsLimits(List<Long> memoryMib, int threadPercent, int processes) 
 
     /**
      * The limits of each process of a share held on {@code shares} (one per card) by {@code processes} processes.
-     * Memory is in whole MiB (MPS's {@code M} unit); compute in whole percent, rounded down so that no process gets
-     * more than its part. A share with no compute part ({@code milli} 0) limits memory only.
+     * Memory is in whole MiB (MPS's {@code M} unit): each process's part of the share's memory on the card, less
+     * {@code contextReserveMib} for its CUDA context; compute in whole percent. Both are rounded down, so that no
+     * process gets more than its part. A share with no compute part ({@code milli} 0) limits memory only; a share
+     * with no memory part ({@code memoryMib} 0) is refused.
      *
-     * @throws IllegalArgumentException when MPS cannot hold the share: a part of less than 1 MiB or 1 % per process,
-     * or a whole card (whole cards never go through MPS); the message says what to change
+     * @param contextReserveMib MiB of each process's part left out of its memory limit for its CUDA context, which
+     *                          MPS does not count: 0..{@value #MAX_CONTEXT_RESERVE_MIB}
+     *                          ({@value #CONTEXT_RESERVE_FLAG}, {@link #DEFAULT_CONTEXT_RESERVE_MIB} by default)
+     * @throws IllegalArgumentException when MPS cannot hold the share: no memory part, a memory part of no more than
+     * the reserve (less than 1 MiB left) or a compute part of less than 1 % per process, or a whole card (whole cards
+     * never go through MPS); the message says what to change
      */
-    public static MpsLimits of(List<Share> shares, int processes) {
+    public static MpsLimits of(List<Share> shares, int processes, long contextReserveMib) {
         if (shares.isEmpty()) {
             throw new IllegalArgumentException("MPS limits: the share names no card");
         }
-        if (processes < 1 || processes > MAX_PROCESSES) {
-            throw new IllegalArgumentException(
-                    "%s must be 1..%d, was %d".formatted(PROCESSES_ANNOTATION, MAX_PROCESSES, processes));
+        checkProcesses(processes);
+        if (contextReserveMib < 0 || contextReserveMib > MAX_CONTEXT_RESERVE_MIB) {
+            throw new IllegalArgumentException("%s must be 0..%d, was %d"
+                    .formatted(CONTEXT_RESERVE_FLAG, MAX_CONTEXT_RESERVE_MIB, contextReserveMib));
         }
         Share first = shares.getFirst();
         if (shares.stream().anyMatch(s -> s.milli() >= 1000)) {
             throw new IllegalArgumentException(
                     "MPS limits: a whole card is not shared through MPS (card %d)".formatted(first.card()));
         }
-        List<Long> memory = shares.stream().map(s -> s.memoryMib() / processes).toList();
-        for (int i = 0; i < shares.size(); i++) {
-            if (shares.get(i).memoryMib() > 0 && memory.get(i) < 1) {
-                throw new IllegalArgumentException(("a share of %d MiB on card %d cannot be divided among %d processes"
-                                + " (MPS limits each process to whole MiB); ask for more memory or lower %s")
-                        .formatted(shares.get(i).memoryMib(), shares.get(i).card(), processes, PROCESSES_ANNOTATION));
+        long smallest = smallestMemoryMib(processes, contextReserveMib);
+        List<Long> memory = new ArrayList<>();
+        for (Share s : shares) {
+            if (s.memoryMib() <= 0) {
+                throw new IllegalArgumentException(("the share on card %d asks %s and no memory; under MPS every"
+                                + " share needs memory, or its processes could take all of the card's memory from"
+                                + " the shares beside it: add %s (at least %d MiB for %s)")
+                        .formatted(
+                                s.card(),
+                                s.milli() > 0 ? percentText(s.milli()) + " % of compute" : "no compute",
+                                ResourceNames.GPU_MEMORY,
+                                smallest,
+                                processesText(processes)));
             }
-        }
-        int percent = 100;
-        if (first.milli() > 0) {
-            percent = first.milli() / 10 / processes;
-            if (percent < 1) {
-                throw new IllegalArgumentException(
-                        ("a compute share of %s %% cannot be divided among %d processes (MPS limits"
-                                        + " each process to whole percent); ask for at least %d %% or lower %s")
-                                .formatted(percentText(first.milli()), processes, processes, PROCESSES_ANNOTATION));
+            long limit = s.memoryMib() / processes - contextReserveMib;
+            if (limit < 1) {
+                throw new IllegalArgumentException(memoryRefusal(s, processes, contextReserveMib));
             }
+            memory.add(limit);
         }
-        return new MpsLimits(memory, percent, processes);
+        return new MpsLimits(memory, threadPercent(first.milli(), processes), processes);
+    }
+
+    /**
+     * The active thread percentage of each of {@code processes} processes of a share of {@code milli} thousandths of
+     * a card: 100 for no compute part (0). Alone, it checks the compute of a share whose memory has no MiB yet (a
+     * percent of a card not chosen yet); {@link #of} checks the rest when the card is known.
+     *
+     * @throws IllegalArgumentException when it is less than 1 % per process, or the count is not 1..
+     *                                  {@value #MAX_PROCESSES}; the message says what to change
+     */
+    public static int threadPercent(int milli, int processes) {
+        checkProcesses(processes);
+        if (milli <= 0) {
+            return 100;
+        }
+        int percent = milli / 10 / processes;
+        if (percent < 1) {
+            throw new IllegalArgumentException(("a compute share of %s %% cannot be divided among %d processes (MPS"
+                            + " limits each process to whole percent); ask for at least %d %% or lower %s")
+                    .formatted(percentText(milli), processes, processes, PROCESSES_ANNOTATION));
+        }
+        return percent;
+    }
+
+    /**
+     * The least memory on each card a share held by {@code processes} processes can ask: 1 MiB for each process
+     * beyond its context reserve.
+     */
+    public static long smallestMemoryMib(int processes, long contextReserveMib) {
+        return processes * (contextReserveMib + 1);
+    }
+
+    /**
+     * Why {@code s} leaves a process less than 1 MiB: the least memory that does for this many processes, and the
+     * most processes this memory does for, if any.
+     */
+    private static String memoryRefusal(Share s, int processes, long reserve) {
+        long most = s.memoryMib() / (reserve + 1); // processes whose part is above the reserve: at least 1 MiB each
+        String fix = "ask for at least %d MiB".formatted(smallestMemoryMib(processes, reserve))
+                + (most >= 1 ? " or lower %s to %d".formatted(PROCESSES_ANNOTATION, most) : "");
+        if (reserve == 0) {
+            return ("a share of %d MiB on card %d cannot be divided among %d processes (MPS limits each process to"
+                            + " whole MiB); %s")
+                    .formatted(s.memoryMib(), s.card(), processes, fix);
+        }
+        return ("a share of %d MiB on card %d gives each of its %s %d MiB, no more than the %d MiB kept out of a"
+                        + " process's MPS memory limit for its CUDA context (which MPS does not count; %s); %s")
+                .formatted(
+                        s.memoryMib(),
+                        s.card(),
+                        processesText(processes),
+                        s.memoryMib() / processes,
+                        reserve,
+                        CONTEXT_RESERVE_FLAG,
+                        fix);
+    }
+
+    private static String processesText(int processes) {
+        return processes == 1 ? "1 process" : processes + " processes";
+    }
+
+    private static void checkProcesses(int processes) {
+        if (processes < 1 || processes > MAX_PROCESSES) {
+            throw new IllegalArgumentException(
+                    "%s must be 1..%d, was %d".formatted(PROCESSES_ANNOTATION, MAX_PROCESSES, processes));
+        }
     }
 
     /**

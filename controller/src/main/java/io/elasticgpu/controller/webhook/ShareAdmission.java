@@ -21,9 +21,10 @@ import java.util.Optional;
  * Whether the GPU slices a pod asks can be held to their shares the way the node agents hold them: a pod asking a
  * slice (read by {@link PodAsks}, the one reading of asks) is refused when its
  * {@value MpsLimits#PROCESSES_ANNOTATION} annotation is not a process count (whatever the isolation), or, with
- * {@link Isolation#MPS}, when {@link MpsLimits#of} cannot divide a container's share among that many processes. Whole
- * cards never go through MPS and are never refused here; nor is a pod whose asks cannot be read (the extender and the
- * node agent say what is wrong with those, as before). A pure function of the pod.
+ * {@link Isolation#MPS}, when {@link MpsLimits#of} cannot hold a container's share: it has no memory part, or it cannot
+ * be divided among that many processes with at least 1 MiB each beyond the context reserve and 1 % of compute each.
+ * Whole cards never go through MPS and are never refused here; nor is a pod whose asks cannot be read (the extender and
+ * the node agent say what is wrong with those, as before). A pure function of the pod.
  *
  * <p>A share asked in TFLOPS has no percent until the extender picks the card: it is a different percent on each model
  * ({@link ModelTable#ask}). It is refused when MPS cannot divide it on any model the table offers it on, which is
@@ -33,11 +34,17 @@ import java.util.Optional;
  * extender's choice, and if it is one of those, the node agent refuses the container at allocation with the same
  * MPS message.
  *
- * @param isolation how the node agents hold slices to their shares ({@code --isolation} of the agents)
- * @param units     how quantities read ({@code --memory-block-mib}, {@code --aliyun-unit-mib}: the agents' values)
- * @param models    the card models TFLOPS asks are converted with (the extender's table)
+ * <p>A share whose memory is a percent of the card (HAMi's {@code gpumem-percentage}) has no MiB until the card is
+ * chosen: it is checked for its compute only, and the node agent checks its memory with the card's MiB.
+ *
+ * @param isolation         how the node agents hold slices to their shares ({@code --isolation} of the agents)
+ * @param contextReserveMib MiB of each process's share the node agents keep out of its MPS memory limit for its CUDA
+ *                          context ({@code --mps-context-reserve-mib} of the agents)
+ * @param units             how quantities read ({@code --memory-block-mib}, {@code --aliyun-unit-mib}: the agents'
+ *                          values)
+ * @param models            the card models TFLOPS asks are converted with (the extender's table)
  */
-public record ShareAdmission(Isolation isolation, PodAsks.Units units, ModelTable models) {
+public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsks.Units units, ModelTable models) {
 
     /** What holds each slice to its share on the nodes: the node agent's {@code --isolation}. */
     public enum Isolation {
@@ -66,15 +73,28 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units, ModelTabl
     /** No isolation, quantities in the default units: only the process annotation is checked. */
     public static final ShareAdmission NONE = new ShareAdmission(Isolation.NONE, PodAsks.Units.DEFAULT);
 
+    /**
+     * @throws IllegalArgumentException naming {@code --mps-context-reserve-mib} when the reserve is not
+     *                                  0..{@value MpsLimits#MAX_CONTEXT_RESERVE_MIB}
+     */
     public ShareAdmission {
         Objects.requireNonNull(isolation, "isolation");
         Objects.requireNonNull(units, "units");
         Objects.requireNonNull(models, "models");
+        if (contextReserveMib < 0 || contextReserveMib > MpsLimits.MAX_CONTEXT_RESERVE_MIB) {
+            throw new IllegalArgumentException("%s must be 0..%d, was %d"
+                    .formatted(MpsLimits.CONTEXT_RESERVE_FLAG, MpsLimits.MAX_CONTEXT_RESERVE_MIB, contextReserveMib));
+        }
     }
 
     /** With the shipped model table. */
+    public ShareAdmission(Isolation isolation, long contextReserveMib, PodAsks.Units units) {
+        this(isolation, contextReserveMib, units, ModelTable.shipped());
+    }
+
+    /** With the default context reserve ({@link MpsLimits#DEFAULT_CONTEXT_RESERVE_MIB}) and the shipped model table. */
     public ShareAdmission(Isolation isolation, PodAsks.Units units) {
-        this(isolation, units, ModelTable.shipped());
+        this(isolation, MpsLimits.DEFAULT_CONTEXT_RESERVE_MIB, units);
     }
 
     /**
@@ -112,7 +132,7 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units, ModelTabl
         }
         for (GpuAsk ask : slices) {
             try {
-                MpsLimits.of(shares(ask), processes);
+                check(ask, ask.milli(), processes);
             } catch (IllegalArgumentException e) {
                 return Optional.of(
                         ("pod %s: container %s asks a GPU slice that CUDA MPS cannot hold (this cluster holds"
@@ -186,10 +206,25 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units, ModelTabl
         }
     }
 
+    /**
+     * Whether MPS can hold the share {@code ask} gives with {@code milli} of each card, by the node agents' rule.
+     *
+     * @throws IllegalArgumentException saying why not, and what to change
+     */
+    private void check(GpuAsk ask, int milli, int processes) {
+        if (ask.memoryPercent() > 0) {
+            // Memory in percent of the card has no MiB until the extender picks the card: its compute is checked here,
+            // its memory by the node agent, which refuses it at allocation with the card's MiB if MPS cannot hold it.
+            MpsLimits.threadPercent(milli, processes);
+            return;
+        }
+        MpsLimits.of(shares(ask, milli), processes, contextReserveMib);
+    }
+
     /** Whether MPS can divide the share {@code compute} takes on a card of {@code model} among the processes. */
-    private static boolean divisible(GpuAsk ask, ComputeAsk compute, GpuModel model, int processes) {
+    private boolean divisible(GpuAsk ask, ComputeAsk compute, GpuModel model, int processes) {
         try {
-            MpsLimits.of(shares(ask, compute.milliOn(model.name())), processes);
+            check(ask, compute.milliOn(model.name()), processes);
             return true;
         } catch (IllegalArgumentException e) {
             return false;
@@ -234,7 +269,8 @@ public record ShareAdmission(Isolation isolation, PodAsks.Units units, ModelTabl
     /**
      * The share an ask gives on each of its cards, as the node agent will hold it: one per card, in card order, its
      * uuid not known yet. A memory share in percent of the card ({@code nvidia.com/gpumem-percentage}) has no MiB
-     * until the card is chosen, and is checked for its compute only. Every card of an ask gets the same share, so
+     * until the card is chosen: its shares have memory 0, and {@link #refusal} checks its compute only. Every card of
+     * an ask gets the same share, so
      * the verdict does not depend on how many there are: at most {@value #MAX_CARDS} are built, so that an absurd
      * count (which no node can place) builds no huge list.
      */

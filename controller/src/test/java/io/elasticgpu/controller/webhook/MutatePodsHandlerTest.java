@@ -87,7 +87,7 @@ class MutatePodsHandlerTest {
 
     /**
      * team-a's claims, of a class served as extended resources: slice (4 GiB), thin and dra (1 % and 4 GiB),
-     * fp32-tflops (1 TFLOPS of fp32, 4 GiB) and tflops (the same of the pod's precision).
+     * fp32-tflops (1 TFLOPS of fp32, 16 GiB) and tflops (the same of the pod's precision).
      */
     private static final ClaimMutation.Claims TEAM_A = new ClaimMutation.Claims() {
         @Override
@@ -99,7 +99,7 @@ class MutatePodsHandlerTest {
                             Map.of("elasticgpu.io/gpu-memory", "4096", "elasticgpu.io/gpu-core", "1")));
                 case "fp32-tflops", "tflops" -> {
                     ElasticGPUClaim claim = ClaimMutationTest.claim(
-                            Map.of("elasticgpu.io/gpu-memory", "4096", "elasticgpu.io/gpu-tflops", "1"));
+                            Map.of("elasticgpu.io/gpu-memory", "16384", "elasticgpu.io/gpu-tflops", "1"));
                     claim.getSpec().setTflopsPrecision(name.equals("tflops") ? null : "fp32");
                     yield Optional.of(claim);
                 }
@@ -161,6 +161,42 @@ class MutatePodsHandlerTest {
                                 .getRequest())
                         .getAllowed())
                 .isTrue();
+    }
+
+    /**
+     * Through HTTP: a share without memory is refused under MPS, saying what to add; one whose part is all context
+     * (1024 MiB for 1 process, the default reserve) says the least that does.
+     */
+    @Test
+    void withMpsAComputeOnlyShareOrOneNoLargerThanTheContextReserveIsRefusedWith400() {
+        AdmissionResponse computeOnly = answer(mps, "{\"limits\": {\"elasticgpu.io/gpu-core\": \"30\"}}");
+        AdmissionResponse oneGib = answer(
+                mps, "{\"limits\": {\"elasticgpu.io/gpu-core\": \"30\", \"elasticgpu.io/gpu-memory\": \"1024\"}}");
+
+        assertThat(computeOnly.getAllowed()).isFalse();
+        assertThat(computeOnly.getStatus().getCode()).isEqualTo(400);
+        assertThat(computeOnly.getStatus().getMessage())
+                .isEqualTo("pod team-a/train: container main asks a GPU slice that CUDA MPS cannot hold (this cluster"
+                        + " holds slices to their shares with MPS): the share on card 0 asks 30 % of compute and no"
+                        + " memory; under MPS every share needs memory, or its processes could take all of the card's"
+                        + " memory from the shares beside it: add elasticgpu.io/gpu-memory (at least 1025 MiB for 1"
+                        + " process)");
+        assertThat(oneGib.getAllowed()).isFalse();
+        assertThat(oneGib.getStatus().getMessage())
+                .endsWith("(which MPS does not count; --mps-context-reserve-mib); ask for at least 1025 MiB");
+        // Without isolation both are admitted as they are.
+        assertThat(answer(handler, "{\"limits\": {\"elasticgpu.io/gpu-core\": \"30\"}}")
+                        .getAllowed())
+                .isTrue();
+    }
+
+    /** {@code webhook}'s answer over HTTP to a review of team-a/train whose container main has {@code resources}. */
+    private static AdmissionResponse answer(MutatePodsHandler webhook, String resources) {
+        byte[] body = reviewJson("{}", resources).getBytes(StandardCharsets.UTF_8);
+        HttpResponse answer = webhook.handle(new HttpRequest("POST", URI.create("/mutate-pods"), Map.of(), body));
+        assertThat(answer.status()).isEqualTo(200);
+        return JSON.unmarshal(new String(answer.body(), StandardCharsets.UTF_8), AdmissionReview.class)
+                .getResponse();
     }
 
     @Test

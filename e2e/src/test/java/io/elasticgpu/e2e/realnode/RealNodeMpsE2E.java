@@ -84,7 +84,8 @@ class RealNodeMpsE2E {
     void aSlicesContainerGetsItsOwnDaemonsPipeAndSharedMemoryAndNoLimitInItsEnvironment(
             TestCluster cluster, RealNode node) {
         RealNodePods pods = new RealNodePods(cluster.client(), cluster.namespace(), node);
-        // 256 blocks × 16 MiB = 4096 MiB and 30 %, run by 2 processes: 2048 MiB and 15 % each
+        // 256 blocks × 16 MiB = 4096 MiB and 30 %, run by 2 processes: 2048 MiB and 15 % each, a memory limit of 1024
+        // MiB after the context reserve (1024 MiB by default)
         pods.create(pods.reporting("mps", Map.of(ResourceNames.GPU_MEMORY, "256", ResourceNames.GPU_CORE, "30"))
                 .editMetadata()
                 .addToAnnotations(MpsLimits.PROCESSES_ANNOTATION, "2")
@@ -109,9 +110,9 @@ class RealNodeMpsE2E {
                 .orElseThrow();
         MpsShare share = read(dirs);
         assertThat(share.cards()).containsExactly(shares.getFirst().uuid());
-        assertThat(share.limits()).isEqualTo(new MpsLimits(List.of(2048L), 15, 2));
+        assertThat(share.limits()).isEqualTo(new MpsLimits(List.of(1024L), 15, 2));
         assertThat(MpsStandIn.environment(dirs))
-                .contains("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=15", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=2048M");
+                .contains("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=15", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1024M");
 
         // What containerd mounted: that share's directories, seen from inside with the daemon's files in them.
         assertThat(report.mountAt(MpsDirs.CONTAINER_PIPE))

@@ -168,7 +168,11 @@ public final class ApiClaims implements ClaimSource {
             throw new ClaimException("claim %s: device %s is not a card of this node (gpu-0..gpu-%d)"
                     .formatted(ref, s.device(), hw.gpus().size() - 1));
         }
-        long memoryMib = s.wholeCard() ? hw.gpus().get(s.card()).memoryMib() : s.memoryMib();
+        // A claim that names no memory consumes the request policy's default, all of the card's memory (SliceDevices),
+        // and kube-scheduler records it; a share recorded with none holds all of it too, so that no share reaches MPS
+        // without a memory limit (MpsLimits refuses one): the card's memory is its limit.
+        long memoryMib =
+                s.wholeCard() || s.memoryMib() == 0 ? hw.gpus().get(s.card()).memoryMib() : s.memoryMib();
         return new ClaimDevice(
                 s.request(), s.device(), s.card(), memoryMib, s.milli(), Optional.ofNullable(s.shareId()));
     }

@@ -54,6 +54,7 @@ public final class MpsIsolation implements AutoCloseable {
     private final InstantSource clock;
     private final ScheduledExecutorService loop;
     private final Duration timeout;
+    private final long contextReserveMib;
     private volatile Supplier<Predicate<MpsDaemons.Daemon>> held = () -> d -> true;
     private long rounds;
 
@@ -62,6 +63,7 @@ public final class MpsIsolation implements AutoCloseable {
         this.notices = notices;
         this.clock = clock;
         this.timeout = config.timeout();
+        this.contextReserveMib = config.contextReserveMib();
         MpsControl control = new MpsControl(
                 MpsControl.check(config.program(), "--mps-control"),
                 config.hostNamespaces(),
@@ -135,7 +137,11 @@ public final class MpsIsolation implements AutoCloseable {
             return Optional.empty();
         }
         MpsShare share = new MpsShare(
-                key, shares.stream().map(Share::uuid).toList(), MpsLimits.of(shares, processes), holder, held);
+                key,
+                shares.stream().map(Share::uuid).toList(),
+                MpsLimits.of(shares, processes, contextReserveMib),
+                holder,
+                held);
         return Optional.of(daemons.ensure(share));
     }
 

@@ -139,7 +139,8 @@ class NodeAgentIT {
         IsolationConfig mps =
                 IsolationConfig.mps(MpsStandIn.install(work.resolve("bin")).program(), mpsRoot);
         start(cards(4, 16_384, Topology.uniform(4, Link.UNKNOWN)), AgentConfig.Mode.SLICES, mps, clock);
-        // 64 blocks of 64 MiB = 4,096 MiB and 30 % on card 1, run by two CUDA processes: 2,048 MiB and 15 % each
+        // 64 blocks of 64 MiB = 4,096 MiB and 30 % on card 1, run by two CUDA processes: 2,048 MiB and 15 % each, a
+        // memory limit of 1,024 MiB after the context reserve (1,024 MiB by default)
         Pod train = new PodBuilder(pod(
                         "train",
                         1,
@@ -167,9 +168,9 @@ class NodeAgentIT {
                 .contains(
                         "CUDA_VISIBLE_DEVICES=GPU-00000001-aaaa-bbbb-cccc-000000000000",
                         "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=15",
-                        "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=2048M");
+                        "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1024M");
         assertThat(MpsStandIn.commands(dirs))
-                .startsWith("set_default_active_thread_percentage 15", "set_default_device_pinned_mem_limit 0 2048M");
+                .startsWith("set_default_active_thread_percentage 15", "set_default_device_pinned_mem_limit 0 1024M");
 
         var isolation = agent.isolation().orElseThrow();
         clock.advance(MpsIsolation.GRACE.plusSeconds(1));

@@ -17,7 +17,7 @@ class ApiClaimsTest {
 
     private static final ClaimRef REF = new ClaimRef("team", "train", "uid-1");
 
-    private static ResourceClaim claim(String uid, DeviceRequestAllocationResult... results) {
+    static ResourceClaim claim(String uid, DeviceRequestAllocationResult... results) {
         return new ResourceClaimBuilder()
                 .withNewMetadata()
                 .withNamespace("team")
@@ -34,7 +34,7 @@ class ApiClaimsTest {
                 .build();
     }
 
-    private static DeviceRequestAllocationResult result(
+    static DeviceRequestAllocationResult result(
             String driver, String pool, String device, Map<String, Quantity> consumed) {
         return new DeviceRequestAllocationResultBuilder()
                 .withDriver(driver)
@@ -73,6 +73,30 @@ class ApiClaimsTest {
 
         assertThat(ApiClaims.devices(REF, c, "node-a", DraCards.four()))
                 .containsExactly(new ClaimDevice("gpu", "gpu-1", 1, 81_920, 1000, Optional.empty()));
+    }
+
+    /**
+     * A claim asking cores and no memory: kube-scheduler records the request policy's default as consumed, all of the
+     * card's memory offered (81,920 MiB in blocks of 768: 81,408), and the device carries it, so that the share MPS
+     * holds has a memory limit. One recorded with no memory at all holds the card's memory.
+     */
+    @Test
+    void aComputeOnlyClaimHoldsTheCardsMemory() {
+        long offered = io.elasticgpu.api.v1alpha1.DraNames.offeredMemoryMib(81_920, 768);
+        ResourceClaim asAllocated = claim(
+                "uid-1",
+                result(
+                        "gpu.elasticgpu.io",
+                        "node-a",
+                        "gpu-2",
+                        Map.of("memory", new Quantity(offered + "Mi"), "cores", new Quantity("30"))));
+        ResourceClaim noMemory =
+                claim("uid-1", result("gpu.elasticgpu.io", "node-a", "gpu-3", Map.of("cores", new Quantity("30"))));
+
+        assertThat(ApiClaims.devices(REF, asAllocated, "node-a", DraCards.four()))
+                .containsExactly(new ClaimDevice("gpu", "gpu-2", 2, 81_408, 300, Optional.of("7f1c")));
+        assertThat(ApiClaims.devices(REF, noMemory, "node-a", DraCards.four()))
+                .containsExactly(new ClaimDevice("gpu", "gpu-3", 3, 81_920, 300, Optional.of("7f1c")));
     }
 
     @Test

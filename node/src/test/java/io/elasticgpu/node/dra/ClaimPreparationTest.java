@@ -130,6 +130,41 @@ class ClaimPreparationTest {
         assertThat(isolation.asked).last().isEqualTo("release 0a1b-uid-a");
     }
 
+    /**
+     * A claim asking 30 cores and no memory, as the API has it allocated (the consumed capacity recorded without
+     * memory): the share MPS is asked to hold carries the card's 81,920 MiB, which MPS holds as a limit of 80,896 MiB
+     * (less the context reserve), rather than no memory, which it refuses.
+     */
+    @Test
+    void withIsolationAComputeOnlyClaimsShareCarriesTheCardsMemory() {
+        var allocated = ApiClaimsTest.claim(
+                A.uid(),
+                ApiClaimsTest.result(
+                        "gpu.elasticgpu.io",
+                        "node-a",
+                        "gpu-3",
+                        java.util.Map.of("cores", new io.fabric8.kubernetes.api.model.Quantity("30"))));
+        RecordingIsolation isolation = new RecordingIsolation();
+        ClaimPreparation p = new ClaimPreparation(
+                ref -> AllocatedClaim.of(ApiClaims.devices(ref, allocated, "node-a", hw)),
+                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")),
+                hw,
+                new DeviceCatalog(hw, List.of()),
+                new ContainerEnvironment(1024),
+                "node-a",
+                isolation);
+
+        p.prepare(A);
+
+        Share held = new Share(3, "GPU-dra00003-0000-0000-0000-000000000000", 300, 81_920);
+        assertThat(isolation.asked).containsExactly("isolate 0a1b-uid-a gpu [%s] 1".formatted(held));
+        assertThat(io.elasticgpu.api.v1alpha1.MpsLimits.of(
+                                List.of(held), 1, io.elasticgpu.api.v1alpha1.MpsLimits.DEFAULT_CONTEXT_RESERVE_MIB)
+                        .memoryMib())
+                .containsExactly(80_896L);
+    }
+
     @Test
     void aClaimWhoseProcessCountIsNotANumberIsRefusedWithItsValue() {
         claims.byUid.put(A.uid(), List.of(share("gpu", 2, 4096, 30)));

@@ -25,11 +25,14 @@ class MpsWatchdogTest {
 
     private static final String CARD = "GPU-11111111-2222-3333-4444-555555555555";
     private static final String CARD_LINE = "card " + CARD + " 00000000:01:00.0 0 0 0 81559 NVIDIA H100 80GB HBM3\n";
-    /** 40 GiB and 60 % shared by two processes: 20 GiB and 30 % each. */
+    /** 40 GiB and 60 % shared by two processes: 20 GiB (19 after the context reserve) and 30 % each. */
     private static final MpsShare SHARE = new MpsShare(
             "dp-00000000000000b2",
             List.of(CARD),
-            MpsLimits.of(List.of(new io.elasticgpu.api.v1alpha1.PodGrant.Share(0, CARD, 600, 40960)), 2),
+            MpsLimits.of(
+                    List.of(new io.elasticgpu.api.v1alpha1.PodGrant.Share(0, CARD, 600, 40960)),
+                    2,
+                    MpsLimits.DEFAULT_CONTEXT_RESERVE_MIB),
             "team-b/infer/main",
             "elasticgpu.io/gpu-memory " + CARD + "::m0");
 
