@@ -93,6 +93,7 @@ final class ChartFlags {
             row("controller.webhookPort", "19443", Component.CONTROLLER, "--webhook-listen", "0.0.0.0:19443"),
             row("controller.httpPort", "18080", Component.CONTROLLER, "--http-listen", "0.0.0.0:18080"),
             row("isolation", "mps", Component.CONTROLLER, "--isolation", "mps"),
+            row("mps.contextReserveMib", "512", Component.CONTROLLER, "--mps-context-reserve-mib", "512"),
             row("memoryBlockMib", "64", Component.CONTROLLER, "--memory-block-mib", "64"),
             row("aliyunUnitMib", "512", Component.CONTROLLER, "--aliyun-unit-mib", "512"),
             row(
@@ -117,6 +118,7 @@ final class ChartFlags {
             row("replicasPerCard", "8", Map.of("sharingMode", "replicas"), Component.NODE_AGENT, "--replicas", "8"),
             row("resourceNames.compatibility", "false", Component.NODE_AGENT, "--no-compatibility", null),
             row("isolation", "mps", Component.NODE_AGENT, "--isolation", "mps"),
+            row("mps.contextReserveMib", "512", Component.NODE_AGENT, "--mps-context-reserve-mib", "512"),
             row("isolation", "mps", Component.NODE_AGENT, "--mps-host-namespaces", null),
             row("isolation", "mps", Component.NODE_AGENT, "--mps-cgroup-root", "/sys/fs/cgroup"),
             row("mps.root", "/run/egpu-mps", MPS, Component.NODE_AGENT, "--mps-root", "/run/egpu-mps"),
@@ -127,6 +129,9 @@ final class ChartFlags {
                     Component.NODE_AGENT,
                     "--mps-control",
                     "/opt/nvidia/mps-control"),
+            row("mps.layout", "per-card", MPS, Component.NODE_AGENT, "--mps-layout", "per-card"),
+            row("mps.shmMib", "128", MPS, Component.NODE_AGENT, "--mps-shm-mib", "128"),
+            row("mps.nvidiaSmi", "/opt/nvidia/smi", MPS, Component.NODE_AGENT, "--nvidia-smi", "/opt/nvidia/smi"),
             row("nodeAgent.usage.enabled", "false", Component.NODE_AGENT, "--usage-interval", "PT0S"),
             row(
                     "nodeAgent.draConfig.pluginDir",

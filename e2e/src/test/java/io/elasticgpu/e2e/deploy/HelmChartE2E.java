@@ -199,9 +199,9 @@ class HelmChartE2E {
 
     /**
      * The node agent's privileges follow the values: by default the host's PID namespace (nodeAgent.usage) and no
-     * more; with usage off not even that; with isolation mps (all-options) privileged, hostPID, the MPS root and the
-     * control program from the host, the MPS flags, and the controller's webhook told; and in every variant the
-     * agent may create events.
+     * more; with usage off not even that; with isolation mps (all-options) privileged, hostPID, the MPS root, the
+     * control program and nvidia-smi from the host, the MPS flags, and the controller's webhook told (the isolation
+     * and the CUDA context reserve, the agents' own); and in every variant the agent may create events.
      */
     @Test
     void theNodeAgentsPrivilegesFollowIsolationAndUsage(TestCluster cluster) throws Exception {
@@ -214,9 +214,19 @@ class HelmChartE2E {
         assertThat(defaults.getContainers().getFirst().getArgs())
                 .containsSubsequence("--isolation", "none")
                 .doesNotContain("--mps-root", "--mps-host-namespaces");
-        assertThat(defaults.getVolumes()).extracting(Volume::getName).doesNotContain("mps-root", "mps-control");
+        assertThat(defaults.getVolumes())
+                .extracting(Volume::getName)
+                .doesNotContain("mps-root", "mps-control", "nvidia-smi");
         assertThat(controllerArgs(rendered(cluster.client(), "defaults")))
-                .containsSubsequence("--isolation", "none", "--memory-block-mib", "16", "--aliyun-unit-mib", "1024");
+                .containsSubsequence(
+                        "--isolation",
+                        "none",
+                        "--mps-context-reserve-mib",
+                        "1024",
+                        "--memory-block-mib",
+                        "16",
+                        "--aliyun-unit-mib",
+                        "1024");
 
         String usageOff = run(
                 helm(),
@@ -248,10 +258,18 @@ class HelmChartE2E {
                 .containsSubsequence(
                         "--isolation",
                         "mps",
+                        "--mps-context-reserve-mib",
+                        "2048",
                         "--mps-root",
                         "/run/egpu-mps",
                         "--mps-control",
                         "/usr/local/nvidia/bin/nvidia-cuda-mps-control",
+                        "--mps-layout",
+                        "per-share",
+                        "--mps-shm-mib",
+                        "256",
+                        "--nvidia-smi",
+                        "/usr/local/nvidia/bin/nvidia-smi",
                         "--mps-host-namespaces",
                         "--mps-cgroup-root",
                         "/sys/fs/cgroup");
@@ -269,7 +287,15 @@ class HelmChartE2E {
                 .filteredOn(m -> m.getName().startsWith("mps-"))
                 .extracting(m -> m.getMountPath())
                 .containsExactly("/run/egpu-mps", "/usr/local/nvidia/bin/nvidia-cuda-mps-control");
-        assertThat(controllerArgs(all)).containsSubsequence("--isolation", "mps");
+        assertThat(mps.getVolumes())
+                .filteredOn(v -> v.getName().equals("nvidia-smi"))
+                .extracting(v -> v.getHostPath().getPath(), v -> v.getHostPath().getType())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("/usr/local/nvidia/bin/nvidia-smi", "File"));
+        assertThat(agent.getVolumeMounts())
+                .filteredOn(m -> m.getName().equals("nvidia-smi"))
+                .extracting(m -> m.getMountPath())
+                .containsExactly("/usr/local/nvidia/bin/nvidia-smi");
+        assertThat(controllerArgs(all)).containsSubsequence("--isolation", "mps", "--mps-context-reserve-mib", "2048");
 
         for (String variant : List.of("defaults", "all-options", "per-node")) {
             List<ClusterRole> roles = rendered(cluster.client(), variant).stream()
