@@ -22,6 +22,14 @@ public final class Annotations {
     public static final String USAGE = "elasticgpu.io/usage";
 
     /**
+     * On a node: how the node agent holds shares to their limits, as JSON: {@code layout} (as
+     * {@link NodeLabels#ISOLATION} says), {@code memory} (what holds a share's memory: {@code mps}, {@code mps+dmem},
+     * {@code environment}), {@code bypass} (what stops a process going around MPS: {@code driver} or {@code agent}) and
+     * {@code why} (why this layout). Absent without isolation.
+     */
+    public static final String ISOLATION = "elasticgpu.io/isolation";
+
+    /**
      * On a pod: the precision its containers' {@link ResourceNames#GPU_TFLOPS} are counted in ({@code fp32},
      * {@code tf32}, {@code fp16}, {@code bf16}, {@code int8}); bf16 when absent.
      */

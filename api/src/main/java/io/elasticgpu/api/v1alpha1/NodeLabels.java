@@ -24,6 +24,13 @@ public final class NodeLabels {
      */
     public static final String API = "elasticgpu.io/gpu.api";
 
+    /**
+     * What holds each share to its limits on the node: {@code none}, or {@code mps-per-share}, {@code mps-per-card},
+     * {@code mps-v3} (the MPS layout the agent runs); what that holds and what it does not:
+     * {@link Annotations#ISOLATION} and docs/isolation.md.
+     */
+    public static final String ISOLATION = "elasticgpu.io/gpu.isolation";
+
     public static final String API_DEVICE_PLUGIN = "device-plugin";
     public static final String API_DRA = "dra";
 

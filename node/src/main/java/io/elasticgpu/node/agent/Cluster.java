@@ -17,6 +17,12 @@ public interface Cluster extends AutoCloseable {
     void publish(Hardware hardware, IntPredicate healthy);
 
     /**
+     * What the next {@link #publish} says of isolation: the {@link io.elasticgpu.api.v1alpha1.NodeLabels#ISOLATION}
+     * label and the {@link io.elasticgpu.api.v1alpha1.Annotations#ISOLATION} JSON (empty: none).
+     */
+    default void isolation(String label, String json) {}
+
+    /**
      * Writes what the node's processes use into the node's annotation ({@link
      * io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
     default void publishUsage(NodeUsage usage) {}

@@ -14,6 +14,9 @@ public interface DraCluster extends AutoCloseable {
     /** The node's labels (saying it uses DRA) and inventory. */
     void publish(Hardware hardware, IntPredicate healthy);
 
+    /** As {@link Cluster#isolation}. */
+    default void isolation(String label, String json) {}
+
     /**
      * Writes what the node's processes use into the node's annotation ({@link
      * io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */

@@ -17,7 +17,7 @@ import io.elasticgpu.node.draplugin.DraPluginService;
 import io.elasticgpu.node.health.CardHealth;
 import io.elasticgpu.node.health.HealthWatch;
 import io.elasticgpu.node.isolation.IsolationConfig;
-import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsAccess;
 import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.metrics.AgentMetrics;
 import io.elasticgpu.node.resourceslice.SliceDevices;
@@ -86,7 +86,8 @@ public final class DraNodeAgent implements AutoCloseable {
                 env,
                 config.nodeName(),
                 mps.<ClaimIsolation>map(DraNodeAgent::claimIsolation).orElse(ClaimIsolation.NONE));
-        mps.ifPresent(m -> metrics.watchDaemons(() -> m.daemons().daemons().size()));
+        mps.ifPresent(m -> metrics.watchDaemons(() -> m.servers().daemons()));
+        mps.ifPresent(m -> NodeAgent.announce(m.status(), cluster::isolation, metrics));
         mps.ifPresent(m -> m.heldBy(() -> {
             Set<String> prepared = new HashSet<>();
             preparation.prepared().forEach(p -> prepared.add(p.claim().uid()));
@@ -125,17 +126,21 @@ public final class DraNodeAgent implements AutoCloseable {
                 preparation.prepared().size());
     }
 
-    /** Each request of a prepared claim held by an MPS daemon of its own; the claim's uid says it is still held. */
+    /**
+     * Each request of a prepared claim held as a share of its own; the claim's uid says it is still held. A claim may
+     * be used by several pods, so its share's {@code /dev/shm} is always its own (a pod's own volume cannot be known).
+     */
     private static ClaimIsolation claimIsolation(MpsIsolation mps) {
         return new ClaimIsolation() {
             @Override
-            public Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
+            public Optional<MpsAccess> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
                 return mps.share(
                         MpsIsolation.claimKey(claim.uid(), request),
                         claim.namespace() + "/" + claim.name(),
                         claim.uid(),
                         shares,
-                        processes);
+                        processes,
+                        false);
             }
 
             @Override

@@ -33,6 +33,11 @@ public final class KubernetesCluster implements Cluster {
     }
 
     @Override
+    public void isolation(String label, String json) {
+        inventory.isolation(label, json);
+    }
+
+    @Override
     public void publishUsage(NodeUsage usage) {
         inventory.publishUsage(usage);
     }

@@ -45,6 +45,11 @@ public final class KubernetesDraCluster implements DraCluster {
     }
 
     @Override
+    public void isolation(String label, String json) {
+        inventory.isolation(label, json);
+    }
+
+    @Override
     public void publishUsage(NodeUsage usage) {
         inventory.publishUsage(usage);
     }

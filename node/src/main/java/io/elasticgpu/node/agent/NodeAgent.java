@@ -23,7 +23,7 @@ import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.health.CardHealth;
 import io.elasticgpu.node.health.HealthWatch;
 import io.elasticgpu.node.isolation.IsolationConfig;
-import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsAccess;
 import io.elasticgpu.node.isolation.MpsException;
 import io.elasticgpu.node.isolation.MpsIsolation;
 import io.elasticgpu.node.isolation.MpsShare;
@@ -170,8 +170,16 @@ public final class NodeAgent implements AutoCloseable {
                 () -> cluster.pods().pods().stream().map(NodeAgent::view).toList());
         MpsIsolation m = MpsIsolation.start(config.isolation(), hardware, backend, clock, notices);
         m.heldBy(() -> held(kubelet.list(), cluster.pods().pods()));
-        metrics.watchDaemons(() -> m.daemons().daemons().size());
+        metrics.watchDaemons(() -> m.servers().daemons());
+        announce(m.status(), cluster::isolation, metrics);
         return Optional.of(m);
+    }
+
+    /** Says how the node holds shares, in its label, annotation and metrics. */
+    static void announce(
+            MpsIsolation.Status status, java.util.function.BiConsumer<String, String> node, AgentMetrics metrics) {
+        node.accept(status.label(), status.json());
+        metrics.isolation(status.layout().flag(), status.memory(), status.bypass());
     }
 
     /**
@@ -191,21 +199,30 @@ public final class NodeAgent implements AutoCloseable {
         return share -> held.contains(share.held()) || alive.stream().anyMatch(share.holder()::startsWith);
     }
 
-    /** A grant's MPS daemon, with the process count its pod declares; empty for grants of no answer of this run. */
-    private static Optional<MpsDirs> isolate(MpsIsolation mps, ContainerGrant grant, PodSource pods) {
+    /**
+     * A grant held through MPS, with the process count its pod declares, and with the share's own {@code /dev/shm}
+     * unless the container mounts one of its pod's; empty for grants of no answer of this run.
+     */
+    private static Optional<MpsAccess> isolate(MpsIsolation mps, ContainerGrant grant, PodSource pods) {
         if (grant.handout().isEmpty()) {
             return Optional.empty();
         }
         ContainerKey c = grant.container();
-        Optional<String> declared = pods.pods().stream()
+        Optional<NodePod> pod = pods.pods().stream()
                 .filter(p -> p.namespace().equals(c.namespace()) && p.name().equals(c.pod()))
-                .findFirst()
-                .flatMap(NodePod::processes);
+                .findFirst();
+        Optional<String> declared = pod.flatMap(NodePod::processes);
+        boolean ownShm = pod.map(p -> p.ownShm().contains(c.container())).orElse(false);
         try {
             int processes = MpsLimits.processes(
                     declared.map(v -> Map.of(MpsLimits.PROCESSES_ANNOTATION, v)).orElse(Map.of()));
             return mps.share(
-                    MpsIsolation.deviceKey(grant.handout()), c.toString(), grant.handout(), grant.shares(), processes);
+                    MpsIsolation.deviceKey(grant.handout()),
+                    c.toString(),
+                    grant.handout(),
+                    grant.shares(),
+                    processes,
+                    ownShm);
         } catch (IllegalArgumentException | MpsException e) {
             throw new AllocationException("cannot hold %s to its share with MPS: %s".formatted(c, e.getMessage()));
         }

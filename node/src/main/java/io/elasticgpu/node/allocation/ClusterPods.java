@@ -99,7 +99,21 @@ public final class ClusterPods implements PodSource, AutoCloseable {
                 Annotations.allocated(p),
                 containers,
                 Optional.ofNullable(a.get(MpsLimits.PROCESSES_ANNOTATION)),
-                containerIds(p)));
+                containerIds(p),
+                ownShm(ordered)));
+    }
+
+    /** The containers that mount a volume at {@code /dev/shm}: the pod brings its own shared memory there. */
+    static Set<String> ownShm(List<Container> containers) {
+        Set<String> out = new java.util.HashSet<>();
+        for (Container c : containers) {
+            for (var m : nullSafe(c.getVolumeMounts())) {
+                if ("/dev/shm".equals(m.getMountPath()) || "/dev/shm/".equals(m.getMountPath())) {
+                    out.add(c.getName());
+                }
+            }
+        }
+        return out;
     }
 
     /** Running containers' runtime ids (the part after {@code <runtime>://}) → container names. */

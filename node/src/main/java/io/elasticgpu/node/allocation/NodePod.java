@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param processes  the {@link io.elasticgpu.api.v1alpha1.MpsLimits#PROCESSES_ANNOTATION} annotation as written, if any
  * @param containerIds the runtime's id of each running container (without the {@code containerd://} scheme) → its
  *                   name, from the pod's status, to tell whose a process on a card is
+ * @param ownShm     the containers that mount a volume of the pod's own at {@code /dev/shm} (isolation by MPS then
+ *                   gives them no {@code /dev/shm} of their share's)
  */
 public record NodePod(
         String uid,
@@ -30,7 +32,31 @@ public record NodePod(
         boolean allocated,
         List<Container> containers,
         Optional<String> processes,
-        Map<String, String> containerIds) {
+        Map<String, String> containerIds,
+        java.util.Set<String> ownShm) {
+
+    public NodePod(
+            String uid,
+            String namespace,
+            String name,
+            long assumeTime,
+            Optional<PodGrant> plan,
+            boolean allocated,
+            List<Container> containers,
+            Optional<String> processes,
+            Map<String, String> containerIds) {
+        this(
+                uid,
+                namespace,
+                name,
+                assumeTime,
+                plan,
+                allocated,
+                containers,
+                processes,
+                containerIds,
+                java.util.Set.of());
+    }
 
     public NodePod(
             String uid,
@@ -67,6 +93,7 @@ public record NodePod(
         containers = List.copyOf(containers);
         requireNonNull(processes, "processes");
         containerIds = Map.copyOf(containerIds);
+        ownShm = java.util.Set.copyOf(ownShm);
     }
 
     /** {@code namespace/name}. */

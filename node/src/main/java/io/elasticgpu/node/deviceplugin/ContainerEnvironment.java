@@ -6,7 +6,7 @@ import io.elasticgpu.node.allocation.CardTable;
 import io.elasticgpu.node.allocation.ContainerGrant;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.deviceplugin.api.Mount;
-import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsAccess;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +39,7 @@ public record ContainerEnvironment(long aliyunUnitMib) {
      * compute with compute.
      */
     public ContainerAllocateResponse response(
-            ContainerGrant grant, CardTable cards, AdvertisedResource resource, Optional<MpsDirs> mps) {
+            ContainerGrant grant, CardTable cards, AdvertisedResource resource, Optional<MpsAccess> mps) {
         // nvidia.com/gpu is the only resource of its container that kubelet allocates (HAMi's gpumem and gpucores
         // are not advertised), so its answer carries the memory and the compute variables both.
         boolean all =
@@ -68,7 +68,7 @@ public record ContainerEnvironment(long aliyunUnitMib) {
      * The one rule for what a container holding {@code shares} is told, whichever API handed them out: the device
      * plugin (a part per resource, {@code memory}/{@code compute} saying which) and DRA (everything at once).
      *
-     * @param mps the directories of the share's MPS daemon, when one holds it
+     * @param mps what the container is given to reach the MPS server that holds its share, when one does
      */
     public Variables variables(
             List<Share> shares,
@@ -76,7 +76,7 @@ public record ContainerEnvironment(long aliyunUnitMib) {
             CardTable cards,
             boolean memory,
             boolean compute,
-            Optional<MpsDirs> mps) {
+            Optional<MpsAccess> mps) {
         Share first = shares.getFirst();
         Map<String, String> env = new LinkedHashMap<>();
         Map<String, String> mounts = new LinkedHashMap<>();
@@ -97,9 +97,8 @@ public record ContainerEnvironment(long aliyunUnitMib) {
             }
         }
         if (mps.isPresent() && (memory || compute)) {
-            env.put("CUDA_MPS_PIPE_DIRECTORY", MpsDirs.CONTAINER_PIPE);
-            mounts.put(mps.get().pipe().toString(), MpsDirs.CONTAINER_PIPE);
-            mounts.put(mps.get().shm().toString(), MpsDirs.CONTAINER_SHM);
+            env.putAll(mps.get().env());
+            mounts.putAll(mps.get().mounts());
         }
         return new Variables(env, mounts);
     }

@@ -1,7 +1,7 @@
 package io.elasticgpu.node.dra;
 
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsAccess;
 import java.util.List;
 import java.util.Optional;
 
@@ -9,17 +9,18 @@ import java.util.Optional;
 public interface ClaimIsolation {
 
     /**
-     * The directories of the MPS daemon that holds one request's share, or nothing where none does.
+     * What a container is given to reach the MPS server that holds one request's share, or nothing where none
+     * does.
      *
      * @throws IllegalArgumentException when MPS cannot hold the share (the message says what to change)
      */
-    Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes);
+    Optional<MpsAccess> isolate(ClaimRef claim, String request, List<Share> shares, int processes);
 
     void release(ClaimRef claim);
 
     ClaimIsolation NONE = new ClaimIsolation() {
         @Override
-        public Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
+        public Optional<MpsAccess> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
             return Optional.empty();
         }
 

@@ -6,7 +6,7 @@ import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.allocation.CardTable;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.discovery.Hardware;
-import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsAccess;
 import io.elasticgpu.node.isolation.MpsException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -117,7 +117,7 @@ public final class ClaimPreparation {
                     .toList();
             // Both memory and compute: one CDI device tells a container everything, where the device plugin needs a
             // part per resource. Our own family: DRA claims have no other project's names to answer in.
-            Optional<MpsDirs> mps;
+            Optional<MpsAccess> mps;
             try {
                 mps = isolation.isolate(ref, request, shares, processes);
             } catch (IllegalArgumentException | MpsException e) {

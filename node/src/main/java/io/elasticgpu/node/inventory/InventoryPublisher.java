@@ -26,6 +26,8 @@ public final class InventoryPublisher {
     private final KubernetesClient client;
     private final String node;
     private final String api;
+    private volatile Map<String, String> isolationLabel = Map.of(NodeLabels.ISOLATION, "none");
+    private volatile Map<String, String> isolationAnnotation = Map.of();
 
     /** For a node whose cards are offered through the device plugin. */
     public InventoryPublisher(KubernetesClient client, String node) {
@@ -37,6 +39,15 @@ public final class InventoryPublisher {
         this.client = client;
         this.node = node;
         this.api = api;
+    }
+
+    /**
+     * What the next {@link #publish} writes about isolation: {@link NodeLabels#ISOLATION} and, unless empty,
+     * {@link Annotations#ISOLATION}.
+     */
+    public void isolation(String label, String json) {
+        isolationLabel = Map.of(NodeLabels.ISOLATION, NodeLabels.value(label));
+        isolationAnnotation = json.isEmpty() ? Map.of() : Map.of(Annotations.ISOLATION, json);
     }
 
     /**
@@ -60,15 +71,11 @@ public final class InventoryPublisher {
     public synchronized boolean publish(Hardware hw, IntPredicate healthy) {
         Map<String, String> labels = new java.util.LinkedHashMap<>(InventoryDocument.labels(hw));
         labels.put(NodeLabels.API, api);
-        Map<String, Object> patch = Map.of(
-                "metadata",
-                Map.of(
-                        "labels",
-                        labels,
-                        "annotations",
-                        Map.of(
-                                Annotations.INVENTORY,
-                                InventoryDocument.inventory(hw, healthy).toJson())));
+        labels.putAll(isolationLabel);
+        Map<String, String> annotations = new java.util.LinkedHashMap<>(isolationAnnotation);
+        annotations.put(
+                Annotations.INVENTORY, InventoryDocument.inventory(hw, healthy).toJson());
+        Map<String, Object> patch = Map.of("metadata", Map.of("labels", labels, "annotations", annotations));
         try {
             client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));
             return true;

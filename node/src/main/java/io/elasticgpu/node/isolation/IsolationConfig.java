@@ -91,8 +91,7 @@ public record IsolationConfig(
                     return l;
                 }
             }
-            throw new IllegalArgumentException(
-                    "--mps-layout must be auto, per-share, per-card or v3, was " + value);
+            throw new IllegalArgumentException("--mps-layout must be auto, per-share, per-card or v3, was " + value);
         }
     }
 

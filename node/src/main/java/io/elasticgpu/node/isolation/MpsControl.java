@@ -40,25 +40,32 @@ public final class MpsControl {
     static final String CGROUP = "elasticgpu-mps";
 
     /*
-     * $1 the share's directory, $2 the control program, $3 the cgroup root or empty. Each hierarchy that has a
-     * cgroup.procs (the root itself under cgroup v2, one per controller under v1) gets the daemon's shell, and so the
-     * daemon, in its elasticgpu-mps cgroup.
+     * $1 the share's directory, $2 the control program, $3 the cgroup root or empty, $4 the size of the share's
+     * /dev/shm tmpfs in MiB or 0 for none, then the daemon's own arguments. Each hierarchy that has a cgroup.procs (the
+     * root itself under cgroup v2, one per controller under v1) gets the daemon's shell, and so the daemon, in its
+     * elasticgpu-mps cgroup. The tmpfs is mounted where the launch runs (the host's mount namespace with
+     * hostNamespaces), so that the container runtime's bind mount of the share's shm directory is that tmpfs.
      */
     private static final String SCRIPT = """
             set -e
-            if [ -n "$3" ]; then
-              for h in "$3" "$3"/*; do
+            share="$1"; program="$2"; cgroups="$3"; shm="$4"; shift 4
+            if [ -n "$cgroups" ]; then
+              for h in "$cgroups" "$cgroups"/*; do
                 if [ -f "$h/cgroup.procs" ]; then mkdir -p "$h/%s" && echo $$ > "$h/%s/cgroup.procs"; fi
               done
             fi
-            exec unshare --mount --propagation private -- /bin/sh -c 'mount --bind "$1/shm" /dev/shm && exec "$2" -d' \
-            sh "$1" "$2"
+            if [ "$shm" != 0 ] && ! mountpoint -q "$share/shm"; then
+              mount -t tmpfs -o "size=${shm}m,mode=1777,nosuid,nodev" elasticgpu-mps-shm "$share/shm"
+            fi
+            exec unshare --mount --propagation private -- /bin/sh -c 'mount --bind "$0/shm" /dev/shm && exec "$@"' \
+            "$share" "$program" "$@"
             """.formatted(CGROUP, CGROUP);
 
     private final Path program;
     private final boolean hostNamespaces;
     private final String cgroupRoot;
     private final Duration timeout;
+    private final Path proc;
 
     /**
      * @param program        {@code nvidia-cuda-mps-control}
@@ -68,10 +75,16 @@ public final class MpsControl {
      * @param timeout        the longest any run of the program may take
      */
     public MpsControl(Path program, boolean hostNamespaces, String cgroupRoot, Duration timeout) {
+        this(program, hostNamespaces, cgroupRoot, timeout, Path.of("/proc"));
+    }
+
+    /** @param proc the host's {@code /proc}, where the agent finds the daemons it starts */
+    public MpsControl(Path program, boolean hostNamespaces, String cgroupRoot, Duration timeout, Path proc) {
         this.program = program;
         this.hostNamespaces = hostNamespaces;
         this.cgroupRoot = cgroupRoot;
         this.timeout = timeout;
+        this.proc = proc;
     }
 
     /**
@@ -94,23 +107,55 @@ public final class MpsControl {
         return program;
     }
 
+    /** The host's {@code /proc} as the agent sees it. */
+    public Path proc() {
+        return proc;
+    }
+
+    /** Whether {@code daemon} is still the running control daemon it was. */
+    public boolean alive(DaemonProcess daemon) {
+        return daemon.alive(proc, program.getFileName().toString());
+    }
+
     /**
      * Starts a control daemon for the share in {@code dirs} with the limits in its environment from the first instant
-     * (the daemon's defaults for every server it starts), and returns once its pid file is written.
+     * (the daemon's defaults for every server it starts), and returns it once it serves: once its pid file is written
+     * and the agent has found the daemon's process by what a container cannot forge ({@link DaemonProcess#find}).
      *
-     * @param cards the uuids of the share's cards, which the daemon alone may see, in the share's order
-     * @throws MpsException when the launch fails or the daemon writes no pid file within the timeout
+     * @param cards      the uuids of the share's cards, which the daemon alone may see, in the share's order; empty
+     *                   for a daemon that may see every card
+     * @param shmMib     the size of the tmpfs mounted on the share's {@code shm} directory, 0 for none
+     * @param daemonArgs the daemon's arguments ({@code -d}, and {@code -p 3} for MPS v3)
+     * @throws MpsException when the launch fails or no daemon serves within the timeout
      */
-    public long launch(MpsDirs dirs, List<String> cards, Map<String, String> limitsEnvironment) {
+    public DaemonProcess launch(
+            MpsDirs dirs,
+            List<String> cards,
+            Map<String, String> limitsEnvironment,
+            long shmMib,
+            List<String> daemonArgs) {
         List<String> command = new ArrayList<>();
         if (hostNamespaces) {
             command.addAll(List.of("nsenter", "--target", "1", "--mount", "--cgroup", "--"));
         }
-        command.addAll(List.of("/bin/sh", "-c", SCRIPT, "sh", dirs.share().toString(), program.toString(), cgroupRoot));
+        command.addAll(List.of(
+                "/bin/sh",
+                "-c",
+                SCRIPT,
+                "sh",
+                dirs.share().toString(),
+                program.toString(),
+                cgroupRoot,
+                Long.toString(shmMib)));
+        command.addAll(daemonArgs);
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("CUDA_MPS_PIPE_DIRECTORY", dirs.pipe().toString());
         pb.environment().put("CUDA_MPS_LOG_DIRECTORY", dirs.log().toString());
-        pb.environment().put("CUDA_VISIBLE_DEVICES", String.join(",", cards));
+        if (cards.isEmpty()) {
+            pb.environment().remove("CUDA_VISIBLE_DEVICES"); // every card, whatever the agent itself was given
+        } else {
+            pb.environment().put("CUDA_VISIBLE_DEVICES", String.join(",", cards));
+        }
         pb.environment().putAll(limitsEnvironment);
         // To a file, not a pipe: the daemon inherits the launcher's output and keeps it open for its whole life.
         Path launchLog = dirs.log().resolve("launch.log");
@@ -120,7 +165,46 @@ public final class MpsControl {
             throw new MpsException("starting the MPS control daemon for %s failed (exit %d): %s"
                     .formatted(dirs.share(), r.exit(), readQuietly(launchLog)));
         }
-        return awaitPid(dirs.pipe());
+        awaitPidFile(dirs.pipe());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            var found = DaemonProcess.find(proc, program.getFileName().toString(), dirs.pipe());
+            if (found.isPresent()) {
+                return found.get();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new MpsException(("the MPS control daemon for %s wrote its pid file, but no process of %s"
+                                + " outside every pod serves %s; see its log in %s")
+                        .formatted(dirs.share(), program.getFileName(), dirs.pipe(), dirs.log()));
+            }
+            sleep(20);
+        }
+    }
+
+    /** Ends the share's {@code /dev/shm} tmpfs, if one is mounted there, where the launch mounted it. */
+    public void unmountShm(MpsDirs dirs) {
+        List<String> command = new ArrayList<>();
+        if (hostNamespaces) {
+            command.addAll(List.of("nsenter", "--target", "1", "--mount", "--"));
+        }
+        command.addAll(List.of(
+                "/bin/sh",
+                "-c",
+                "if mountpoint -q \"$0\"; then umount -l \"$0\"; fi",
+                dirs.shm().toString()));
+        Result r = run(new ProcessBuilder(command), "");
+        if (r.exit() != 0) {
+            throw new MpsException("unmounting %s failed (exit %d): %s".formatted(dirs.shm(), r.exit(), r.output()));
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpsException("interrupted while waiting for an MPS control daemon", e);
+        }
     }
 
     /**
@@ -129,17 +213,60 @@ public final class MpsControl {
      * @throws MpsException when the program fails, says the daemon cannot be found, or outlives the timeout
      */
     public String send(Path pipe, String command) {
-        ProcessBuilder pb = new ProcessBuilder(program.toString());
+        return run(pipe, command + "\n", command);
+    }
+
+    /**
+     * Sends several commands in one run of the program (it reads commands from its input until the end) and returns
+     * its answer's lines, blank ones left out: for commands that answer one line each, one line per command.
+     *
+     * @throws MpsException as {@link #send}
+     */
+    public List<String> sendAll(Path pipe, List<String> commands) {
+        String answer = run(pipe, String.join("\n", commands) + "\n", commands.size() + " commands");
+        return answer.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+    }
+
+    /**
+     * Runs the program with {@code arguments} (MPS v3's {@code <module> <verb> ...}) against the daemon serving
+     * {@code pipe} and returns what it printed, trimmed.
+     *
+     * @throws MpsException as {@link #send}
+     */
+    public String call(Path pipe, List<String> arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(program.toString());
+        command.addAll(arguments);
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("CUDA_MPS_PIPE_DIRECTORY", pipe.toString());
-        Result r = run(pb, command + "\n");
+        Result r = run(pb, "");
         if (r.exit() != 0) {
-            throw new MpsException(
-                    "MPS control %s: \"%s\" failed (exit %d): %s".formatted(pipe, command, r.exit(), r.output()));
+            throw new MpsException("MPS control %s: \"%s\" failed (exit %d): %s"
+                    .formatted(
+                            pipe,
+                            String.join(" ", arguments),
+                            r.exit(),
+                            r.output().strip()));
         }
         return r.output().strip();
     }
 
-    /** The pid in the daemon's pid file, or -1 when there is none or it cannot be read. */
+    private String run(Path pipe, String input, String what) {
+        ProcessBuilder pb = new ProcessBuilder(program.toString());
+        pb.environment().put("CUDA_MPS_PIPE_DIRECTORY", pipe.toString());
+        Result r = run(pb, input);
+        if (r.exit() != 0) {
+            throw new MpsException(
+                    "MPS control %s: \"%s\" failed (exit %d): %s".formatted(pipe, what, r.exit(), r.output()));
+        }
+        return r.output().strip();
+    }
+
+    /**
+     * The pid in the daemon's pid file, or -1 when there is none or it cannot be read. The file is in the pipe
+     * directory, which the share's containers can write: the agent reads it only to know that a daemon has started,
+     * never to know which process it is.
+     */
     public static long pid(Path pipe) {
         try {
             return Long.parseLong(Files.readString(pipe.resolve(PID_FILE)).strip());
@@ -206,7 +333,7 @@ public final class MpsControl {
     }
 
     /** Waits, on the directory's change notifications, until the daemon's pid file holds a pid. */
-    private long awaitPid(Path pipe) {
+    private void awaitPidFile(Path pipe) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try (WatchService watch = pipe.getFileSystem().newWatchService()) {
             pipe.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
@@ -214,7 +341,7 @@ public final class MpsControl {
                 long pid = pid(pipe);
                 long left = deadline - System.nanoTime();
                 if (pid > 0) {
-                    return pid;
+                    return;
                 }
                 if (left <= 0) {
                     throw new MpsException("the MPS control daemon for %s wrote no %s within %d ms; see its log in %s"

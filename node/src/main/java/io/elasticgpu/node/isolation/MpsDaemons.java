@@ -3,10 +3,9 @@ package io.elasticgpu.node.isolation;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -21,21 +20,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MPS control daemons of one node, one per share, each in its own directory under the MPS root. The agent asks
- * for a share's daemon before it answers kubelet ({@link #ensure}); the daemon's limits are its defaults, set in its
- * environment at launch and again by command, so no process of the share can start under other limits and nothing in
- * a container can raise them. {@link #check} starts again a daemon that died, with the same limits; {@link #retain}
- * ends the daemons of shares nobody holds any more. Daemons outlive the agent: a new agent adopts those it finds
- * ({@link #open}) instead of starting a second one for a share. Thread-safe; every method holds the lock for its
- * whole work, which includes runs of the control program (milliseconds each, bounded by its timeout).
+ * Legacy MPS control daemons of one node, each in its own directory under the MPS root: one per share in the per-share
+ * layout, one per card in the per-card layout ({@link CardDaemons}). The agent asks for a share's daemon before it
+ * answers kubelet ({@link #ensure}); the daemon's limits are its defaults, set in its environment at launch and again
+ * by command, so no process of the share can start under other limits. {@link #check} starts again a daemon that died,
+ * with the same limits; {@link #audit} reads every limit back, the daemon's defaults and each running server's, and
+ * puts back any that changed; {@link #retain} ends the daemons of shares nobody holds any more. Daemons outlive the
+ * agent: a new agent adopts those it finds ({@link #open}) instead of starting a second one for a share.
+ *
+ * <p>Which process is a share's daemon is found and recorded by the agent where no container can write
+ * ({@link DaemonProcess}, {@code daemon.json}); the pid file the daemon writes into its pipe directory only says that
+ * it has started. Thread-safe; every method holds the lock for its whole work, which includes runs of the control
+ * program (milliseconds each, bounded by its timeout).
  */
 public final class MpsDaemons {
 
     private static final Logger LOG = LoggerFactory.getLogger(MpsDaemons.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> DAEMON_ARGS = List.of("-d");
 
     /** One running daemon as the agent knows it. */
-    public record Daemon(MpsShare share, MpsDirs dirs, long pid, Instant started, int restarts) {}
+    public record Daemon(MpsShare share, MpsDirs dirs, DaemonProcess process, Instant started, int restarts) {
+        public long pid() {
+            return process.pid();
+        }
+    }
 
     /** What the agent tells the cluster about the daemons (events and metrics). */
     public interface Listener {
@@ -49,17 +58,19 @@ public final class MpsDaemons {
     private final InstantSource clock;
     private final Listener listener;
     private final Map<String, Daemon> daemons = new LinkedHashMap<>();
+    private final DaemonLimits limits;
 
     private MpsDaemons(MpsControl control, Path root, InstantSource clock, Listener listener) {
         this.control = control;
         this.root = root;
         this.clock = clock;
         this.listener = listener;
+        this.limits = new DaemonLimits(control, clock);
     }
 
     /**
      * The daemons under {@code root}: every share directory with a readable record is adopted, its daemon started
-     * again if it is not running.
+     * again at the first check if it is not running.
      */
     public static MpsDaemons open(MpsControl control, Path root, InstantSource clock, Listener listener) {
         try {
@@ -80,19 +91,23 @@ public final class MpsDaemons {
         try (Stream<Path> dirs = Files.list(root)) {
             for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
                 MpsDirs share = new MpsDirs(dir);
-                Optional<MpsShare> record = read(share);
+                Optional<MpsShare> record = read(share.record(), MpsShare.class);
                 if (record.isEmpty()) {
-                    LOG.warn("MPS root {}: {} has no readable share.json; left alone", root, dir.getFileName());
+                    LOG.debug("MPS root {}: {} has no readable share.json; not a daemon's", root, dir.getFileName());
                     continue;
                 }
-                long pid = MpsControl.pid(share.pipe());
-                daemons.put(record.get().key(), new Daemon(record.get(), share, pid, clock.instant(), 0));
+                DaemonProcess process = read(share.daemonRecord(), DaemonProcess.class)
+                        .filter(control::alive)
+                        .or(() -> DaemonProcess.find(
+                                control.proc(), control.program().getFileName().toString(), share.pipe()))
+                        .orElse(DaemonProcess.NONE);
+                daemons.put(record.get().key(), new Daemon(record.get(), share, process, clock.instant(), 0));
                 LOG.info(
                         "adopted the MPS daemon of {} ({}), pid {}{}",
                         record.get().key(),
                         record.get().holder(),
-                        pid,
-                        alive(pid) ? "" : ", not running: it starts again at the first check");
+                        process.pid(),
+                        control.alive(process) ? "" : ", not running: it starts again at the first check");
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the MPS root %s: %s".formatted(root, e.getMessage()), e);
@@ -104,28 +119,29 @@ public final class MpsDaemons {
      * same limits changes nothing; with other limits (kubelet's later call for the same container named another
      * pod's shares) they are set again, which is allowed only while no process runs under the daemon.
      *
-     * @return the directories to mount into the share's containers
+     * @return the daemon's directories
      * @throws MpsException when the daemon cannot be started or refuses the limits; kubelet then fails the container
      */
     public synchronized MpsDirs ensure(MpsShare share) {
         Daemon known = daemons.get(share.key());
-        if (known != null && known.share().equals(share) && alive(known.pid())) {
+        if (known != null && known.share().equals(share) && control.alive(known.process())) {
             return known.dirs();
         }
-        if (known != null && alive(known.pid())) {
+        if (known != null && control.alive(known.process())) {
             if (!servers(known).isEmpty()) {
                 throw new MpsException(("MPS share %s (%s) runs processes under %s; it cannot take other limits %s")
                         .formatted(share.key(), share.holder(), known.share().limits(), share.limits()));
             }
             apply(known.dirs(), share);
-            write(known.dirs(), share);
-            daemons.put(share.key(), new Daemon(share, known.dirs(), known.pid(), known.started(), known.restarts()));
+            write(known.dirs().record(), share);
+            daemons.put(
+                    share.key(), new Daemon(share, known.dirs(), known.process(), known.started(), known.restarts()));
             LOG.info("MPS share {} ({}): limits now {}", share.key(), share.holder(), share.limits());
             return known.dirs();
         }
         MpsDirs dirs = new MpsDirs(root.resolve(share.key()));
         dirs.create();
-        write(dirs, share);
+        write(dirs.record(), share);
         Daemon started = launch(share, dirs, known == null ? 0 : known.restarts());
         daemons.put(share.key(), started);
         LOG.info(
@@ -140,9 +156,12 @@ public final class MpsDaemons {
 
     private Daemon launch(MpsShare share, MpsDirs dirs, int restarts) {
         clearPipe(dirs);
-        long pid = control.launch(dirs, share.cards(), share.daemonEnvironment());
+        DaemonProcess process =
+                control.launch(dirs, share.cards(), share.daemonEnvironment(), share.shmMib(), DAEMON_ARGS);
+        write(dirs.daemonRecord(), process);
         apply(dirs, share);
-        return new Daemon(share, dirs, pid, clock.instant(), restarts);
+        limits.verified(share.key());
+        return new Daemon(share, dirs, process, clock.instant(), restarts);
     }
 
     /** Sets the limits by command and reads the compute limit back, so a daemon that ignored them is an error. */
@@ -151,29 +170,26 @@ public final class MpsDaemons {
             control.send(dirs.pipe(), command);
         }
         String percent = control.send(dirs.pipe(), "get_default_active_thread_percentage");
-        if (!sameNumber(percent, share.limits().threadPercent())) {
+        if (MpsAnswers.percent(percent).orElse(-1) != share.limits().threadPercent()) {
             throw new MpsException(
                     "MPS share %s: the daemon reports a default active thread percentage of \"%s\", not %d"
                             .formatted(share.key(), percent, share.limits().threadPercent()));
         }
     }
 
-    private static boolean sameNumber(String answer, int expected) {
-        try {
-            return Double.parseDouble(answer.strip()) == expected;
-        } catch (NumberFormatException e) {
-            return false;
-        }
-    }
-
     /**
      * A daemon killed mid-run leaves its pid file and control pipe behind; a new daemon must not find them. Processes
-     * still connected to the old server keep the pipes they hold open.
+     * still connected to the old server keep the pipes they hold open. The directory itself stays, so that the
+     * containers' mounts of it still lead to the new daemon.
      */
     private static void clearPipe(MpsDirs dirs) {
         try (Stream<Path> files = Files.list(dirs.pipe())) {
             for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
+                if (Files.isDirectory(f)) {
+                    delete(f);
+                } else {
+                    Files.deleteIfExists(f);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot clear %s: %s".formatted(dirs.pipe(), e.getMessage()), e);
@@ -188,7 +204,7 @@ public final class MpsDaemons {
     public synchronized List<String> check() {
         List<String> restarted = new ArrayList<>();
         for (Daemon d : List.copyOf(daemons.values())) {
-            if (alive(d.pid())) {
+            if (control.alive(d.process())) {
                 continue;
             }
             String why =
@@ -217,6 +233,31 @@ public final class MpsDaemons {
         return restarted;
     }
 
+    /**
+     * Reads back every limit of every running daemon: its defaults (what its next server gets) and, for each server in
+     * {@code servers} (share key → the pids of its running MPS servers), that server's own; any that differs from what
+     * the agent set is set again ({@link DaemonLimits}).
+     *
+     * @return the limits that had changed, each now set again
+     */
+    public synchronized List<LimitDrift> audit(Map<String, List<Long>> servers) {
+        List<LimitDrift> drifts = new ArrayList<>();
+        for (Daemon d : List.copyOf(daemons.values())) {
+            if (!control.alive(d.process())) {
+                continue; // check() starts it again with its limits
+            }
+            try {
+                drifts.addAll(limits.audit(d, servers.getOrDefault(d.share().key(), List.of())));
+            } catch (MpsException e) {
+                LOG.warn(
+                        "MPS share {}: cannot read its limits back: {}",
+                        d.share().key(),
+                        e.getMessage());
+            }
+        }
+        return drifts;
+    }
+
     /** Ends the daemons of the shares {@code held} says nobody holds any more; returns their keys. */
     public synchronized List<String> retain(Predicate<Daemon> held) {
         List<String> ended = new ArrayList<>();
@@ -238,7 +279,7 @@ public final class MpsDaemons {
     }
 
     private void release(Daemon d) {
-        if (alive(d.pid())) {
+        if (control.alive(d.process())) {
             try {
                 control.send(d.dirs().pipe(), "quit");
             } catch (MpsException e) {
@@ -248,10 +289,18 @@ public final class MpsDaemons {
                         e.getMessage(),
                         d.pid());
             }
-            ProcessHandle.of(d.pid()).ifPresent(ProcessHandle::destroyForcibly);
+            if (control.alive(d.process())) {
+                ProcessHandle.of(d.pid()).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+        try {
+            control.unmountShm(d.dirs());
+        } catch (MpsException e) {
+            LOG.warn("MPS share {}: {}", d.share().key(), e.getMessage());
         }
         delete(d.dirs().share());
         daemons.remove(d.share().key());
+        limits.forget(d.share().key());
         LOG.info(
                 "MPS share {} ({}): nobody holds it any more; daemon ended and {} removed",
                 d.share().key(),
@@ -268,14 +317,19 @@ public final class MpsDaemons {
         return Optional.ofNullable(daemons.get(key));
     }
 
+    /** Whether the share's daemon is the running process the agent started or adopted. */
+    public boolean alive(Daemon d) {
+        return control.alive(d.process());
+    }
+
     /** The pids of the MPS servers the share's daemon runs now (none until its first process starts). */
     public List<Long> servers(Daemon d) {
-        return pids(control.send(d.dirs().pipe(), "get_server_list"));
+        return MpsAnswers.pids(control.send(d.dirs().pipe(), "get_server_list"));
     }
 
     /** The pids of the processes connected to {@code server}. */
     public List<Long> clients(Daemon d, long server) {
-        return pids(control.send(d.dirs().pipe(), "get_client_list " + server));
+        return MpsAnswers.pids(control.send(d.dirs().pipe(), "get_client_list " + server));
     }
 
     /** Ends the GPU work of one client process of the share (MPS's {@code terminate_client}). */
@@ -283,49 +337,21 @@ public final class MpsDaemons {
         control.send(d.dirs().pipe(), "terminate_client %d %d".formatted(server, client));
     }
 
-    private static List<Long> pids(String answer) {
-        List<Long> out = new ArrayList<>();
-        for (String word : answer.split("\\s+")) {
-            if (word.matches("\\d+")) {
-                out.add(Long.parseLong(word));
-            }
-        }
-        return out;
-    }
-
-    /** Whether {@code pid} is a running MPS control daemon (a pid reused by another program is not). */
-    boolean alive(long pid) {
-        if (pid <= 0) {
-            return false;
-        }
+    private static <T> Optional<T> read(Path file, Class<T> type) {
         try {
-            String cmdline =
-                    Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"), StandardCharsets.ISO_8859_1);
-            return cmdline.contains(control.program().getFileName().toString());
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static Optional<MpsShare> read(MpsDirs dirs) {
-        try {
-            return Optional.of(JSON.readValue(dirs.record().toFile(), MpsShare.class));
+            return Optional.of(JSON.readValue(file.toFile(), type));
         } catch (IOException | IllegalArgumentException e) {
             return Optional.empty();
         }
     }
 
-    private static void write(MpsDirs dirs, MpsShare share) {
+    private static void write(Path file, Object value) {
         try {
-            Path tmp = dirs.share().resolve(".share.json.tmp");
-            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), share);
-            Files.move(
-                    tmp,
-                    dirs.record(),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), value);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write %s: %s".formatted(dirs.record(), e.getMessage()), e);
+            throw new UncheckedIOException("cannot write %s: %s".formatted(file, e.getMessage()), e);
         }
     }
 
@@ -338,7 +364,4 @@ public final class MpsDaemons {
             LOG.warn("cannot remove {}: {}", dir, e.getMessage());
         }
     }
-
-    /** How often the agent checks its daemons by default. */
-    public static final Duration CHECK_EVERY = Duration.ofSeconds(1);
 }

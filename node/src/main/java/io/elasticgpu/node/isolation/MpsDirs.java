@@ -8,17 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * One share's directories on the host, under the agent's MPS root: {@code pipe} (the daemon's pipe directory,
- * mounted into the share's containers at {@link #CONTAINER_PIPE}), {@code shm} (the daemon's and its clients'
- * {@code /dev/shm}), {@code log} (the daemon's log directory, never mounted) and {@code share.json} (what the agent
- * set, for a restarted agent). Immutable.
+ * One MPS control daemon's directories on the host, under the agent's MPS root: {@code pipe} (the daemon's pipe
+ * directory, mounted into the containers it serves at {@link MpsAccess#CONTAINER_PIPE}), {@code shm} (the daemon's
+ * {@code /dev/shm}, and its clients' unless their pod brings its own), {@code log} (the daemon's log directory, never
+ * mounted), and, never mounted either, what the agent keeps for a restarted agent: {@code share.json} (the share and
+ * its limits) and {@code daemon.json} (which process is the daemon). Nothing the agent trusts is in a directory a
+ * container can write. Immutable.
  */
 public record MpsDirs(Path share) {
-
-    /** Where a container sees its share's pipe directory; {@code CUDA_MPS_PIPE_DIRECTORY} says so. */
-    public static final String CONTAINER_PIPE = "/tmp/nvidia-mps";
-    /** Where a container sees its share's shared memory. */
-    public static final String CONTAINER_SHM = "/dev/shm";
 
     public MpsDirs {
         requireNonNull(share, "share");
@@ -38,6 +35,11 @@ public record MpsDirs(Path share) {
 
     public Path record() {
         return share.resolve("share.json");
+    }
+
+    /** Which process is the daemon ({@link DaemonProcess}), as the agent found it when it started it. */
+    public Path daemonRecord() {
+        return share.resolve("daemon.json");
     }
 
     /**

@@ -51,6 +51,7 @@ public final class AgentMetrics {
             .labelNames("reason")
             .register(registry);
     private volatile Supplier<Integer> mpsDaemons = () -> 0;
+    private volatile String[] isolation = {"none", "", ""};
     private volatile NodeUsage usage;
     private volatile Hardware hardware;
     private volatile CardHealth health;
@@ -100,8 +101,17 @@ public final class AgentMetrics {
                 .register(registry);
         GaugeWithCallback.builder()
                 .name("egpu_node_agent_mps_daemons")
-                .help("MPS control daemons the agent runs, one per share held by MPS")
+                .help("MPS control daemons the agent runs: one per share (layout per-share), per card (per-card), or"
+                        + " one for the node (v3)")
                 .callback(cb -> cb.call(mpsDaemons.get()))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("egpu_node_agent_isolation")
+                .help("1, labelled with how the node holds shares to their limits: layout (none, per-share,"
+                        + " per-card, v3), memory (what holds a share's memory: mps, mps+dmem, environment) and"
+                        + " bypass (what stops a process going around MPS: driver, agent)")
+                .labelNames("layout", "memory", "bypass")
+                .callback(cb -> cb.call(1, isolation[0], isolation[1], isolation[2]))
                 .register(registry);
         GaugeWithCallback.builder()
                 .name("egpu_node_agent_container_gpu_memory_used_mib")
@@ -177,6 +187,11 @@ public final class AgentMetrics {
     }
 
     /** Where the number of MPS daemons is read from. */
+    /** How the node holds shares to their limits, for {@code egpu_node_agent_isolation}. */
+    public void isolation(String layout, String memory, String bypass) {
+        this.isolation = new String[] {layout, memory, bypass};
+    }
+
     public void watchDaemons(Supplier<Integer> count) {
         this.mpsDaemons = count;
     }

@@ -143,6 +143,9 @@ public final class UsageMonitor {
                 n[0] += Math.max(0, server.usedMemoryMib());
                 n[1]++;
                 Set<Holder> clients = clientsOfShare.getOrDefault(share.share().key(), Set.of());
+                if (clients.size() != 1 && share.share().holder().isEmpty()) {
+                    continue; // one server for several pods (per-card, v3): NVML cannot tell whose its SM use is
+                }
                 Holder to = clients.size() == 1
                         ? clients.iterator().next()
                         : holderOf(share.share().holder());

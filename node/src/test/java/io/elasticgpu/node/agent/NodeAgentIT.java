@@ -158,9 +158,14 @@ class NodeAgentIT {
         assertThat(c.envs())
                 .containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps")
                 .doesNotContainKeys("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
-        var daemons = agent.isolation().orElseThrow().daemons();
-        assertThat(daemons.daemons()).hasSize(1); // kubelet's two calls (memory, compute) for one container: one daemon
-        MpsDirs dirs = daemons.daemons().getFirst().dirs();
+        assertThat(cluster.isolationLabel).isEqualTo("mps-per-share"); // no MPS v3 in the stand-in: auto picked it
+        assertThat(cluster.isolationJson)
+                .startsWith(
+                        "{\"layout\":\"per-share\",\"memory\":\"mps\",\"bypass\":\"agent\",\"why\":\"auto: no MPS v3");
+        var servers = agent.isolation().orElseThrow().servers();
+        assertThat(servers.daemons())
+                .isEqualTo(1); // kubelet's two calls (memory, compute) for one container: one daemon
+        MpsDirs dirs = new MpsDirs(mpsRoot.resolve(servers.shares().getFirst().key()));
         assertThat(c.mounts())
                 .extracting(m -> m.hostPath() + " -> " + m.containerPath())
                 .containsExactlyInAnyOrder(dirs.pipe() + " -> /tmp/nvidia-mps", dirs.shm() + " -> /dev/shm");
@@ -184,7 +189,7 @@ class NodeAgentIT {
                 .isEmpty();
         cluster.pods.remove(train);
         assertThat(isolation.retainNow()).hasSize(1);
-        assertThat(daemons.daemons()).isEmpty();
+        assertThat(servers.daemons()).isZero();
         assertThat(dirs.share()).doesNotExist();
     }
 
@@ -203,8 +208,8 @@ class NodeAgentIT {
                 Map.of("main", List.of(slice(0, 0, 2048))));
         cluster.pods.add(infer);
         admitted(infer, "main");
-        MpsDirs dirs =
-                agent.isolation().orElseThrow().daemons().daemons().getFirst().dirs();
+        MpsDirs dirs = new MpsDirs(mpsRoot.resolve(
+                agent.isolation().orElseThrow().servers().shares().getFirst().key()));
         long pid = MpsControl.pid(dirs.pipe());
 
         agent.close(); // the agent goes (a crash, an upgrade); the daemon serves on
@@ -227,9 +232,7 @@ class NodeAgentIT {
         assertThat(isolation.retainNow())
                 .as("kubelet still lists the container")
                 .isEmpty();
-        assertThat(isolation.daemons().daemons())
-                .singleElement()
-                .satisfies(d -> assertThat(d.pid()).isEqualTo(pid));
+        assertThat(isolation.servers().daemons()).isEqualTo(1);
         assertThat(MpsControl.pid(dirs.pipe())).isEqualTo(pid);
         assertThat(MpsStandIn.commands(dirs))
                 .filteredOn(l -> l.startsWith("set_default_active"))

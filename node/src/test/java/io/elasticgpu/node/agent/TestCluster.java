@@ -30,6 +30,10 @@ final class TestCluster implements Cluster {
     final List<String> warnings = new CopyOnWriteArrayList<>();
     /** Each eviction asked, as {@code namespace/name uid}. */
     final List<String> evictions = new CopyOnWriteArrayList<>();
+    /** The isolation label and annotation the agent said it runs. */
+    volatile String isolationLabel = "";
+
+    volatile String isolationJson = "";
     /** What the next evictions are answered. */
     volatile PodEviction evictionAnswer = new PodEviction.Evicted();
 
@@ -65,6 +69,12 @@ final class TestCluster implements Cluster {
             notes.put(pod.name(), Map.copyOf(notesByContainer));
             complete.put(pod.name(), done);
         };
+    }
+
+    @Override
+    public void isolation(String label, String json) {
+        isolationLabel = label;
+        isolationJson = json;
     }
 
     @Override

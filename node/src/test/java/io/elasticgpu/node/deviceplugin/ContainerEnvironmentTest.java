@@ -10,8 +10,7 @@ import io.elasticgpu.node.allocation.ContainerKey;
 import io.elasticgpu.node.deviceplugin.api.ContainerAllocateResponse;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
-import io.elasticgpu.node.isolation.MpsDirs;
-import java.nio.file.Path;
+import io.elasticgpu.node.isolation.MpsAccess;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -99,7 +98,11 @@ class ContainerEnvironmentTest {
                 List.of(new Share(0, "GPU-a", 250, 2048), new Share(1, "GPU-b", 250, 2048)),
                 Family.ELASTIC_GPU,
                 "");
-        Optional<MpsDirs> daemon = Optional.of(new MpsDirs(Path.of("/run/elastic-gpu/mps/dp-0123456789abcdef")));
+        java.util.Map<String, String> mounts = new java.util.LinkedHashMap<>();
+        mounts.put("/run/elastic-gpu/mps/dp-0123456789abcdef/pipe", "/tmp/nvidia-mps");
+        mounts.put("/run/elastic-gpu/mps/dp-0123456789abcdef/shm", "/dev/shm");
+        Optional<MpsAccess> daemon =
+                Optional.of(new MpsAccess(mounts, java.util.Map.of("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps")));
         ContainerEnvironment env = new ContainerEnvironment(1024);
 
         ContainerAllocateResponse memory = env.response(g, cards, MEMORY, daemon);

@@ -10,7 +10,7 @@ import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.Hardware;
-import io.elasticgpu.node.isolation.MpsDirs;
+import io.elasticgpu.node.isolation.MpsAccess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -75,10 +75,15 @@ class ClaimPreparationTest {
         final List<String> asked = new java.util.ArrayList<>();
 
         @Override
-        public java.util.Optional<MpsDirs> isolate(ClaimRef claim, String request, List<Share> shares, int processes) {
+        public java.util.Optional<MpsAccess> isolate(
+                ClaimRef claim, String request, List<Share> shares, int processes) {
             asked.add("isolate %s %s %s %d".formatted(claim.uid(), request, shares, processes));
+            String dir = "/run/elastic-gpu/mps/dra-" + claim.uid() + "-" + request;
+            java.util.Map<String, String> mounts = new java.util.LinkedHashMap<>();
+            mounts.put(dir + "/pipe", "/tmp/nvidia-mps");
+            mounts.put(dir + "/shm", "/dev/shm");
             return java.util.Optional.of(
-                    new MpsDirs(Path.of("/run/elastic-gpu/mps/dra-" + claim.uid() + "-" + request)));
+                    new MpsAccess(mounts, java.util.Map.of("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps")));
         }
 
         @Override

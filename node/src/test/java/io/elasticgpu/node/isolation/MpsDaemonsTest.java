@@ -28,7 +28,8 @@ class MpsDaemonsTest {
             List.of(CARD),
             new MpsLimits(List.of(20480L), 30, 1),
             "team-a/train/main",
-            "elasticgpu.io/gpu-memory " + CARD + "::m0");
+            "elasticgpu.io/gpu-memory " + CARD + "::m0",
+            0);
 
     @TempDir
     Path dir;
@@ -101,13 +102,15 @@ class MpsDaemonsTest {
         MpsDirs dirs = daemons.ensure(SHARE);
         long pid = MpsControl.pid(dirs.pipe());
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
-        org.awaitility.Awaitility.await().until(() -> !daemons.alive(pid));
+        MpsDaemons.Daemon before = daemons.daemon(SHARE.key()).orElseThrow();
+        org.awaitility.Awaitility.await().until(() -> !daemons.alive(before));
 
         assertThat(daemons.check()).containsExactly(SHARE.key());
 
         long again = MpsControl.pid(dirs.pipe());
         assertThat(again).isPositive().isNotEqualTo(pid);
-        assertThat(daemons.alive(again)).isTrue();
+        assertThat(daemons.alive(daemons.daemon(SHARE.key()).orElseThrow())).isTrue();
+        assertThat(daemons.daemon(SHARE.key()).orElseThrow().pid()).isEqualTo(again);
         assertThat(MpsStandIn.commands(dirs))
                 .containsExactly(
                         "set_default_active_thread_percentage 30",
@@ -158,7 +161,7 @@ class MpsDaemonsTest {
 
         assertThat(daemons.retain(d -> d.share().key().equals(SHARE.key()))).isEmpty();
 
-        assertThat(daemons.alive(MpsControl.pid(dirs.pipe()))).isTrue();
+        assertThat(daemons.alive(daemons.daemon(SHARE.key()).orElseThrow())).isTrue();
     }
 
     @Test
@@ -166,7 +169,7 @@ class MpsDaemonsTest {
         MpsDaemons daemons = open();
         MpsDirs dirs = daemons.ensure(SHARE);
         MpsShare other = new MpsShare(
-                SHARE.key(), SHARE.cards(), new MpsLimits(List.of(40960L), 60, 1), SHARE.holder(), SHARE.held());
+                SHARE.key(), SHARE.cards(), new MpsLimits(List.of(40960L), 60, 1), SHARE.holder(), SHARE.held(), 0);
 
         daemons.ensure(other);
         assertThat(MpsStandIn.commands(dirs))

@@ -12,7 +12,8 @@ import java.util.stream.Stream;
 
 /**
  * The stand-in {@code nvidia-cuda-mps-control} of {@code src/test/resources/mps/} (a shell script: same command line,
- * same pid file, same commands as NVIDIA's), installed as an executable of that name, and what tests read from and
+ * same pid file, same commands as NVIDIA's legacy protocol; a driver older than MPS v3), installed as an executable of
+ * that name, and what tests read from and
  * write into its daemons' log directories: the commands each daemon received, the environment it started with, and
  * the MPS servers and clients it reports.
  */
@@ -79,20 +80,38 @@ public final class MpsStandIn {
         return lines(dirs.log().resolve("standin").resolve("clients." + server));
     }
 
-    /** Kills every stand-in daemon under {@code root} (tests end theirs; daemons outlive the agent by design). */
+    /**
+     * Kills every stand-in daemon under {@code root} and unmounts the shares' {@code /dev/shm} tmpfs (tests end theirs;
+     * daemons outlive the agent by design).
+     */
     public static void killAll(Path root) {
         if (!Files.isDirectory(root)) {
             return;
         }
         try (Stream<Path> dirs = Files.list(root)) {
             dirs.forEach(d -> {
-                long pid = MpsControl.pid(new MpsDirs(d).pipe());
+                MpsDirs share = new MpsDirs(d);
+                long pid = MpsControl.pid(share.pipe());
                 if (pid > 0) {
                     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
                 }
+                unmount(share.shm());
             });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void unmount(Path shm) {
+        try {
+            new ProcessBuilder("sh", "-c", "if mountpoint -q \"$0\"; then umount -l \"$0\"; fi", shm.toString())
+                    .inheritIO()
+                    .start()
+                    .waitFor();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

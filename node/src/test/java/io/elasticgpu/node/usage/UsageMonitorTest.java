@@ -37,7 +37,8 @@ class UsageMonitorTest {
             List.of(CARD),
             new MpsLimits(List.of(20480L), 60, 1),
             "team-b/infer/main",
-            "elasticgpu.io/gpu-memory " + CARD + "::m0");
+            "elasticgpu.io/gpu-memory " + CARD + "::m0",
+            0);
 
     @TempDir
     Path proc;
