@@ -15,6 +15,7 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
+import io.elasticgpu.node.isolation.MpsAccess;
 import io.elasticgpu.node.isolation.MpsDirs;
 import io.elasticgpu.node.isolation.MpsShare;
 import io.elasticgpu.node.isolation.MpsStandIn;
@@ -35,8 +36,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code --isolation mps} on the real node: the agent runs one MPS control daemon per share (the stand-in
- * {@code nvidia-cuda-mps-control} of the node module's tests: NVIDIA's command line, pid file and commands), and a
- * slice's container gets that daemon's pipe directory at {@code /tmp/nvidia-mps} and its shared memory at
+ * {@code nvidia-cuda-mps-control} of the node module's tests: NVIDIA's legacy command line, pid file and commands, a
+ * driver without MPS v3, so {@code auto} picks the per-share layout), and a slice's container gets that daemon's pipe
+ * directory at {@code /tmp/nvidia-mps} and, unless its pod brings its own, the share's size-limited tmpfs at
  * {@code /dev/shm}, mounted by containerd from the device plugin's answer, with no limit in its environment: the
  * limits are the daemon's.
  */
@@ -92,13 +94,30 @@ class RealNodeMpsE2E {
                 .endMetadata()
                 .build());
         pods.create(pods.reporting("whole", Map.of(ResourceNames.GPU, "1")).build());
+        // A slice whose pod brings its own /dev/shm (a memory-backed emptyDir): the share's is not mounted over it.
+        pods.create(pods.reporting("ownshm", Map.of(ResourceNames.GPU_MEMORY, "128", ResourceNames.GPU_CORE, "10"))
+                .editSpec()
+                .addNewVolume()
+                .withName("shm")
+                .withNewEmptyDir()
+                .withMedium("Memory")
+                .endEmptyDir()
+                .endVolume()
+                .editFirstContainer()
+                .addNewVolumeMount()
+                .withName("shm")
+                .withMountPath("/dev/shm")
+                .endVolumeMount()
+                .endContainer()
+                .endSpec()
+                .build());
 
         ContainerReport report = pods.report("mps", "main");
         List<Share> shares = GpuWorkloads.allocated(cluster.client(), cluster.namespace(), "mps")
                 .containers()
                 .get("main");
         Map<String, String> expected = new LinkedHashMap<>(expectedEnvironment(shares, true, true));
-        expected.put("CUDA_MPS_PIPE_DIRECTORY", MpsDirs.CONTAINER_PIPE);
+        expected.put("CUDA_MPS_PIPE_DIRECTORY", MpsAccess.CONTAINER_PIPE);
         assertThat(gpuVariables(report))
                 .as("no MPS limit in the container's environment")
                 .isEqualTo(new java.util.TreeMap<>(expected));
@@ -115,20 +134,44 @@ class RealNodeMpsE2E {
                 .contains("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=15", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=1024M");
 
         // What containerd mounted: that share's directories, seen from inside with the daemon's files in them.
-        assertThat(report.mountAt(MpsDirs.CONTAINER_PIPE))
+        assertThat(report.mountAt(MpsAccess.CONTAINER_PIPE))
                 .hasValueSatisfying(m -> assertThat(m.root()).endsWith("/" + share.key() + "/pipe"));
-        assertThat(report.mountAt(MpsDirs.CONTAINER_SHM))
-                .hasValueSatisfying(m -> assertThat(m.root()).endsWith("/" + share.key() + "/shm"));
-        assertThat(report.files().get(MpsDirs.CONTAINER_PIPE)).contains("control", "nvidia-cuda-mps-control.pid");
-        assertThat(report.files().get(MpsDirs.CONTAINER_SHM))
+        // The share's /dev/shm: a tmpfs of its own of --mps-shm-mib (64 by default), not a host directory in /run.
+        assertThat(report.mountAt(MpsAccess.CONTAINER_SHM)).hasValueSatisfying(m -> {
+            assertThat(m.fsType()).isEqualTo("tmpfs");
+            assertThat(m.source()).isEqualTo("elasticgpu-mps-shm");
+        });
+        assertThat(hostMount(dirs.shm())).contains("tmpfs elasticgpu-mps-shm").contains("size=65536k");
+        assertThat(report.files().get(MpsAccess.CONTAINER_PIPE)).contains("control", "nvidia-cuda-mps-control.pid");
+        assertThat(report.files().get(MpsAccess.CONTAINER_SHM))
                 .contains(MpsStandIn.shmMarker(dirs).getFileName().toString());
+
+        // A pod that brings its own /dev/shm keeps it: the pipe is mounted, the share's /dev/shm is not.
+        ContainerReport own = pods.report("ownshm", "main");
+        assertThat(own.mountAt(MpsAccess.CONTAINER_PIPE)).isPresent();
+        assertThat(own.mountAt(MpsAccess.CONTAINER_SHM))
+                .hasValueSatisfying(m -> assertThat(m.source()).isNotEqualTo("elasticgpu-mps-shm"));
 
         // A whole card never goes through MPS: no pipe, the pod's own /dev/shm.
         ContainerReport whole = pods.report("whole", "main");
         assertThat(whole.env()).doesNotContainKey("CUDA_MPS_PIPE_DIRECTORY");
-        assertThat(whole.mountAt(MpsDirs.CONTAINER_PIPE)).isEmpty();
-        assertThat(whole.mountAt(MpsDirs.CONTAINER_SHM))
+        assertThat(whole.mountAt(MpsAccess.CONTAINER_PIPE)).isEmpty();
+        assertThat(whole.mountAt(MpsAccess.CONTAINER_SHM))
                 .hasValueSatisfying(m -> assertThat(m.source()).isEqualTo("shm"));
+    }
+
+    /** The host's mount at {@code path}: type, source and super options, from /proc/self/mountinfo. */
+    private static String hostMount(Path path) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+                if (line.split(" ")[4].equals(path.toString())) {
+                    return line.substring(line.indexOf(" - ") + 3);
+                }
+            }
+            return "(not a mount point)";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The share directory under the MPS root whose record names {@code holder}. */

@@ -16,9 +16,10 @@ import java.util.stream.Collectors;
 /**
  * What a container is told about its cards: {@code NVIDIA_VISIBLE_DEVICES} (uuids, read by the NVIDIA container
  * runtime), our {@code ELASTICGPU_*} variables, HAMi's {@code CUDA_DEVICE_*} limits, the variables Volcano's and
- * Aliyun's device plugins set for pods that used their names, and, for a share held by its own MPS daemon, that
- * daemon's pipe directory and shared memory. The MPS limits themselves are never in the container's environment:
- * they are the daemon's, where nothing in the container can raise them.
+ * Aliyun's device plugins set for pods that used their names, and, for a share held through MPS, what its layout gives
+ * the container to reach its server ({@link MpsAccess}: the pipe directory, a {@code /dev/shm}, and only in the
+ * per-card layout the limits themselves, which elsewhere are the server's, where nothing in the container can raise
+ * them).
  *
  * @param aliyunUnitMib MiB in one unit of {@code aliyun.com/gpu-mem}
  */

@@ -96,20 +96,22 @@ final class Layouts {
                 default -> mode == ComputeMode.DEFAULT || mode == ComputeMode.EXCLUSIVE_PROCESS;
             };
             if (!allowed) {
-                throw new IllegalArgumentException(
-                        layout == IsolationConfig.Layout.PER_SHARE
-                                ? ("card %d (%s) is in compute mode %s; the per-share MPS layout runs one daemon per share, so"
-                                                + " several MPS servers use a card at once, which only compute mode DEFAULT"
-                                                + " allows; set it with nvidia-smi -i %d -c DEFAULT, or use --mps-layout"
-                                                + " per-card or v3")
-                                        .formatted(g.index(), g.uuid(), mode, g.index())
-                                : ("card %d (%s) is in compute mode %s; MPS needs DEFAULT or EXCLUSIVE_PROCESS (with which"
-                                                + " the driver lets no process use the card around MPS): nvidia-smi -i %d -c"
-                                                + " EXCLUSIVE_PROCESS")
-                                        .formatted(g.index(), g.uuid(), mode, g.index()));
+                throw new IllegalArgumentException(refusal(layout, g, mode));
             }
             exclusive &= mode == ComputeMode.EXCLUSIVE_PROCESS;
         }
         return exclusive;
+    }
+
+    private static String refusal(IsolationConfig.Layout layout, Gpu g, ComputeMode mode) {
+        String fix = layout == IsolationConfig.Layout.PER_SHARE
+                ? ("the per-share MPS layout runs one daemon per share, so several MPS servers use a card at once,"
+                                + " which only compute mode DEFAULT allows; set it with nvidia-smi -i %d -c DEFAULT, or"
+                                + " use --mps-layout per-card or v3")
+                        .formatted(g.index())
+                : ("MPS needs DEFAULT or EXCLUSIVE_PROCESS (with which the driver lets no process use the card"
+                                + " around MPS): nvidia-smi -i %d -c EXCLUSIVE_PROCESS")
+                        .formatted(g.index());
+        return "card %d (%s) is in compute mode %s; %s".formatted(g.index(), g.uuid(), mode, fix);
     }
 }
