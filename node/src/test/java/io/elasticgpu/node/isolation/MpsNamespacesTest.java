@@ -479,17 +479,90 @@ class MpsNamespacesTest {
     }
 
     @Test
+    void namespacesAndServersOfOursThatNoRecordNamesAreDeletedWhenAdoptedAndAtEachCheck() throws IOException {
+        MpsNamespaces first = open();
+        first.hold(A);
+        Path records = root.resolve("v3").resolve("shares");
+        // left by an agent that stopped midway: namespaces of ours with no record, one with a running client, one on
+        // a held server, one on a server of its own
+        standIn.call(daemon(), "namespace", "create", "s_dp_gone", "--server=card_0");
+        long orphan = client("card_0", 0, "s_dp_gone");
+        standIn.call(daemon(), "server", "create", "card_1", "--uid=0", "--allowed-devices=" + CARD1);
+        standIn.call(daemon(), "namespace", "create", "s_dp_lost", "--server=card_1");
+        // A's namespace on another server than its record's is not A's
+        standIn.call(daemon(), "namespace", "create", "s_dp_aaaa", "--server=card_1");
+        // a record that cannot be read: its namespace and server are left as they are
+        Files.writeString(records.resolve("dp-zzzz.json"), "{not json");
+        standIn.call(daemon(), "server", "create", "card_2", "--uid=0", "--allowed-devices=" + CARD2);
+        standIn.call(daemon(), "namespace", "create", "s_dp_zzzz", "--server=card_2");
+        // a server not named as ours is never deleted, nor a namespace not named as ours; one named as ours is
+        standIn.call(daemon(), "server", "create", "training", "--uid=0", "--allowed-devices=" + CARD1);
+        standIn.call(daemon(), "namespace", "create", "team", "--server=training");
+        standIn.call(daemon(), "namespace", "create", "s_team", "--server=training");
+
+        MpsNamespaces next = open(); // the agent restarted
+
+        assertThat(commands())
+                .contains(
+                        "namespace delete s_dp_gone --server=card_0 --force",
+                        "namespace delete s_dp_lost --server=card_1 --force",
+                        "namespace delete s_dp_aaaa --server=card_1 --force",
+                        "server delete card_1 --force",
+                        "namespace delete s_team --server=training --force")
+                .noneMatch(c -> c.startsWith("server delete card_0")
+                        || c.startsWith("server delete card_2")
+                        || c.startsWith("server delete training")
+                        || c.startsWith("namespace delete team ")
+                        || c.contains("delete s_dp_zzzz")
+                        || c.equals("namespace delete s_dp_aaaa --server=card_0 --force"));
+        Awaitility.await()
+                .until(() ->
+                        !ProcessHandle.of(orphan).map(ProcessHandle::isAlive).orElse(false));
+        assertThat(standIn.call(daemon(), "namespace", "list", "--format=csv,noheader")
+                        .lines()
+                        .map(l -> l.split(",")[1] + "/" + l.split(",")[0])
+                        .filter(n -> !n.endsWith("/default")))
+                .containsExactlyInAnyOrder("card_0/s_dp_aaaa", "card_2/s_dp_zzzz", "training/team");
+        assertThat(next.shares()).containsExactly(A);
+        assertThat(next.audit(Map.of())).isEmpty();
+
+        // while the agent runs (a release whose delete failed): found by the next check
+        standIn.call(
+                daemon(),
+                "server",
+                "create",
+                "cards_1_2",
+                "--uid=0",
+                "--allowed-devices=%s,%s".formatted(CARD1, CARD2));
+        standIn.call(daemon(), "namespace", "create", "s_dra_old", "--server=cards_1_2");
+
+        assertThat(next.check()).isEmpty();
+
+        assertThat(commands())
+                .contains("namespace delete s_dra_old --server=cards_1_2 --force", "server delete cards_1_2 --force");
+        assertThat(standIn.call(daemon(), "server", "list", "--format=csv,noheader")
+                        .lines()
+                        .map(l -> l.split(",")[0]))
+                .containsExactlyInAnyOrder("card_0", "card_2", "training");
+        assertThat(next.check()).isEmpty();
+        assertThat(restarts).isEmpty();
+    }
+
+    @Test
     void namesAreWhatMpsAccepts() {
-        assertThat(MpsNamespaces.serverName(List.of(3))).isEqualTo("card_3");
-        assertThat(MpsNamespaces.serverName(List.of(5, 1, 5))).isEqualTo("cards_1_5");
-        String many = MpsNamespaces.serverName(
+        assertThat(V3Control.serverName(List.of(3))).isEqualTo("card_3");
+        assertThat(V3Control.serverName(List.of(5, 1, 5))).isEqualTo("cards_1_5");
+        String many = V3Control.serverName(
                 java.util.stream.IntStream.range(0, 40).boxed().toList());
         String key = "dra-" + "0123456789abcdef".repeat(7);
-        for (String name : List.of(many, MpsNamespaces.namespaceName(key), MpsNamespaces.namespaceName("dp-a-b"))) {
+        for (String name : List.of(many, V3Control.namespaceName(key), V3Control.namespaceName("dp-a-b"))) {
             assertThat(name).matches("[a-z0-9_]{1,64}");
         }
-        assertThat(MpsNamespaces.namespaceName("dp-a-b")).isEqualTo("s_dp_a_b");
-        assertThat(MpsNamespaces.namespaceName(key)).isNotEqualTo(MpsNamespaces.namespaceName(key + "0"));
+        assertThat(V3Control.namespaceName("dp-a-b")).isEqualTo("s_dp_a_b");
+        assertThat(V3Control.namespaceName(key)).isNotEqualTo(V3Control.namespaceName(key + "0"));
+        // what the agent deletes when no record names it is only what it names so
+        assertThat(List.of("card_3", "cards_1_5", many)).allMatch(V3Control::ourServer);
+        assertThat(List.of("training", "card_", "cards", "card_3_x")).noneMatch(V3Control::ourServer);
     }
 
     @Test
@@ -498,13 +571,13 @@ class MpsNamespacesTest {
                 NAME,UID,PID,STATUS,PIPE DIRECTORY,ALLOWED DEVICES,CONTEXT IDS
                 cards_0_1,0,48201,Ready,/run/nvidia-mps/cards_0_1,"GPU-a,GPU-b",-
                 """;
-        assertThat(MpsNamespaces.rows(csv, List.of("name", "uid", "pid")))
+        assertThat(MpsAnswers.rows(csv, List.of("name", "uid", "pid")))
                 .singleElement()
                 .satisfies(r -> {
                     assertThat(r).containsEntry("pid", "48201").containsEntry("allowed-devices", "GPU-a,GPU-b");
                 });
         // no header: NVIDIA's documented column order; a command line with commas stays whole
-        assertThat(MpsNamespaces.rows(
+        assertThat(MpsAnswers.rows(
                         "51023,training,0,default,python train.py --a=1,2\n",
                         List.of("pid", "server", "device", "namespace", "cmd")))
                 .singleElement()
