@@ -7,19 +7,16 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One run of {@code bench/gpu/probe.py}: a CUDA process standing for a pod's process. Optionally inside the share's
- * own {@code /dev/shm} (a private mount namespace, as the container runtime mounts it into a pod) and with the share's
- * pipe directory in its environment. Its JSON lines are read as they come; every wait has a timeout, after which the
- * process is killed.
+ * One run of {@code bench/gpu/probe.py}: a CUDA process standing for a pod's process, started by {@link Probes} in its
+ * pod's cgroup and mount namespace. Its JSON lines are read as they come; every wait has a timeout. The process is the
+ * probe itself ({@code unshare} and {@code sh} exec it), so {@link #pid()} is the pid NVML lists.
  */
 final class Probe implements AutoCloseable {
 
@@ -28,45 +25,21 @@ final class Probe implements AutoCloseable {
 
     private final Process process;
     private final LinkedBlockingQueue<JsonNode> lines = new LinkedBlockingQueue<>();
+    private final List<JsonNode> seen = new ArrayList<>();
     private final List<String> other = new ArrayList<>();
     private final String name;
+    private final long startedMillis = System.currentTimeMillis();
+    private final java.util.concurrent.CompletableFuture<Long> exited;
 
-    private Probe(String name, Process process) {
+    Probe(String name, ProcessBuilder pb) {
         this.name = name;
-        this.process = process;
-        Thread.ofVirtual().start(this::read);
-    }
-
-    /**
-     * @param shm  the share's shared-memory directory to mount at {@code /dev/shm}, or null for the host's
-     * @param env  variables to set (the share's pipe directory; a pod's own attempts to raise its limits)
-     * @param args the probe's mode and arguments
-     */
-    static Probe start(String name, Path python, Path probe, Path shm, Map<String, String> env, String... args) {
-        List<String> command = new ArrayList<>();
-        if (shm != null) {
-            command.addAll(List.of(
-                    "unshare",
-                    "--mount",
-                    "--propagation",
-                    "private",
-                    "--",
-                    "/bin/sh",
-                    "-c",
-                    "mount --bind \"$0\" /dev/shm && exec \"$@\"",
-                    shm.toString()));
-        }
-        command.add(python.toString());
-        command.add(probe.toString());
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().remove("CUDA_MPS_PIPE_DIRECTORY");
-        pb.environment().putAll(env);
         try {
-            return new Probe(name, pb.start());
+            this.process = pb.redirectErrorStream(true).start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start probe " + name + ": " + e.getMessage(), e);
         }
+        exited = process.onExit().thenApply(p -> System.currentTimeMillis());
+        Thread.ofVirtual().start(this::read);
     }
 
     private void read() {
@@ -74,8 +47,19 @@ final class Probe implements AutoCloseable {
                 new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
+                JsonNode n = null;
                 if (line.startsWith("{")) {
-                    lines.add(JSON.readTree(line));
+                    try {
+                        n = JSON.readTree(line);
+                    } catch (IOException e) {
+                        n = null; // kept as text below
+                    }
+                }
+                if (n != null) {
+                    synchronized (seen) {
+                        seen.add(n);
+                    }
+                    lines.add(n);
                 } else {
                     synchronized (other) {
                         other.add(line);
@@ -88,16 +72,33 @@ final class Probe implements AutoCloseable {
         lines.add(END);
     }
 
-    /** The next line of {@code step}, or an error naming what the probe printed instead. */
+    /**
+     * The next line of {@code step}; the process is killed and an error names what it printed instead when none comes
+     * within {@code timeout} or the process ends first.
+     */
     JsonNode await(String step, Duration timeout) {
+        JsonNode n = poll(step, timeout);
+        if (n == null) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            throw new IllegalStateException("probe %s: no \"%s\" line within %s (exit %s); it printed: %s"
+                    .formatted(name, step, timeout, exitText(), tail()));
+        }
+        return n;
+    }
+
+    /** The next line of {@code step}, or null when none comes within {@code timeout} or the process ends first. */
+    JsonNode poll(String step, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             while (true) {
                 JsonNode n = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (n == null || n == END) {
-                    process.destroyForcibly();
-                    throw new IllegalStateException("probe %s: no \"%s\" line within %s; it printed: %s"
-                            .formatted(name, step, timeout, tail()));
+                if (n == null) {
+                    return null;
+                }
+                if (n == END) {
+                    lines.add(END); // later waits end at once too
+                    return null;
                 }
                 if (step.equals(n.path("step").asText())) {
                     return n;
@@ -109,21 +110,37 @@ final class Probe implements AutoCloseable {
         }
     }
 
-    long pid() {
-        return process.pid();
+    /** Whether the probe printed a line of {@code step} so far. */
+    boolean printed(String step) {
+        synchronized (seen) {
+            return seen.stream().anyMatch(n -> step.equals(n.path("step").asText()));
+        }
     }
 
-    /** The probe's own process id as it printed it (under {@code unshare} it is a child of {@link #pid()}'s chain). */
-    static long pidOf(JsonNode line) {
-        return line.path("pid").asLong();
+    /**
+     * When the probe printed its first line of {@code step} (epoch milliseconds, its own clock: the host's), or when it
+     * was started if it printed none.
+     */
+    long printedAt(String step) {
+        synchronized (seen) {
+            return seen.stream()
+                    .filter(n -> step.equals(n.path("step").asText()) && n.has("t"))
+                    .map(n -> Math.round(n.path("t").asDouble() * 1000))
+                    .findFirst()
+                    .orElse(startedMillis);
+        }
+    }
+
+    long pid() {
+        return process.pid();
     }
 
     boolean alive() {
         return process.isAlive();
     }
 
-    /** Waits for the process to end, killing it after {@code timeout}; returns its exit code (-1 when killed). */
-    int finish(Duration timeout) {
+    /** Its exit code once it ended within {@code timeout} (128 + the signal when a signal ended it), else null. */
+    Integer awaitExit(Duration timeout) {
         try {
             if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 return process.exitValue();
@@ -131,11 +148,20 @@ final class Probe implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        process.destroyForcibly();
-        return -1;
+        return null;
     }
 
-    private String tail() {
+    /** When the process ended (epoch milliseconds), or -1 while it runs. */
+    long exitEpochMillis() {
+        return process.isAlive() ? -1 : exited.join();
+    }
+
+    private String exitText() {
+        return process.isAlive() ? "none yet" : Integer.toString(process.exitValue());
+    }
+
+    /** The last lines it printed that were not JSON (errors, tracebacks). */
+    String tail() {
         synchronized (other) {
             return other.isEmpty()
                     ? "nothing else"
@@ -147,5 +173,10 @@ final class Probe implements AutoCloseable {
     public void close() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
+        try {
+            process.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
