@@ -165,19 +165,46 @@ public final class MpsControl {
             throw new MpsException("starting the MPS control daemon for %s failed (exit %d): %s"
                     .formatted(dirs.share(), r.exit(), readQuietly(launchLog)));
         }
-        awaitPidFile(dirs.pipe());
+        return awaitDaemon(dirs);
+    }
+
+    /**
+     * Waits, on the pipe directory's change notifications, for the daemon's pid file, then for the daemon's process
+     * as {@link DaemonProcess#find} knows it.
+     */
+    private DaemonProcess awaitDaemon(MpsDirs dirs) {
+        Path pipe = dirs.pipe();
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            var found = DaemonProcess.find(proc, program.getFileName().toString(), dirs.pipe());
-            if (found.isPresent()) {
-                return found.get();
+        try (WatchService watch = pipe.getFileSystem().newWatchService()) {
+            pipe.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (pid(pipe) > 0) {
+                    var found = DaemonProcess.find(proc, program.getFileName().toString(), pipe);
+                    if (found.isPresent()) {
+                        return found.get();
+                    }
+                    if (left <= 0) {
+                        throw new MpsException(("the MPS control daemon for %s wrote its pid file, but no process of"
+                                        + " %s outside every pod serves %s; see its log in %s")
+                                .formatted(dirs.share(), program.getFileName(), pipe, dirs.log()));
+                    }
+                } else if (left <= 0) {
+                    throw new MpsException("the MPS control daemon for %s wrote no %s within %d ms; see its log in %s"
+                            .formatted(pipe, PID_FILE, timeout.toMillis(), dirs.log()));
+                }
+                var key = watch.poll(
+                        Math.min(Math.max(left, 1), TimeUnit.MILLISECONDS.toNanos(20)), TimeUnit.NANOSECONDS);
+                if (key != null) {
+                    key.pollEvents();
+                    key.reset();
+                }
             }
-            if (System.nanoTime() > deadline) {
-                throw new MpsException(("the MPS control daemon for %s wrote its pid file, but no process of %s"
-                                + " outside every pod serves %s; see its log in %s")
-                        .formatted(dirs.share(), program.getFileName(), dirs.pipe(), dirs.log()));
-            }
-            sleep(20);
+        } catch (IOException | ClosedWatchServiceException e) {
+            throw new MpsException("cannot watch %s for the daemon's pid file: %s".formatted(pipe, e.getMessage()), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MpsException("interrupted while waiting for the MPS control daemon in " + pipe, e);
         }
     }
 
@@ -195,15 +222,6 @@ public final class MpsControl {
         Result r = run(new ProcessBuilder(command), "");
         if (r.exit() != 0) {
             throw new MpsException("unmounting %s failed (exit %d): %s".formatted(dirs.shm(), r.exit(), r.output()));
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MpsException("interrupted while waiting for an MPS control daemon", e);
         }
     }
 
@@ -302,6 +320,7 @@ public final class MpsControl {
         }
         try {
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
                 throw new MpsException("%s did not finish within %d ms (%s)"
                         .formatted(
@@ -329,35 +348,6 @@ public final class MpsControl {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Waits, on the directory's change notifications, until the daemon's pid file holds a pid. */
-    private void awaitPidFile(Path pipe) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try (WatchService watch = pipe.getFileSystem().newWatchService()) {
-            pipe.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
-            while (true) {
-                long pid = pid(pipe);
-                long left = deadline - System.nanoTime();
-                if (pid > 0) {
-                    return;
-                }
-                if (left <= 0) {
-                    throw new MpsException("the MPS control daemon for %s wrote no %s within %d ms; see its log in %s"
-                            .formatted(pipe, PID_FILE, timeout.toMillis(), pipe.resolveSibling("log")));
-                }
-                var key = watch.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)), TimeUnit.NANOSECONDS);
-                if (key != null) {
-                    key.pollEvents();
-                    key.reset();
-                }
-            }
-        } catch (IOException | ClosedWatchServiceException e) {
-            throw new MpsException("cannot watch %s for the daemon's pid file: %s".formatted(pipe, e.getMessage()), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MpsException("interrupted while waiting for the MPS control daemon in " + pipe, e);
         }
     }
 }

@@ -18,6 +18,9 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +84,7 @@ final class NamespaceSetup {
         v3.createServer(server, uuids);
         boolean listed = v3.servers().containsKey(server);
         if (listed) {
-            sleep(SERVER_SETTLE);
+            awaitExit(v3.servers().get(server));
             listed = v3.servers().containsKey(server);
         }
         if (!listed) {
@@ -222,12 +225,28 @@ final class NamespaceSetup {
                 : Optional.empty();
     }
 
-    private static void sleep(Duration d) {
+    /**
+     * Waits, for at most {@link MpsNamespaces#SERVER_SETTLE}, on the exit of the server process a server list row
+     * names: a server whose card is missing exits at once. A row naming no running process waits for nothing.
+     */
+    private static void awaitExit(Map<String, String> row) {
+        long pid;
         try {
-            Thread.sleep(d);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MpsException("interrupted while waiting for a new MPS server", e);
+            pid = Long.parseLong(row == null ? "" : row.getOrDefault("pid", "").strip());
+        } catch (NumberFormatException e) {
+            return;
         }
+        ProcessHandle.of(pid).ifPresent(h -> {
+            try {
+                h.onExit().get(SERVER_SETTLE.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // still running: settled
+            } catch (ExecutionException e) {
+                throw new MpsException("waiting on MPS server %d: %s".formatted(pid, e.getMessage()), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MpsException("interrupted while waiting for a new MPS server", e);
+            }
+        });
     }
 }
