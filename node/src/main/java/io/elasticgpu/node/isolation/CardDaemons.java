@@ -1,20 +1,14 @@
 package io.elasticgpu.node.isolation;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +33,6 @@ import org.slf4j.LoggerFactory;
 final class CardDaemons implements ShareServers {
 
     private static final Logger LOG = LoggerFactory.getLogger(CardDaemons.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MpsDaemons daemons;
     private final Path records;
@@ -58,12 +51,10 @@ final class CardDaemons implements ShareServers {
                 for (Path f : files.filter(p -> p.toString().endsWith(".json"))
                         .sorted()
                         .toList()) {
-                    try {
-                        MpsShare s = JSON.readValue(f.toFile(), MpsShare.class);
-                        shares.put(s.key(), s);
-                    } catch (IOException | IllegalArgumentException e) {
-                        LOG.warn("per-card layout: {} is not a share's record ({}); left alone", f, e.getMessage());
-                    }
+                    Records.read(f, MpsShare.class)
+                            .ifPresentOrElse(
+                                    s -> shares.put(s.key(), s),
+                                    () -> LOG.warn("per-card layout: {} is not a share's record; left alone", f));
                 }
             }
         } catch (IOException e) {
@@ -99,7 +90,7 @@ final class CardDaemons implements ShareServers {
             memory.add(mib);
         }
         return new MpsShare(
-                "card-" + hash(String.join(",", sorted)),
+                "card-" + Records.hash(String.join(",", sorted)),
                 sorted,
                 new MpsLimits(memory, 100, MpsLimits.MAX_PROCESSES),
                 "",
@@ -175,30 +166,11 @@ final class CardDaemons implements ShareServers {
     }
 
     private void write(MpsShare share) {
-        try {
-            Path tmp = records.resolve("." + share.key() + ".json.tmp");
-            JSON.writeValue(tmp.toFile(), share);
-            Files.move(
-                    tmp,
-                    records.resolve(share.key() + ".json"),
-                    StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot record share %s: %s".formatted(share.key(), e.getMessage()), e);
-        }
+        Records.write(records.resolve(share.key() + ".json"), share);
     }
 
     @Override
     public int daemons() {
         return daemons.daemons().size();
-    }
-
-    private static String hash(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -1,11 +1,9 @@
 package io.elasticgpu.node.isolation;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -36,7 +34,6 @@ import org.slf4j.LoggerFactory;
 public final class MpsDaemons {
 
     private static final Logger LOG = LoggerFactory.getLogger(MpsDaemons.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> DAEMON_ARGS = List.of("-d");
 
     /** One running daemon as the agent knows it. */
@@ -91,12 +88,12 @@ public final class MpsDaemons {
         try (Stream<Path> dirs = Files.list(root)) {
             for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
                 MpsDirs share = new MpsDirs(dir);
-                Optional<MpsShare> record = read(share.record(), MpsShare.class);
+                Optional<MpsShare> record = Records.read(share.record(), MpsShare.class);
                 if (record.isEmpty()) {
                     LOG.debug("MPS root {}: {} has no readable share.json; not a daemon's", root, dir.getFileName());
                     continue;
                 }
-                DaemonProcess process = read(share.daemonRecord(), DaemonProcess.class)
+                DaemonProcess process = Records.read(share.daemonRecord(), DaemonProcess.class)
                         .filter(control::alive)
                         .or(() -> DaemonProcess.find(
                                 control.proc(), control.program().getFileName().toString(), share.pipe()))
@@ -133,7 +130,7 @@ public final class MpsDaemons {
                         .formatted(share.key(), share.holder(), known.share().limits(), share.limits()));
             }
             apply(known.dirs(), share);
-            write(known.dirs().record(), share);
+            Records.write(known.dirs().record(), share);
             daemons.put(
                     share.key(), new Daemon(share, known.dirs(), known.process(), known.started(), known.restarts()));
             LOG.info("MPS share {} ({}): limits now {}", share.key(), share.holder(), share.limits());
@@ -141,7 +138,7 @@ public final class MpsDaemons {
         }
         MpsDirs dirs = new MpsDirs(root.resolve(share.key()));
         dirs.create();
-        write(dirs.record(), share);
+        Records.write(dirs.record(), share);
         Daemon started = launch(share, dirs, known == null ? 0 : known.restarts());
         daemons.put(share.key(), started);
         LOG.info(
@@ -158,7 +155,7 @@ public final class MpsDaemons {
         clearPipe(dirs);
         DaemonProcess process =
                 control.launch(dirs, share.cards(), share.daemonEnvironment(), share.shmMib(), DAEMON_ARGS);
-        write(dirs.daemonRecord(), process);
+        Records.write(dirs.daemonRecord(), process);
         apply(dirs, share);
         limits.verified(share.key());
         return new Daemon(share, dirs, process, clock.instant(), restarts);
@@ -335,24 +332,6 @@ public final class MpsDaemons {
     /** Ends the GPU work of one client process of the share (MPS's {@code terminate_client}). */
     public void terminate(Daemon d, long server, long client) {
         control.send(d.dirs().pipe(), "terminate_client %d %d".formatted(server, client));
-    }
-
-    private static <T> Optional<T> read(Path file, Class<T> type) {
-        try {
-            return Optional.of(JSON.readValue(file.toFile(), type));
-        } catch (IOException | IllegalArgumentException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static void write(Path file, Object value) {
-        try {
-            Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
-            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), value);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write %s: %s".formatted(file, e.getMessage()), e);
-        }
     }
 
     private static void delete(Path dir) {

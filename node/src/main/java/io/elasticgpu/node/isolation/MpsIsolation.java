@@ -4,14 +4,10 @@ import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.node.discovery.GpuBackend;
 import io.elasticgpu.node.discovery.Hardware;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -227,21 +223,12 @@ public final class MpsIsolation implements AutoCloseable {
 
     /** The key of a device-plugin grant: one per container's answer, whatever resources it was asked for. */
     public static String deviceKey(String answer) {
-        return "dp-" + hash(answer);
+        return "dp-" + Records.hash(answer);
     }
 
     /** The key of one request of a prepared claim. */
     public static String claimKey(String uid, String request) {
-        return "dra-" + uid.toLowerCase(java.util.Locale.ROOT) + "-" + hash(request);
-    }
-
-    private static String hash(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return "dra-" + uid.toLowerCase(java.util.Locale.ROOT) + "-" + Records.hash(request);
     }
 
     /**

@@ -2,13 +2,9 @@ package io.elasticgpu.node.isolation;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -206,7 +202,7 @@ final class V3Control {
                 ? "card_" + sorted.getFirst()
                 : "cards_"
                         + String.join("_", sorted.stream().map(String::valueOf).toList());
-        return name.length() <= 64 ? name : "cards_" + hash(name);
+        return name.length() <= 64 ? name : "cards_" + Records.hash(name);
     }
 
     /**
@@ -215,20 +211,11 @@ final class V3Control {
      */
     static String namespaceName(String key) {
         String name = NAMESPACE_PREFIX + key.replace('-', '_');
-        return name.length() <= 64 ? name : name.substring(0, 47) + "_" + hash(key);
+        return name.length() <= 64 ? name : name.substring(0, 47) + "_" + Records.hash(key);
     }
 
     /** Whether the server is named as the agent names its servers ({@link #serverName}). */
     static boolean ourServer(String name) {
         return OUR_SERVER.matcher(name).matches();
-    }
-
-    private static String hash(String s) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(d, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

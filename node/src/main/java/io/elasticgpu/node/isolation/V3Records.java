@@ -1,12 +1,10 @@
 package io.elasticgpu.node.isolation;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.node.isolation.MpsNamespaces.Held;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,7 +23,6 @@ import org.slf4j.LoggerFactory;
 final class V3Records {
 
     private static final Logger LOG = LoggerFactory.getLogger(V3Records.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SUFFIX = ".json";
 
     private final Path daemon;
@@ -52,18 +49,18 @@ final class V3Records {
 
     /** The daemon as last recorded; empty when there is no readable record. */
     Optional<DaemonProcess> daemon() {
-        return read(daemon, DaemonProcess.class);
+        return Records.read(daemon, DaemonProcess.class);
     }
 
     void daemon(DaemonProcess process) {
-        write(daemon, process);
+        Records.write(daemon, process);
     }
 
     /** Every readable share record, by file name; one that is not readable is logged and left as it is. */
     List<Held> shares() {
         List<Held> out = new ArrayList<>();
         for (Path f : files()) {
-            Optional<Held> h = read(f, Held.class);
+            Optional<Held> h = Records.read(f, Held.class);
             if (h.isEmpty()
                     || !f.getFileName().toString().equals(h.get().share().key() + SUFFIX)) {
                 LOG.warn("MPS v3: {} is not a readable share record; left as it is", f);
@@ -85,7 +82,7 @@ final class V3Records {
     }
 
     void write(Held h) {
-        write(record(h.share().key()), h);
+        Records.write(record(h.share().key()), h);
     }
 
     /** Removes the share's record; a record that cannot be removed is logged. */
@@ -108,24 +105,6 @@ final class V3Records {
                     .toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read %s: %s".formatted(shares, e.getMessage()), e);
-        }
-    }
-
-    private static <T> Optional<T> read(Path file, Class<T> type) {
-        try {
-            return Optional.of(JSON.readValue(file.toFile(), type));
-        } catch (IOException | IllegalArgumentException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static void write(Path file, Object value) {
-        try {
-            Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
-            JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), value);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write %s: %s".formatted(file, e.getMessage()), e);
         }
     }
 }
