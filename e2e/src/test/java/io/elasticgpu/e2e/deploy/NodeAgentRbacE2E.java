@@ -24,6 +24,7 @@ import io.elasticgpu.node.draplugin.api.Claim;
 import io.elasticgpu.node.draplugin.api.DRAPluginGrpc;
 import io.elasticgpu.node.draplugin.api.NodePrepareResourcesRequest;
 import io.elasticgpu.node.draplugin.api.NodeUnprepareResourcesRequest;
+import io.elasticgpu.node.isolation.MpsStandIn;
 import io.elasticgpu.node.kubelet.Admission;
 import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
@@ -352,22 +353,9 @@ class NodeAgentRbacE2E {
         return List.of("--isolation", "mps", "--mps-control", program.toString(), "--mps-root", root.toString());
     }
 
-    /** Ends every share's control daemon under {@code root} (each share's pipe/ holds its pid file). */
-    private static void killDaemons(Path root) throws Exception {
-        if (!Files.isDirectory(root)) {
-            return;
-        }
-        try (var shares = Files.list(root)) {
-            for (Path share : shares.toList()) {
-                Path pidFile = share.resolve("pipe").resolve("nvidia-cuda-mps-control.pid");
-                if (Files.isRegularFile(pidFile)) {
-                    String pid = Files.readString(pidFile).strip();
-                    if (!pid.isEmpty()) {
-                        ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroyForcibly);
-                    }
-                }
-            }
-        }
+    /** Ends every share's control daemon under {@code root} and unmounts each share's /dev/shm tmpfs. */
+    private static void killDaemons(Path root) {
+        MpsStandIn.killAll(root);
     }
 
     /** Waits for the agent's Warning event that the share of {@code kind name} had its MPS daemon started again. */
