@@ -122,6 +122,11 @@ public final class ClusterCache {
         }
     }
 
+    /** {@code node} as preemption weighs it, and where else {@code uids} are counted; null when it has no cards. */
+    public synchronized NodeHolders holders(String node, java.util.Set<String> uids) {
+        return NodeHolders.of(node, nodes, pods, assumptions.holds(), sent, uids);
+    }
+
     /** Remembers a pod kube-scheduler sent in a call: {@link #pod} finds it before the informer does. */
     public void sent(Pod pod) {
         sent.add(pod);

@@ -112,6 +112,30 @@ final class Nodes {
         return limits;
     }
 
+    /** What each pod counted in {@code node}'s state holds there, by uid (claims left out: they are no pods). */
+    Map<String, PodHolding> counted(String node) {
+        Map<String, PodHolding> out = new HashMap<>();
+        for (String id : idsByNode.getOrDefault(node, Set.of())) {
+            PodHolding h = applied.get(id);
+            if (h != null && h.pod() && h.node().equals(node) && states.get(node) != null) {
+                out.put(id, h);
+            }
+        }
+        return out;
+    }
+
+    /** The node {@code id} is counted on (or waits to be), if any. */
+    Optional<String> countedOn(String id) {
+        PodHolding h = applied.get(id);
+        if (h != null) {
+            return Optional.of(h.node());
+        }
+        return waiting.entrySet().stream()
+                .filter(e -> e.getValue().contains(id))
+                .map(Map.Entry::getKey)
+                .findFirst();
+    }
+
     /** Ids whose recorded cards wait for a deletion this cache has not seen yet. */
     int waiting() {
         return waiting.values().stream().mapToInt(Set::size).sum();

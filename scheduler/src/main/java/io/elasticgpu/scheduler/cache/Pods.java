@@ -39,6 +39,11 @@ final class Pods {
     private final Map<String, Pod> gpuPods = new HashMap<>();
     /** Pods that ask no GPU, as much of them as the workload estimate needs. */
     private final Map<String, HostPod> hostPods = new HashMap<>();
+    /**
+     * Pods that ask no GPU and are bound to a node, as the informer shows them (the informer's own objects: no copy),
+     * for preemption to weigh by priority and disruption budget.
+     */
+    private final Map<String, Pod> boundHostPods = new HashMap<>();
 
     private final Map<String, String> uidByName = new HashMap<>();
     private final Set<String> gone = new HashSet<>();
@@ -88,6 +93,11 @@ final class Pods {
                             t.memoryMib(),
                             claimKeys));
         }
+        if (!asks && node != null && !node.isEmpty()) {
+            boundHostPods.put(uid, pod);
+        } else {
+            boundHostPods.remove(uid);
+        }
         if (node == null || node.isEmpty()) {
             observed.remove(uid);
             return Optional.empty();
@@ -129,6 +139,7 @@ final class Pods {
         live.remove(uid);
         gpuPods.remove(uid);
         hostPods.remove(uid);
+        boundHostPods.remove(uid);
         observed.remove(uid);
     }
 
@@ -139,6 +150,12 @@ final class Pods {
     /** What pod {@code uid} holds on its node as the informer shows it; null when not bound. */
     PodHolding observed(String uid) {
         return observed.get(uid);
+    }
+
+    /** Pod {@code uid} as the informer shows it: a GPU pod, or a pod without GPUs bound to a node; null otherwise. */
+    Pod object(String uid) {
+        Pod p = gpuPods.get(uid);
+        return p != null ? p : boundHostPods.get(uid);
     }
 
     Optional<Pod> gpuPod(String namespace, String name) {

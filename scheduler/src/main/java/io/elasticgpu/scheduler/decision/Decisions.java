@@ -112,6 +112,11 @@ public final class Decisions {
         this.weights = weights;
     }
 
+    /** The policy as it is now: what {@link Preemption} places a preemptor with, as the filter does. */
+    public Policy policy() {
+        return policy.get();
+    }
+
     /**
      * An error when no node of the cluster could ever give the pod what it asks (more memory on one card than any
      * card has, more cards than any node has); empty otherwise.
@@ -356,7 +361,7 @@ public final class Decisions {
     }
 
     /** The lowest {@link io.elasticgpu.core.model.Link#rank()} among the pairs of {@code cards}; 0 for one card. */
-    private static int weakestLink(int[] cards, Topology topology) {
+    static int weakestLink(int[] cards, Topology topology) {
         int weakest = cards.length < 2 ? 0 : Integer.MAX_VALUE;
         for (int a = 0; a < cards.length; a++) {
             for (int b = a + 1; b < cards.length; b++) {

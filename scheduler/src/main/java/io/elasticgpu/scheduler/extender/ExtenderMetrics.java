@@ -34,6 +34,17 @@ final class ExtenderMetrics {
             .help("Nodes the filter refused, by reason")
             .labelNames("reason")
             .register(registry);
+    private final Counter preemptionNodes = Counter.builder()
+            .name("egpu_extender_preemption_nodes_total")
+            .help("Candidate nodes the preempt verb answered, by outcome: victims (a set of ours), as_proposed"
+                    + " (kube-scheduler's own victims stand), dropped (no eviction lets the pod fit)")
+            .labelNames("outcome")
+            .register(registry);
+    private final Counter preemptionVictims = Counter.builder()
+            .name("egpu_extender_preemption_victims_total")
+            .help("Pods the preempt verb named as victims, over all candidate nodes (kube-scheduler evicts those of"
+                    + " the one node it picks)")
+            .register(registry);
     private final Counter held = Counter.builder()
             .name("egpu_extender_binds_held_total")
             .help("Binds put off while a pod kubelet could not tell from the one bound waits for admission on the node")
@@ -143,6 +154,12 @@ final class ExtenderMetrics {
 
     void held() {
         held.inc();
+    }
+
+    /** One candidate node answered by the preempt verb: its outcome, and how many victims were named there. */
+    void preempted(String outcome, int victims) {
+        preemptionNodes.labelValues(outcome).inc();
+        preemptionVictims.inc(victims);
     }
 
     void failed(String reason, int nodes) {

@@ -16,7 +16,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
- * The extender protocol over {@link HttpEndpoint}: {@code POST /filter}, {@code /prioritize} and {@code /bind}, and
+ * The extender protocol over {@link HttpEndpoint}: {@code POST /filter}, {@code /prioritize}, {@code /preempt} and
+ * {@code /bind}, and
  * {@code GET /healthz}, {@code /readyz} (caches synced) and {@code /metrics}; the last three also on the metrics
  * address when one is configured, where nothing else is served (the verbs stay on loopback, beside kube-scheduler). A
  * request kube-scheduler would never
@@ -28,9 +29,9 @@ public final class ExtenderServer implements AutoCloseable {
     static final ObjectMapper JSON =
             new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     /**
-     * The largest filter or prioritize request read: kube-scheduler sends full Node objects when the extender is not
-     * nodeCacheCapable, a few KiB each, so 32 MiB covers some 5,000 nodes; with NodeNames (the chart's setting) a
-     * request is far smaller.
+     * The largest filter, prioritize or preempt request read: kube-scheduler sends full Node objects (and victims as
+     * full Pods) when the extender is not nodeCacheCapable, a few KiB each, so 32 MiB covers some 5,000 nodes; with
+     * NodeNames (the chart's setting) a request is far smaller.
      */
     static final int MAX_REQUEST_BYTES = 32 << 20;
     /** A bind request is four short strings. */
@@ -68,6 +69,11 @@ public final class ExtenderServer implements AutoCloseable {
                         MAX_REQUEST_BYTES,
                         r -> json(verbs.prioritize(read(r.body(), Wire.ExtenderArgs.class, "prioritize"))),
                         observe(metrics, "prioritize"))
+                .post(
+                        "/preempt",
+                        MAX_REQUEST_BYTES,
+                        r -> json(verbs.preempt(read(r.body(), Wire.ExtenderPreemptionArgs.class, "preempt"))),
+                        observe(metrics, "preempt"))
                 .post(
                         "/bind",
                         MAX_BIND_BYTES,

@@ -8,12 +8,14 @@ import io.elasticgpu.scheduler.binding.ClusterApi;
 import io.elasticgpu.scheduler.binding.KubernetesClusterApi;
 import io.elasticgpu.scheduler.binding.LedgerTidying;
 import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.DisruptionBudgets;
 import io.elasticgpu.scheduler.decision.Decisions;
 import io.elasticgpu.scheduler.decision.HostWorkload;
 import io.elasticgpu.scheduler.decision.PolicyProvider;
 import io.elasticgpu.scheduler.requeue.Requeue;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -23,12 +25,14 @@ import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running extender: node and pod informers feeding the cache, the policy, the binder on the real API, and the
- * HTTP server. Serving starts at once; {@code /readyz} and the verbs wait for the informers' first lists.
+ * One running extender: node, pod, claim and disruption budget informers feeding the cache, the policy, the binder on
+ * the real API, and the HTTP server. Serving starts at once; {@code /readyz} and the verbs wait for the informers'
+ * first lists.
  */
 public final class ExtenderService implements AutoCloseable {
 
@@ -38,6 +42,8 @@ public final class ExtenderService implements AutoCloseable {
     private final SharedIndexInformer<Pod> pods;
     /** Null where DRA is not served. */
     private final SharedIndexInformer<ResourceClaim> claims;
+    /** What preemption weighs victims against. */
+    private final SharedIndexInformer<PodDisruptionBudget> budgets;
 
     private final ExtenderServer server;
     private final AtomicBoolean synced;
@@ -46,11 +52,13 @@ public final class ExtenderService implements AutoCloseable {
             SharedIndexInformer<Node> nodes,
             SharedIndexInformer<Pod> pods,
             SharedIndexInformer<ResourceClaim> claims,
+            SharedIndexInformer<PodDisruptionBudget> budgets,
             ExtenderServer server,
             AtomicBoolean synced) {
         this.nodes = nodes;
         this.pods = pods;
         this.claims = claims;
+        this.budgets = budgets;
         this.server = server;
         this.synced = synced;
     }
@@ -76,10 +84,26 @@ public final class ExtenderService implements AutoCloseable {
         if (claimInformer != null) {
             claimInformer.addEventHandler(handler(cache::upsertClaim, cache::deleteClaim));
         }
-        ExtenderServer server = serve(config, cache, api, synced::get);
+        // The preempt verb prefers victims no PodDisruptionBudget protects, as kube-scheduler's preemption does.
+        SharedIndexInformer<PodDisruptionBudget> budgetInformer =
+                client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0);
+        ExtenderServer server = serve(
+                config,
+                cache,
+                api,
+                synced::get,
+                () -> DisruptionBudgets.of(budgetInformer.getStore().list()));
         CompletableFuture.allOf(
                         nodeInformer.start().toCompletableFuture(),
                         podInformer.start().toCompletableFuture(),
+                        // Without the right to read budgets the verbs still serve; preemption then weighs none.
+                        budgetInformer.start().toCompletableFuture().exceptionally(e -> {
+                            LOG.warn(
+                                    "cannot read PodDisruptionBudgets ({}): preemption weighs none; grant list and"
+                                            + " watch on poddisruptionbudgets (the chart does)",
+                                    e.getMessage());
+                            return null;
+                        }),
                         claimInformer == null
                                 ? CompletableFuture.completedFuture(null)
                                 : claimInformer.start().toCompletableFuture())
@@ -97,7 +121,7 @@ public final class ExtenderService implements AutoCloseable {
                 config.metricsListen() == null ? "no other address" : config.metricsListen(),
                 config.policy(),
                 config.ledgerNamespace());
-        return new ExtenderService(nodeInformer, podInformer, claimInformer, server, synced);
+        return new ExtenderService(nodeInformer, podInformer, claimInformer, budgetInformer, server, synced);
     }
 
     /**
@@ -106,6 +130,16 @@ public final class ExtenderService implements AutoCloseable {
      */
     public static ExtenderServer serve(
             ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
+        return serve(config, cache, api, ready, () -> DisruptionBudgets.NONE);
+    }
+
+    /** As {@link #serve(ExtenderConfig, ClusterCache, ClusterApi, BooleanSupplier)}, preemption weighing {@code budgets}. */
+    static ExtenderServer serve(
+            ExtenderConfig config,
+            ClusterCache cache,
+            ClusterApi api,
+            BooleanSupplier ready,
+            Supplier<DisruptionBudgets> budgets) {
         PodAsks.Units units = config.units();
         ModelTable models = config.models();
         PolicyProvider policy = new PolicyProvider(
@@ -140,7 +174,8 @@ public final class ExtenderService implements AutoCloseable {
                 ready,
                 requeue,
                 new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime),
-                models);
+                models,
+                budgets);
         return ExtenderServer.start(config, verbs, metrics, ready).alongside(tidying);
     }
 
@@ -157,6 +192,7 @@ public final class ExtenderService implements AutoCloseable {
         server.close();
         nodes.close();
         pods.close();
+        budgets.close();
         if (claims != null) {
             claims.close();
         }

@@ -7,6 +7,7 @@ import io.elasticgpu.core.model.ModelTable;
 import io.elasticgpu.http.BadRequest;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.cache.ClusterCache;
+import io.elasticgpu.scheduler.cache.DisruptionBudgets;
 import io.elasticgpu.scheduler.cache.Hold;
 import io.elasticgpu.scheduler.cache.PodHolding;
 import io.elasticgpu.scheduler.cache.Snapshot;
@@ -28,7 +29,7 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
-/** The three verbs: decode what kube-scheduler sent, ask the decisions or the binder, encode the answer. */
+/** The four verbs: decode what kube-scheduler sent, ask the decisions or the binder, encode the answer. */
 final class Verbs implements AutoCloseable {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Verbs.class);
@@ -47,6 +48,7 @@ final class Verbs implements AutoCloseable {
     private final Deciding deciding;
     private final ModelTable models;
     private final Set<String> warnedUnknownModel = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final PreemptVerb preempt;
 
     /**
      * Whether the filter decides: it passes only the node the policy ranks best and holds the pod's cards there at
@@ -73,10 +75,23 @@ final class Verbs implements AutoCloseable {
             BooleanSupplier synced,
             Requeue requeue,
             Deciding deciding) {
-        this(cache, decisions, binder, units, metrics, synced, requeue, deciding, ModelTable.shipped());
+        this(
+                cache,
+                decisions,
+                binder,
+                units,
+                metrics,
+                synced,
+                requeue,
+                deciding,
+                ModelTable.shipped(),
+                () -> DisruptionBudgets.NONE);
     }
 
-    /** @param models what asks in TFLOPS are converted with */
+    /**
+     * @param models  what asks in TFLOPS are converted with
+     * @param budgets the PodDisruptionBudgets as last seen
+     */
     Verbs(
             ClusterCache cache,
             Decisions decisions,
@@ -86,7 +101,8 @@ final class Verbs implements AutoCloseable {
             BooleanSupplier synced,
             Requeue requeue,
             Deciding deciding,
-            ModelTable models) {
+            ModelTable models,
+            java.util.function.Supplier<DisruptionBudgets> budgets) {
         this.models = models;
         this.requeue = requeue;
         this.deciding = deciding;
@@ -96,6 +112,12 @@ final class Verbs implements AutoCloseable {
         this.units = units;
         this.metrics = metrics;
         this.synced = synced;
+        this.preempt = new PreemptVerb(cache, decisions, units, models, metrics, synced, budgets);
+    }
+
+    /** The preempt verb: see {@link PreemptVerb}. */
+    Wire.ExtenderPreemptionResult preempt(Wire.ExtenderPreemptionArgs args) {
+        return preempt.preempt(args);
     }
 
     Wire.ExtenderFilterResult filter(Wire.ExtenderArgs args) {

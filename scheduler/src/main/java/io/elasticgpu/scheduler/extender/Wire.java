@@ -71,4 +71,33 @@ final class Wire {
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record ExtenderBindingResult(@JsonProperty("Error") String error) {}
+
+    /**
+     * What kube-scheduler sends to preempt: the preemptor, and for each candidate node the victims its own dry run
+     * chose, by uid ({@code nodeCacheCapable}) or as whole pods.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record ExtenderPreemptionArgs(
+            @JsonProperty("Pod") Pod pod,
+            @JsonProperty("NodeNameToVictims") Map<String, Victims> nodeNameToVictims,
+            @JsonProperty("NodeNameToMetaVictims") Map<String, MetaVictims> nodeNameToMetaVictims) {}
+
+    /** Victims as whole pods, and how many of them are evicted against a PodDisruptionBudget. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Victims(
+            @JsonProperty("Pods") List<Pod> pods,
+            @JsonProperty("NumPDBViolations") long numPdbViolations) {}
+
+    /** Victims by uid, and how many of them are evicted against a PodDisruptionBudget. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record MetaVictims(
+            @JsonProperty("Pods") List<MetaPod> pods,
+            @JsonProperty("NumPDBViolations") long numPdbViolations) {}
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record MetaPod(@JsonProperty("UID") String uid) {}
+
+    /** The preempt verb's answer, always by uid: the nodes left, each with its victims; a node left out is dropped. */
+    record ExtenderPreemptionResult(
+            @JsonProperty("NodeNameToMetaVictims") Map<String, MetaVictims> nodeNameToMetaVictims) {}
 }

@@ -31,8 +31,9 @@ import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
- * Random and mutated requests through the real extender server: never a 5xx or a dropped connection, never a
- * change to the cluster (no pod bound, no ledger written, no card taken in the cache), and still serving after.
+ * Random and mutated requests through the real extender server, to every verb (preempt too): never a 5xx or a
+ * dropped connection, never a change to the cluster (no pod bound or evicted, no ledger written, no card taken in the
+ * cache), and still serving after.
  */
 class ExtenderFuzzTest {
 
@@ -90,7 +91,7 @@ class ExtenderFuzzTest {
 
     @Provide
     Arbitrary<String> verbs() {
-        return Arbitraries.of("filter", "prioritize", "bind");
+        return Arbitraries.of("filter", "prioritize", "preempt", "bind");
     }
 
     @Provide
@@ -104,8 +105,29 @@ class ExtenderFuzzTest {
                 new NodeListBuilder().withItems(node("small", 1, 16_384, 0)).build()));
         // Binds name a node that does not exist, so that no mutation of them can be a valid bind.
         String bind = "{\"PodName\":\"p\",\"PodNamespace\":\"ns\",\"PodUID\":\"uid-p\",\"Node\":\"gone\"}";
-        return HttpFuzz.bodies(
-                List.of(byNames, byNodes, bind, "{}", "null", "{\"Pod\":{}}", "{\"Pod\":null,\"NodeNames\":[]}"));
+        // Preempt requests as kube-scheduler sends them, victims by uid or as whole pods: the verb only answers,
+        // whatever it is sent.
+        String byUid = ExtenderServer.JSON.writeValueAsString(Map.of(
+                "Pod",
+                SLICE,
+                "NodeNameToMetaVictims",
+                Map.of("big", Map.of("Pods", List.of(Map.of("UID", "uid-p")), "NumPDBViolations", 0))));
+        String byPods = ExtenderServer.JSON.writeValueAsString(Map.of(
+                "Pod",
+                SLICE,
+                "NodeNameToVictims",
+                Map.of("small", Map.of("Pods", List.of(SLICE), "NumPDBViolations", 1))));
+        return HttpFuzz.bodies(List.of(
+                byNames,
+                byNodes,
+                bind,
+                byUid,
+                byPods,
+                "{}",
+                "null",
+                "{\"Pod\":{}}",
+                "{\"Pod\":null,\"NodeNames\":[]}",
+                "{\"Pod\":null,\"NodeNameToMetaVictims\":{\"\":null}}"));
     }
 
     @Property(tries = 400)
