@@ -32,9 +32,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Decodes, checks, asks {@link Preemption}, encodes. A request kube-scheduler would never send is refused with a
  * 4xx naming what is wrong, before anything is weighed: no {@code Pod} or one without name, uid or spec, neither
- * victims map, an unnamed node or a victim without a uid (400); a preemptor this replica does not know, a node it has
- * no cards of, a victim it does not know (404); a victim it counts on another node, or a preemptor whose asks cannot be
- * read (422); a request before the caches are read (409: kube-scheduler tries again at its next cycle).
+ * victims map, an unnamed node or a victim without a uid (400); a node it has no cards of, a victim it does not count
+ * on any node (404); a victim it counts on another node, or a preemptor whose asks cannot be read (422); a request
+ * before the caches are read (409: kube-scheduler tries again at its next cycle). Each refusal is logged at warn. The
+ * preemptor need not be known yet: kube-scheduler sends it whole, and often before the informer shows it (its own
+ * filters refuse it before the extender's filter sees it).
  */
 final class PreemptVerb {
 
@@ -68,6 +70,15 @@ final class PreemptVerb {
     }
 
     Wire.ExtenderPreemptionResult preempt(Wire.ExtenderPreemptionArgs args) {
+        try {
+            return answer(args);
+        } catch (BadRequest e) {
+            LOG.warn("preempt refused ({}): {}", e.status(), e.getMessage());
+            throw e;
+        }
+    }
+
+    private Wire.ExtenderPreemptionResult answer(Wire.ExtenderPreemptionArgs args) {
         Map<String, Wire.MetaVictims> proposed = proposed(args);
         if (!synced.getAsBoolean()) {
             throw new BadRequest(409, "the extender is still reading the cluster; try again shortly");
@@ -76,14 +87,6 @@ final class PreemptVerb {
         String uid = pod.getMetadata().getUid();
         String namespace = pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName();
-        if (cache.pod(namespace == null ? "" : namespace, name, uid).isEmpty()
-                && cache.podStatus(uid) != io.elasticgpu.scheduler.cache.PodPresence.LIVE) {
-            throw new BadRequest(
-                    404,
-                    "preemptor pod %s/%s (uid %s) is not known to the extender; kube-scheduler sends only pods it"
-                                    .formatted(namespace, name, uid)
-                            + " has seen, so try again once the extender's informer has it");
-        }
         Map<String, NodeHolders> nodes = known(proposed);
         PodAsk ask;
         Snapshot snapshot = cache.snapshot();

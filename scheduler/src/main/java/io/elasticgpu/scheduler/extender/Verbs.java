@@ -49,6 +49,7 @@ final class Verbs implements AutoCloseable {
     private final ModelTable models;
     private final Set<String> warnedUnknownModel = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final PreemptVerb preempt;
+    private static final java.util.function.Supplier<DisruptionBudgets> NO_BUDGETS = () -> DisruptionBudgets.NONE;
 
     /**
      * Whether the filter decides: it passes only the node the policy ranks best and holds the pod's cards there at
@@ -75,17 +76,7 @@ final class Verbs implements AutoCloseable {
             BooleanSupplier synced,
             Requeue requeue,
             Deciding deciding) {
-        this(
-                cache,
-                decisions,
-                binder,
-                units,
-                metrics,
-                synced,
-                requeue,
-                deciding,
-                ModelTable.shipped(),
-                () -> DisruptionBudgets.NONE);
+        this(cache, decisions, binder, units, metrics, synced, requeue, deciding, ModelTable.shipped(), NO_BUDGETS);
     }
 
     /**

@@ -182,19 +182,6 @@ class PreemptVerbTest {
                 Map.of("Pod", preemptor, "NodeNameToMetaVictims", Map.of("n1", meta("uid-other"))),
                 "422 victim pod uid uid-other is on node n2, not on node n1");
         cases.put(
-                Map.of(
-                        "Pod",
-                        new PodBuilder(preemptor)
-                                .editMetadata()
-                                .withUid("uid-stranger")
-                                .withName("stranger")
-                                .endMetadata()
-                                .build(),
-                        "NodeNameToMetaVictims",
-                        Map.of("n1", meta("uid-a0"))),
-                "404 preemptor pod ns/stranger (uid uid-stranger) is not known to the extender; kube-scheduler sends"
-                        + " only pods it has seen, so try again once the extender's informer has it");
-        cases.put(
                 Map.of("Pod", preemptor),
                 "400 the preempt request must give the candidate nodes' victims as \"NodeNameToMetaVictims\" or"
                         + " \"NodeNameToVictims\"");
@@ -212,6 +199,26 @@ class PreemptVerbTest {
             assertThat(r.statusCode() + " " + r.body()).as(c.getValue()).contains(c.getValue());
         }
         assertThat(state()).isEqualTo(before);
+    }
+
+    @Test
+    void aPreemptorTheInformerHasNotShownYetIsAnswered() throws Exception {
+        // kube-scheduler's own filters refuse a pod before the extender's filter sees it, and preempt at once.
+        Pod stranger = new PodBuilder(preemptor)
+                .editMetadata()
+                .withUid("uid-stranger")
+                .withName("stranger")
+                .endMetadata()
+                .build();
+        HttpResponse<String> r =
+                post(Map.of("Pod", stranger, "NodeNameToMetaVictims", Map.of("n1", meta("uid-a2", "uid-b2"))));
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(ExtenderServer.JSON
+                        .readTree(r.body())
+                        .get("NodeNameToMetaVictims")
+                        .get("n1")
+                        .get("Pods"))
+                .hasSize(3);
     }
 
     @Test
