@@ -124,6 +124,8 @@ extender they are still scheduled.
 - urlPrefix: {{ include "egpu.extenderUrl" . | quote }}
   filterVerb: filter
   prioritizeVerb: prioritize
+  # Victims that free one card (or the cards asked) for a pod of higher priority, not the node's totals.
+  preemptVerb: preempt
   bindVerb: bind
   weight: {{ .Values.secondScheduler.extenderWeight }}
   enableHTTPS: false
