@@ -185,6 +185,83 @@ class DraPlacementE2E {
         }
     }
 
+    /**
+     * What kube-scheduler's own preemption does for a DRA pod: nothing. On a DRA-only node whose two cards are each
+     * held by a pod of priority 0 through a claim for the whole card, a pod of priority 1,000 whose claim asks a
+     * whole card stays pending and nobody is evicted: kube-scheduler's DynamicResources plugin reports the node as
+     * unschedulable and unresolvable when it cannot allocate the claim, so preemption skips it ("Preemption is not
+     * helpful for scheduling"), with the chart's configuration (the extender's preempt verb included) as without.
+     */
+    @Test
+    void aDraPodOfHigherPriorityEvictsNobodyForItsCard(TestCluster cluster) throws Exception {
+        KubernetesClient client = cluster.client();
+        ControlPlane cp = cluster.controlPlane();
+        ChartConfig chart = chartsClasses(client);
+        for (Map.Entry<String, Integer> c :
+                Map.of("egpu-e2e-dra-low", 0, "egpu-e2e-dra-high", 1_000).entrySet()) {
+            client.resource(new io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder()
+                            .withNewMetadata()
+                            .withName(c.getKey())
+                            .endMetadata()
+                            .withValue(c.getValue())
+                            .build())
+                    .createOr(existing -> existing.update());
+        }
+        String node = cluster.createGpuNodes(List.of(GpuNodeSpec.of("pre", 2, "Tesla-T4", CARD_MIB)))
+                .getFirst();
+        try (EgpuProcess extender = extender(cp, chart, "extender-dra-preemption.log");
+                AutoCloseable agent = agent(client, node, dir.resolve("p"))) {
+            await().atMost(WAIT)
+                    .until(() -> client.resources(ResourceSlice.class)
+                                    .withName(SlicePublisher.sliceName(node))
+                                    .get()
+                            != null);
+            cp.restartScheduler(ChartConfig.write(
+                    chart.withExtenderAt(extender.url()), cp.workDir().resolve("scheduler-dra-preemption.yaml")));
+            var claims = client.resources(ResourceClaim.class).inNamespace(cluster.namespace());
+            var pods = client.pods().inNamespace(cluster.namespace());
+            for (String name : List.of("low-0", "low-1", "high")) {
+                claims.resource(claim(name, 1, null)).create();
+                pods.resource(new PodBuilder(pod(name, chart.schedulerName()))
+                                .editSpec()
+                                .withPriorityClassName(name.equals("high") ? "egpu-e2e-dra-high" : "egpu-e2e-dra-low")
+                                .endSpec()
+                                .build())
+                        .create();
+                if (!name.equals("high")) {
+                    await().atMost(WAIT)
+                            .until(() -> pods.withName(name).get().getSpec().getNodeName() != null);
+                }
+            }
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(failedScheduling(client, cluster.namespace(), "high"))
+                            .anySatisfy(m -> assertThat(m).contains("Preemption is not helpful for scheduling")));
+            System.out.println("DraPlacementE2E: the high-priority DRA pod: "
+                    + failedScheduling(client, cluster.namespace(), "high"));
+            await().pollDelay(Duration.ofSeconds(5))
+                    .atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> {
+                        for (String name : List.of("low-0", "low-1")) {
+                            assertThat(pods.withName(name).get().getMetadata().getDeletionTimestamp())
+                                    .as("%s not evicted", name)
+                                    .isNull();
+                        }
+                        assertThat(pods.withName("high").get().getSpec().getNodeName())
+                                .isNull();
+                    });
+        } finally {
+            cp.restartScheduler(null);
+        }
+    }
+
+    private static List<String> failedScheduling(KubernetesClient client, String namespace, String pod) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> "FailedScheduling".equals(e.getReason())
+                        && pod.equals(e.getInvolvedObject().getName()))
+                .map(io.fabric8.kubernetes.api.model.Event::getMessage)
+                .toList();
+    }
+
     /** Creates the chart's DeviceClasses and answers what else the chart runs. */
     private static ChartConfig chartsClasses(KubernetesClient client) {
         Path repository = Binaries.E2E_DIR.toAbsolutePath().getParent();
