@@ -133,7 +133,10 @@ public final class ExtenderService implements AutoCloseable {
         return serve(config, cache, api, ready, () -> DisruptionBudgets.NONE);
     }
 
-    /** As {@link #serve(ExtenderConfig, ClusterCache, ClusterApi, BooleanSupplier)}, preemption weighing {@code budgets}. */
+    /**
+     * As {@link #serve(ExtenderConfig, ClusterCache, ClusterApi, BooleanSupplier)}, preemption weighing
+     * {@code budgets}.
+     */
     static ExtenderServer serve(
             ExtenderConfig config,
             ClusterCache cache,
