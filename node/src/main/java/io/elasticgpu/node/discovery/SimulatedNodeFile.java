@@ -23,6 +23,7 @@ import java.util.UUID;
  * value and what to write instead, because a person edits these files by hand:
  * <pre>
  * driverVersion: "570.86.15"          # optional, default "simulated"
+ * usage: true                         # optional, default false: processes come from the events file
  * cards:
  *   - {model: NVIDIA A100-SXM4-80GB, memoryMiB: 81920, numa: 0, count: 4}   # numa -1 and count 1 by default
  *   - {model: NVIDIA L4, memoryMiB: 23034, uuid: GPU-8d9e…}                 # uuid derived from a seed by default
@@ -50,12 +51,32 @@ final class SimulatedNodeFile {
      * @throws DiscoveryException for a missing file, bad YAML or a bad value
      */
     static Hardware read(Path file, String seed) {
-        return new SimulatedNodeFile(file).hardware(seed);
+        return described(file, seed).hardware();
     }
 
-    private Hardware hardware(String seed) {
-        JsonNode root = parse();
-        keys(root, "the top level", Set.of("driverVersion", "cards", "links"));
+    /** What the file describes: the cards, and whether processes on them are simulated ({@code usage: true}). */
+    record Described(Hardware hardware, boolean usage) {}
+
+    /** The same as {@link #read}, with {@code usage}. */
+    static Described described(Path file, String seed) {
+        SimulatedNodeFile f = new SimulatedNodeFile(file);
+        JsonNode root = f.parse();
+        return new Described(f.hardware(root, seed), f.usage(root));
+    }
+
+    private boolean usage(JsonNode root) {
+        JsonNode usage = root.path("usage");
+        if (!usage.isMissingNode() && !usage.isBoolean()) {
+            throw error(
+                    "usage must be true or false, was %s; write usage: true to simulate processes with \"process"
+                            + " <card> <pid> <MiB> [<SM %%>]\" lines in the events file",
+                    shown(usage));
+        }
+        return usage.asBoolean(false);
+    }
+
+    private Hardware hardware(JsonNode root, String seed) {
+        keys(root, "the top level", Set.of("driverVersion", "usage", "cards", "links"));
         JsonNode driver = root.path("driverVersion");
         if (!driver.isMissingNode() && !driver.isValueNode()) {
             throw error(

@@ -48,8 +48,9 @@ public final class AgentMetrics {
                     + " process used a card held through MPS outside MPS), GpuShareBypassEvicted (its pod, caught"
                     + " twice, evicted), GpuShareBypassEvictionRefused (that eviction refused), GpuShareExceeded (a"
                     + " container used more than its share)")
-            .labelNames("reason")
+            .labelNames("node", "reason")
             .register(registry);
+    private final String node;
     private volatile Supplier<Integer> mpsDaemons = () -> 0;
     private volatile String[] isolation = {"none", "", ""};
     private volatile NodeUsage usage;
@@ -63,6 +64,7 @@ public final class AgentMetrics {
 
     /** @param node this node's name, the {@code node} label of the per-card metrics (to join the extender's) */
     public AgentMetrics(String node) {
+        this.node = node;
         GaugeWithCallback.builder()
                 .name("egpu_node_agent_cards")
                 .help("This node's cards by health")
@@ -110,8 +112,11 @@ public final class AgentMetrics {
                 .help("1, labelled with how the node holds shares to their limits: layout (none, per-share,"
                         + " per-card, v3), memory (what holds a share's memory: mps, mps+dmem, environment) and"
                         + " bypass (what stops a process going around MPS: driver, agent)")
-                .labelNames("layout", "memory", "bypass")
-                .callback(cb -> cb.call(1, isolation[0], isolation[1], isolation[2]))
+                .labelNames("node", "layout", "memory", "bypass")
+                .callback(cb -> {
+                    String[] now = isolation;
+                    cb.call(1, node, now[0], now[1], now[2]);
+                })
                 .register(registry);
         GaugeWithCallback.builder()
                 .name("egpu_node_agent_container_gpu_memory_used_mib")
@@ -183,7 +188,7 @@ public final class AgentMetrics {
 
     /** Counts one thing isolation did, by the reason its event carries. */
     public void isolationEvent(String reason) {
-        isolationEvents.labelValues(reason).inc();
+        isolationEvents.labelValues(node, reason).inc();
     }
 
     /** Where the number of MPS daemons is read from. */

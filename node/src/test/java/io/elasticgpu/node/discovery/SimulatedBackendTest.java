@@ -143,6 +143,11 @@ class SimulatedBackendTest {
                         "cards: [{model: NVIDIA T4, memoryMiB: 1, count: 2}]\nlinks: [{cards: [0, 2], kind: "
                                 + "NUMA_NODE}]",
                         "links[0].cards names card 2, but the node has 2 cards (0..1)"),
+                Arguments.of(
+                        "usage as a word",
+                        "usage: yes please\ncards: [{model: NVIDIA T4, memoryMiB: 1}]",
+                        "usage must be true or false, was \"yes please\"; write usage: true to simulate processes"
+                                + " with \"process <card> <pid> <MiB> [<SM %>]\" lines in the events file"),
                 Arguments.of("not YAML", "cards: [", "not valid YAML: "));
     }
 
@@ -227,6 +232,39 @@ class SimulatedBackendTest {
             assertThat(simulated.processes(0)).isEmpty();
             assertThat(simulated.utilization(0, 0)).isEmpty();
             assertThat(simulated.computeMode(4)).isEqualTo(ComputeMode.DEFAULT);
+        }
+    }
+
+    @Test
+    void withUsageProcessesComeFromTheEventsFileAndOnlyThoseWithAnSmShareHaveSamples() throws Exception {
+        Path yaml = write("usage: true\ncards: [{model: NVIDIA T4, memoryMiB: 15360, count: 2}]\n");
+        Path events = Files.writeString(dir.resolve("node.yaml.events"), "");
+        try (SimulatedBackend simulated = SimulatedBackend.load(yaml)) {
+            assertThat(simulated.measuresUsage()).isTrue();
+            append(events, "process 1 4242 2048 35\nprocess 1 17 300\nprocess 0 4242 64 5\nprocess 9 1 1\n");
+            simulated.awaitEvents(Duration.ofMillis(300)); // reads the file, as the agent's health watch does
+
+            assertThat(simulated.processes(1))
+                    .containsExactly(new GpuProcess(17, 1, 300), new GpuProcess(4242, 1, 2048));
+            List<ProcessUtilization> samples = simulated.utilization(1, 0);
+            assertThat(samples).extracting(ProcessUtilization::pid).containsExactly(4242);
+            assertThat(samples.getFirst().smPercent()).isEqualTo(35);
+            assertThat(simulated.utilization(1, samples.getFirst().timestampMicros()))
+                    .as("each call is a newer sample")
+                    .hasSize(1);
+
+            append(events, "exit 4242\n");
+            simulated.awaitEvents(Duration.ofMillis(300));
+            assertThat(simulated.processes(1)).containsExactly(new GpuProcess(17, 1, 300));
+            assertThat(simulated.processes(0)).isEmpty();
+
+            simulated.setAnswers(1, false);
+            assertThatThrownBy(() -> simulated.processes(1)).isInstanceOf(DiscoveryException.class);
+        }
+        try (SimulatedBackend plain = SimulatedBackend.load(write(NODE))) {
+            assertThat(plain.measuresUsage())
+                    .as("usage is off unless the file says so")
+                    .isFalse();
         }
     }
 
