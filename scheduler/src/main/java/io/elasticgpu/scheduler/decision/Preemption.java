@@ -2,9 +2,10 @@ package io.elasticgpu.scheduler.decision;
 
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.model.CardShare;
-import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.policy.Policy;
+import io.elasticgpu.core.snapshot.Evictions;
 import io.elasticgpu.core.snapshot.NodeState;
+import io.elasticgpu.core.snapshot.Reason;
 import io.elasticgpu.scheduler.cache.DisruptionBudgets;
 import io.elasticgpu.scheduler.cache.NodeHolders;
 import io.elasticgpu.scheduler.cache.NodeHolders.Resident;
@@ -14,8 +15,8 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
@@ -30,26 +31,14 @@ import java.util.function.Supplier;
  * proposal. Pods it proposed that hold no card are kept as victims as proposed: they free what its own view of the
  * node lacks (CPU, memory, ports), which is not ours to judge.
  *
- * <p>Among the sets that fit, the best has, in this order: the fewest pods evicted against a PodDisruptionBudget
- * (sets that spare every budget-protected pod are looked for first, as kube-scheduler's preemption reprieves them
- * first); the lowest highest priority (never a pod of higher priority where pods of lower priority alone would do);
- * the fewest pods; the lowest sum of priorities; for a pod that takes several cards, the best-linked cards (the
- * weakest link among the cards the policy would give it, NVLink first, as placement ranks them); the least important
- * pods (latest started, as kube-scheduler's {@code MoreImportantPod} has it); the lowest uids. Sets are judged by
- * size, each on the cards it could free for the preemptor; past {@value #BUDGET} sets judged on one node, the set
- * found so far stands, or kube-scheduler's own way is taken (evict all, then reprieve the most important first while
- * the preemptor still fits). Pure: no I/O, no clock. Thread-safe.
+ * <p>The set is chosen by core's {@link Evictions}, the one rule of victim choice (the simulator uses it too): the
+ * fewest pods evicted against a PodDisruptionBudget (as kube-scheduler counts them: {@link DisruptionBudgets}), then
+ * the lowest highest priority, the fewest pods, the lowest sum of priorities, for a pod of several cards the
+ * best-linked cards the policy would give it (NVLink first, as placement ranks them), the least important pods
+ * (lowest priority, then latest started, as kube-scheduler's {@code MoreImportantPod} has it, then uid). Pure: no I/O,
+ * no clock. Thread-safe.
  */
 public final class Preemption {
-
-    /** Candidate sets judged on one node at most. */
-    static final int BUDGET = 20_000;
-
-    /** Pods weighed on one node at most, the least important first (a set is a bit mask over them). */
-    static final int MAX_CANDIDATES = 62;
-
-    /** Card sets a preemptor might take, enumerated at most; past it every set is judged on the whole node. */
-    static final int MAX_CARD_SETS = 2_000;
 
     /** What the preemption of one node comes to. */
     public sealed interface Chosen {
@@ -116,58 +105,52 @@ public final class Preemption {
         for (Resident r : kept) {
             base = base.without(r.holding().placements());
         }
-        if (VictimSearch.fits(q.requests(), base, current)) {
+        if (fits(q.requests(), base, current)) {
             return kept.isEmpty()
                     ? new Chosen.AsProposed()
                     : new Chosen.Evict(
                             kept.stream().map(Resident::uid).toList(),
-                            q.budgets().violations(VictimSearch.pods(kept)));
+                            q.budgets().violations(pods(kept)));
         }
-        List<VictimSearch.Candidate> pool = candidates(q);
+        List<Evictions.Evictable<Resident>> pool = candidates(q);
         if (pool.isEmpty()) {
             return new Chosen.NoSet("no pod of lower priority holds a card here");
         }
-        if (!VictimSearch.fits(
-                q.requests(), VictimSearch.without(base, pool, VictimSearch.all(pool.size())), current)) {
-            return new Chosen.NoSet("evicting every pod of lower priority here would still not free what it asks");
-        }
-        VictimSearch search = new VictimSearch(q, base, current, kept);
-        for (boolean spare : new boolean[] {true, false}) {
-            List<VictimSearch.Candidate> phase =
-                    spare ? pool.stream().filter(VictimSearch.Candidate::spared).toList() : pool;
-            if (spare && phase.size() == pool.size()) {
-                continue; // no pod is protected: the second phase is the same search
+        Evictions.Judge<Resident> judge = new Evictions.Judge<>() {
+            @Override
+            public boolean fits(NodeState state) {
+                return Preemption.fits(q.requests(), state, current);
             }
-            TreeSet<Integer> priorities = new TreeSet<>();
-            phase.forEach(c -> priorities.add(c.priority()));
-            for (int threshold : priorities) {
-                List<VictimSearch.Candidate> below =
-                        phase.stream().filter(c -> c.priority() <= threshold).toList();
-                if (!VictimSearch.fits(
-                        q.requests(), VictimSearch.without(base, below, VictimSearch.all(below.size())), current)) {
-                    continue;
-                }
-                List<VictimSearch.Candidate> chosen = search.smallest(below);
-                List<Resident> victims = new ArrayList<>();
-                chosen.stream()
-                        .sorted(Comparator.comparingInt(VictimSearch.Candidate::rank)
-                                .reversed())
-                        .forEach(c -> victims.add(c.resident()));
-                victims.addAll(kept);
-                return new Chosen.Evict(
-                        victims.stream().map(Resident::uid).toList(),
-                        q.budgets().violations(VictimSearch.pods(victims)));
+
+            @Override
+            public int link(NodeState state) {
+                return Preemption.link(q.requests(), state, current);
             }
-        }
-        return new Chosen.NoSet("no set of pods of lower priority frees what it asks"); // not reached: all fit
+
+            @Override
+            public int violations(List<Resident> victims) {
+                List<Resident> all = new ArrayList<>(victims);
+                all.addAll(kept);
+                return q.budgets().violations(pods(all));
+            }
+        };
+        int cards = q.requests().stream().mapToInt(Ask::cards).sum();
+        return Evictions.choose(base, pool, cards, judge)
+                .<Chosen>map(chosen -> {
+                    List<Resident> victims = new ArrayList<>(chosen);
+                    victims.addAll(kept);
+                    return new Chosen.Evict(victims.stream().map(Resident::uid).toList(), judge.violations(chosen));
+                })
+                .orElseGet(() -> new Chosen.NoSet(
+                        "evicting every pod of lower priority here would still not free what it asks"));
     }
 
     /**
      * The pods that may be evicted, the least important first (lowest priority, then latest started, then uid), at
-     * most {@value #MAX_CANDIDATES}.
+     * most {@value Evictions#MAX_CANDIDATES}.
      */
-    private static List<VictimSearch.Candidate> candidates(Question q) {
-        List<Resident> eligible = q.node().residents().stream()
+    private static List<Evictions.Evictable<Resident>> candidates(Question q) {
+        return q.node().residents().stream()
                 .filter(r -> r.holdsCards()
                         && !r.held()
                         && !r.uid().equals(q.preemptorUid())
@@ -176,15 +159,13 @@ public final class Preemption {
                         .thenComparing(Comparator.comparingLong(Preemption::startMillis)
                                 .reversed())
                         .thenComparing(Resident::uid))
-                .limit(MAX_CANDIDATES)
+                .limit(Evictions.MAX_CANDIDATES)
+                .map(r -> new Evictions.Evictable<>(
+                        r,
+                        r.holding().placements(),
+                        r.priority(),
+                        r.pod() == null || !q.budgets().protects(r.pod())))
                 .toList();
-        List<VictimSearch.Candidate> out = new ArrayList<>();
-        for (int i = 0; i < eligible.size(); i++) {
-            Resident r = eligible.get(i);
-            boolean spared = r.pod() == null || !q.budgets().protects(r.pod());
-            out.add(new VictimSearch.Candidate(r, r.priority(), startMillis(r), spared, cards(r), i));
-        }
-        return out;
     }
 
     /** When a pod started, as kube-scheduler reads it: {@code status.startTime}, else now (the latest). */
@@ -201,14 +182,27 @@ public final class Preemption {
         }
     }
 
-    /** The cards a pod holds a share of, as a bit mask (cards past the 63rd share one bit). */
-    private static long cards(Resident r) {
-        long mask = 0;
-        for (Grant g : r.holding().placements()) {
-            for (CardShare s : g.shares()) {
-                mask |= 1L << Math.min(s.card(), 62);
-            }
+    private static boolean fits(List<Ask> requests, NodeState state, Policy policy) {
+        return PodFit.reason(requests, state, policy) == Reason.FITS;
+    }
+
+    /** The weakest link among the cards the policy would give the preemptor on {@code state}; 0 for one card. */
+    private static int link(List<Ask> requests, NodeState state, Policy policy) {
+        if (requests.stream().mapToInt(Ask::cards).sum() < 2) {
+            return 0;
         }
-        return mask;
+        if (!(PodFit.of(requests, state, policy) instanceof PodFit.Fits fits)) {
+            return 0;
+        }
+        int[] cards = fits.placements().stream()
+                .flatMap(g -> g.shares().stream())
+                .mapToInt(CardShare::card)
+                .distinct()
+                .toArray();
+        return Decisions.weakestLink(cards, state.node().topology());
+    }
+
+    private static List<Pod> pods(List<Resident> residents) {
+        return residents.stream().map(Resident::pod).filter(Objects::nonNull).toList();
     }
 }
