@@ -36,6 +36,7 @@ import picocli.CommandLine.Model.UsageMessageSpec;
         subcommands = {
             SpeedCommand.class,
             ReproduceCommand.class,
+            PreemptionCommand.class,
             ExtenderCommand.class,
             NodeAgentBenchmarkCommand.class,
             DraPrepareCommand.class,
@@ -121,7 +122,7 @@ public final class Lab {
 
     private static Map<String, List<String>> groups() {
         Map<String, List<String>> groups = new LinkedHashMap<>();
-        groups.put("Benchmarks", List.of("speed", "reproduce", "extender", "node-agent", "dra-prepare"));
+        groups.put("Benchmarks", List.of("speed", "reproduce", "preemption", "extender", "node-agent", "dra-prepare"));
         groups.put("On the real control plane", List.of("cluster-replay", "arena", "soak", "node-soak"));
         groups.put("On a GPU host", List.of("gpu-isolation"));
         groups.put("Local cluster", List.of("up", "status", "down", "demo"));

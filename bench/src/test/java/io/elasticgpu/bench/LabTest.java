@@ -28,6 +28,7 @@ class LabTest {
     private static final List<String> VERBS = List.of(
             "speed",
             "reproduce",
+            "preemption",
             "extender",
             "node-agent",
             "dra-prepare",
@@ -94,6 +95,7 @@ class LabTest {
                         "--seed",
                         "forty-two"),
                 bad("Invalid value for option '--nodes': 'ten' is not an int", "soak", "--nodes", "ten"),
+                bad("bench/run preemption: --seeds must be a number in 1..100, was 0", "preemption", "--seeds", "0"),
                 // a value out of range or not one of the choices, checked before anything runs
                 bad(
                         "bench/run extender: NODES,NODES: fleet sizes must be positive whole numbers separated by "
