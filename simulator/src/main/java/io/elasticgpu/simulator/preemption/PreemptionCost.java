@@ -56,8 +56,9 @@ public final class PreemptionCost {
         Map<Integer, Long> counts = new TreeMap<>(qos.counts());
         return String.format(
                 Locale.ROOT,
-                "{\"trace\":\"%s\",\"policy\":\"%s\",\"inflation\":%s,\"priorities\":\"LS and Guaranteed 3, Burstable 2,"
-                        + " BE 1\",\"podsByPriority\":%s,\"candidates\":%d,\"rounds\":%d,\"runs\":[%n%s%n]}%n",
+                "{\"trace\":\"%s\",\"policy\":\"%s\",\"inflation\":%s,"
+                        + "\"priorities\":\"LS and Guaranteed 3, Burstable 2, BE 1\",\"podsByPriority\":%s,"
+                        + "\"candidates\":%d,\"rounds\":%d,\"runs\":[%n%s%n]}%n",
                 trace.name(),
                 policy,
                 inflation,
