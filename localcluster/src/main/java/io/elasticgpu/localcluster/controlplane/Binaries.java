@@ -26,8 +26,7 @@ public record Binaries(
     /** The binaries for {@code e2e/versions.env} under {@code e2eDir}. */
     public static Binaries locate(Path e2eDir) {
         Versions v = Versions.read(e2eDir.resolve("versions.env"));
-        String env = System.getenv("EGPU_E2E_CACHE");
-        Path bin = (env == null || env.isBlank() ? e2eDir.resolve(".cache") : Path.of(env)).resolve("bin");
+        Path bin = binDir(e2eDir);
         return new Binaries(
                 at(bin, "kube-apiserver", v.kubernetes()),
                 at(bin, "kube-controller-manager", v.kubernetes()),
@@ -36,6 +35,12 @@ public record Binaries(
                 at(bin, "etcd", v.etcd()),
                 at(bin, "kwok", v.kwok()),
                 v);
+    }
+
+    /** Where the build script puts the programs: {@code $EGPU_E2E_CACHE/bin}, else {@code e2eDir/.cache/bin}. */
+    public static Path binDir(Path e2eDir) {
+        String env = System.getenv("EGPU_E2E_CACHE");
+        return (env == null || env.isBlank() ? e2eDir.resolve(".cache") : Path.of(env)).resolve("bin");
     }
 
     private static Path at(Path bin, String name, String version) {
