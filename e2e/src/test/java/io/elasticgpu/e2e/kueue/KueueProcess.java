@@ -200,6 +200,7 @@ final class KueueProcess implements AutoCloseable {
                     .waitUntilCondition(
                             c -> c != null
                                     && c.getStatus() != null
+                                    && c.getStatus().getConditions() != null
                                     && c.getStatus().getConditions().stream()
                                             .anyMatch(k ->
                                                     "Established".equals(k.getType()) && "True".equals(k.getStatus())),
