@@ -45,6 +45,7 @@ import picocli.CommandLine.Model.UsageMessageSpec;
             SoakCommand.class,
             NodeSoakCommand.class,
             GpuIsolationCommand.class,
+            TraceVariantCommand.class,
             UpCommand.class,
             StatusCommand.class,
             DownCommand.class,
@@ -125,6 +126,7 @@ public final class Lab {
         groups.put("Benchmarks", List.of("speed", "reproduce", "preemption", "extender", "node-agent", "dra-prepare"));
         groups.put("On the real control plane", List.of("cluster-replay", "arena", "soak", "node-soak"));
         groups.put("On a GPU host", List.of("gpu-isolation"));
+        groups.put("Traces", List.of("trace-variant"));
         groups.put("Local cluster", List.of("up", "status", "down", "demo"));
         return groups;
     }

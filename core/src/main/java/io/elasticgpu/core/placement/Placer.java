@@ -84,11 +84,18 @@ public final class Placer {
 
     /**
      * The position among the fitting nodes that the look-ahead chooses: of the best-scored ones (the earlier node
-     * first on equal scores), the one whose rollout grows fragmentation least.
+     * first on equal scores) that are open to the request ({@link Rollouts#candidates}), the one whose rollout grows
+     * fragmentation least.
      */
     private int lookahead(Ask request, ClusterState cluster, int fitting) {
-        int[] top = BestPositions.of(
-                fitting, policy.lookahead().orElseThrow().candidates(), j -> true, (a, b) -> scores[a] > scores[b]);
+        int[] top = rollouts.candidates(
+                request,
+                cluster,
+                fitting,
+                j -> true,
+                j -> cluster.node(nodes[j]),
+                j -> choices[j].cards(),
+                (a, b) -> scores[a] > scores[b]);
         int n = top.length;
         int[] candidates = new int[n];
         int[][] cards = new int[n][];

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.elasticgpu.core.model.Ask;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Lookahead;
+import io.elasticgpu.core.policy.ModelReserve;
 import io.elasticgpu.core.policy.Policy;
 import io.elasticgpu.core.snapshot.NodeState;
 import io.elasticgpu.core.snapshot.NodeStates;
@@ -13,6 +14,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
 
 /**
  * The look-ahead of a {@link Lookahead}: for each candidate node, place the request there and then the same drawn
@@ -46,6 +49,7 @@ public final class Rollouts {
     private Choice[][] choices = new Choice[0][];
     private double[] measured = new double[0];
     private final Best[] best;
+    private final Headroom headroom;
     private long decisions;
 
     // one rollout's nodes: their cluster index, state, measure and choices per shape (null: not yet asked)
@@ -61,11 +65,41 @@ public final class Rollouts {
         this.cumulative = lookahead.cumulative();
         this.reads = lookahead.podsPerRollout() + 2;
         this.best = new Best[shapes.size()];
+        this.headroom = new Headroom(ModelReserve.of(lookahead.workload()));
         int pods = lookahead.podsPerRollout();
         touched = new int[pods + 1];
         touchedState = new NodeState[pods + 1];
         touchedMeasure = new double[pods + 1];
         touchedChoice = new Choice[pods + 1][shapes.size()];
+    }
+
+    /**
+     * The positions to roll out for {@code request}: up to {@link Lookahead#candidates} of the {@code count}
+     * positions it {@code fits}, best first by {@code before} (the earlier on a tie), of those whose node is open to
+     * it: where its model, once the request is placed, still has free what it keeps for pods that accept fewer models
+     * ({@link ModelReserve}). When no fitting node is open, or no pod names a model, of all that it fits.
+     *
+     * @param node  the node at a position
+     * @param cards the cards the policy chose for the request at a position
+     */
+    public int[] candidates(
+            Ask request,
+            NodeStates cluster,
+            int count,
+            IntPredicate fits,
+            IntFunction<NodeState> node,
+            IntFunction<int[]> cards,
+            BestPositions.Before before) {
+        refresh(cluster);
+        int wanted = lookahead.candidates();
+        if (headroom.active()) {
+            int[] open = BestPositions.of(
+                    count, wanted, j -> fits.test(j) && headroom.open(request, node.apply(j), cards.apply(j)), before);
+            if (open.length > 0) {
+                return open;
+            }
+        }
+        return BestPositions.of(count, wanted, fits, before);
     }
 
     /**
@@ -197,6 +231,7 @@ public final class Rollouts {
             if (states[i] == node) {
                 continue;
             }
+            headroom.replace(states[i], node);
             states[i] = node;
             measured[i] = Double.NaN;
             Arrays.fill(choices[i], null);

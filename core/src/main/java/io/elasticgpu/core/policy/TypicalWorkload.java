@@ -3,6 +3,7 @@ package io.elasticgpu.core.policy;
 import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.Card;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -28,17 +29,31 @@ public final class TypicalWorkload {
         }
     }
 
-    private final List<Typical> typicals;
-    private final int distinctShapes;
-
-    private TypicalWorkload(List<Typical> typicals, int distinctShapes) {
-        this.typicals = List.copyOf(typicals);
-        this.distinctShapes = distinctShapes;
+    /**
+     * The pods that name GPU models, grouped by the models they accept and the whole cards they need on one node (1
+     * for one card or a slice): their share of all the GPU the pods ask, 0..1.
+     */
+    public record Named(List<String> models, int cards, double share) {
+        public Named {
+            models = List.copyOf(requireNonNull(models, "models"));
+        }
     }
 
-    /** A workload given directly, e.g. in tests. */
+    private final List<Typical> typicals;
+    private final int distinctShapes;
+    private final List<Named> named;
+
+    private TypicalWorkload(List<Typical> typicals, int distinctShapes, List<Named> named) {
+        this.typicals = List.copyOf(typicals);
+        this.distinctShapes = distinctShapes;
+        this.named = List.copyOf(named);
+    }
+
+    /** A workload given directly, e.g. in tests; the pods that name models are its typical ones. */
     public static TypicalWorkload of(List<Typical> typicals) {
-        return new TypicalWorkload(typicals, typicals.size());
+        Map<Ask, Double> weights = new LinkedHashMap<>();
+        typicals.forEach(t -> weights.merge(t.shape(), t.probability(), Double::sum));
+        return new TypicalWorkload(typicals, typicals.size(), named(weights));
     }
 
     /**
@@ -81,7 +96,33 @@ public final class TypicalWorkload {
             Ask shape = ranked.get(i).getKey();
             out.add(new Typical(withMemory(shape, median(groups.get(shape))), probability));
         }
-        return new TypicalWorkload(out, ranked.size());
+        Map<Ask, Double> weights = new LinkedHashMap<>();
+        counts.forEach((shape, count) -> weights.put(shape, (double) count));
+        return new TypicalWorkload(out, ranked.size(), named(weights));
+    }
+
+    /**
+     * Every shape that names models, weighted, as {@link Named}: the rare ones too, which the typical pods leave out.
+     */
+    private static List<Named> named(Map<Ask, Double> weights) {
+        double all = 0;
+        Map<List<Object>, Double> groups = new LinkedHashMap<>();
+        for (Map.Entry<Ask, Double> e : weights.entrySet()) {
+            Ask shape = e.getKey();
+            double gpu = e.getValue() * shape.cards() * (shape.milliPerCard() > 0 ? shape.milliPerCard() : Card.WHOLE);
+            all += gpu;
+            if (shape.needsCards() && !shape.models().isEmpty()) {
+                int cards = shape.wholeCards() ? shape.cards() : 1;
+                groups.merge(List.of(shape.models(), cards), gpu, Double::sum);
+            }
+        }
+        List<Named> out = new ArrayList<>();
+        for (Map.Entry<List<Object>, Double> g : groups.entrySet()) {
+            @SuppressWarnings("unchecked")
+            List<String> models = (List<String>) g.getKey().get(0);
+            out.add(new Named(models, (Integer) g.getKey().get(1), g.getValue() / all));
+        }
+        return out;
     }
 
     /** Ties between equally frequent shapes go to the larger shape: CPU, then milli, then cards, then models. */
@@ -125,6 +166,11 @@ public final class TypicalWorkload {
 
     public List<Typical> typicals() {
         return typicals;
+    }
+
+    /** The observed pods that name GPU models, rare shapes included, by models and cards. */
+    public List<Named> named() {
+        return named;
     }
 
     /** How many distinct shapes the observed pods had, before the rare ones were cut. */

@@ -1,7 +1,6 @@
 package io.elasticgpu.scheduler.decision;
 
 import io.elasticgpu.core.model.Ask;
-import io.elasticgpu.core.placement.BestPositions;
 import io.elasticgpu.core.placement.Rollouts;
 import io.elasticgpu.core.policy.Lookahead;
 import io.elasticgpu.core.policy.Policy;
@@ -12,7 +11,8 @@ import java.util.function.IntUnaryOperator;
 
 /**
  * The look-ahead in the deciding filter: of the nodes a pod fits, the {@link Lookahead#candidates} best-placed (the
- * first by name on equal place) are rolled out with core's {@link Rollouts}, as the simulator's placer does, on the
+ * first by name on equal place) of those its model reserve leaves open to it ({@link Rollouts#candidates}) are rolled
+ * out with core's {@link Rollouts}, as the simulator's placer does, on the
  * cluster as the cache's snapshot holds it by slot. The rollouts keep each drawn shape's best nodes from one decision
  * to the next, so one instance serves the policy it was made for, one decision at a time. Thread-safe.
  */
@@ -39,8 +39,18 @@ final class RolloutChoice {
             Policy current,
             Lookahead lookahead,
             NodeStates cluster) {
-        int[] top = BestPositions.of(
-                fit.size(), lookahead.candidates(), i -> !Double.isNaN(place[i]), (a, b) -> before(a, b, place, fit));
+        if (policy != current) {
+            policy = current;
+            rollouts = new Rollouts(current, lookahead);
+        }
+        int[] top = rollouts.candidates(
+                request,
+                cluster,
+                fit.size(),
+                i -> !Double.isNaN(place[i]),
+                i -> cluster.node(slots.applyAsInt(i)),
+                cards,
+                (a, b) -> before(a, b, place, fit));
         int count = top.length;
         if (count == 0) {
             return -1;
@@ -50,10 +60,6 @@ final class RolloutChoice {
         for (int j = 0; j < count; j++) {
             candidates[j] = slots.applyAsInt(top[j]);
             chosen[j] = cards.apply(top[j]);
-        }
-        if (policy != current) {
-            policy = current;
-            rollouts = new Rollouts(current, lookahead);
         }
         return top[rollouts.choose(request, cluster, candidates, chosen, count)];
     }
