@@ -17,18 +17,57 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the Helm chart runs, read from {@code helm template} of {@code deploy/helm/elastic-gpu} with its default
- * values: the second kube-scheduler's configuration, and the extender's arguments and JVM options.
+ * values: the second kube-scheduler's configuration, the extender's arguments, and the JVM options and memory
+ * limits of the extender and the controller containers.
  *
  * @param schedulerConfig the KubeSchedulerConfiguration, as the chart's ConfigMap holds it
  * @param extenderArgs    the extender container's arguments after {@code scheduler}, without its addresses
- * @param extenderJvm     its {@code JAVA_TOOL_OPTIONS}, and {@code -Xmx} as its memory limit makes it
+ * @param extender        the extender container's JVM options and memory limit
+ * @param controller      the controller container's
  */
-public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs, List<String> extenderJvm) {
+public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs, Jvm extender, Jvm controller) {
+
+    /**
+     * A container's {@code JAVA_TOOL_OPTIONS} and memory limit.
+     *
+     * @param toolOptions the options as the chart sets them
+     * @param limitMib    {@code resources.limits.memory} in MiB, 0 for none
+     */
+    public record Jvm(List<String> toolOptions, long limitMib) {
+
+        public static final Jvm NONE = new Jvm(List.of(), 0);
+
+        /**
+         * The options with {@code -Xmx} as the memory limit would make the heap ({@code MaxRAMPercentage} of it, the
+         * JVM's 25 % by default), for a JVM started outside a cgroup of that limit.
+         */
+        public List<String> heapSized() {
+            List<String> jvm = new ArrayList<>(toolOptions);
+            if (limitMib > 0) {
+                String percent = toolOptions.stream()
+                        .filter(o -> o.startsWith("-XX:MaxRAMPercentage="))
+                        .findFirst()
+                        .map(o -> o.substring(o.indexOf('=') + 1))
+                        .orElse("25");
+                jvm.add("-Xmx" + (long) (limitMib * Double.parseDouble(percent) / 100) + "m");
+            }
+            return jvm;
+        }
+    }
+
+    /** The extender's JVM options, with {@code -Xmx} as its memory limit makes it. */
+    public List<String> extenderJvm() {
+        return extender.heapSized();
+    }
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final String SCHEDULER_CONFIG_MAP = "elastic-gpu-scheduler-config";
     /** The Deployment the extender runs in, as a container of the second scheduler's pods. */
     private static final String SCHEDULER = "elastic-gpu-scheduler";
+    /** The controller's container, in the Deployment whose name ends with {@link #CONTROLLER_DEPLOYMENT}. */
+    private static final String CONTROLLER = "controller";
+
+    private static final String CONTROLLER_DEPLOYMENT = "elastic-gpu-controller";
 
     private static final String EXTENDER = "extender";
 
@@ -86,6 +125,7 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
     static ChartConfig parse(String rendered) {
         ObjectNode scheduler = null;
         JsonNode extender = null;
+        JsonNode controller = null;
         try (var docs = YAML.readerFor(JsonNode.class).<JsonNode>readValues(rendered)) {
             while (docs.hasNext()) {
                 JsonNode doc = docs.next();
@@ -101,6 +141,15 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
                             extender = container;
                         }
                     }
+                } else if (doc != null
+                        && doc.path("kind").asText().equals("Deployment")
+                        && name.endsWith(CONTROLLER_DEPLOYMENT)) {
+                    for (JsonNode container :
+                            doc.path("spec").path("template").path("spec").path("containers")) {
+                        if (container.path("name").asText().equals(CONTROLLER)) {
+                            controller = container;
+                        }
+                    }
                 }
             }
         } catch (IOException e) {
@@ -110,7 +159,8 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
             throw new IllegalStateException("the rendered chart has no ConfigMap " + SCHEDULER_CONFIG_MAP
                     + " or no container " + EXTENDER + " in Deployment " + SCHEDULER + "; was the chart renamed?");
         }
-        return new ChartConfig(scheduler, arguments(extender), jvm(extender));
+        return new ChartConfig(
+                scheduler, arguments(extender), jvm(extender), controller == null ? Jvm.NONE : jvm(controller));
     }
 
     /** The scheduler configuration calling the extender at {@code url}, without leader election (one replica). */
@@ -159,25 +209,17 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
         return args;
     }
 
-    /** The chart's JVM options; a container's memory limit sets the heap they ask a share of, so -Xmx says it here. */
-    private static List<String> jvm(JsonNode container) {
-        List<String> jvm = new ArrayList<>();
+    /** A container's {@code JAVA_TOOL_OPTIONS} and memory limit. */
+    private static Jvm jvm(JsonNode container) {
+        List<String> options = new ArrayList<>();
         container.path("env").forEach(e -> {
             if (e.path("name").asText().equals("JAVA_TOOL_OPTIONS")) {
-                jvm.addAll(Arrays.asList(e.path("value").asText().trim().split("\\s+")));
+                options.addAll(Arrays.asList(e.path("value").asText().trim().split("\\s+")));
             }
         });
         String limit = container.path("resources").path("limits").path("memory").asText("");
-        String percent = jvm.stream()
-                .filter(o -> o.startsWith("-XX:MaxRAMPercentage="))
-                .findFirst()
-                .map(o -> o.substring(o.indexOf('=') + 1))
-                .orElse("25");
-        if (limit.endsWith("Mi")) {
-            long mib = Long.parseLong(limit.substring(0, limit.length() - 2));
-            jvm.add("-Xmx" + (long) (mib * Double.parseDouble(percent) / 100) + "m");
-        }
-        return jvm;
+        long mib = limit.endsWith("Mi") ? Long.parseLong(limit.substring(0, limit.length() - 2)) : 0;
+        return new Jvm(List.copyOf(options), mib);
     }
 
     private static String run(List<String> command) {

@@ -144,7 +144,7 @@ final class Auditor {
         return "Succeeded".equals(phase) || "Failed".equals(phase);
     }
 
-    private static PodGrant allocation(Pod pod) {
+    static PodGrant allocation(Pod pod) {
         Map<String, String> annotations = pod.getMetadata().getAnnotations();
         String json = annotations == null ? null : annotations.get(Annotations.ALLOCATION);
         return json == null ? null : PodGrant.fromJson(json);

@@ -46,6 +46,7 @@ final class Faults {
     private final List<Later> later = new ArrayList<>();
     private final List<String> log = new ArrayList<>();
     private final Map<String, Integer> counts = new TreeMap<>();
+    private final Failovers failovers = new Failovers();
     private int next = round.size();
 
     Faults(SoakCluster cluster, Load load, SoakOptions options) {
@@ -65,8 +66,16 @@ final class Faults {
         }
         Kind kind = round.get(next++);
         String detail;
+        long at = System.nanoTime();
+        int pending = load.pending();
         try {
             detail = inflict(kind);
+            boolean killed = kind == Kind.EXTENDER_KILLED
+                    || kind == Kind.SCHEDULER_KILLED
+                    || (kind == Kind.CONTROLLER_LEADER_KILLED && !detail.startsWith(SoakCluster.NONE_KILLED));
+            if (killed) {
+                failovers.record(kind.name(), at, pending);
+            }
         } catch (KubernetesClientException e) {
             detail = "not done, the API refused: " + e.getMessage(); // e.g. still restarting after the previous fault
         }
@@ -179,6 +188,11 @@ final class Faults {
     /** Whether every kind of fault has been inflicted at least once. */
     boolean everyKindDone() {
         return counts.size() == Kind.values().length;
+    }
+
+    /** The kills of what placement and admission go through, timed. */
+    Failovers failovers() {
+        return failovers;
     }
 
     Map<String, Integer> counts() {

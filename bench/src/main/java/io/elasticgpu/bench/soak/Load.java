@@ -2,6 +2,7 @@ package io.elasticgpu.bench.soak;
 
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -39,6 +40,15 @@ final class Load implements AutoCloseable {
     private final Duration longest;
     private final Map<String, Live> live = new ConcurrentHashMap<>();
     private final Map<String, Long> boundAt = new ConcurrentHashMap<>();
+    /** Where each pod was first seen bound, and the cards it was first seen to hold: neither may change. */
+    private final Map<String, String> boundTo = new ConcurrentHashMap<>();
+
+    private final Map<String, PodGrant> heldFirst = new ConcurrentHashMap<>();
+    /** When each bind was first seen, nanoseconds, in order: the failovers' next bind. */
+    private final List<Long> binds = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** When each pod through a claim came back from the webhook, nanoseconds. */
+    private final List<Long> admissions = java.util.Collections.synchronizedList(new ArrayList<>());
+
     private final List<Long> latencies = java.util.Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger created = new AtomicInteger();
     private final AtomicInteger deleted = new AtomicInteger();
@@ -74,6 +84,8 @@ final class Load implements AutoCloseable {
             @Override
             public void onDelete(Pod pod, boolean unknown) {
                 live.remove(pod.getMetadata().getName());
+                boundTo.remove(pod.getMetadata().getName());
+                heldFirst.remove(pod.getMetadata().getName());
             }
         });
     }
@@ -84,7 +96,49 @@ final class Load implements AutoCloseable {
         Live l = live.get(name);
         if (l != null && node != null && !node.isEmpty() && boundAt.putIfAbsent(name, System.nanoTime()) == null) {
             latencies.add(System.nanoTime() - l.createdAt());
+            binds.add(System.nanoTime());
         }
+        boundOnce(name, node, Auditor.allocation(pod));
+    }
+
+    /** A pod's node and cards, once seen, stay: a second bind or a second grant to a bound pod is a violation. */
+    private void boundOnce(String name, String node, PodGrant grant) {
+        if (node != null && !node.isEmpty()) {
+            String first = boundTo.putIfAbsent(name, node);
+            if (first != null && !first.equals(node)) {
+                violations.add("pod bound twice", name + " on " + first + ", then on " + node);
+            }
+        }
+        if (grant != null) {
+            PodGrant first = heldFirst.putIfAbsent(name, grant);
+            if (first != null && !first.equals(grant)) {
+                violations.add("grant of a bound pod changed", name + ": " + first + ", then " + grant);
+            }
+        }
+    }
+
+    /** The first bind seen after {@code nanos}, if any. */
+    java.util.OptionalLong firstBindAfter(long nanos) {
+        return firstAfter(binds, nanos);
+    }
+
+    /** The first pod through a claim the webhook admitted after {@code nanos}, if any. */
+    java.util.OptionalLong firstAdmissionAfter(long nanos) {
+        return firstAfter(admissions, nanos);
+    }
+
+    private static java.util.OptionalLong firstAfter(List<Long> times, long nanos) {
+        synchronized (times) {
+            return times.stream()
+                    .mapToLong(Long::longValue)
+                    .filter(t -> t > nanos)
+                    .min();
+        }
+    }
+
+    /** Pods created and not yet bound, now. */
+    int pending() {
+        return (int) live.keySet().stream().filter(n -> !boundAt.containsKey(n)).count();
     }
 
     /** One step of the users: delete the pods whose time is up, then create until the fill level. */
@@ -130,6 +184,7 @@ final class Load implements AutoCloseable {
             Pod pod = client.pods().resource(shaped.pod()).create();
             if (shaped.claim() != null) {
                 claimed.incrementAndGet();
+                admissions.add(System.nanoTime());
                 if (!PodAsks.asksGpu(pod, PodAsks.Units.DEFAULT)) {
                     violations.add(
                             "claim not written into its pod", name + " was admitted without its claim's resources");

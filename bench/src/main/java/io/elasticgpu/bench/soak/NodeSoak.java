@@ -410,6 +410,9 @@ public final class NodeSoak {
                 events,
                 violations.counts(),
                 violations.examples(),
-                rss.trends());
+                rss.trends(),
+                SoakResult.Memory.NOT_MEASURED,
+                Map.of(),
+                List.of());
     }
 }

@@ -40,7 +40,8 @@ final class Rss {
         return trends;
     }
 
-    private static OptionalLong read(long pid) {
+    /** A process's VmRSS, KiB; empty once it is gone. */
+    static OptionalLong read(long pid) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
                 if (line.startsWith("VmRSS:")) {

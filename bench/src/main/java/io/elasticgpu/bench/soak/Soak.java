@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +21,10 @@ import java.util.stream.Stream;
 public final class Soak {
 
     private static final Duration AUDIT_EVERY = Duration.ofSeconds(3);
+    /** How often each of our JVMs' heap is measured after a full collection. */
+    private static final Duration HEAP_EVERY = Duration.ofMinutes(1);
+    /** The heap's slope is fitted over the run's last this many minutes (or its last two thirds, if shorter). */
+    private static final double SLOPE_MINUTES = 40;
     /** A 5xx answered by one of our HTTP endpoints is logged by it as this (HttpEndpoint, level ERROR). */
     private static final String SERVER_ERROR = "level=ERROR logger=HttpEndpoint";
 
@@ -33,6 +39,8 @@ public final class Soak {
             Violations violations = new Violations();
             Auditor auditor = new Auditor(cluster.client(), violations);
             Rss rss = new Rss();
+            HeapSamples heap = new HeapSamples(workDir);
+            log.println("soak: memory limits: " + cluster.cgroups().mode());
             PodShapes shapes = PodShapes.withClaims(options.trace(), cluster.schedulerName());
             try (Load load = new Load(
                             cluster.client(),
@@ -42,7 +50,8 @@ public final class Soak {
                             options.duration(),
                             violations);
                     ScheduledExecutorService users = Executors.newSingleThreadScheduledExecutor();
-                    ScheduledExecutorService audit = Executors.newSingleThreadScheduledExecutor()) {
+                    ScheduledExecutorService audit = Executors.newSingleThreadScheduledExecutor();
+                    ScheduledExecutorService heapEvery = Executors.newSingleThreadScheduledExecutor()) {
                 Faults faults = new Faults(cluster, load, options);
                 long start = System.nanoTime();
                 users.scheduleWithFixedDelay(quietly(load::step, log), 0, 1, TimeUnit.SECONDS);
@@ -56,6 +65,11 @@ public final class Soak {
                         AUDIT_EVERY.toMillis(),
                         AUDIT_EVERY.toMillis(),
                         TimeUnit.MILLISECONDS);
+                heapEvery.scheduleAtFixedRate(
+                        quietly(() -> heap.sample(cluster.jvmPids()), log),
+                        HEAP_EVERY.toSeconds() / 2,
+                        HEAP_EVERY.toSeconds(),
+                        TimeUnit.SECONDS);
                 long end = start + options.duration().toNanos();
                 // A fixed delay after each fault (one that took long, a restart on a loaded machine, delays the next),
                 // and on past the duration until every kind of fault has happened once: on a loaded machine the slow
@@ -74,9 +88,18 @@ public final class Soak {
                 log.println("soak: draining");
                 load.drain(Duration.ofMinutes(3));
                 audit.shutdownNow();
+                heapEvery.shutdownNow();
                 auditor.leftBehind(Duration.ofMinutes(2));
                 serverErrors(cluster.logs(), violations);
+                Map<String, Long> oomKills = cluster.cgroups().oomKills();
+                oomKills.forEach((component, kills) -> {
+                    if (kills > 0) {
+                        violations.add("out-of-memory kill", component + " killed " + kills + " times at its limit");
+                    }
+                });
                 long[] latency = load.latencies();
+                List<Failovers.Kill> kills = faults.failovers().kills(load);
+                double minutes = seconds / 60;
                 return new SoakResult(
                         options.duration().toSeconds() / 60.0,
                         options.nodes(),
@@ -93,7 +116,15 @@ public final class Soak {
                         faults.log(),
                         violations.counts(),
                         violations.examples(),
-                        rss.trends());
+                        rss.trends(),
+                        new SoakResult.Memory(
+                                cluster.cgroups().mode(),
+                                oomKills,
+                                cluster.cgroups().peakMib(),
+                                heap.slopes(Math.max(minutes - SLOPE_MINUTES, minutes / 3)),
+                                heap.series()),
+                        Failovers.summary(kills),
+                        kills);
             }
         }
     }

@@ -39,6 +39,8 @@ final class SoakCluster implements AutoCloseable {
     static final String NAMESPACE = "soak";
     /** The ElasticGPUClass the users' claims name. */
     static final String CLAIM_CLASS = "soak";
+    /** How a controller-leader fault that killed nothing begins. */
+    static final String NONE_KILLED = "no live controller";
     /** Where the chart installs: the ledgers (the extender's default) and the controllers' Lease. */
     private static final String SYSTEM = "elastic-gpu-system";
     /** {@code egpu controller}'s Lease (Leadership.LEASE_NAME; the bench does not depend on the controller module). */
@@ -56,6 +58,7 @@ final class SoakCluster implements AutoCloseable {
     private final ControlPlane cp;
     private final KubernetesClient client;
     private final ChartConfig chart;
+    private final MemoryCgroups cgroups;
     private final Map<String, GpuNodeSpec> nodes = new LinkedHashMap<>();
     private final List<EgpuProcess> extenders = new ArrayList<>();
     private final List<EgpuProcess> controllers = new ArrayList<>();
@@ -64,16 +67,18 @@ final class SoakCluster implements AutoCloseable {
 
     private final TcpBalancer webhook = new TcpBalancer(webhookPorts);
 
-    private SoakCluster(ControlPlane cp, ChartConfig chart) {
+    private SoakCluster(ControlPlane cp, ChartConfig chart, MemoryCgroups cgroups) {
         this.cp = cp;
         this.client = cp.newClient();
         this.chart = chart;
+        this.cgroups = cgroups;
     }
 
     static SoakCluster start(SoakOptions options, Path repository, Path workDir) {
         ChartConfig chart = ChartConfig.render(repository);
         ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(workDir, Binaries.locate(Binaries.E2E_DIR)));
-        SoakCluster cluster = new SoakCluster(cp, chart);
+        SoakCluster cluster = new SoakCluster(
+                cp, chart, MemoryCgroups.create(cp.workDir().getFileName().toString()));
         try {
             cluster.startEverything(options.nodes());
             return cluster;
@@ -140,13 +145,40 @@ final class SoakCluster implements AutoCloseable {
     private EgpuProcess startExtender(int port) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
+        int replica = extenders.size() < 2 ? extenders.size() : indexOf(extenders, port);
         return EgpuProcess.start(
-                chart.extenderJvm(), "scheduler", args, log("extender-" + port), port, "--listen", READY);
+                cgroups.launcher("extender-" + replica, chart.extender().limitMib()),
+                jvm(chart.extender()),
+                "scheduler",
+                args,
+                log("extender-" + port),
+                port,
+                "--listen",
+                READY);
+    }
+
+    /**
+     * As the chart's container runs it: its options, and the heap its memory limit makes, from the cgroup where
+     * there is one, otherwise from {@code -Xmx}.
+     */
+    private List<String> jvm(ChartConfig.Jvm container) {
+        return cgroups.available() ? container.toolOptions() : container.heapSized();
+    }
+
+    private static int indexOf(List<EgpuProcess> replicas, int port) {
+        for (int i = 0; i < replicas.size(); i++) {
+            if (replicas.get(i).port() == port) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no replica on port " + port);
     }
 
     private EgpuProcess startController(int port, int webhookPort) {
+        int replica = controllers.size() < 2 ? controllers.size() : indexOf(controllers, port);
         return EgpuProcess.start(
-                List.of("-Xmx256m", "-XX:+UseSerialGC"),
+                cgroups.launcher("controller-" + replica, chart.controller().limitMib()),
+                jvm(chart.controller()),
                 "controller",
                 List.of(
                         "--kubeconfig",
@@ -188,13 +220,24 @@ final class SoakCluster implements AutoCloseable {
         return cp.workDir().resolve("logs");
     }
 
-    /** Every component's pid, by name, for the RSS samples. */
-    Map<String, Long> pids() {
-        Map<String, Long> pids = new LinkedHashMap<>(cp.pids());
+    /** Our JVMs' pids, by name, for the heap samples. */
+    Map<String, Long> jvmPids() {
+        Map<String, Long> pids = new LinkedHashMap<>();
         for (int i = 0; i < extenders.size(); i++) {
             pids.put("extender-" + i, extenders.get(i).process().pid());
             pids.put("controller-" + i, controllers.get(i).process().pid());
         }
+        return pids;
+    }
+
+    MemoryCgroups cgroups() {
+        return cgroups;
+    }
+
+    /** Every component's pid, by name, for the RSS samples. */
+    Map<String, Long> pids() {
+        Map<String, Long> pids = new LinkedHashMap<>(cp.pids());
+        pids.putAll(jvmPids());
         return pids;
     }
 
@@ -230,7 +273,7 @@ final class SoakCluster implements AutoCloseable {
             }
             sleep(Duration.ofSeconds(1)); // the Lease still names a replica killed before: wait for the takeover
         } while (System.nanoTime() < deadline);
-        return "no live controller took the lease (holder " + holder + ") in " + LEASE_TAKEOVER + "; none killed";
+        return NONE_KILLED + " took the lease (holder " + holder + ") in " + LEASE_TAKEOVER + "; none killed";
     }
 
     String crash(String component) {
@@ -254,5 +297,6 @@ final class SoakCluster implements AutoCloseable {
         webhook.close();
         client.close();
         cp.close();
+        cgroups.close();
     }
 }

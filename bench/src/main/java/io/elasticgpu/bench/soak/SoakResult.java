@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What {@code bench/run soak} saw: the load held, the faults, the broken invariants (each must be 0) and each
- * component's memory trend. Serialised as the benchmark's JSON ({@code podsPerSecond} counts pods bound).
+ * What {@code bench/run soak} saw: the load held, the faults, the broken invariants (each must be 0), each
+ * component's memory trend, our JVMs' memory against the chart's limits, and the failovers timed. Serialised as the
+ * benchmark's JSON ({@code podsPerSecond} counts pods bound).
  */
 public record SoakResult(
         double minutes,
@@ -23,7 +24,30 @@ public record SoakResult(
         List<String> faultLog,
         Map<String, Integer> violations,
         List<String> violationExamples,
-        Map<String, Rss.Trend> rssMiB) {
+        Map<String, Rss.Trend> rssMiB,
+        SoakResult.Memory memory,
+        Map<String, Failovers.Summary> failovers,
+        List<Failovers.Kill> kills) {
+
+    /**
+     * Our JVMs against the chart's memory limits.
+     *
+     * @param limits    how the limits were held (the cgroup) or why only the heap was sized
+     * @param oomKills  processes killed at the limit, per component (each must be 0)
+     * @param peakMib   the most memory each component's cgroup used
+     * @param slopes    heap after a full collection and RSS, MiB a minute, over the run's end
+     * @param perMinute every minute's figures, per component
+     */
+    public record Memory(
+            String limits,
+            Map<String, Long> oomKills,
+            Map<String, Long> peakMib,
+            Map<String, HeapSamples.Slope> slopes,
+            Map<String, List<HeapSamples.Sample>> perMinute) {
+
+        /** For a soak that runs none of our JVMs under the chart's limits. */
+        public static final Memory NOT_MEASURED = new Memory("not measured", Map.of(), Map.of(), Map.of(), Map.of());
+    }
 
     public int totalViolations() {
         return violations.values().stream().mapToInt(Integer::intValue).sum();
@@ -49,6 +73,21 @@ public record SoakResult(
         out.append("%-24s %10s %10s %8s %8s%n".formatted("component", "start MiB", "end MiB", "growth", "samples"));
         rssMiB.forEach((c, t) -> out.append(
                 "%-24s %10d %10d %7.1f%% %8d%n".formatted(c, t.start(), t.end(), t.growthPct(), t.samples())));
+        out.append("memory limits: ").append(memory.limits()).append('\n');
+        out.append("%-16s %9s %14s %13s %9s %9s%n"
+                .formatted("component", "oom kills", "peak MiB", "heap MiB/min", "RSS/min", "processes"));
+        memory.slopes()
+                .forEach((c, s) -> out.append("%-16s %9d %14d %13.3f %9.3f %9d%n"
+                        .formatted(
+                                c,
+                                memory.oomKills().getOrDefault(c, 0L),
+                                memory.peakMib().getOrDefault(c, -1L),
+                                s.heapMibPerMinute(),
+                                s.rssMibPerMinute(),
+                                s.processes())));
+        out.append("failovers (seconds from the kill to the next bind): ")
+                .append(failovers)
+                .append('\n');
         return out.toString();
     }
 }

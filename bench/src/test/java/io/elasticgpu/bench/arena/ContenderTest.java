@@ -66,7 +66,8 @@ class ContenderTest {
         com.fasterxml.jackson.databind.node.ObjectNode config =
                 new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
         config.putArray("profiles").addObject().put("schedulerName", "egpu");
-        Stage stage = new Stage(null, new ChartConfig(config, List.of(), List.of()), null, null);
+        Stage stage = new Stage(
+                null, new ChartConfig(config, List.of(), ChartConfig.Jvm.NONE, ChartConfig.Jvm.NONE), null, null);
         Pod share = ours.pod(SHARE, 0, stage);
         assertThat(limits(share))
                 .isEqualTo(limits(Contender.of("hami-binpack-spread").pod(SHARE, 0, null)));

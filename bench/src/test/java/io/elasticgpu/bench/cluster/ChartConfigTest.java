@@ -49,6 +49,22 @@ class ChartConfigTest {
                       value: "-XX:+UseSerialGC -XX:MaxRAMPercentage=75"
                     resources:
                       limits: {memory: 512Mi}
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: elastic-gpu-elastic-gpu-controller
+            spec:
+              template:
+                spec:
+                  containers:
+                  - name: controller
+                    args: [controller]
+                    env:
+                    - name: JAVA_TOOL_OPTIONS
+                      value: "-XX:+UseSerialGC -XX:MaxRAMPercentage=50"
+                    resources:
+                      limits: {memory: 256Mi}
             """;
 
     @Test
@@ -64,6 +80,9 @@ class ChartConfigTest {
         assertThat(chart.schedulerName()).isEqualTo("elastic-gpu-scheduler");
         assertThat(chart.extenderArgs()).containsExactly("--policy", "elastic", "--memory-block-mib", "16");
         assertThat(chart.extenderJvm()).containsExactly("-XX:+UseSerialGC", "-XX:MaxRAMPercentage=75", "-Xmx384m");
+        assertThat(chart.extender().limitMib()).isEqualTo(512);
+        assertThat(chart.controller().toolOptions()).containsExactly("-XX:+UseSerialGC", "-XX:MaxRAMPercentage=50");
+        assertThat(chart.controller().heapSized()).endsWith("-Xmx128m");
     }
 
     @Test

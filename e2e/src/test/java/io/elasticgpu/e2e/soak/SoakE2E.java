@@ -66,6 +66,18 @@ class SoakE2E {
                 .as("pods deleted at the end of their lifetime")
                 .isGreaterThan(20);
         assertThat(r.auditSamples()).as("audit samples").isGreaterThan(10);
+        assertThat(r.memory().perMinute())
+                .as("each of our JVMs' heap after a full collection, every minute")
+                .containsKeys("extender-0", "extender-1", "controller-0", "controller-1");
+        assertThat(r.memory().perMinute().get("extender-1"))
+                .as("the standby extender, never killed: measured each minute")
+                .hasSizeGreaterThanOrEqualTo(2)
+                .allMatch(s -> s.heapMib() > 0 && s.rssMib() > s.heapMib());
+        assertThat(r.kills())
+                .as("kills of the extender, the controller leader and kube-scheduler, each timed to the next bind")
+                .extracting(k -> k.kind())
+                .contains("EXTENDER_KILLED", "CONTROLLER_LEADER_KILLED", "SCHEDULER_KILLED");
+        assertThat(r.kills()).allMatch(k -> k.toNextBindSeconds() >= 0, "a bind came after every kill");
         assertThat(r.violations())
                 .as("broken invariants, first examples: %s", r.violationExamples())
                 .isEmpty();

@@ -70,8 +70,24 @@ public final class EgpuProcess implements AutoCloseable {
             int port,
             String listenFlag,
             Duration ready) {
-        List<String> line = new ArrayList<>(
-                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        return start(List.of(), jvm, command, args, log, port, listenFlag, ready);
+    }
+
+    /**
+     * The same, the java command line run by {@code launcher} (a command that ends by running its arguments, e.g.
+     * one that first enters a memory cgroup).
+     */
+    public static EgpuProcess start(
+            List<String> launcher,
+            List<String> jvm,
+            String command,
+            List<String> args,
+            Path log,
+            int port,
+            String listenFlag,
+            Duration ready) {
+        List<String> line = new ArrayList<>(launcher);
+        line.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         line.addAll(jvm);
         line.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
         line.addAll(args);
