@@ -73,15 +73,22 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
 
     /** Renders the chart with the helm {@code deploy/bin/build-helm} provides (building it once if missing). */
     public static ChartConfig render(Path repository) {
+        return render(repository, java.util.Map.of());
+    }
+
+    /** The same with values set ({@code helm template --set-string key=value} for each). */
+    public static ChartConfig render(Path repository, java.util.Map<String, String> values) {
         Path deploy = repository.resolve("deploy");
         String helm = helm(deploy);
-        return parse(run(List.of(
+        List<String> command = new ArrayList<>(List.of(
                 helm,
                 "template",
                 "elastic-gpu",
                 deploy.resolve("helm/elastic-gpu").toString(),
                 "--namespace",
-                "elastic-gpu-system")));
+                "elastic-gpu-system"));
+        new java.util.TreeMap<>(values).forEach((k, v) -> command.addAll(List.of("--set-string", k + "=" + v)));
+        return parse(run(command));
     }
 
     /** The helm {@code deploy/bin/build-helm} builds into the e2e cache, built first on a machine that lacks it. */

@@ -31,7 +31,8 @@ final class Faults {
         APISERVER_RESTARTED,
         CARD_UNHEALTHY,
         NODE_DELETED,
-        BURST
+        BURST,
+        UPGRADE_AND_ROLLBACK
     }
 
     private record Later(long dueNanos, String what, Runnable action) {}
@@ -72,6 +73,7 @@ final class Faults {
             detail = inflict(kind);
             boolean killed = kind == Kind.EXTENDER_KILLED
                     || kind == Kind.SCHEDULER_KILLED
+                    || kind == Kind.UPGRADE_AND_ROLLBACK
                     || (kind == Kind.CONTROLLER_LEADER_KILLED && !detail.startsWith(SoakCluster.NONE_KILLED));
             if (killed) {
                 failovers.record(kind.name(), at, pending);
@@ -117,6 +119,7 @@ final class Faults {
             case APISERVER_RESTARTED -> cluster.crash("kube-apiserver");
             case CARD_UNHEALTHY -> cardUnhealthy();
             case NODE_DELETED -> nodeDeleted();
+            case UPGRADE_AND_ROLLBACK -> cluster.upgradeAndRollBack(giveBackAfter.dividedBy(4));
             case BURST -> {
                 load.burst(burst);
                 yield burst + " pods at once";

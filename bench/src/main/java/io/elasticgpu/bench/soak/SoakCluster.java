@@ -39,6 +39,13 @@ final class SoakCluster implements AutoCloseable {
     static final String NAMESPACE = "soak";
     /** The ElasticGPUClass the users' claims name. */
     static final String CLAIM_CLASS = "soak";
+    /**
+     * The upgrade fault's {@code helm upgrade --set}: values that change the extender's and the controller's pod
+     * templates (their JVM options), so that a rollout replaces every one of our pods and the scheduler's.
+     */
+    static final Map<String, String> UPGRADE_VALUES = Map.of(
+            "extender.javaToolOptions", "-XX:+UseSerialGC -XX:MaxRAMPercentage=70",
+            "controller.javaToolOptions", "-XX:+UseSerialGC -XX:MaxRAMPercentage=70");
     /** How a controller-leader fault that killed nothing begins. */
     static final String NONE_KILLED = "no live controller";
     /** Where the chart installs: the ledgers (the extender's default) and the controllers' Lease. */
@@ -57,7 +64,13 @@ final class SoakCluster implements AutoCloseable {
 
     private final ControlPlane cp;
     private final KubernetesClient client;
-    private final ChartConfig chart;
+    /** The chart as installed, and as the upgrade fault renders it with {@link #UPGRADE_VALUES}. */
+    private final ChartConfig installed;
+
+    private final ChartConfig upgraded;
+    /** What the components now run. */
+    private ChartConfig chart;
+
     private final MemoryCgroups cgroups;
     private final Map<String, GpuNodeSpec> nodes = new LinkedHashMap<>();
     private final List<EgpuProcess> extenders = new ArrayList<>();
@@ -67,18 +80,24 @@ final class SoakCluster implements AutoCloseable {
 
     private final TcpBalancer webhook = new TcpBalancer(webhookPorts);
 
-    private SoakCluster(ControlPlane cp, ChartConfig chart, MemoryCgroups cgroups) {
+    private SoakCluster(ControlPlane cp, ChartConfig installed, ChartConfig upgraded, MemoryCgroups cgroups) {
         this.cp = cp;
         this.client = cp.newClient();
-        this.chart = chart;
+        this.installed = installed;
+        this.upgraded = upgraded;
+        this.chart = installed;
         this.cgroups = cgroups;
     }
 
     static SoakCluster start(SoakOptions options, Path repository, Path workDir) {
         ChartConfig chart = ChartConfig.render(repository);
+        ChartConfig upgraded = ChartConfig.render(repository, UPGRADE_VALUES);
         ControlPlane cp = ControlPlane.start(ControlPlane.Options.of(workDir, Binaries.locate(Binaries.E2E_DIR)));
         SoakCluster cluster = new SoakCluster(
-                cp, chart, MemoryCgroups.create(cp.workDir().getFileName().toString()));
+                cp,
+                chart,
+                upgraded,
+                MemoryCgroups.create(cp.workDir().getFileName().toString()));
         try {
             cluster.startEverything(options.nodes());
             return cluster;
@@ -102,8 +121,8 @@ final class SoakCluster implements AutoCloseable {
         GpuNodeSpec.mixed("soak", nodeCount).forEach(s -> nodes.put(s.name(), s));
         FakeGpuNodes.create(client, List.copyOf(nodes.values()), Duration.ofMinutes(3));
         for (int i = 0; i < 2; i++) {
-            extenders.add(startExtender(Ports.free()));
-            controllers.add(startController(Ports.free(), webhookPorts.get(i)));
+            extenders.add(startExtender(i, Ports.free()));
+            controllers.add(startController(i, Ports.free()));
         }
         cp.restartScheduler(ChartConfig.write(
                 chart.withExtenderAt(extenders.getFirst().url()), cp.workDir().resolve("soak-scheduler.yaml")));
@@ -142,12 +161,11 @@ final class SoakCluster implements AutoCloseable {
                 .delete();
     }
 
-    private EgpuProcess startExtender(int port) {
+    private EgpuProcess startExtender(int replica, int port) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        int replica = extenders.size() < 2 ? extenders.size() : indexOf(extenders, port);
         return EgpuProcess.start(
-                cgroups.launcher("extender-" + replica, chart.extender().limitMib()),
+                cgroups.launcher(group("extender-" + replica), chart.extender().limitMib()),
                 jvm(chart.extender()),
                 "scheduler",
                 args,
@@ -165,19 +183,19 @@ final class SoakCluster implements AutoCloseable {
         return cgroups.available() ? container.toolOptions() : container.heapSized();
     }
 
-    private static int indexOf(List<EgpuProcess> replicas, int port) {
-        for (int i = 0; i < replicas.size(); i++) {
-            if (replicas.get(i).port() == port) {
-                return i;
-            }
-        }
-        throw new IllegalStateException("no replica on port " + port);
+    /**
+     * A replica's memory cgroup: its own, as its pod's; while an upgrade rolls, the new pod beside the old one has
+     * another ({@code -upgraded}), as it would.
+     */
+    private String group(String replica) {
+        return chart == installed ? replica : replica + "-upgraded";
     }
 
-    private EgpuProcess startController(int port, int webhookPort) {
-        int replica = controllers.size() < 2 ? controllers.size() : indexOf(controllers, port);
+    private EgpuProcess startController(int replica, int port) {
+        int webhookPort = webhookPorts.get(replica);
         return EgpuProcess.start(
-                cgroups.launcher("controller-" + replica, chart.controller().limitMib()),
+                cgroups.launcher(
+                        group("controller-" + replica), chart.controller().limitMib()),
                 jvm(chart.controller()),
                 "controller",
                 List.of(
@@ -246,7 +264,7 @@ final class SoakCluster implements AutoCloseable {
         EgpuProcess active = extenders.getFirst();
         active.kill();
         sleep(DOWN);
-        extenders.set(0, startExtender(active.port()));
+        extenders.set(0, startExtender(0, active.port()));
         return "extender on port " + active.port();
     }
 
@@ -267,13 +285,45 @@ final class SoakCluster implements AutoCloseable {
                 if (holder != null && holder.contains("-" + c.process().pid() + "-")) {
                     c.kill();
                     sleep(DOWN);
-                    controllers.set(i, startController(c.port(), webhookPorts.get(i)));
+                    controllers.set(i, startController(i, c.port()));
                     return "controller leader " + holder;
                 }
             }
             sleep(Duration.ofSeconds(1)); // the Lease still names a replica killed before: wait for the takeover
         } while (System.nanoTime() < deadline);
         return NONE_KILLED + " took the lease (holder " + holder + ") in " + LEASE_TAKEOVER + "; none killed";
+    }
+
+    /**
+     * {@code helm upgrade} with {@link #UPGRADE_VALUES}, then {@code helm rollback}, each rolled out as the chart's
+     * Deployments roll (a new pod ready before an old one goes, SIGTERM to the old): the standby scheduler pod's
+     * extender, then the active one's (kube-scheduler started again calling the new extender, as the new pod's
+     * scheduler takes the Lease), then each controller replica in turn (the other serving the webhook meanwhile).
+     */
+    String upgradeAndRollBack(Duration between) {
+        rollOut(upgraded);
+        sleep(between);
+        rollOut(installed);
+        return "every extender, controller and kube-scheduler rolled to " + UPGRADE_VALUES.keySet() + " and back";
+    }
+
+    private void rollOut(ChartConfig to) {
+        chart = to;
+        for (int replica : List.of(1, 0)) {
+            EgpuProcess old = extenders.get(replica);
+            EgpuProcess next = startExtender(replica, Ports.free());
+            if (replica == 0) {
+                cp.restartScheduler(ChartConfig.write(
+                        chart.withExtenderAt(next.url()), cp.workDir().resolve("soak-scheduler.yaml")));
+            }
+            extenders.set(replica, next);
+            old.close();
+        }
+        for (int replica = 0; replica < controllers.size(); replica++) {
+            EgpuProcess old = controllers.get(replica);
+            old.close(); // its webhook port is the Service's; the other replica serves while it is away
+            controllers.set(replica, startController(replica, old.port()));
+        }
     }
 
     String crash(String component) {

@@ -1,6 +1,7 @@
 package io.elasticgpu.controller.dashboard;
 
 import io.elasticgpu.api.v1alpha1.DraApi;
+import io.elasticgpu.api.watch.Informers;
 import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.controller.view.ClusterView;
 import io.elasticgpu.controller.view.Scope;
@@ -81,7 +82,7 @@ public final class ClusterWatch implements Supplier<ClusterView>, AutoCloseable 
     }
 
     private <T extends HasMetadata> SharedIndexInformer<T> counted(SharedIndexInformer<T> informer) {
-        informer.addEventHandler(new OnChange<>(changes::incrementAndGet));
+        Informers.ours(informer).addEventHandler(new OnChange<>(changes::incrementAndGet));
         return informer;
     }
 

@@ -9,6 +9,7 @@ import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
+import io.elasticgpu.api.watch.Informers;
 import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.controller.claims.ClaimBook;
 import io.elasticgpu.controller.claims.ClaimKey;
@@ -94,7 +95,7 @@ public final class ElasticGPUController implements AutoCloseable {
     }
 
     private <T extends HasMetadata> SharedIndexInformer<T> inform(SharedIndexInformer<T> informer) {
-        informer.addEventHandler(new OnChange<>(this::trigger));
+        Informers.ours(informer).addEventHandler(new OnChange<>(this::trigger));
         informers.add(informer);
         return informer;
     }

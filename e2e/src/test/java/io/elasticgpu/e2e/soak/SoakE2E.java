@@ -54,7 +54,8 @@ class SoakE2E {
                         "APISERVER_RESTARTED",
                         "CARD_UNHEALTHY",
                         "NODE_DELETED",
-                        "BURST");
+                        "BURST",
+                        "UPGRADE_AND_ROLLBACK");
         assertThat(r.faultLog())
                 .as("every fault did what it says")
                 .noneMatch(l -> l.contains("not done") || l.contains("none killed"));
@@ -74,9 +75,10 @@ class SoakE2E {
                 .hasSizeGreaterThanOrEqualTo(2)
                 .allMatch(s -> s.heapMib() > 0 && s.rssMib() > s.heapMib());
         assertThat(r.kills())
-                .as("kills of the extender, the controller leader and kube-scheduler, each timed to the next bind")
+                .as(
+                        "kills of the extender, the controller leader and kube-scheduler, and the upgrade, each timed to the next bind")
                 .extracting(k -> k.kind())
-                .contains("EXTENDER_KILLED", "CONTROLLER_LEADER_KILLED", "SCHEDULER_KILLED");
+                .contains("EXTENDER_KILLED", "CONTROLLER_LEADER_KILLED", "SCHEDULER_KILLED", "UPGRADE_AND_ROLLBACK");
         assertThat(r.kills()).allMatch(k -> k.toNextBindSeconds() >= 0, "a bind came after every kill");
         assertThat(r.violations())
                 .as("broken invariants, first examples: %s", r.violationExamples())

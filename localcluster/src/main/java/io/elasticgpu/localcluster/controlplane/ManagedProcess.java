@@ -67,8 +67,10 @@ public final class ManagedProcess {
                     .formatted(name, process.exitValue(), log, tail(30)));
         }
         if (!ready) {
-            throw new IllegalStateException("%s was not ready after %d s; the end of %s:%n%s"
-                    .formatted(name, timeout.toSeconds(), log, tail(30)));
+            String tail = tail(30);
+            stop(Duration.ofSeconds(5)); // not left running behind the failure
+            throw new IllegalStateException(
+                    "%s was not ready after %d s; the end of %s:%n%s".formatted(name, timeout.toSeconds(), log, tail));
         }
     }
 

@@ -2,6 +2,7 @@ package io.elasticgpu.scheduler.extender;
 
 import io.elasticgpu.api.v1alpha1.DraApi;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.watch.Informers;
 import io.elasticgpu.core.model.ModelTable;
 import io.elasticgpu.scheduler.binding.Binder;
 import io.elasticgpu.scheduler.binding.ClusterApi;
@@ -72,21 +73,23 @@ public final class ExtenderService implements AutoCloseable {
         ClusterCache cache = new ClusterCache(
                 pod -> PodAsks.asksGpu(pod, config.units()), config.units().memoryBlockMib());
         AtomicBoolean synced = new AtomicBoolean();
-        SharedIndexInformer<Node> nodeInformer = client.nodes().runnableInformer(0);
+        SharedIndexInformer<Node> nodeInformer = Informers.ours(client.nodes().runnableInformer(0));
         nodeInformer.addEventHandler(
                 handler(cache::upsertNode, n -> cache.deleteNode(n.getMetadata().getName())));
-        SharedIndexInformer<Pod> podInformer = client.pods().inAnyNamespace().runnableInformer(0);
+        SharedIndexInformer<Pod> podInformer =
+                Informers.ours(client.pods().inAnyNamespace().runnableInformer(0));
         podInformer.addEventHandler(handler(cache::upsertPod, cache::deletePod));
         // Where DRA is served, claims hold cards too (one ledger per card) and DRA pods are placed from their asks.
         SharedIndexInformer<ResourceClaim> claimInformer = DraApi.served(client)
-                ? client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0)
+                ? Informers.ours(
+                        client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0))
                 : null;
         if (claimInformer != null) {
             claimInformer.addEventHandler(handler(cache::upsertClaim, cache::deleteClaim));
         }
         // The preempt verb prefers victims no PodDisruptionBudget protects, as kube-scheduler's preemption does.
-        SharedIndexInformer<PodDisruptionBudget> budgetInformer =
-                client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0);
+        SharedIndexInformer<PodDisruptionBudget> budgetInformer = Informers.ours(
+                client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0));
         ExtenderServer server = serve(
                 config,
                 cache,
