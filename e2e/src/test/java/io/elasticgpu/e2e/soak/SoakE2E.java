@@ -75,8 +75,8 @@ class SoakE2E {
                 .hasSizeGreaterThanOrEqualTo(2)
                 .allMatch(s -> s.heapMib() > 0 && s.rssMib() > s.heapMib());
         assertThat(r.kills())
-                .as(
-                        "kills of the extender, the controller leader and kube-scheduler, and the upgrade, each timed to the next bind")
+                .as("kills of the extender, the controller leader and kube-scheduler, and the upgrade, each timed"
+                        + " to the next bind")
                 .extracting(k -> k.kind())
                 .contains("EXTENDER_KILLED", "CONTROLLER_LEADER_KILLED", "SCHEDULER_KILLED", "UPGRADE_AND_ROLLBACK");
         assertThat(r.kills()).allMatch(k -> k.toNextBindSeconds() >= 0, "a bind came after every kill");
