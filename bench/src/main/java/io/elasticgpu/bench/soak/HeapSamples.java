@@ -69,8 +69,9 @@ public final class HeapSamples {
         double minute = (System.nanoTime() - start) / 60e9;
         jvms.forEach((component, pid) -> {
             long heap = heapAfterGc(pid).orElse(-1);
-            long rss = Rss.read(pid).orElse(-1 * 1024) / 1024;
-            if (rss >= 0) {
+            OptionalLong rssKib = Rss.read(pid);
+            if (rssKib.isPresent()) {
+                long rss = rssKib.getAsLong() / 1024;
                 synchronized (series) {
                     series.computeIfAbsent(component, c -> new ArrayList<>())
                             .add(new Sample(Math.round(minute * 100) / 100.0, pid, heap, rss));
@@ -129,15 +130,21 @@ public final class HeapSamples {
 
     private OptionalLong heapAfterGc(long pid) {
         try {
-            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "-f", commands.toString())
-                    .redirectErrorStream(true)
-                    .start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                return OptionalLong.empty();
+            // Output to a file, so that a jcmd that never answers is ended by the timeout, not read forever.
+            Path out = Files.createTempFile(commands.getParent(), "jcmd-" + pid + "-", ".out");
+            try {
+                Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "-f", commands.toString())
+                        .redirectErrorStream(true)
+                        .redirectOutput(out.toFile())
+                        .start();
+                if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    p.destroyForcibly();
+                    return OptionalLong.empty();
+                }
+                return usedMib(Files.readString(out, StandardCharsets.UTF_8));
+            } finally {
+                Files.deleteIfExists(out);
             }
-            return usedMib(out);
         } catch (IOException e) {
             return OptionalLong.empty();
         } catch (InterruptedException e) {

@@ -70,10 +70,18 @@ class SoakE2E {
         assertThat(r.memory().perMinute())
                 .as("each of our JVMs' heap after a full collection, every minute")
                 .containsKeys("extender-0", "extender-1", "controller-0", "controller-1");
-        assertThat(r.memory().perMinute().get("extender-1"))
-                .as("the standby extender, never killed: measured each minute")
+        // The standby extender is only rolled by the upgrade, never killed. jcmd may not answer a JVM
+        // that is stopping or starting (heapMib -1): one such minute is allowed, not more.
+        var standby = r.memory().perMinute().get("extender-1");
+        assertThat(standby)
+                .as("the standby extender: heap after a full collection measured each minute")
+                .filteredOn(s -> s.heapMib() > 0)
                 .hasSizeGreaterThanOrEqualTo(2)
-                .allMatch(s -> s.heapMib() > 0 && s.rssMib() > s.heapMib());
+                .allMatch(s -> s.rssMib() > s.heapMib());
+        assertThat(standby)
+                .as("minutes in which jcmd did not answer the standby extender")
+                .filteredOn(s -> s.heapMib() < 0)
+                .hasSizeLessThanOrEqualTo(1);
         assertThat(r.kills())
                 .as("kills of the extender, the controller leader and kube-scheduler, and the upgrade, each timed"
                         + " to the next bind")

@@ -345,7 +345,7 @@ public final class PlanAllocator implements Allocator {
                 if (given.isPresent()) {
                     usage.add(given.get().grant().shares());
                 } else if (listed.containsKey(k)) {
-                    usage.add(p.planFor(c.name()));
+                    usage.add(cards.listedHolds(p.planFor(c.name()), listed.get(k)));
                 }
             }
         }
@@ -472,7 +472,12 @@ public final class PlanAllocator implements Allocator {
                 ContainerKey k = p.key(c);
                 List<Share> plan = p.planFor(c.name());
                 if (!out.containsKey(k) && records.containsKey(k) && !plan.isEmpty()) {
-                    out.put(k, new ContainerGrant(k, plan, c.family(), ""));
+                    List<Share> held = cards.listedHolds(plan, records.get(k));
+                    String note = held.equals(plan)
+                            ? ""
+                            : "answered before the agent restarted: kubelet lists cards %s, the plan said %s"
+                                    .formatted(cardsOf(held), cardsOf(plan));
+                    out.put(k, new ContainerGrant(k, held, c.family(), note));
                 }
             }
         }

@@ -163,6 +163,51 @@ class PlanAllocatorTest {
                 });
     }
 
+    /**
+     * The agent gave "a" (planned on card 0) the card planned for "b" (card 1), as plans are a pool, and was killed
+     * before it recorded that. kubelet's ids of a whole card name the card: the new run records "a" on card 1 and
+     * admits "b" on card 0, the card kubelet has left, instead of counting "a" on card 0 and refusing "b".
+     */
+    @Test
+    void aWholeCardAnsweredBeforeARestartIsTheCardKubeletListsAndThePlanItTookIsLeftToTheOtherPod() {
+        String gpu = "elasticgpu.io/gpu";
+        node.pods.add(wholeCardPod("a", 1, 0));
+        node.pods.add(wholeCardPod("b", 2, 1));
+        ContainerKey a = new ContainerKey("default", "a", "main");
+        node.record(a, gpu, List.of(node.uuid(1)));
+
+        ContainerGrant recorded = allocator.reconcile().get(a);
+        assertThat(recorded.shares())
+                .as("what kubelet's ids say 'a' holds, not its plan")
+                .singleElement()
+                .satisfies(s -> {
+                    assertThat(s.card()).isEqualTo(1);
+                    assertThat(s.uuid()).isEqualTo(node.uuid(1));
+                    assertThat(s.milli()).isEqualTo(1000);
+                });
+        assertThat(recorded.note()).contains("kubelet lists cards [1], the plan said [0]");
+
+        ContainerGrant b = allocator.allocate(gpu, List.of(node.uuid(0)));
+        assertThat(b.container().pod()).isEqualTo("b");
+        assertThat(b.shares())
+                .singleElement()
+                .satisfies(s -> assertThat(s.card()).isEqualTo(0));
+        assertThat(b.note()).isEqualTo("took the cards planned for default/a/main");
+    }
+
+    private NodePod wholeCardPod(String name, long assumeTime, int card) {
+        Map<String, List<PodGrant.Share>> plan =
+                Map.of("main", List.of(new PodGrant.Share(card, node.uuid(card), 1000, 16_384)));
+        return new NodePod(
+                "uid-" + name,
+                "default",
+                name,
+                assumeTime,
+                java.util.Optional.of(new PodGrant("node-1", plan)),
+                false,
+                List.of(new NodePod.Container("main", Map.of("elasticgpu.io/gpu", 1L), Family.ELASTIC_GPU, false)));
+    }
+
     @Test
     void aPlanThatWouldOverCommitACardIsRefused() {
         node.pods.add(node.slicePod("holder", 1, MEM, 12_288, 0));
