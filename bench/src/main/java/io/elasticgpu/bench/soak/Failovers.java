@@ -20,6 +20,8 @@ public final class Failovers {
      * @param backSeconds         from the kill until the killed component was started again and answered
      *                            {@code /readyz} (kube-scheduler: until it was started again)
      * @param toNextBindSeconds   from the kill to the next pod bound; -1 if none came
+     * @param toNextGpuBindSeconds from the kill to the next pod bound that asks our GPU resources (placed by the
+     *                            extender, not only filtered); -1 if none came
      * @param toNextAdmitSeconds  the controller's: from the kill to the next pod admitted through the webhook; -1 for
      *                            the others, or if none came
      * @param pendingAtKill       pods created and not bound when it came
@@ -29,18 +31,29 @@ public final class Failovers {
             double atSecond,
             double backSeconds,
             double toNextBindSeconds,
+            double toNextGpuBindSeconds,
             double toNextAdmitSeconds,
             int pendingAtKill) {}
 
     /**
      * The kills of one kind, summed up.
      *
-     * @param kills          how many
-     * @param toNextBindP50  median seconds from the kill to the next bind
-     * @param toNextBindMax  the longest
-     * @param over15Seconds  kills after which the next bind came later than 15 s (the goal)
+     * @param kills            how many
+     * @param toNextBindP50    median seconds from the kill to the next bind
+     * @param toNextBindMax    the longest
+     * @param over15Seconds    kills after which the next bind came later than 15 s (the goal)
+     * @param toNextGpuBindP50 median seconds from the kill to the next bind of a pod asking our GPU resources
+     * @param toNextGpuBindMax the longest
+     * @param gpuOver15Seconds kills after which that came later than 15 s
      */
-    public record Summary(int kills, double toNextBindP50, double toNextBindMax, int over15Seconds) {}
+    public record Summary(
+            int kills,
+            double toNextBindP50,
+            double toNextBindMax,
+            int over15Seconds,
+            double toNextGpuBindP50,
+            double toNextGpuBindMax,
+            int gpuOver15Seconds) {}
 
     private record Pending(String kind, long atNanos, long backNanos, int pendingAtKill) {}
 
@@ -64,26 +77,48 @@ public final class Failovers {
                     round((p.atNanos() - start) / 1e9),
                     round((p.backNanos() - p.atNanos()) / 1e9),
                     seconds(p.atNanos(), load.firstBindAfter(p.atNanos())),
+                    seconds(p.atNanos(), load.firstGpuBindAfter(p.atNanos())),
                     admit,
                     p.pendingAtKill()));
         }
         return kills;
     }
 
-    /** Per kind: the median and longest time to the next bind. */
+    /** Per kind: the median and longest time to the next bind, and to the next GPU pod's bind. */
     static Map<String, Summary> summary(List<Kill> kills) {
-        Map<String, List<Double>> byKind = new LinkedHashMap<>();
+        Map<String, List<Kill>> byKind = new LinkedHashMap<>();
         kills.stream()
                 .filter(k -> k.toNextBindSeconds() >= 0)
                 .forEach(k ->
-                        byKind.computeIfAbsent(k.kind(), x -> new ArrayList<>()).add(k.toNextBindSeconds()));
+                        byKind.computeIfAbsent(k.kind(), x -> new ArrayList<>()).add(k));
         Map<String, Summary> summary = new LinkedHashMap<>();
-        byKind.forEach((kind, s) -> {
-            List<Double> sorted = s.stream().sorted().toList();
-            summary.put(kind, new Summary(sorted.size(), sorted.get((sorted.size() - 1) / 2), sorted.getLast(), (int)
-                    sorted.stream().filter(x -> x > 15).count()));
+        byKind.forEach((kind, ks) -> {
+            List<Double> all = ks.stream().map(Kill::toNextBindSeconds).sorted().toList();
+            List<Double> gpu = ks.stream()
+                    .map(Kill::toNextGpuBindSeconds)
+                    .filter(x -> x >= 0)
+                    .sorted()
+                    .toList();
+            summary.put(
+                    kind,
+                    new Summary(
+                            all.size(),
+                            median(all),
+                            all.getLast(),
+                            over15(all),
+                            gpu.isEmpty() ? -1 : median(gpu),
+                            gpu.isEmpty() ? -1 : gpu.getLast(),
+                            over15(gpu)));
         });
         return summary;
+    }
+
+    private static double median(List<Double> sorted) {
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
+    private static int over15(List<Double> seconds) {
+        return (int) seconds.stream().filter(x -> x > 15).count();
     }
 
     private static double seconds(long from, java.util.OptionalLong to) {

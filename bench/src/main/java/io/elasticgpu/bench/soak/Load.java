@@ -46,6 +46,8 @@ final class Load implements AutoCloseable {
     private final Map<String, PodGrant> heldFirst = new ConcurrentHashMap<>();
     /** When each bind was first seen, nanoseconds, in order: the failovers' next bind. */
     private final List<Long> binds = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** The binds of pods that ask our GPU resources: those the extender places (CPU-only pods only filter by it). */
+    private final List<Long> gpuBinds = java.util.Collections.synchronizedList(new ArrayList<>());
     /** When each pod through a claim came back from the webhook, nanoseconds. */
     private final List<Long> admissions = java.util.Collections.synchronizedList(new ArrayList<>());
 
@@ -95,8 +97,12 @@ final class Load implements AutoCloseable {
         String node = pod.getSpec().getNodeName();
         Live l = live.get(name);
         if (l != null && node != null && !node.isEmpty() && boundAt.putIfAbsent(name, System.nanoTime()) == null) {
-            latencies.add(System.nanoTime() - l.createdAt());
-            binds.add(System.nanoTime());
+            long now = System.nanoTime();
+            latencies.add(now - l.createdAt());
+            binds.add(now);
+            if (PodAsks.asksGpu(pod, PodAsks.Units.DEFAULT)) {
+                gpuBinds.add(now);
+            }
         }
         boundOnce(name, node, Auditor.allocation(pod));
     }
@@ -120,6 +126,11 @@ final class Load implements AutoCloseable {
     /** The first bind seen after {@code nanos}, if any. */
     java.util.OptionalLong firstBindAfter(long nanos) {
         return firstAfter(binds, nanos);
+    }
+
+    /** The first bind of a pod asking our GPU resources seen after {@code nanos}, if any. */
+    java.util.OptionalLong firstGpuBindAfter(long nanos) {
+        return firstAfter(gpuBinds, nanos);
     }
 
     /** The first pod through a claim the webhook admitted after {@code nanos}, if any. */

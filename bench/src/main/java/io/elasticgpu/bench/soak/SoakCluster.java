@@ -206,7 +206,10 @@ final class SoakCluster implements AutoCloseable {
                         "--webhook-listen",
                         "127.0.0.1:" + webhookPort,
                         "--webhook-url",
-                        "127.0.0.1:" + webhook.port()),
+                        "127.0.0.1:" + webhook.port(),
+                        // The chart's default is warn; the soak keeps what each sync wrote, to explain a finding.
+                        "--log-level",
+                        "info"),
                 log("controller-" + port),
                 port,
                 "--http-listen",

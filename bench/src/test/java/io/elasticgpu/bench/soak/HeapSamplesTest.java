@@ -59,14 +59,16 @@ class HeapSamplesTest {
     }
 
     @Test
-    void failoversAreSummedUpPerKindAgainstTheGoal() {
+    void failoversAreSummedUpPerKindAgainstTheGoalForAnyPodAndForGpuPods() {
         var kills = List.of(
-                new Failovers.Kill("EXTENDER_KILLED", 30, 9, 12.5, -1, 40),
-                new Failovers.Kill("EXTENDER_KILLED", 240, 8, 16.0, -1, 10),
-                new Failovers.Kill("EXTENDER_KILLED", 450, 8, 3.0, -1, 10),
-                new Failovers.Kill("SCHEDULER_KILLED", 60, 3, -1, -1, 5));
+                new Failovers.Kill("EXTENDER_KILLED", 30, 9, 12.5, 20.0, -1, 40),
+                new Failovers.Kill("EXTENDER_KILLED", 240, 8, 16.0, 16.5, -1, 10),
+                new Failovers.Kill("EXTENDER_KILLED", 450, 8, 3.0, -1, -1, 10),
+                new Failovers.Kill("SCHEDULER_KILLED", 60, 3, -1, -1, -1, 5));
         var summary = Failovers.summary(kills);
         assertThat(summary).containsOnlyKeys("EXTENDER_KILLED");
-        assertThat(summary.get("EXTENDER_KILLED")).isEqualTo(new Failovers.Summary(3, 12.5, 16.0, 1));
+        assertThat(summary.get("EXTENDER_KILLED"))
+                .as("any pod: 3.0, 12.5, 16.0; GPU pods: 16.5, 20.0 (none after the third kill)")
+                .isEqualTo(new Failovers.Summary(3, 12.5, 16.0, 1, 16.5, 20.0, 2));
     }
 }

@@ -68,6 +68,13 @@ public final class ElasticGPUController implements AutoCloseable {
     private SharedIndexInformer<ElasticGPUClass> classes;
     private SharedIndexInformer<ResourceClaim> draClaims; // null where the API server serves no DRA
     private final ClaimTemplates templates;
+    /** The writes of the running sync that failed; touched only on the sync thread. */
+    private final List<String> failures = new ArrayList<>();
+    /** The running sync's writes answered 409 or 404, and its claim statuses written; on the sync thread only. */
+    private int conflicts;
+
+    private int claimWrites;
+
     private volatile boolean closed;
 
     /** @param resyncPeriod how often to sync without an event (drift made while no event came) */
@@ -132,10 +139,22 @@ public final class ElasticGPUController implements AutoCloseable {
         }
     }
 
+    /**
+     * One sync. A write that fails (other than a conflict) does not stop the others: every ElasticGPU and claim is
+     * tried, so that one object the API server keeps refusing cannot hold back every claim's status; the failures
+     * are then thrown together, and the sync runs again after {@link #RETRY}.
+     */
     private void syncOnce() {
+        long started = System.nanoTime();
+        failures.clear();
+        conflicts = 0;
+        claimWrites = 0;
         ClaimBook book =
                 new ClaimBook(claims.getStore().list(), classes.getStore().list());
-        templates.ensure(claims.getStore().list(), classes.getStore().list());
+        attempt(
+                "make the ResourceClaimTemplates of DRA-served claims",
+                () -> templates.ensure(
+                        claims.getStore().list(), classes.getStore().list()));
         Map<String, ElasticGPU> managed = new TreeMap<>();
         gpus.getStore().list().stream()
                 .filter(ManagedLabels::isManaged)
@@ -170,6 +189,32 @@ public final class ElasticGPUController implements AutoCloseable {
         Map<ClaimKey, ClaimState> states = new TreeMap<>(ClaimStates.of(book, holdings, inventories));
         bindPreCreated(book, states, preCreated);
         states.forEach((key, state) -> writeClaim(book, key, state));
+        if (plan.create().size() + plan.update().size() + plan.delete().size() + claimWrites > 0) {
+            LOG.info(
+                    "sync {}: ElasticGPUs {} to create, {} to update, {} to delete; {} claim statuses to write;"
+                            + " {} conflicts, {} failed; {} ms",
+                    syncs.get() + 1,
+                    plan.create().size(),
+                    plan.update().size(),
+                    plan.delete().size(),
+                    claimWrites,
+                    conflicts,
+                    failures.size(),
+                    (System.nanoTime() - started) / 1_000_000);
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException("%d of this sync's writes failed (the others were made); first: %s"
+                    .formatted(failures.size(), failures.getFirst()));
+        }
+    }
+
+    /** Runs one write; a failure is kept for the end of the sync rather than thrown. */
+    private void attempt(String what, Runnable write) {
+        try {
+            write.run();
+        } catch (RuntimeException e) {
+            failures.add(what + ": " + e.getMessage());
+        }
     }
 
     /**
@@ -298,6 +343,7 @@ public final class ElasticGPUController implements AutoCloseable {
         if (state.sameAs(claim.getStatus())) {
             return;
         }
+        claimWrites++;
         try {
             ElasticGPUClaim copy = new ElasticGPUClaim();
             copy.setMetadata(claim.getMetadata());
@@ -310,13 +356,17 @@ public final class ElasticGPUController implements AutoCloseable {
         }
     }
 
-    /** 409 (stale cache, or already created) and 404 (already gone) resolve with the next event; others retry. */
-    private static void ignoreConflicts(KubernetesClientException e, String what) {
+    /**
+     * 409 (stale cache, or already created) and 404 (already gone) resolve with the next event; others are kept, and
+     * the sync goes on with the next object and runs again after {@link #RETRY}.
+     */
+    private void ignoreConflicts(KubernetesClientException e, String what) {
         if (e.getCode() == 409 || e.getCode() == 404) {
+            conflicts++;
             LOG.debug("{}: {} (the next sync settles it)", what, e.getCode());
             return;
         }
-        throw new KubernetesClientException("cannot " + what + ": " + e.getMessage(), e);
+        failures.add("cannot " + what + ": " + e.getMessage());
     }
 
     /** Stops syncing and the informers; the ElasticGPUs stay as they are. */
