@@ -73,6 +73,14 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the summary as JSON.")
     Path json;
 
+    @Option(
+            names = "--restarts-until",
+            paramLabel = "MINUTES",
+            description = "After this minute, leave out the faults that restart our JVMs (extender and controller"
+                    + " leader killed, upgrade and rollback), so that each lives to the end and its heap's slope is"
+                    + " its own; 0.5..1440, at most --minutes (default: all the run).")
+    Double restartsUntil;
+
     /**
      * What was asked, checked.
      *
@@ -84,6 +92,9 @@ public final class SoakCommand implements Callable<Integer> {
         Lab.within("--fault-every", faultEvery, 5, 3_600);
         Lab.within("--burst", burst, 1, 10_000);
         Lab.trace("--trace", trace);
+        if (restartsUntil != null) {
+            Lab.within("--restarts-until", restartsUntil, 0.5, minutes);
+        }
         return new SoakOptions(
                 Duration.ofSeconds((long) (minutes * 60)),
                 nodes,
@@ -91,7 +102,8 @@ public final class SoakCommand implements Callable<Integer> {
                 Duration.ofSeconds(faultEvery),
                 burst,
                 trace,
-                json);
+                json,
+                restartsUntil == null ? null : Duration.ofSeconds((long) (restartsUntil * 60)));
     }
 
     @Override

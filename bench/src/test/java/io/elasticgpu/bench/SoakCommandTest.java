@@ -28,7 +28,8 @@ class SoakCommandTest {
     void theDefaultsAreTenMinutesOnTwoHundredNodesWithAFaultEveryThirtySeconds() throws Exception {
         Path trace = trace();
         assertThat(parse("--trace", trace.toString()))
-                .isEqualTo(new SoakOptions(Duration.ofMinutes(10), 200, 1, Duration.ofSeconds(30), 500, trace, null));
+                .isEqualTo(new SoakOptions(
+                        Duration.ofMinutes(10), 200, 1, Duration.ofSeconds(30), 500, trace, null, null));
     }
 
     @Test
@@ -46,6 +47,8 @@ class SoakCommandTest {
                 "100",
                 "--json",
                 "out.json",
+                "--restarts-until",
+                "1.5",
                 "--trace",
                 trace().toString());
         assertThat(o.duration()).isEqualTo(Duration.ofSeconds(150));
@@ -54,6 +57,7 @@ class SoakCommandTest {
         assertThat(o.faultEvery()).isEqualTo(Duration.ofSeconds(12));
         assertThat(o.burst()).isEqualTo(100);
         assertThat(o.json()).isEqualTo(Path.of("out.json"));
+        assertThat(o.restartsUntil()).isEqualTo(Duration.ofSeconds(90));
     }
 
     @Test
@@ -63,6 +67,8 @@ class SoakCommandTest {
                 .hasMessage("--nodes must be a number in 3..5000, was 2");
         assertThatThrownBy(() -> parse("--trace", trace, "--minutes", "0.25"))
                 .hasMessage("--minutes must be a number in 0.5..1440, was 0.25");
+        assertThatThrownBy(() -> parse("--trace", trace, "--minutes", "20", "--restarts-until", "30"))
+                .hasMessage("--restarts-until must be a number in 0.5..20, was 30");
         assertThatThrownBy(() -> parse("--minutes"))
                 .isInstanceOf(CommandLine.MissingParameterException.class)
                 .hasMessageContaining("'--minutes'");

@@ -49,6 +49,7 @@ final class Faults {
     private final Map<String, Integer> counts = new TreeMap<>();
     private final Failovers failovers = new Failovers();
     private int next = round.size();
+    private final Duration restartsUntil;
 
     Faults(SoakCluster cluster, Load load, SoakOptions options) {
         this.cluster = cluster;
@@ -56,7 +57,12 @@ final class Faults {
         this.burst = options.burst();
         this.giveBackAfter = options.faultEvery().multipliedBy(2);
         this.random = new SplittableRandom(options.seed() * 31 + 7);
+        this.restartsUntil = options.restartsUntil();
     }
+
+    /** The faults that restart one of our JVMs. */
+    private static final java.util.Set<Kind> RESTARTS =
+            java.util.EnumSet.of(Kind.EXTENDER_KILLED, Kind.CONTROLLER_LEADER_KILLED, Kind.UPGRADE_AND_ROLLBACK);
 
     /** The next fault of the schedule, and whatever is due to come back. */
     void next() {
@@ -66,6 +72,12 @@ final class Faults {
             next = 0;
         }
         Kind kind = round.get(next++);
+        if (restartsUntil != null && System.nanoTime() - start > restartsUntil.toNanos() && RESTARTS.contains(kind)) {
+            List<Kind> others = java.util.Arrays.stream(Kind.values())
+                    .filter(k -> !RESTARTS.contains(k))
+                    .toList();
+            kind = others.get(random.nextInt(others.size())); // seeded, as the rounds' order is
+        }
         String detail;
         long at = System.nanoTime();
         int pending = load.pending();

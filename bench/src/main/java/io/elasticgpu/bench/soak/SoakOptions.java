@@ -14,6 +14,16 @@ import java.time.Duration;
  * @param burst      pods created at once by a burst fault
  * @param trace      the openb pod list the shapes are drawn from
  * @param json       where to write the summary as JSON, or null
+ * @param restartsUntil after this long, the faults that restart our JVMs (extender and controller leader killed,
+ *                      upgrade and rollback) are left out, so that each process then lives to the end and its heap's
+ *                      slope is its own; null: all the run
  */
 public record SoakOptions(
-        Duration duration, int nodes, long seed, Duration faultEvery, int burst, Path trace, Path json) {}
+        Duration duration,
+        int nodes,
+        long seed,
+        Duration faultEvery,
+        int burst,
+        Path trace,
+        Path json,
+        Duration restartsUntil) {}
