@@ -6,7 +6,6 @@ import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClaim;
 import io.elasticgpu.api.v1alpha1.ElasticGPUClass;
 import io.elasticgpu.api.v1alpha1.ElasticGPUSpec;
-import io.elasticgpu.api.v1alpha1.ElasticGPUStatus;
 import io.elasticgpu.api.v1alpha1.ElasticGPUStatus.Phase;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.watch.Informers;
@@ -22,7 +21,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +33,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +59,10 @@ public final class ElasticGPUController implements AutoCloseable {
     });
     private final AtomicBoolean queued = new AtomicBoolean();
     private final AtomicLong syncs = new AtomicLong();
+    private final AtomicReference<SyncReport> firstSync = new AtomicReference<>();
+    /** Set once every informer has its first list; no sync before. */
+    private volatile boolean listed;
+
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<Node> nodes;
@@ -68,12 +71,7 @@ public final class ElasticGPUController implements AutoCloseable {
     private SharedIndexInformer<ElasticGPUClass> classes;
     private SharedIndexInformer<ResourceClaim> draClaims; // null where the API server serves no DRA
     private final ClaimTemplates templates;
-    /** The writes of the running sync that failed; touched only on the sync thread. */
-    private final List<String> failures = new ArrayList<>();
-    /** The running sync's writes answered 409 or 404, and its claim statuses written; on the sync thread only. */
-    private int conflicts;
-
-    private int claimWrites;
+    private final SyncWrites writes; // used on the sync thread only
 
     private volatile boolean closed;
 
@@ -82,6 +80,7 @@ public final class ElasticGPUController implements AutoCloseable {
         this.client = client;
         this.resyncPeriod = resyncPeriod;
         this.templates = new ClaimTemplates(client);
+        this.writes = new SyncWrites(client);
     }
 
     /** Starts the informers, waits for their first lists, then syncs. Returns at once after that. */
@@ -96,6 +95,7 @@ public final class ElasticGPUController implements AutoCloseable {
                     client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0));
         }
         informers.forEach(i -> i.start().toCompletableFuture().join());
+        listed = true;
         long period = resyncPeriod.toMillis();
         loop.scheduleWithFixedDelay(this::trigger, period, period, TimeUnit.MILLISECONDS);
         trigger();
@@ -107,9 +107,14 @@ public final class ElasticGPUController implements AutoCloseable {
         return informer;
     }
 
-    /** Asks for a sync; many asks before it runs make one. Never blocks (called on informer threads). */
+    /**
+     * Asks for a sync; many asks before it runs make one. Never blocks (called on informer threads). Nothing syncs
+     * before every informer has its first list: the pods' events come while the ElasticGPUs are still being listed,
+     * and a sync then would take every ElasticGPU for missing (a new leader tried to create all 1,085 in the soak)
+     * or, with DRA's claims not listed yet, delete theirs.
+     */
     public void trigger() {
-        if (!closed && queued.compareAndSet(false, true)) {
+        if (!closed && listed && queued.compareAndSet(false, true)) {
             loop.execute(this::sync);
         }
     }
@@ -117,6 +122,11 @@ public final class ElasticGPUController implements AutoCloseable {
     /** True from construction until {@link #close()}: while this replica leads. */
     public boolean running() {
         return !closed;
+    }
+
+    /** What the first sync found to do, once it has finished (a new leader's first sync shows its start's cost). */
+    public Optional<SyncReport> firstSync() {
+        return Optional.ofNullable(firstSync.get());
     }
 
     /** How many syncs have finished, failed ones included (for tests, logs and metrics). */
@@ -146,12 +156,10 @@ public final class ElasticGPUController implements AutoCloseable {
      */
     private void syncOnce() {
         long started = System.nanoTime();
-        failures.clear();
-        conflicts = 0;
-        claimWrites = 0;
+        writes.begin();
         ClaimBook book =
                 new ClaimBook(claims.getStore().list(), classes.getStore().list());
-        attempt(
+        writes.attempt(
                 "make the ResourceClaimTemplates of DRA-served claims",
                 () -> templates.ensure(
                         claims.getStore().list(), classes.getStore().list()));
@@ -170,9 +178,9 @@ public final class ElasticGPUController implements AutoCloseable {
                 book,
                 actual.values());
         GpuPlan plan = GpuPlan.between(desired, actual);
-        plan.create().forEach(this::create);
-        plan.update().forEach(want -> update(managed.get(want.name()), want));
-        plan.delete().forEach(this::delete);
+        plan.create().forEach(writes::create);
+        plan.update().forEach(want -> writes.update(managed.get(want.name()), want));
+        plan.delete().forEach(writes::delete);
 
         List<Holding> holdings = new ArrayList<>(desired.values().stream()
                 .map(DesiredGpu::holding)
@@ -188,33 +196,13 @@ public final class ElasticGPUController implements AutoCloseable {
                 .forEach(holdings::add);
         Map<ClaimKey, ClaimState> states = new TreeMap<>(ClaimStates.of(book, holdings, inventories));
         bindPreCreated(book, states, preCreated);
-        states.forEach((key, state) -> writeClaim(book, key, state));
-        if (plan.create().size() + plan.update().size() + plan.delete().size() + claimWrites > 0) {
-            LOG.info(
-                    "sync {}: ElasticGPUs {} to create, {} to update, {} to delete; {} claim statuses to write;"
-                            + " {} conflicts, {} failed; {} ms",
-                    syncs.get() + 1,
-                    plan.create().size(),
-                    plan.update().size(),
-                    plan.delete().size(),
-                    claimWrites,
-                    conflicts,
-                    failures.size(),
-                    (System.nanoTime() - started) / 1_000_000);
+        states.forEach((key, state) -> writes.claim(book, key, state));
+        SyncReport report = writes.report(plan, (System.nanoTime() - started) / 1_000_000);
+        firstSync.compareAndSet(null, report);
+        if (report.wrote()) {
+            LOG.info("sync {}: {}", syncs.get() + 1, report);
         }
-        if (!failures.isEmpty()) {
-            throw new IllegalStateException("%d of this sync's writes failed (the others were made); first: %s"
-                    .formatted(failures.size(), failures.getFirst()));
-        }
-    }
-
-    /** Runs one write; a failure is kept for the end of the sync rather than thrown. */
-    private void attempt(String what, Runnable write) {
-        try {
-            write.run();
-        } catch (RuntimeException e) {
-            failures.add(what + ": " + e.getMessage());
-        }
+        writes.throwIfFailed();
     }
 
     /**
@@ -243,43 +231,22 @@ public final class ElasticGPUController implements AutoCloseable {
                                         .equals(claim.get().getMetadata().getUid());
                 Phase phase = gone ? Phase.Released : Phase.Bound;
                 if (phase != read.phase()) {
-                    writePhase(gpu, phase);
+                    writes.phase(gpu, phase);
                 }
             }
         }
         StaticBinding.of(book, states, offers).forEach((key, name) -> {
             ElasticGPUClaim claim = book.claim(key).orElseThrow();
-            ElasticGPU gpu = copyOf(byName.get(name));
+            ElasticGPU gpu = writes.copyOf(byName.get(name));
             ElasticGPUSpec.ClaimReference ref = new ElasticGPUSpec.ClaimReference();
             ref.setNamespace(key.namespace());
             ref.setName(key.name());
             ref.setUid(claim.getMetadata().getUid());
             gpu.getSpec().setClaimRef(ref);
-            try {
-                writePhase(client.resource(gpu).update(), Phase.Bound);
+            if (writes.bind(gpu, key)) {
                 states.put(key, ClaimState.bound(name));
-                LOG.info("bound claim {} to the pre-created ElasticGPU {}", key, name);
-            } catch (KubernetesClientException e) {
-                ignoreConflicts(e, "bind ElasticGPU " + name + " to claim " + key);
             }
         });
-    }
-
-    /** Objects from an informer's cache are shared: change only copies. */
-    private ElasticGPU copyOf(ElasticGPU gpu) {
-        return client.getKubernetesSerialization().clone(gpu);
-    }
-
-    private void writePhase(ElasticGPU gpu, Phase phase) {
-        try {
-            ElasticGPU copy = copyOf(gpu);
-            copy.setStatus(new ElasticGPUStatus());
-            copy.getStatus().setPhase(phase);
-            client.resource(copy).updateStatus();
-        } catch (KubernetesClientException e) {
-            ignoreConflicts(
-                    e, "write the phase of ElasticGPU " + gpu.getMetadata().getName());
-        }
     }
 
     private Map<String, NodeInventory> inventories() {
@@ -287,88 +254,16 @@ public final class ElasticGPUController implements AutoCloseable {
         for (Node node : nodes.getStore().list()) {
             Map<String, String> annotations = node.getMetadata().getAnnotations();
             String json = annotations == null ? null : annotations.get(Annotations.INVENTORY);
-            if (json != null) {
-                try {
+            try {
+                if (json != null) {
                     inventories.put(node.getMetadata().getName(), NodeInventory.fromJson(json));
-                } catch (IllegalArgumentException e) {
-                    LOG.debug("node {}: {}", node.getMetadata().getName(), e.getMessage());
                 }
+            } catch (IllegalArgumentException e) {
+                LOG.debug("node {}: {}", node.getMetadata().getName(), e.getMessage());
             }
         }
         return inventories;
     }
-
-    private void create(DesiredGpu want) {
-        try {
-            ElasticGPU created = client.resource(want.toResource()).create();
-            created.setStatus(want.status());
-            client.resource(created).updateStatus();
-            LOG.info("created ElasticGPU {} for {}", want.name(), want.podRef());
-        } catch (KubernetesClientException e) {
-            ignoreConflicts(e, "create ElasticGPU " + want.name());
-        }
-    }
-
-    private void update(ElasticGPU have, DesiredGpu want) {
-        try {
-            DesiredGpu was = DesiredGpu.from(have);
-            ElasticGPU next = copyOf(have);
-            if (!was.withPhase(want.phase()).equals(want)) {
-                ElasticGPU copy = want.toResource();
-                copy.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
-                copy.setStatus(have.getStatus());
-                next = client.resource(copy).update();
-            }
-            if (was.phase() != want.phase()) {
-                next.setStatus(want.status());
-                client.resource(next).updateStatus();
-            }
-            LOG.info("updated ElasticGPU {}", want.name());
-        } catch (KubernetesClientException e) {
-            ignoreConflicts(e, "update ElasticGPU " + want.name());
-        }
-    }
-
-    private void delete(String name) {
-        try {
-            client.resources(ElasticGPU.class).withName(name).delete();
-            LOG.info("deleted ElasticGPU {}", name);
-        } catch (KubernetesClientException e) {
-            ignoreConflicts(e, "delete ElasticGPU " + name);
-        }
-    }
-
-    private void writeClaim(ClaimBook book, ClaimKey key, ClaimState state) {
-        ElasticGPUClaim claim = book.claim(key).orElseThrow();
-        if (state.sameAs(claim.getStatus())) {
-            return;
-        }
-        claimWrites++;
-        try {
-            ElasticGPUClaim copy = new ElasticGPUClaim();
-            copy.setMetadata(claim.getMetadata());
-            copy.setSpec(claim.getSpec());
-            copy.setStatus(state.toStatus());
-            client.resource(copy).updateStatus();
-            LOG.info("claim {}: {}", key, state);
-        } catch (KubernetesClientException e) {
-            ignoreConflicts(e, "write the status of claim " + key);
-        }
-    }
-
-    /**
-     * 409 (stale cache, or already created) and 404 (already gone) resolve with the next event; others are kept, and
-     * the sync goes on with the next object and runs again after {@link #RETRY}.
-     */
-    private void ignoreConflicts(KubernetesClientException e, String what) {
-        if (e.getCode() == 409 || e.getCode() == 404) {
-            conflicts++;
-            LOG.debug("{}: {} (the next sync settles it)", what, e.getCode());
-            return;
-        }
-        failures.add("cannot " + what + ": " + e.getMessage());
-    }
-
     /** Stops syncing and the informers; the ElasticGPUs stay as they are. */
     @Override
     public synchronized void close() {
