@@ -60,9 +60,12 @@ final class Faults {
         this.restartsUntil = options.restartsUntil();
     }
 
-    /** The faults that restart one of our JVMs. */
+    /** The faults that restart one of our JVMs, and the others, which stand in for them after restartsUntil. */
     private static final java.util.Set<Kind> RESTARTS =
             java.util.EnumSet.of(Kind.EXTENDER_KILLED, Kind.CONTROLLER_LEADER_KILLED, Kind.UPGRADE_AND_ROLLBACK);
+
+    private static final List<Kind> RESTART_NOTHING =
+            List.copyOf(java.util.EnumSet.complementOf(java.util.EnumSet.copyOf(RESTARTS)));
 
     /** The next fault of the schedule, and whatever is due to come back. */
     void next() {
@@ -73,10 +76,7 @@ final class Faults {
         }
         Kind kind = round.get(next++);
         if (restartsUntil != null && System.nanoTime() - start > restartsUntil.toNanos() && RESTARTS.contains(kind)) {
-            List<Kind> others = java.util.Arrays.stream(Kind.values())
-                    .filter(k -> !RESTARTS.contains(k))
-                    .toList();
-            kind = others.get(random.nextInt(others.size())); // seeded, as the rounds' order is
+            kind = RESTART_NOTHING.get(random.nextInt(RESTART_NOTHING.size())); // seeded, as the rounds' order is
         }
         String detail;
         long at = System.nanoTime();

@@ -254,12 +254,12 @@ public final class ElasticGPUController implements AutoCloseable {
         for (Node node : nodes.getStore().list()) {
             Map<String, String> annotations = node.getMetadata().getAnnotations();
             String json = annotations == null ? null : annotations.get(Annotations.INVENTORY);
-            try {
-                if (json != null) {
+            if (json != null) {
+                try {
                     inventories.put(node.getMetadata().getName(), NodeInventory.fromJson(json));
+                } catch (IllegalArgumentException e) {
+                    LOG.debug("node {}: {}", node.getMetadata().getName(), e.getMessage());
                 }
-            } catch (IllegalArgumentException e) {
-                LOG.debug("node {}: {}", node.getMetadata().getName(), e.getMessage());
             }
         }
         return inventories;

@@ -75,7 +75,15 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
 
     /** A pod with one container asking {@code memory} MiB of {@code resource}, planned on {@code card}. */
     NodePod slicePod(String name, long assumeTime, String resource, long memory, int card) {
-        Share share = new Share(card, uuid(card), 0, memory);
+        return pod(name, assumeTime, new Share(card, uuid(card), 0, memory), Map.of(resource, memory));
+    }
+
+    /** A pod with one container asking one whole card ({@code elasticgpu.io/gpu}), planned on {@code card}. */
+    NodePod wholeCardPod(String name, long assumeTime, int card) {
+        return pod(name, assumeTime, new Share(card, uuid(card), 1000, memoryMib), Map.of("elasticgpu.io/gpu", 1L));
+    }
+
+    private static NodePod pod(String name, long assumeTime, Share share, Map<String, Long> asks) {
         Map<String, List<Share>> plan = new LinkedHashMap<>();
         plan.put("main", List.of(share));
         return new NodePod(
@@ -85,7 +93,7 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
                 assumeTime,
                 java.util.Optional.of(new PodGrant("node-1", plan)),
                 false,
-                List.of(new NodePod.Container("main", Map.of(resource, memory), Family.ELASTIC_GPU, false)));
+                List.of(new NodePod.Container("main", asks, Family.ELASTIC_GPU, false)));
     }
 
     @Override

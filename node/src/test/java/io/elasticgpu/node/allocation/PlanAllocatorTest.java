@@ -171,8 +171,8 @@ class PlanAllocatorTest {
     @Test
     void aWholeCardAnsweredBeforeARestartIsTheCardKubeletListsAndThePlanItTookIsLeftToTheOtherPod() {
         String gpu = "elasticgpu.io/gpu";
-        node.pods.add(wholeCardPod("a", 1, 0));
-        node.pods.add(wholeCardPod("b", 2, 1));
+        node.pods.add(node.wholeCardPod("a", 1, 0));
+        node.pods.add(node.wholeCardPod("b", 2, 1));
         ContainerKey a = new ContainerKey("default", "a", "main");
         node.record(a, gpu, List.of(node.uuid(1)));
 
@@ -193,19 +193,6 @@ class PlanAllocatorTest {
                 .singleElement()
                 .satisfies(s -> assertThat(s.card()).isEqualTo(0));
         assertThat(b.note()).isEqualTo("took the cards planned for default/a/main");
-    }
-
-    private NodePod wholeCardPod(String name, long assumeTime, int card) {
-        Map<String, List<PodGrant.Share>> plan =
-                Map.of("main", List.of(new PodGrant.Share(card, node.uuid(card), 1000, 16_384)));
-        return new NodePod(
-                "uid-" + name,
-                "default",
-                name,
-                assumeTime,
-                java.util.Optional.of(new PodGrant("node-1", plan)),
-                false,
-                List.of(new NodePod.Container("main", Map.of("elasticgpu.io/gpu", 1L), Family.ELASTIC_GPU, false)));
     }
 
     @Test
