@@ -11,6 +11,7 @@ import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.PodGrant;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.e2e.dra.DraClaims;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
@@ -37,7 +38,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -455,25 +455,7 @@ class NodeAgentRbacE2E {
     }
 
     private static ResourceClaim claim(String name) {
-        return new ResourceClaimBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withNewSpec()
-                .withNewDevices()
-                .addNewRequest()
-                .withName("gpu")
-                .withNewExactly()
-                .withDeviceClassName(DraNames.DRIVER)
-                .withNewCapacity()
-                .addToRequests(DraNames.MEMORY, new Quantity("4Gi"))
-                .addToRequests(DraNames.CORES, new Quantity("25"))
-                .endCapacity()
-                .endExactly()
-                .endRequest()
-                .endDevices()
-                .endSpec()
-                .build();
+        return DraClaims.share(name, "4Gi", "25");
     }
 
     private static Pod claimPod(String name, String claim, String node) {

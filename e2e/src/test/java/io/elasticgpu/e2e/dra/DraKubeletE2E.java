@@ -201,6 +201,7 @@ class DraKubeletE2E {
                         .as("b's spec, written again")
                         .containsEntry("ELASTICGPU_MEMORY_LIMIT_MIB", "4096");
                 kubelet.remove(b.getMetadata().getUid());
+                pods.withName("b").withGracePeriod(0).delete(); // terminated: kubelet has it deleted
                 assertThat(cdiDevices(cdi))
                         .as("b's CDI spec removed by NodeUnprepareResources")
                         .doesNotContainKeys(bDevices.getFirst())
@@ -208,8 +209,9 @@ class DraKubeletE2E {
                                 aDevices.getFirst(), wholeMain.cdiDevices().getFirst());
 
                 // The agent restarts: while it is away kubelet cannot prepare a new pod's claim and says why; the
-                // agent comes back from its checkpoint, and kubelet's retry and the unprepare of a claim prepared
-                // before the restart both go through it.
+                // agent comes back from its checkpoint, takes c's claim as held too (reserved for a pod bound here,
+                // so it counts against its card before kubelet prepares it), and kubelet's retry and the unprepare
+                // of a claim prepared before the restart both go through it.
                 agent.close();
                 kubelet.awaitNoDriver(DraNames.DRIVER, REGISTRATION);
                 claims.resource(new ResourceClaimBuilder()
@@ -228,8 +230,10 @@ class DraKubeletE2E {
                 agent = new Agent(client, node, draConfig, now::get);
                 kubelet.awaitDriver(DraNames.DRIVER, REGISTRATION);
                 assertThat(agent.agent.preparation().prepared())
-                        .as("claims from the checkpoint")
-                        .hasSize(2);
+                        .as("claims from the checkpoint, and c's from the API")
+                        .extracting(p -> p.claim().name())
+                        .hasSize(3)
+                        .contains("c");
                 List<String> cDevices = admitted(kubelet.sync(c.getMetadata().getUid()))
                         .container("main")
                         .cdiDevices();
@@ -308,23 +312,7 @@ class DraKubeletE2E {
 
     /** One card of class gpu.elasticgpu.io, sharing it by {@code memory} and {@code cores} percent. */
     private static ResourceClaimSpec share(String memory, String cores) {
-        return new ResourceClaimBuilder()
-                .withNewSpec()
-                .withNewDevices()
-                .addNewRequest()
-                .withName("gpu")
-                .withNewExactly()
-                .withDeviceClassName(DraNames.DRIVER)
-                .withNewCapacity()
-                .addToRequests(DraNames.MEMORY, new Quantity(memory))
-                .addToRequests(DraNames.CORES, new Quantity(cores))
-                .endCapacity()
-                .endExactly()
-                .endRequest()
-                .endDevices()
-                .endSpec()
-                .build()
-                .getSpec();
+        return DraClaims.share(null, memory, cores).getSpec();
     }
 
     private static Pod claimPod(String name, String claim, String template) {

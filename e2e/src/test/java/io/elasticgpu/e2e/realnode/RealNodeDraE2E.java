@@ -12,6 +12,7 @@ import io.elasticgpu.api.v1alpha1.DraNames;
 import io.elasticgpu.api.v1alpha1.NodeInventory;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.bench.cluster.ChartConfig;
+import io.elasticgpu.e2e.dra.DraClaims;
 import io.elasticgpu.e2e.junit.ControlPlaneExtension;
 import io.elasticgpu.e2e.junit.RealNodeExtension;
 import io.elasticgpu.e2e.junit.TestCluster;
@@ -19,6 +20,7 @@ import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
+import io.elasticgpu.node.agent.DraNodeAgent;
 import io.elasticgpu.node.dra.CdiSpecs;
 import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.PreparedClaim;
@@ -80,25 +82,7 @@ class RealNodeDraE2E {
         String ns = cluster.namespace();
         client.resources(ResourceClaim.class)
                 .inNamespace(ns)
-                .resource(new ResourceClaimBuilder()
-                        .withNewMetadata()
-                        .withName("shared")
-                        .endMetadata()
-                        .withNewSpec()
-                        .withNewDevices()
-                        .addNewRequest()
-                        .withName("gpu")
-                        .withNewExactly()
-                        .withDeviceClassName(DraNames.DRIVER)
-                        .withNewCapacity()
-                        .addToRequests(DraNames.MEMORY, new Quantity("4Gi"))
-                        .addToRequests(DraNames.CORES, new Quantity("30"))
-                        .endCapacity()
-                        .endExactly()
-                        .endRequest()
-                        .endDevices()
-                        .endSpec()
-                        .build())
+                .resource(DraClaims.share("shared", "4Gi", "30"))
                 .create();
         RealNodePods pods = new RealNodePods(client, ns, node);
         var pod = pods.pod("pair")
@@ -152,6 +136,74 @@ class RealNodeDraE2E {
                     .containsAllEntriesOf(expected);
             assertThat(report.devices()).as("device nodes the CDI spec names").contains("nvidia" + card, "nvidiactl");
         }
+    }
+
+    /**
+     * The agent's state wiped while a pod runs: the agent is killed, its checkpoint deleted, and it starts again. It
+     * takes the pod's claim from the API (allocated on this node, reserved for a pod running here) before kubelet can
+     * ask for anything, writes it to a new checkpoint with the card the claim holds, so that no new claim is prepared
+     * over it, and says so in an event on the node; the pod runs on, and kubelet's unprepare finds the claim when the
+     * pod goes.
+     */
+    @Test
+    void anAgentWhoseCheckpointWasDeletedRebuildsItFromTheApiAndSaysSo(TestCluster cluster, RealNode node)
+            throws IOException {
+        KubernetesClient client = cluster.client();
+        String ns = cluster.namespace();
+        client.resources(ResourceClaim.class)
+                .inNamespace(ns)
+                .resource(DraClaims.share("kept", "2Gi", "20"))
+                .create();
+        RealNodePods pods = new RealNodePods(client, ns, node);
+        pods.create(pods.pod("keeper")
+                .editSpec()
+                .addNewResourceClaim()
+                .withName("gpu")
+                .withResourceClaimName("kept")
+                .endResourceClaim()
+                .addToContainers(pods.claimReporting("main", "gpu", null))
+                .endSpec()
+                .build());
+        pods.report("keeper", "main");
+        String uid = client.resources(ResourceClaim.class)
+                .inNamespace(ns)
+                .withName("kept")
+                .get()
+                .getMetadata()
+                .getUid();
+        java.nio.file.Path checkpoint =
+                node.layout().pluginDir(RealNodeAgent.DRA_DRIVER).resolve("checkpoint.json");
+        PreparedClaim before = Checkpoint.open(checkpoint).get(uid).orElseThrow();
+
+        gpus.agent.kill();
+        java.nio.file.Files.delete(checkpoint);
+        gpus.agent.restart();
+
+        PreparedClaim after = await().atMost(RealNodePods.WAIT)
+                .until(() -> Checkpoint.open(checkpoint).get(uid), java.util.Optional::isPresent)
+                .orElseThrow();
+        assertThat(after.devices()).isEqualTo(before.devices());
+        assertThat(after.cdiSpec()).isEqualTo(before.cdiSpec());
+        String said = await().atMost(RealNodePods.WAIT)
+                .until(
+                        () -> client.v1().events().inNamespace("default").list().getItems().stream()
+                                .filter(e -> DraNodeAgent.REBUILT.equals(e.getReason())
+                                        && node.name()
+                                                .equals(e.getInvolvedObject().getName()))
+                                .map(io.fabric8.kubernetes.api.model.Event::getMessage)
+                                .filter(m -> m.contains(uid))
+                                .findFirst()
+                                .orElse(""),
+                        m -> !m.isEmpty());
+        int card = before.devices().getFirst().card();
+        assertThat(said).contains("%s/kept (%s) on card %d".formatted(ns, uid, card));
+        assertThat(pods.status("keeper", "main"))
+                .hasValueSatisfying(s -> assertThat(s.getRestartCount()).isZero());
+
+        client.pods().inNamespace(ns).withName("keeper").delete();
+        await().atMost(RealNodePods.WAIT)
+                .alias("kubelet's unprepare of the rebuilt claim")
+                .until(() -> Checkpoint.open(checkpoint).get(uid).isEmpty());
     }
 
     /**

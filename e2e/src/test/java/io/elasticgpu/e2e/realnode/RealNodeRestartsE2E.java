@@ -229,6 +229,27 @@ class RealNodeRestartsE2E {
         assertThat(memory.values()).allSatisfy(mib -> assertThat(mib).isLessThanOrEqualTo(CARD_MIB));
         await().atMost(Duration.ofSeconds(30))
                 .untilAsserted(() -> assertThat(gpus.agentMemoryByCard()).isEqualTo(memory));
+        // What the restarted agent said it found held, on the node: the first wave, which kubelet had admitted.
+        String ns = cluster.namespace();
+        String said = await().atMost(RealNodePods.WAIT)
+                .until(
+                        () -> client.v1().events().inNamespace("default").list().getItems().stream()
+                                .filter(e -> "HoldsRebuilt".equals(e.getReason())
+                                        && node.name()
+                                                .equals(e.getInvolvedObject().getName()))
+                                .map(io.fabric8.kubernetes.api.model.Event::getMessage)
+                                .filter(m -> m.contains(ns + "/p0/main"))
+                                .findFirst()
+                                .orElse(""),
+                        m -> !m.isEmpty());
+        for (String name : firstWave) {
+            int card = GpuWorkloads.allocated(client, ns, name)
+                    .containers()
+                    .get("main")
+                    .getFirst()
+                    .card();
+            assertThat(said).contains("%s/%s/main: card %d".formatted(ns, name, card));
+        }
     }
 
     /**

@@ -27,6 +27,9 @@ public interface Cluster extends AutoCloseable {
      * io.elasticgpu.api.v1alpha1.Annotations#USAGE}). */
     default void publishUsage(NodeUsage usage) {}
 
+    /** Posts a Normal event about this node, as kubelet does; never throws. */
+    default void notice(String reason, String message) {}
+
     /** Posts a Warning event about an object on this node (a pod, a claim), as kubelet does; never throws. */
     default void warn(String kind, String namespace, String name, String reason, String message) {}
 

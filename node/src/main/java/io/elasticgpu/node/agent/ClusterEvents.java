@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Warning events about the objects on this node (core/v1 Events, the kind {@code kubectl describe} shows), posted as
+ * Events about this node and the objects on it (core/v1 Events, the kind {@code kubectl describe} shows), posted as
  * kubelet posts its own: from component {@value #COMPONENT} on this host. A failure to post is logged and dropped:
  * an event is a notice, never a reason to fail what caused it.
  */
@@ -27,24 +27,34 @@ final class ClusterEvents {
     }
 
     void warn(String kind, String namespace, String name, String reason, String message) {
+        post("Warning", kind, namespace, name, reason, message);
+    }
+
+    /** A Normal event about the node itself, in namespace {@code default} as kubelet posts its node's. */
+    void notice(String reason, String message) {
+        post("Normal", "Node", "", node, reason, message);
+    }
+
+    private void post(String type, String kind, String namespace, String name, String reason, String message) {
+        String at = namespace.isEmpty() ? "default" : namespace; // a cluster-scoped object's events
         String now =
                 DateTimeFormatter.ISO_INSTANT.format(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
         try {
             client.v1()
                     .events()
-                    .inNamespace(namespace)
+                    .inNamespace(at)
                     .resource(new EventBuilder()
                             .withNewMetadata()
                             .withGenerateName(name + ".")
-                            .withNamespace(namespace)
+                            .withNamespace(at)
                             .endMetadata()
                             .withNewInvolvedObject()
                             .withKind(kind)
-                            .withNamespace(namespace)
+                            .withNamespace(namespace.isEmpty() ? null : namespace)
                             .withName(name)
-                            .withApiVersion("Pod".equals(kind) ? "v1" : "resource.k8s.io/v1")
+                            .withApiVersion("Pod".equals(kind) || "Node".equals(kind) ? "v1" : "resource.k8s.io/v1")
                             .endInvolvedObject()
-                            .withType("Warning")
+                            .withType(type)
                             .withReason(reason)
                             .withMessage(message)
                             .withNewSource()

@@ -28,6 +28,9 @@ public interface DraCluster extends AutoCloseable {
         return java.util.List.of();
     }
 
+    /** Posts a Normal event about this node, as kubelet does; never throws. */
+    default void notice(String reason, String message) {}
+
     /** Posts a Warning event about an object on this node (a claim, a pod), as kubelet does; never throws. */
     default void warn(String kind, String namespace, String name, String reason, String message) {}
 

@@ -11,6 +11,9 @@ import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimIsolation;
 import io.elasticgpu.node.dra.ClaimPreparation;
 import io.elasticgpu.node.dra.ClaimRef;
+import io.elasticgpu.node.dra.ClaimSource;
+import io.elasticgpu.node.dra.PreparedClaim;
+import io.elasticgpu.node.dra.Rebuilt;
 import io.elasticgpu.node.draplugin.DraHealthService;
 import io.elasticgpu.node.draplugin.DraPluginServer;
 import io.elasticgpu.node.draplugin.DraPluginService;
@@ -44,6 +47,10 @@ import org.slf4j.LoggerFactory;
 public final class DraNodeAgent implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DraNodeAgent.class);
+    /** The reason of the event that says which prepared claims a starting agent rebuilt. */
+    public static final String REBUILT = "PreparedClaimsRebuilt";
+    /** How often prepared claims that no pod on the node holds any more are unprepared. */
+    static final java.time.Duration PRUNE_EVERY = java.time.Duration.ofMinutes(5);
 
     private final Hardware hardware;
     private final CardHealth health;
@@ -57,6 +64,9 @@ public final class DraNodeAgent implements AutoCloseable {
     private Set<Integer> devicePluginCards = Set.of();
     private final Optional<MpsIsolation> mps;
     private final Optional<UsageWatch> usage;
+    private final java.util.concurrent.ScheduledExecutorService pruning =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofVirtual().name("egpu-dra-prune").factory());
 
     private DraNodeAgent(
             AgentConfig config,
@@ -86,6 +96,13 @@ public final class DraNodeAgent implements AutoCloseable {
                 env,
                 config.nodeName(),
                 mps.<ClaimIsolation>map(DraNodeAgent::claimIsolation).orElse(ClaimIsolation.NONE));
+        rebuild(cluster, dra.checkpoint());
+        ClaimSource claims = cluster.claims(hardware);
+        pruning.scheduleWithFixedDelay(
+                () -> prune(claims),
+                PRUNE_EVERY.toSeconds(),
+                PRUNE_EVERY.toSeconds(),
+                java.util.concurrent.TimeUnit.SECONDS);
         mps.ifPresent(m -> metrics.watchDaemons(() -> m.servers().daemons()));
         mps.ifPresent(m -> NodeAgent.announce(m.status(), cluster::isolation, metrics));
         mps.ifPresent(m -> m.heldBy(() -> {
@@ -124,6 +141,47 @@ public final class DraNodeAgent implements AutoCloseable {
                 hardware.gpus().size(),
                 DraNames.DRIVER,
                 preparation.prepared().size());
+    }
+
+    /**
+     * Takes every claim that pods on this node hold as prepared, before kubelet can ask for anything: those the
+     * checkpoint lacks (it was deleted, or lost with the disk) are prepared again from the API and said in a Normal
+     * event on the node ({@value #REBUILT}), so that no card they hold is handed out again.
+     */
+    private void rebuild(DraCluster cluster, Path checkpoint) {
+        List<ClaimRef> held;
+        try {
+            held = cluster.claims(hardware).held();
+        } catch (io.elasticgpu.node.dra.ClaimException e) {
+            throw new IllegalStateException(
+                    "cannot read which claims the pods on this node hold (%s), so the prepared claims the checkpoint %s"
+                                    .formatted(e.getMessage(), checkpoint)
+                            + " may lack are unknown; the agent stops rather than hand out their cards again",
+                    e);
+        }
+        Rebuilt rebuilt = preparation.rebuild(held);
+        if (rebuilt.nothing()) {
+            LOG.info("the DRA checkpoint holds all {} claims that pods on this node hold", rebuilt.known());
+            return;
+        }
+        LOG.warn("{}", rebuilt.message());
+        cluster.notice(REBUILT, rebuilt.message());
+    }
+
+    /** Unprepares the prepared claims no pod on this node holds any more ({@link ClaimPreparation#prune}). */
+    private void prune(ClaimSource claims) {
+        try {
+            List<PreparedClaim> before = preparation.prepared();
+            if (before.isEmpty()) {
+                return;
+            }
+            List<ClaimRef> pruned = preparation.prune(before, claims.held());
+            if (!pruned.isEmpty()) {
+                LOG.info("unprepared {} claims that no pod on this node holds any more: {}", pruned.size(), pruned);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("cannot tell which prepared claims pods on this node still hold: {}", e.getMessage());
+        }
     }
 
     /**
@@ -221,6 +279,7 @@ public final class DraNodeAgent implements AutoCloseable {
 
     @Override
     public void close() {
+        pruning.shutdownNow();
         usage.ifPresent(UsageWatch::close);
         mps.ifPresent(MpsIsolation::close);
         watch.close();

@@ -48,6 +48,11 @@ public final class KubernetesCluster implements Cluster {
     }
 
     @Override
+    public void notice(String reason, String message) {
+        events.notice(reason, message);
+    }
+
+    @Override
     public PodEviction evict(String namespace, String name, String uid) {
         return evictions.evict(namespace, name, uid);
     }

@@ -60,6 +60,11 @@ public final class KubernetesDraCluster implements DraCluster {
     }
 
     @Override
+    public void notice(String reason, String message) {
+        events.notice(reason, message);
+    }
+
+    @Override
     public PodEviction evict(String namespace, String name, String uid) {
         return evictions.evict(namespace, name, uid);
     }

@@ -79,11 +79,14 @@ public final class NodeAgent implements AutoCloseable {
         Allocator allocator;
         Supplier<Map<ContainerKey, ContainerGrant>> truth;
         java.util.function.BooleanSupplier pending;
+        PlanAllocator plans = null;
         if (config.mode() == AgentConfig.Mode.SLICES) {
-            PlanAllocator plans = new PlanAllocator(cluster.pods(), kubelet, catalog, hardware.topology());
+            plans = new PlanAllocator(cluster.pods(), kubelet, catalog, hardware.topology());
             allocator = plans;
             truth = metrics.recording(plans::reconcile);
             pending = plans::truthPending;
+            PlanAllocator started = plans;
+            Thread.ofVirtual().name("egpu-held-at-start").start(() -> sayWhatIsHeld(started, cluster));
         } else {
             ReplicaAllocator replicas = new ReplicaAllocator(kubelet, catalog, hardware.topology(), health::healthy);
             allocator = replicas;
@@ -128,6 +131,27 @@ public final class NodeAgent implements AutoCloseable {
     public static NodeAgent start(
             AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
         return new NodeAgent(config, backend, cluster, clock, metrics);
+    }
+
+    /**
+     * Posts on the node what a starting agent found held ({@link RebuiltHolds}); nothing when no container holds a
+     * card. Run once, beside the start: it waits for kubelet's records as the first call would.
+     */
+    static void sayWhatIsHeld(PlanAllocator plans, Cluster cluster) {
+        Map<ContainerKey, List<io.elasticgpu.api.v1alpha1.PodGrant.Share>> held;
+        try {
+            held = plans.held();
+        } catch (RuntimeException e) {
+            LOG.warn("cannot tell which containers hold cards at start: {}", e.getMessage());
+            return;
+        }
+        if (held.isEmpty()) {
+            LOG.info("no container holds cards of this node at start");
+            return;
+        }
+        String message = RebuiltHolds.message(held);
+        LOG.info("{}", message);
+        cluster.notice(RebuiltHolds.REASON, message);
     }
 
     /** Measures what containers use, when the backend can tell (NVML) and the interval is not zero. */

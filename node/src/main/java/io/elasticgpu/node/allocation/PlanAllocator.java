@@ -337,19 +337,47 @@ public final class PlanAllocator implements Allocator {
         Map<ContainerKey, Map<String, List<String>>> listed = records.byContainer();
         for (NodePod p : podList) {
             for (NodePod.Container c : p.containers()) {
-                ContainerKey k = p.key(c);
-                if (k.equals(self)) {
+                if (p.key(c).equals(self)) {
                     continue;
                 }
-                Optional<Answer> given = handouts.first(k, skip);
-                if (given.isPresent()) {
-                    usage.add(given.get().grant().shares());
-                } else if (listed.containsKey(k)) {
-                    usage.add(cards.listedHolds(p.planFor(c.name()), listed.get(k)));
-                }
+                holds(p, c, listed, skip).ifPresent(usage::add);
             }
         }
         return usage;
+    }
+
+    /** What container {@code c} of {@code p} holds as {@link #usage} counts it; empty when nothing says it holds. */
+    private Optional<List<Share>> holds(
+            NodePod p, NodePod.Container c, Map<ContainerKey, Map<String, List<String>>> listed, Answer skip) {
+        ContainerKey k = p.key(c);
+        Optional<Answer> given = handouts.first(k, skip);
+        if (given.isPresent()) {
+            return Optional.of(given.get().grant().shares());
+        }
+        return listed.containsKey(k)
+                ? Optional.of(cards.listedHolds(p.planFor(c.name()), listed.get(k)))
+                : Optional.empty();
+    }
+
+    /**
+     * What each container that kubelet lists with our devices holds, read afresh, as every decision counts it: the
+     * agent's answer of this run, else what {@link CardTable#listedHolds} makes of its plan. The agent keeps nothing on
+     * disk, so after a restart this is what it rebuilt from kubelet's records and the API.
+     *
+     * @throws AllocationException when kubelet's records cannot be read
+     */
+    public Map<ContainerKey, List<Share>> held() {
+        Map<ContainerKey, Map<String, List<String>>> listed = reread().byContainer(); // outside the lock: I/O
+        List<NodePod> podList = pods.pods();
+        Map<ContainerKey, List<Share>> out = new java.util.LinkedHashMap<>();
+        synchronized (this) {
+            for (NodePod p : podList) {
+                p.containers().stream()
+                        .filter(c -> listed.containsKey(p.key(c)))
+                        .forEach(c -> holds(p, c, listed, null).ifPresent(h -> out.put(p.key(c), h)));
+            }
+        }
+        return out;
     }
 
     /**

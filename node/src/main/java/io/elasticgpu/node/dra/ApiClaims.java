@@ -56,6 +56,73 @@ public final class ApiClaims implements ClaimSource {
         return new AllocatedClaim(devices, processes == null ? "1" : processes);
     }
 
+    @Override
+    public List<ClaimRef> held() {
+        List<Pod> pods;
+        try {
+            pods = client.pods()
+                    .inAnyNamespace()
+                    .withField("spec.nodeName", pool)
+                    .list()
+                    .getItems();
+        } catch (KubernetesClientException e) {
+            throw new ClaimException(
+                    "cannot list the pods of node %s from the API server: %s".formatted(pool, e.getMessage()));
+        }
+        Set<ClaimRef> out = new java.util.LinkedHashSet<>();
+        for (Pod pod : pods) {
+            if (ended(pod)) {
+                continue;
+            }
+            String namespace = pod.getMetadata().getNamespace();
+            for (String name : claimNames(pod)) {
+                ResourceClaim claim;
+                try {
+                    claim = client.resources(ResourceClaim.class)
+                            .inNamespace(namespace)
+                            .withName(name)
+                            .get();
+                } catch (KubernetesClientException e) {
+                    throw new ClaimException("claim %s/%s of pod %s: cannot read it from the API server: %s"
+                            .formatted(namespace, name, pod.getMetadata().getName(), e.getMessage()));
+                }
+                if (claim != null
+                        && reservedFor(claim, pod.getMetadata().getUid())
+                        && DraShares.of(claim).stream().anyMatch(d -> pool.equals(d.node()))) {
+                    out.add(new ClaimRef(namespace, name, claim.getMetadata().getUid()));
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static boolean ended(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase);
+    }
+
+    /** The names of the claims {@code pod} uses: its spec's (once generated) and the one for extended resources. */
+    static List<String> claimNames(Pod pod) {
+        List<String> names = new ArrayList<>();
+        DraAsks.claims(pod).stream()
+                .map(DraAsks.PodClaim::claimName)
+                .filter(java.util.Objects::nonNull)
+                .forEach(names::add);
+        if (pod.getStatus() != null
+                && pod.getStatus().getExtendedResourceClaimStatus() != null
+                && pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName() != null) {
+            names.add(pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName());
+        }
+        return names;
+    }
+
+    private static boolean reservedFor(ResourceClaim claim, String podUid) {
+        return claim.getStatus() != null
+                && claim.getStatus().getReservedFor() != null
+                && claim.getStatus().getReservedFor().stream()
+                        .anyMatch(r -> "pods".equals(r.getResource()) && podUid.equals(r.getUid()));
+    }
+
     /**
      * The devices {@code claim} holds in {@code pool}, read by the rule the views count with ({@link DraShares}). Pure.
      * */

@@ -96,6 +96,61 @@ public final class ClaimPreparation {
         isolation.release(ref);
     }
 
+    /**
+     * Prepares again, from their allocation, the claims in {@code held} that the checkpoint has no record of (it was
+     * deleted or lost with the node's disk), so that they count against their cards before kubelet prepares anything
+     * new, their shares' MPS daemons are held, and kubelet's unprepare finds them. Called once at start, before the
+     * agent registers with kubelet. A claim held now already holds its cards, so none is refused for capacity here.
+     *
+     * @param held the claims that pods on this node hold ({@link ClaimSource#held})
+     */
+    public Rebuilt rebuild(List<ClaimRef> held) {
+        int known = 0;
+        List<PreparedClaim> rebuilt = new ArrayList<>();
+        List<String> failed = new ArrayList<>();
+        for (ClaimRef ref : held) {
+            synchronized (this) {
+                if (checkpoint.get(ref.uid()).isPresent()) {
+                    known++;
+                    continue;
+                }
+            }
+            try {
+                AllocatedClaim claim = source.allocated(ref); // the API, read outside the lock
+                synchronized (this) {
+                    PreparedClaim prepared = describe(ref, claim);
+                    cdi.write(ref.uid(), prepared.cdiSpec());
+                    checkpoint.put(prepared);
+                    rebuilt.add(prepared);
+                }
+            } catch (ClaimException | java.io.UncheckedIOException e) {
+                failed.add(e.getMessage());
+            }
+        }
+        return new Rebuilt(known, rebuilt, failed);
+    }
+
+    /**
+     * Unprepares the claims of {@code before} that are not in {@code held}: no pod on this node holds them any more.
+     * kubelet unprepares only what it prepared, so a claim rebuilt for a pod that was deleted before kubelet prepared
+     * it would otherwise count against its card for ever. {@code before} must be read before {@code held}, so that a
+     * claim prepared in between is left alone.
+     *
+     * @return the claims unprepared
+     */
+    public List<ClaimRef> prune(List<PreparedClaim> before, List<ClaimRef> held) {
+        java.util.Set<String> holding = new java.util.HashSet<>();
+        held.forEach(c -> holding.add(c.uid()));
+        List<ClaimRef> pruned = new ArrayList<>();
+        for (PreparedClaim p : before) {
+            if (!holding.contains(p.claim().uid())) {
+                unprepare(p.claim());
+                pruned.add(p.claim());
+            }
+        }
+        return pruned;
+    }
+
     /** The claims prepared now. */
     public synchronized List<PreparedClaim> prepared() {
         return List.copyOf(checkpoint.all());

@@ -10,4 +10,18 @@ public interface ClaimSource {
      *                        on this node (the message says which)
      */
     AllocatedClaim allocated(ClaimRef claim);
+
+    /**
+     * The claims that pods on this node hold now: every claim that a pod bound here and not ended uses (named, made
+     * from a template, or made by kube-scheduler for an extended resource), reserved for that pod and allocated
+     * devices of this node's pool. kubelet prepares exactly these, so they are what a restarted agent whose checkpoint
+     * is gone takes as prepared ({@link ClaimPreparation#rebuild}).
+     *
+     * A source that reads one claim at a time only (a test's) answers none.
+     *
+     * @throws ClaimException when they cannot be read (the message says what failed)
+     */
+    default java.util.List<ClaimRef> held() {
+        return java.util.List.of();
+    }
 }

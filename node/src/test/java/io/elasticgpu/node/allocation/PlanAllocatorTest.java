@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.api.v1alpha1.GpuAsk.Family;
 import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.v1alpha1.PodGrant.Share;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
 import java.util.List;
@@ -193,6 +194,32 @@ class PlanAllocatorTest {
                 .singleElement()
                 .satisfies(s -> assertThat(s.card()).isEqualTo(0));
         assertThat(b.note()).isEqualTo("took the cards planned for default/a/main");
+    }
+
+    /**
+     * After a restart the agent has no answer of its own: what kubelet lists is held, each container as decisions count
+     * it (a whole card moved onto the card kubelet lists, a slice on its plan's card); a pod kubelet does not list
+     * holds nothing yet.
+     */
+    @Test
+    void whatIsHeldAfterARestartIsWhatKubeletListsCountedAsDecisionsCountIt() {
+        String gpu = "elasticgpu.io/gpu";
+        node.pods.add(node.wholeCardPod("whole", 1, 0));
+        node.pods.add(node.slicePod("slice", 2, MEM, 4096, 3));
+        node.pods.add(node.slicePod("waiting", 3, MEM, 2048, 2));
+        ContainerKey whole = new ContainerKey("default", "whole", "main");
+        ContainerKey slice = new ContainerKey("default", "slice", "main");
+        node.record(whole, gpu, List.of(node.uuid(1)));
+        node.record(slice, MEM, node.memoryIds(0, 4096)); // a slice's ids count blocks only: the plan says card 3
+
+        Map<ContainerKey, List<Share>> held = allocator.held();
+
+        assertThat(held).containsOnlyKeys(whole, slice);
+        assertThat(held.get(whole)).extracting(Share::card).containsExactly(1);
+        assertThat(held.get(slice)).singleElement().satisfies(s -> {
+            assertThat(s.card()).isEqualTo(3);
+            assertThat(s.memoryMib()).isEqualTo(4096);
+        });
     }
 
     @Test

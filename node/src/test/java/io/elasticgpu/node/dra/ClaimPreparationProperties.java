@@ -2,8 +2,6 @@ package io.elasticgpu.node.dra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
-import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.Hardware;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,7 +53,7 @@ class ClaimPreparationProperties {
             ClaimPreparation p = preparation(dir, claims);
             prepareAll(p, claims, new Random(1));
 
-            assertThat(Checkpoint.open(dir.resolve("checkpoint.json")).all())
+            assertThat(Checkpoint.open(dir.resolve("plugin/checkpoint.json")).all())
                     .containsExactlyInAnyOrderElementsOf(p.prepared());
         });
     }
@@ -107,14 +105,7 @@ class ClaimPreparationProperties {
     }
 
     private ClaimPreparation preparation(Path dir, ClaimSource claims) {
-        return new ClaimPreparation(
-                claims,
-                Checkpoint.open(dir.resolve("checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")),
-                hw,
-                new DeviceCatalog(hw, List.of()),
-                new ContainerEnvironment(1024),
-                "node-a");
+        return DraCards.preparation(dir, claims, ClaimIsolation.NONE);
     }
 
     private static FakeClaims fake(List<List<ClaimDevice>> asks) {

@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
-import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
-import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.isolation.MpsAccess;
 import java.nio.file.Files;
@@ -29,14 +27,7 @@ class ClaimPreparationTest {
     private final FakeClaims claims = new FakeClaims();
 
     private ClaimPreparation preparation() {
-        return new ClaimPreparation(
-                claims,
-                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")),
-                hw,
-                new DeviceCatalog(hw, List.of()),
-                new ContainerEnvironment(1024),
-                "node-a");
+        return DraCards.preparation(dir, claims, ClaimIsolation.NONE);
     }
 
     @Test
@@ -98,15 +89,7 @@ class ClaimPreparationTest {
         claims.byUid.put(A.uid(), List.of(share("gpu", 2, 4096, 30)));
         ClaimSource annotated = ref -> new AllocatedClaim(claims.allocated(ref).devices(), "2");
         RecordingIsolation isolation = new RecordingIsolation();
-        ClaimPreparation p = new ClaimPreparation(
-                annotated,
-                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")),
-                hw,
-                new DeviceCatalog(hw, List.of()),
-                new ContainerEnvironment(1024),
-                "node-a",
-                isolation);
+        ClaimPreparation p = DraCards.preparation(dir, annotated, isolation);
 
         p.prepare(A);
 
@@ -150,15 +133,8 @@ class ClaimPreparationTest {
                         "gpu-3",
                         java.util.Map.of("cores", new io.fabric8.kubernetes.api.model.Quantity("30"))));
         RecordingIsolation isolation = new RecordingIsolation();
-        ClaimPreparation p = new ClaimPreparation(
-                ref -> AllocatedClaim.of(ApiClaims.devices(ref, allocated, "node-a", hw)),
-                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")),
-                hw,
-                new DeviceCatalog(hw, List.of()),
-                new ContainerEnvironment(1024),
-                "node-a",
-                isolation);
+        ClaimPreparation p = DraCards.preparation(
+                dir, ref -> AllocatedClaim.of(ApiClaims.devices(ref, allocated, "node-a", hw)), isolation);
 
         p.prepare(A);
 
@@ -174,15 +150,7 @@ class ClaimPreparationTest {
     void aClaimWhoseProcessCountIsNotANumberIsRefusedWithItsValue() {
         claims.byUid.put(A.uid(), List.of(share("gpu", 2, 4096, 30)));
         ClaimSource annotated = ref -> new AllocatedClaim(claims.allocated(ref).devices(), "many");
-        ClaimPreparation p = new ClaimPreparation(
-                annotated,
-                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")),
-                hw,
-                new DeviceCatalog(hw, List.of()),
-                new ContainerEnvironment(1024),
-                "node-a",
-                new RecordingIsolation());
+        ClaimPreparation p = DraCards.preparation(dir, annotated, new RecordingIsolation());
 
         assertThatThrownBy(() -> p.prepare(A))
                 .isInstanceOf(ClaimException.class)

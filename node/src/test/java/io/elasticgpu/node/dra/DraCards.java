@@ -3,8 +3,11 @@ package io.elasticgpu.node.dra;
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
+import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,5 +34,22 @@ public final class DraCards {
                 .link(2, 3, new Link(LinkKind.NVLINK, 12))
                 .build();
         return new Hardware("535.104.05", gpus, t);
+    }
+
+    /**
+     * A run of the agent's preparation on {@link #four()} cards in pool {@code node-a}, over {@code dir}'s checkpoint
+     * ({@code plugin/checkpoint.json}) and CDI directory ({@code cdi}) as they are now.
+     */
+    static ClaimPreparation preparation(Path dir, ClaimSource claims, ClaimIsolation isolation) {
+        Hardware hw = four();
+        return new ClaimPreparation(
+                claims,
+                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
+                new CdiSpecs(dir.resolve("cdi")),
+                hw,
+                new DeviceCatalog(hw, List.of()),
+                new ContainerEnvironment(1024),
+                "node-a",
+                isolation);
     }
 }

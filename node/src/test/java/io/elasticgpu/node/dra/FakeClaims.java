@@ -9,6 +9,8 @@ final class FakeClaims implements ClaimSource {
 
     final Map<String, List<ClaimDevice>> byUid = new HashMap<>();
     int reads;
+    /** What {@link #held} answers: the claims pods on the node hold, as the API would list them. */
+    final List<ClaimRef> held = new java.util.ArrayList<>();
 
     FakeClaims with(String uid, ClaimDevice... devices) {
         byUid.put(uid, List.of(devices));
@@ -23,6 +25,11 @@ final class FakeClaims implements ClaimSource {
             throw new ClaimException("claim %s: not found".formatted(claim));
         }
         return AllocatedClaim.of(d);
+    }
+
+    @Override
+    public synchronized List<ClaimRef> held() {
+        return List.copyOf(held);
     }
 
     static ClaimDevice share(String request, int card, long memoryMib, int percent) {
