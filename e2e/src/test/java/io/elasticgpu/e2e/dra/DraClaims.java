@@ -10,7 +10,7 @@ public final class DraClaims {
 
     private DraClaims() {}
 
-    /** Claim {@code name}: one request {@code gpu}, a share of one card of ours with {@code memory} and {@code cores}. */
+    /** Claim {@code name}: one request {@code gpu}, a share of one card of ours with {@code memory}, {@code cores}. */
     public static ResourceClaim share(String name, String memory, String cores) {
         return new ResourceClaimBuilder()
                 .withNewMetadata()
