@@ -16,8 +16,9 @@ import java.util.Map;
  *
  * @param tflops       asked on each card, > 0; or 0 for {@link #NONE}
  * @param precision    what the TFLOPS are counted in
- * @param milliByModel the share on each offered model, by every name (and alias) of it, in milli-cards
- * @param peakByModel  the peak of {@code precision} of each offered model, by the same names
+ * @param milliByModel the share on each offered model, in milli-cards, by the {@link GpuModel#key} of every name (and
+ *                     alias) of it (names given in another form are keyed on construction)
+ * @param peakByModel  the peak of {@code precision} of each offered model, by the same keys
  */
 public record ComputeAsk(
         int tflops, Precision precision, Map<String, Integer> milliByModel, Map<String, BigDecimal> peakByModel) {
@@ -30,8 +31,8 @@ public record ComputeAsk(
 
     public ComputeAsk {
         requireNonNull(precision, "precision");
-        milliByModel = Map.copyOf(requireNonNull(milliByModel, "milliByModel"));
-        peakByModel = Map.copyOf(requireNonNull(peakByModel, "peakByModel"));
+        milliByModel = byKey(requireNonNull(milliByModel, "milliByModel"));
+        peakByModel = byKey(requireNonNull(peakByModel, "peakByModel"));
         if (!peakByModel.keySet().equals(milliByModel.keySet())) {
             throw new IllegalArgumentException("a TFLOPS ask needs the peak of every model it is offered on");
         }
@@ -57,13 +58,20 @@ public record ComputeAsk(
         return tflops > 0;
     }
 
+    /** {@code byModel} keyed by {@link GpuModel#key}: several names of one model become one entry. */
+    private static <V> Map<String, V> byKey(Map<String, V> byModel) {
+        Map<String, V> out = new java.util.HashMap<>();
+        byModel.forEach((model, v) -> out.put(GpuModel.key(model), v));
+        return Map.copyOf(out);
+    }
+
     public boolean offers(String model) {
-        return milliByModel.containsKey(model);
+        return milliByModel.containsKey(GpuModel.key(model));
     }
 
     /** The share of a card of {@code model} this ask takes, in milli-cards; {@link Card#WHOLE} when not offered. */
     public int milliOn(String model) {
-        Integer milli = milliByModel.get(model);
+        Integer milli = milliByModel.get(GpuModel.key(model));
         return milli == null ? Card.WHOLE : milli;
     }
 
@@ -72,7 +80,7 @@ public record ComputeAsk(
      * more than the card gives); 0 on a model it is not offered.
      */
     public double givenOn(String model) {
-        BigDecimal peak = peakByModel.get(model);
+        BigDecimal peak = peakByModel.get(GpuModel.key(model));
         return peak == null
                 ? 0
                 : peak.multiply(BigDecimal.valueOf(milliOn(model)))

@@ -39,6 +39,30 @@ public record GpuModel(String name, List<String> aliases, Map<Precision, BigDeci
         }
     }
 
+    /**
+     * The one form every model name is matched by, wherever a model is looked up: lower case, and each run of spaces,
+     * {@code -} and {@code _} (and whatever else a Kubernetes label value cannot hold) one {@code -}, with none at
+     * either end. So NVML's {@code NVIDIA A100-SXM4-80GB}, the node label's {@code NVIDIA-A100-SXM4-80GB} and an
+     * operator's {@code nvidia_a100_sxm4_80gb} are one model. Pure.
+     */
+    public static String key(String name) {
+        StringBuilder out = new StringBuilder(name.length());
+        boolean gap = false;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isLetterOrDigit(c) || c == '.') {
+                if (gap && !out.isEmpty()) {
+                    out.append('-');
+                }
+                gap = false;
+                out.append(Character.toLowerCase(c));
+            } else {
+                gap = true;
+            }
+        }
+        return out.toString();
+    }
+
     public Optional<BigDecimal> peak(Precision precision) {
         return Optional.ofNullable(peak.get(precision));
     }

@@ -42,8 +42,7 @@ public final class ModelTable {
         this.models = List.copyOf(models);
         Map<String, GpuModel> names = new LinkedHashMap<>();
         for (GpuModel m : models) {
-            names.put(m.name(), m);
-            m.aliases().forEach(a -> names.put(a, m));
+            names(m).forEach(n -> names.put(GpuModel.key(n), m));
         }
         this.byName = Map.copyOf(names);
     }
@@ -92,11 +91,11 @@ public final class ModelTable {
             }
             GpuModel m = row(origin, number, line);
             for (String name : names(m)) {
-                Integer earlier = seen.putIfAbsent(name, number);
+                Integer earlier = seen.putIfAbsent(GpuModel.key(name), number);
                 if (earlier != null) {
-                    throw new IllegalArgumentException("%s line %d (model %s): name %s is on line %d already; give each"
-                                    .formatted(origin, number, m.name(), name, earlier)
-                            + " model and alias once");
+                    throw new IllegalArgumentException(("%s line %d (model %s): name %s is on line %d already (names"
+                                    + " match whatever their case and separators); give each model and alias once")
+                            .formatted(origin, number, m.name(), name, earlier));
                 }
             }
             models.add(m);
@@ -164,12 +163,12 @@ public final class ModelTable {
     /** This table with {@code override}'s models: one it names replaces this table's, the others are added. */
     public ModelTable extendedBy(ModelTable override) {
         Map<String, GpuModel> merged = new LinkedHashMap<>();
-        models.forEach(m -> merged.put(m.name(), m));
-        override.models.forEach(m -> merged.put(m.name(), m));
+        models.forEach(m -> merged.put(GpuModel.key(m.name()), m));
+        override.models.forEach(m -> merged.put(GpuModel.key(m.name()), m));
         Map<String, String> owner = new LinkedHashMap<>();
         for (GpuModel m : merged.values()) {
             for (String name : names(m)) {
-                String other = owner.putIfAbsent(name, m.name());
+                String other = owner.putIfAbsent(GpuModel.key(name), m.name());
                 if (other != null && !other.equals(m.name())) {
                     throw new IllegalArgumentException(("model table: %s names both %s and %s; the override must"
                                     + " replace %s or give its alias up")
@@ -184,9 +183,9 @@ public final class ModelTable {
         return models;
     }
 
-    /** The model a card reporting {@code cardModel} is, by name or alias. */
+    /** The model a card reporting {@code cardModel} is, by name or alias, as {@link GpuModel#key} matches them. */
     public Optional<GpuModel> find(String cardModel) {
-        return Optional.ofNullable(byName.get(cardModel));
+        return Optional.ofNullable(byName.get(GpuModel.key(cardModel)));
     }
 
     /** Whether some model of the table has a peak in {@code precision}. */
@@ -273,7 +272,7 @@ public final class ModelTable {
         return models.stream()
                 .filter(m -> ask.offers(m.name()))
                 .sorted(java.util.Comparator.comparingInt((GpuModel m) -> -ask.milliOn(m.name()))
-                        .thenComparing(m -> ask.peakByModel().get(m.name())))
+                        .thenComparing(m -> ask.peakByModel().get(GpuModel.key(m.name()))))
                 .toList();
     }
 

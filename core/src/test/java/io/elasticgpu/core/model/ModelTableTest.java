@@ -154,6 +154,33 @@ class ModelTableTest {
         assertThat(SHIPPED.find("G2")).isEmpty();
     }
 
+    /**
+     * A node's label carries the model with its spaces made dashes ({@code NVIDIA-A100-SXM4-80GB}), and so do the demo's
+     * nodes and clusters whose cards were named by hand: the same model, found and given its share, in any case.
+     */
+    @Test
+    void aModelNamedInItsLabelFormOrAnotherCaseIsTheSameModel() {
+        assertThat(GpuModel.key("NVIDIA A100-SXM4-80GB")).isEqualTo("nvidia-a100-sxm4-80gb");
+        assertThat(GpuModel.key(" NVIDIA-A100-SXM4-80GB ")).isEqualTo("nvidia-a100-sxm4-80gb");
+        assertThat(GpuModel.key("nvidia_a100__sxm4 80gb")).isEqualTo("nvidia-a100-sxm4-80gb");
+        assertThat(SHIPPED.find("NVIDIA-A100-SXM4-80GB").orElseThrow().name()).isEqualTo("NVIDIA A100-SXM4-80GB");
+        assertThat(SHIPPED.find("Tesla-T4").orElseThrow().name()).isEqualTo("Tesla T4");
+        assertThat(SHIPPED.find("nvidia-h100-80gb-hbm3").orElseThrow().name()).isEqualTo("NVIDIA H100 80GB HBM3");
+        assertThat(SHIPPED.free("Tesla-T4", 500, Precision.FP32).tflops()).isEqualByComparingTo("4.05");
+        ComputeAsk ask = SHIPPED.ask(100, Precision.BF16);
+        assertThat(ask.milliOn("NVIDIA-A100-SXM4-80GB")).isEqualTo(330);
+        assertThat(ask.givenOn("NVIDIA-A100-SXM4-80GB")).isEqualTo(102.96);
+        assertThat(SHIPPED.find("NVIDIA-A100")).as("a prefix is another model").isEmpty();
+    }
+
+    @Test
+    void anOperatorsTableThatNamesAModelTwiceInTwoFormsIsRefused() {
+        assertThatThrownBy(() -> ModelTable.parse(
+                        "models.csv",
+                        ModelTable.HEADER + "\nNVIDIA X1,,1,-,-,-,-,datasheet\nnvidia-x1,,2,-,-,-,-,datasheet\n"))
+                .hasMessageContaining("line 3 (model nvidia-x1): name nvidia-x1 is on line 2 already");
+    }
+
     @Test
     void theSameTflopsAreASmallerShareOfAnH100ThanOfAnA100() {
         ComputeAsk ask = SHIPPED.ask(100, Precision.BF16);
@@ -218,7 +245,8 @@ class ModelTableTest {
                 Arguments.of(
                         "a name twice",
                         "HEADER\nA,B,1,2,3,4,5,u\nC,B,1,2,3,4,5,u",
-                        "t.csv line 3 (model C): name B is on line 2 already; give each" + " model and alias once"),
+                        "t.csv line 3 (model C): name B is on line 2 already (names match whatever their case and"
+                                + " separators); give each model and alias once"),
                 Arguments.of(
                         "empty",
                         "# nothing",

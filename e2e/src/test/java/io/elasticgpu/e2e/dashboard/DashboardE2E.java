@@ -44,13 +44,13 @@ class DashboardE2E {
             TestCluster cluster, @TempDir Path browserProfile) throws IOException {
         List<String> nodes = cluster.createGpuNodes(List.of(
                 GpuNodeSpec.of("a100", 8, "NVIDIA A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12),
-                GpuNodeSpec.of("t4", 2, "Tesla-T4", 15_360)));
+                GpuNodeSpec.of("g2", 2, "G2", 15_360)));
         String a100 = nodes.get(0);
-        String t4 = nodes.get(1);
+        String g2 = nodes.get(1);
         create(cluster, "train", a100, List.of(whole(a100, 0), whole(a100, 1)));
         create(cluster, "infer", a100, List.of(new Share(2, uuid(a100, 2), 300, 20_480)));
-        create(cluster, "notebook", t4, List.of(new Share(0, uuid(t4, 0), 500, 4_096)));
-        setHealthy(cluster.client(), t4, 1, false);
+        create(cluster, "notebook", g2, List.of(new Share(0, uuid(g2, 0), 500, 4_096)));
+        setHealthy(cluster.client(), g2, 1, false);
 
         try (ClusterWatch watch = ClusterWatch.start(cluster.client());
                 DashboardServer server = DashboardServer.start(
@@ -70,16 +70,16 @@ class DashboardE2E {
                 assertThat(page.card(a100, 3, "data-fill")).isEqualTo("0.000");
                 assertThat(page.card(a100, 3, "innerText")).contains("NVL-A"); // the NVLink island of cards 0-3
                 assertThat(page.card(a100, 4, "innerText")).contains("NVL-B");
-                assertThat(page.card(t4, 1, "class")).contains("unhealthy");
-                assertThat(page.card(t4, 1, "aria-label")).contains("unhealthy");
+                assertThat(page.card(g2, 1, "class")).contains("unhealthy");
+                assertThat(page.card(g2, 1, "aria-label")).contains("unhealthy");
                 assertThat(page.text("[data-total='Unhealthy cards'] .value")).isNotEqualTo("0");
-                // Free bf16 TFLOPS: an A100 (312) with 30 % held has 218.40 free; "Tesla-T4" is no model of the
-                // table: no figure and why, not 0.
+                // Free bf16 TFLOPS: an A100 (312) with 30 % held has 218.40 free; G2, the trace's undisclosed model,
+                // is no model of the table: no figure and why, not 0.
                 assertThat(page.card(a100, 2, "data-free-tflops")).isEqualTo("218.4");
                 assertThat(page.card(a100, 0, "data-free-tflops")).isEqualTo("0");
-                assertThat(page.card(t4, 0, "data-free-tflops")).isEqualTo("unknown");
-                assertThat(page.card(t4, 0, "innerText")).contains("unknown model");
-                // The total covers every node of the control plane (other tests' too): the T4's healthy card is one of
+                assertThat(page.card(g2, 0, "data-free-tflops")).isEqualTo("unknown");
+                assertThat(page.card(g2, 0, "innerText")).contains("unknown model");
+                // The total covers every node of the control plane (other tests' too): the G2's healthy card is one of
                 // the cards of unknown models it leaves out.
                 assertThat(page.text("[data-total='Free compute'] .value"))
                         .contains("bf16 TFLOPS free")
@@ -106,11 +106,11 @@ class DashboardE2E {
                         .withName("infer")
                         .withGracePeriod(0)
                         .delete();
-                setHealthy(cluster.client(), t4, 1, true);
+                setHealthy(cluster.client(), g2, 1, true);
                 await().atMost(WAIT).untilAsserted(() -> {
                     assertThat(page.card(a100, 3, "data-holders")).isEqualTo("1");
                     assertThat(page.card(a100, 3, "data-fill")).isEqualTo("0.500");
-                    assertThat(page.card(t4, 1, "data-healthy")).isEqualTo("true");
+                    assertThat(page.card(g2, 1, "data-healthy")).isEqualTo("true");
                     assertThat(page.text("#details")).contains("No pod holds this card.");
                 });
                 assertThat(page.text("#status")).startsWith("updated");

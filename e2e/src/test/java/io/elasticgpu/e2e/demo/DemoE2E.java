@@ -57,8 +57,14 @@ class DemoE2E {
                     .until(
                             () -> demoNodes(cluster(demo.dashboardUrl())),
                             view -> view.stream()
-                                    .anyMatch(n -> n.get("name").asText().equals(broken)
-                                            && !n.at("/cards/1/healthy").asBoolean()));
+                                            .anyMatch(
+                                                    n -> n.get("name").asText().equals(broken)
+                                                            && !n.at("/cards/1/healthy")
+                                                                    .asBoolean())
+                                    && view.stream()
+                                            .flatMap(n -> n.get("cards").valueStream())
+                                            .allMatch(
+                                                    c -> c.get("memoryUsedMib").asLong() >= 0));
         } finally {
             removeTheDemo(controlPlane);
         }
@@ -73,6 +79,14 @@ class DemoE2E {
                         .filter(c -> !c.get("healthy").asBoolean()))
                 .as("unhealthy cards")
                 .hasSize(1);
+        // The nodes name their cards as NVML does, so the model table knows every one: a figure, or the precision
+        // the model lacks (T4 and V100 have no bf16), never "unknown model"; and what the cards use is published.
+        assertThat(demoNodes.stream().flatMap(n -> n.get("cards").valueStream()))
+                .allSatisfy(c -> {
+                    assertThat(c.at("/freeTflops/unknown").asText()).doesNotContain("unknown model");
+                    assertThat(c.get("memoryUsedMib").asLong()).isNotNegative();
+                })
+                .anySatisfy(c -> assertThat(c.at("/freeTflops/free").isNumber()).isTrue());
         String out = printed.toString(StandardCharsets.UTF_8);
         assertThat(out)
                 .contains("train-nvlink")

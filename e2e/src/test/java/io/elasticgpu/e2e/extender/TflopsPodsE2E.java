@@ -89,9 +89,10 @@ class TflopsPodsE2E {
 
     @Test
     void theSameTflopsLandOnAnH100AndAnA100NodeAsTheShareOfEachModel(TestCluster cluster) {
+        // The A100 node names its model in the label's form: the table's "NVIDIA A100-SXM4-80GB" all the same.
         List<String> nodes = cluster.createGpuNodes(List.of(
                 GpuNodeSpec.of("h100", 2, "NVIDIA H100 80GB HBM3", 81_559),
-                GpuNodeSpec.of("a100", 2, "NVIDIA A100-SXM4-80GB", 81_920)));
+                GpuNodeSpec.of("a100", 2, "NVIDIA-A100-SXM4-80GB", 81_920)));
         create(cluster, pod("on-h100", tflops("100"), null, nodes.get(0)));
         create(cluster, pod("on-a100", tflops("100"), null, nodes.get(1)));
         create(cluster, pod("fp32-on-a100", tflops("10"), "fp32", nodes.get(1)));

@@ -20,7 +20,8 @@ import java.util.Map;
 /**
  * A node agent for each fake node, started as {@code egpu node-agent} starts it ({@link NodeAgentService}) on simulated
  * GPUs, with {@link AgentConfig.Api#NONE}: kwok's nodes have no kubelet, so the agent publishes the node's labels and
- * {@code elasticgpu.io/inventory} and keeps its cards' health, and offers the cards to no kubelet API.
+ * {@code elasticgpu.io/inventory} and keeps its cards' health, and offers the cards to no kubelet API. What the cards
+ * use is made up ({@link DemoUsage}): kwok's pods run no process to measure.
  */
 final class DemoNodeAgents implements AutoCloseable {
 
@@ -32,6 +33,7 @@ final class DemoNodeAgents implements AutoCloseable {
     private record Agent(SimulatedBackend backend, NodeAgentService service) {}
 
     private final Map<String, Agent> agents = new LinkedHashMap<>();
+    private DemoUsage usage;
 
     /** Publishes every node's inventory once, then keeps publishing on every health change. */
     static DemoNodeAgents start(KubernetesClient client, List<GpuNodeSpec> nodes) {
@@ -43,6 +45,7 @@ final class DemoNodeAgents implements AutoCloseable {
                     .build();
             all.agents.put(spec.name(), new Agent(backend, NodeAgentService.start(client, config, backend)));
         }
+        all.usage = DemoUsage.start(client, all.agents.keySet());
         return all;
     }
 
@@ -89,6 +92,9 @@ final class DemoNodeAgents implements AutoCloseable {
 
     @Override
     public void close() {
+        if (usage != null) {
+            usage.close();
+        }
         agents.values().forEach(a -> {
             a.service().close();
             a.backend().close();

@@ -59,7 +59,7 @@ public record GpuNodeSpec(
 
     /**
      * {@code count} nodes named {@code <prefix>-NN} in a repeating mix: 8-card A100 nodes with two NVLink islands,
-     * 4-card V100 nodes in NVLink pairs, 2-card T4 nodes.
+     * 4-card V100 nodes in NVLink pairs, 2-card T4 nodes; their models as NVML names them.
      */
     public static List<GpuNodeSpec> mixed(String prefix, int count) {
         List<GpuNodeSpec> specs = new ArrayList<>();
@@ -67,9 +67,9 @@ public record GpuNodeSpec(
             String name = "%s-%02d".formatted(prefix, i);
             specs.add(
                     switch (i % 3) {
-                        case 0 -> of(name, 8, "NVIDIA-A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12);
-                        case 1 -> of(name, 4, "Tesla-V100-SXM2-32GB", 32_768).withNvlinkIslands(2, 2);
-                        default -> of(name, 2, "Tesla-T4", 15_360);
+                        case 0 -> of(name, 8, "NVIDIA A100-SXM4-80GB", 81_920).withNvlinkIslands(4, 12);
+                        case 1 -> of(name, 4, "Tesla V100-SXM2-32GB", 32_768).withNvlinkIslands(2, 2);
+                        default -> of(name, 2, "Tesla T4", 15_360);
                     });
         }
         return specs;
