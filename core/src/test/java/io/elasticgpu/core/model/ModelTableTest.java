@@ -155,8 +155,8 @@ class ModelTableTest {
     }
 
     /**
-     * A node's label carries the model with its spaces made dashes ({@code NVIDIA-A100-SXM4-80GB}), and so do the demo's
-     * nodes and clusters whose cards were named by hand: the same model, found and given its share, in any case.
+     * A node's label carries the model with its spaces made dashes ({@code NVIDIA-A100-SXM4-80GB}), and so did the
+     * demo's nodes, as may cards named by hand: the same model, found and given its share, in any case.
      */
     @Test
     void aModelNamedInItsLabelFormOrAnotherCaseIsTheSameModel() {
