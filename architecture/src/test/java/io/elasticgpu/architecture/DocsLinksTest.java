@@ -63,6 +63,26 @@ class DocsLinksTest {
                 .isLessThanOrEqualTo(README_MAX_LINES);
     }
 
+    /** The README shows the main results; every result is on docs/results/README.md. */
+    @Test
+    void theReadmesResultsTableHasAtMost15RowsOfAtMost200Characters() throws IOException {
+        List<String> lines = Files.readAllLines(ROOT.resolve("README.md"));
+        int at = lines.indexOf("## Results");
+        assertThat(at).as("README.md has a section \"## Results\"").isNotNegative();
+        List<String> rows = lines.subList(at + 1, lines.size()).stream()
+                .takeWhile(l -> !l.startsWith("## "))
+                .filter(l -> l.startsWith("|"))
+                .skip(2) // the header and its rule
+                .toList();
+
+        assertThat(rows)
+                .as("the README's results rows; move the others to docs/results/README.md")
+                .hasSizeBetween(1, 15);
+        assertThat(rows)
+                .as("results rows over 200 characters; say it shorter, the page says the rest")
+                .allSatisfy(r -> assertThat(r.length()).isLessThanOrEqualTo(200));
+    }
+
     @Test
     void headingsGetGitHubsAnchors() {
         MarkdownPage page = MarkdownPage.parse(
