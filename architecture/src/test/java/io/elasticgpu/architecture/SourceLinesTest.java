@@ -75,11 +75,11 @@ class SourceLinesTest {
     }
 
     @Test
-    void theExtendersCacheFacadeIsAtMostOneHundredAndFiftyFiveLines() throws IOException {
+    void theExtendersCacheFacadeIsAtMostOneHundredAndSixtyLines() throws IOException {
         Path facade = ROOT.resolve("scheduler/src/main/java/io/elasticgpu/scheduler/cache/ClusterCache.java");
         assertThat(Files.readAllLines(facade, StandardCharsets.UTF_8))
-                .as("ClusterCache owns the lock and hands out snapshots; what it keeps belongs in Nodes, Pods, Claims "
-                        + "and Assumptions")
-                .hasSizeLessThanOrEqualTo(155);
+                .as("ClusterCache owns the lock, hands out snapshots and dumps; what it keeps belongs in Nodes,"
+                        + " Pods, Claims and Assumptions")
+                .hasSizeLessThanOrEqualTo(160);
     }
 }

@@ -83,6 +83,14 @@ final class InspectCommand implements Callable<Integer> {
                     + " --model-table (rows as in gpu-models.csv).")
     Path modelTable;
 
+    @Option(
+            names = "--extender",
+            paramLabel = "URL",
+            description = "Instead of the cluster, show what the extender at URL (its --listen address, e.g."
+                    + " http://127.0.0.1:8888) believes: its cache, compared with a fresh list from the API, each"
+                    + " difference named. Exit code 1 when there is one. With -o json, the extender's whole answer.")
+    java.net.URI extender;
+
     @Spec
     CommandSpec spec;
 
@@ -98,6 +106,9 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (extender != null) {
+            return extenderCache();
+        }
         Listing listing;
         try {
             listing = source.list(kubeconfig.path());
@@ -111,6 +122,24 @@ final class InspectCommand implements Callable<Integer> {
         spec.commandLine().getOut().print(format.render(view));
         spec.commandLine().getOut().flush();
         return 0;
+    }
+
+    private int extenderCache() {
+        com.fasterxml.jackson.databind.JsonNode report;
+        try {
+            report = ExtenderCache.fetch(extender);
+        } catch (java.io.IOException e) {
+            spec.commandLine().getErr().println("egpu inspect: cannot ask the extender: " + e.getMessage());
+            return Egpu.UNAVAILABLE;
+        }
+        var out = spec.commandLine().getOut();
+        if (format == ViewFormat.JSON) {
+            out.println(report.toPrettyString());
+        } else {
+            ExtenderCache.summary(report).forEach(out::println);
+        }
+        out.flush();
+        return report.path("differences").isEmpty() ? 0 : 1;
     }
 
     private static Listing fromApiServer(Path kubeconfig) {

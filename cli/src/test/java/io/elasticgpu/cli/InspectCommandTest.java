@@ -41,6 +41,7 @@ class InspectCommandTest {
                     .withNewMetadata()
                     .withNamespace("ml")
                     .withName("infer")
+                    .withUid("uid-infer")
                     .addToAnnotations(
                             Annotations.ALLOCATION,
                             new PodGrant("n1", Map.of("main", List.of(new PodGrant.Share(0, "GPU-0", 500, 4096))))
@@ -64,6 +65,52 @@ class InspectCommandTest {
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         return cli.execute(args);
+    }
+
+    /**
+     * {@code --extender}: what the extender's cache believes, against a fresh list, from its {@code /debug/cache},
+     * here an answer made by the scheduler's own cache over the listing above, with a card the API says is held
+     * differently planted.
+     */
+    @Test
+    void theExtendersCacheIsSummedUpWithEachDifferenceAndExitCode1() throws Exception {
+        var gpu = (java.util.function.Predicate<io.fabric8.kubernetes.api.model.Pod>)
+                p -> io.elasticgpu.api.v1alpha1.PodAsks.asksGpu(p, io.elasticgpu.api.v1alpha1.PodAsks.Units.DEFAULT);
+        var cache = io.elasticgpu.scheduler.cache.CacheDump.ofLists(gpu, 1, LISTING.nodes(), LISTING.pods(), List.of());
+        var api = io.elasticgpu.scheduler.cache.CacheDump.ofLists(gpu, 1, LISTING.nodes(), List.of(), List.of());
+        Map<String, Object> report =
+                Map.of("cache", cache, "compared", true, "why", "", "differences", cache.differences(api));
+        var server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        byte[] body = new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsBytes(report);
+        server.createContext("/debug/cache", x -> {
+            x.sendResponseHeaders(200, body.length);
+            x.getResponseBody().write(body);
+            x.close();
+        });
+        server.start();
+        try {
+            int code =
+                    run("--extender", "http://127.0.0.1:" + server.getAddress().getPort());
+
+            assertThat(code).isEqualTo(1);
+            assertThat(out.toString().lines())
+                    .containsExactly(
+                            "the extender's cache: 1 nodes with cards, 1 cards, 1 holdings, 0 of them assumed (its own"
+                                    + " binds and filter decisions, not yet seen in the API)",
+                            "compared with a fresh list from the API: 1 difference",
+                            "  node n1 card 0: uid-infer (ml/infer) holds 4096 MiB and 500 milli in the cache, nothing"
+                                    + " in the API");
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void anExtenderThatDoesNotAnswerIsExitCode3WithWhy() {
+        int code = run("--extender", "http://127.0.0.1:1");
+
+        assertThat(code).isEqualTo(3);
+        assertThat(err.toString()).startsWith("egpu inspect: cannot ask the extender: ");
     }
 
     @Test

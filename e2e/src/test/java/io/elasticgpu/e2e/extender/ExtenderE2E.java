@@ -3,6 +3,7 @@ package io.elasticgpu.e2e.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.ElasticGPU;
 import io.elasticgpu.api.v1alpha1.PodGrant;
@@ -134,6 +135,30 @@ class ExtenderE2E {
         assertThat(cluster.client().nodes().withName(node).get().getMetadata().getAnnotations())
                 .as("the extender nudged kube-scheduler through the node once the card was free")
                 .containsKey("elasticgpu.io/capacity-freed");
+        // What the extender believes, from its /debug/cache: c on the node, and nothing a fresh list says otherwise.
+        JsonNode believed = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> debugCache(extender),
+                        r -> r.get("compared").asBoolean()
+                                && r.get("differences").isEmpty());
+        assertThat(believed.at("/cache/nodes")
+                        .valueStream()
+                        .filter(n -> n.get("name").asText().equals(node))
+                        .flatMap(n -> n.get("cards").valueStream())
+                        .flatMap(c -> c.get("holders").valueStream())
+                        .map(h -> h.get("name").asText()))
+                .containsExactlyInAnyOrder(cluster.namespace() + "/b", cluster.namespace() + "/c");
+    }
+
+    /** The extender's {@code GET /debug/cache}. */
+    private static JsonNode debugCache(EgpuProcess extender) throws Exception {
+        var r = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(extender.url() + "/debug/cache"))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body());
     }
 
     /**

@@ -24,6 +24,11 @@ final class Assumptions {
     /** An immutable copy of {@link #holds}, made when asked for after a change; null until then. */
     private Map<String, Hold> copy = Map.of();
 
+    /** Everything assumed, by pod uid. */
+    Map<String, PodHolding> assumed() {
+        return Map.copyOf(assumed);
+    }
+
     /** What is assumed for pod {@code uid}, or null when it counts as the informer shows it. */
     PodHolding assumed(String uid) {
         return assumed.get(uid);

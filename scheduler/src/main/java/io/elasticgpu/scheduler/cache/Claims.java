@@ -71,6 +71,11 @@ final class Claims {
         observed.remove(id(claim));
     }
 
+    /** What every allocated claim of ours holds, by {@link #id}. */
+    Map<String, PodHolding> observed() {
+        return Map.copyOf(observed);
+    }
+
     /** What the claim of this {@link #id} holds on its node; null when it holds nothing. */
     PodHolding observed(String id) {
         return observed.get(id);

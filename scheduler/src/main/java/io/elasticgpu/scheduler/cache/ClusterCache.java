@@ -49,6 +49,11 @@ public final class ClusterCache {
         return Snapshot.of(nodes, pods, claims, assumptions);
     }
 
+    /** What the cache believes now, for {@code /debug/cache}: O(nodes + holders), under the lock. */
+    public synchronized CacheDump dump() {
+        return CacheDump.of(nodes, pods, claims, assumptions);
+    }
+
     /** The pods and claims the expected workload is estimated from, as of now. */
     public synchronized Workload workload() {
         return new Workload(pods.gpuPods(), pods.hostWorkload(n -> nodes.node(n) != null), claims.byKey());

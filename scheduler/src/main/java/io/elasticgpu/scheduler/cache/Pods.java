@@ -147,6 +147,11 @@ final class Pods {
         unknownHolders.values().removeIf(byUid -> byUid.remove(uid) != null && byUid.isEmpty());
     }
 
+    /** What every bound pod holds, by uid, as the informer shows it. */
+    Map<String, PodHolding> observed() {
+        return Map.copyOf(observed);
+    }
+
     /** What pod {@code uid} holds on its node as the informer shows it; null when not bound. */
     PodHolding observed(String uid) {
         return observed.get(uid);

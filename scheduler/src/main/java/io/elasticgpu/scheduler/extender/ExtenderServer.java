@@ -17,7 +17,7 @@ import java.util.function.Function;
 
 /**
  * The extender protocol over {@link HttpEndpoint}: {@code POST /filter}, {@code /prioritize}, {@code /preempt} and
- * {@code /bind}, and
+ * {@code /bind}, {@code GET /debug/cache} ({@link CacheDebug}), and
  * {@code GET /healthz}, {@code /readyz} (caches synced) and {@code /metrics}; the last three also on the metrics
  * address when one is configured, where nothing else is served (the verbs stay on loopback, beside kube-scheduler). A
  * request kube-scheduler would never
@@ -52,6 +52,12 @@ public final class ExtenderServer implements AutoCloseable {
     }
 
     static ExtenderServer start(ExtenderConfig config, Verbs verbs, ExtenderMetrics metrics, BooleanSupplier ready) {
+        return start(config, verbs, metrics, ready, null);
+    }
+
+    /** @param debug what {@code GET /debug/cache} answers; null serves no such route */
+    static ExtenderServer start(
+            ExtenderConfig config, Verbs verbs, ExtenderMetrics metrics, BooleanSupplier ready, CacheDebug debug) {
         HttpEndpoint.Builder builder = HttpEndpoint.on(new InetSocketAddress(config.host(), config.port()))
                 .post(
                         "/filter",
@@ -85,6 +91,11 @@ public final class ExtenderServer implements AutoCloseable {
                         observe(metrics, "bind"))
                 .health(ready, "caches not synced")
                 .metrics(metrics.registry());
+        if (debug != null) {
+            builder.get(
+                    "/debug/cache",
+                    r -> json(debug.report(!"compare=false".equals(r.uri().getQuery()))));
+        }
         if (config.tlsCertFile() != null) {
             builder.tls(Tls.server(Path.of(config.tlsCertFile()), Path.of(config.tlsKeyFile())));
         }

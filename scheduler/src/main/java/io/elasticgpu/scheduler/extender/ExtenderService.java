@@ -23,6 +23,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -90,12 +92,22 @@ public final class ExtenderService implements AutoCloseable {
         // The preempt verb prefers victims no PodDisruptionBudget protects, as kube-scheduler's preemption does.
         SharedIndexInformer<PodDisruptionBudget> budgetInformer = Informers.ours(
                 client.policy().v1().podDisruptionBudget().inAnyNamespace().runnableInformer(0));
+        boolean dra = claimInformer != null;
         ExtenderServer server = serve(
                 config,
                 cache,
                 api,
                 synced::get,
-                () -> DisruptionBudgets.of(budgetInformer.getStore().list()));
+                () -> DisruptionBudgets.of(budgetInformer.getStore().list()),
+                Optional.of(() -> new CacheDebug.Lists(
+                        client.nodes().list().getItems(),
+                        client.pods().inAnyNamespace().list().getItems(),
+                        dra
+                                ? client.resources(ResourceClaim.class)
+                                        .inAnyNamespace()
+                                        .list()
+                                        .getItems()
+                                : List.of())));
         CompletableFuture.allOf(
                         nodeInformer.start().toCompletableFuture(),
                         podInformer.start().toCompletableFuture(),
@@ -133,19 +145,20 @@ public final class ExtenderService implements AutoCloseable {
      */
     public static ExtenderServer serve(
             ExtenderConfig config, ClusterCache cache, ClusterApi api, BooleanSupplier ready) {
-        return serve(config, cache, api, ready, () -> DisruptionBudgets.NONE);
+        return serve(config, cache, api, ready, () -> DisruptionBudgets.NONE, Optional.empty());
     }
 
     /**
      * As {@link #serve(ExtenderConfig, ClusterCache, ClusterApi, BooleanSupplier)}, preemption weighing
-     * {@code budgets}.
+     * {@code budgets}, {@code /debug/cache} comparing with {@code lists} where given.
      */
     static ExtenderServer serve(
             ExtenderConfig config,
             ClusterCache cache,
             ClusterApi api,
             BooleanSupplier ready,
-            Supplier<DisruptionBudgets> budgets) {
+            Supplier<DisruptionBudgets> budgets,
+            Optional<Supplier<CacheDebug.Lists>> lists) {
         PodAsks.Units units = config.units();
         ModelTable models = config.models();
         PolicyProvider policy = new PolicyProvider(
@@ -182,7 +195,8 @@ public final class ExtenderService implements AutoCloseable {
                 new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime),
                 models,
                 budgets);
-        return ExtenderServer.start(config, verbs, metrics, ready).alongside(tidying);
+        CacheDebug debug = new CacheDebug(cache, pod -> PodAsks.asksGpu(pod, units), units.memoryBlockMib(), lists);
+        return ExtenderServer.start(config, verbs, metrics, ready, debug).alongside(tidying);
     }
 
     public int port() {

@@ -68,8 +68,10 @@ class ExtenderFuzzTest {
                 () -> true,
                 requeue,
                 new Verbs.Deciding(true, HOLD, CLOCK::get));
+        CacheDebug debug =
+                new CacheDebug(CACHE, p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1, java.util.Optional.empty());
         server = ExtenderServer.start(
-                ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true);
+                ExtenderConfig.builder().withListen("127.0.0.1:0").build(), verbs, metrics, () -> true, debug);
         base = URI.create("http://127.0.0.1:" + server.port() + "/");
         before = state();
     }
@@ -136,6 +138,27 @@ class ExtenderFuzzTest {
         assertThat(status).as("status of %s with %s", verb, new String(body)).isBetween(200, 499);
         assertThat(state()).isEqualTo(before);
         assertThat(HttpFuzz.status(base, "GET", "healthz", new byte[0])).isEqualTo(200);
+    }
+
+    /** {@code /debug/cache} only reads: whatever is sent to it, by any method, is answered and changes nothing. */
+    @Property(tries = 100)
+    void theCacheDumpAnswersAnyRequestAndChangesNothing(
+            @ForAll("methods") String method, @ForAll("queries") String query, @ForAll("bodies") byte[] body) {
+        int status = HttpFuzz.status(base, method, "debug/cache" + query, body);
+        assertThat(status).as("%s debug/cache%s", method, query).isBetween(200, 499);
+        assertThat(state()).isEqualTo(before);
+    }
+
+    @Provide
+    Arbitrary<String> methods() {
+        return Arbitraries.of("GET", "POST", "PUT", "DELETE");
+    }
+
+    @Provide
+    Arbitrary<String> queries() {
+        return Arbitraries.oneOf(
+                Arbitraries.of("", "?compare=false", "?compare=true", "?compare=", "?&&", "?compare=false&x=%ff"),
+                Arbitraries.strings().alpha().numeric().ofMaxLength(20).map(q -> "?" + q));
     }
 
     /** Found by the property above in CI: a container without a name asking GPUs made filter answer 500. */

@@ -41,6 +41,8 @@ class ExtenderServerTest {
     private final Pod slice = pod("ns", "p", "uid-p", container("main", Map.of("elasticgpu.io/gpu-memory", "20000")));
     private ExtenderServer server;
     private Requeue requeue;
+    /** What {@code /debug/cache} lists from "the API". */
+    private volatile CacheDebug.Lists listed = new CacheDebug.Lists(List.of(), List.of(), List.of());
 
     @BeforeEach
     void start() {
@@ -66,7 +68,9 @@ class ExtenderServerTest {
                 synced::get,
                 requeue,
                 Verbs.Deciding.OFF);
-        return ExtenderServer.start(config, verbs, metrics, synced::get);
+        CacheDebug debug = new CacheDebug(
+                cache, p -> PodAsks.asksGpu(p, PodAsks.Units.DEFAULT), 1, java.util.Optional.of(() -> listed));
+        return ExtenderServer.start(config, verbs, metrics, synced::get, debug);
     }
 
     @AfterEach
@@ -88,6 +92,30 @@ class ExtenderServerTest {
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A node the API lists and the cache lacks, planted: named; the cache's own belief shown beside it. */
+    @Test
+    void debugCacheShowsWhatTheCacheBelievesAndNamesWhatAFreshListSaysOtherwise() throws Exception {
+        listed = new CacheDebug.Lists(
+                List.of(node("small", 1, 16_384, 0), node("big", 2, 81_920, 0), node("late", 1, 16_384, 0)),
+                List.of(slice),
+                List.of());
+
+        HttpResponse<String> r = get("/debug/cache");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode json = ExtenderServer.JSON.readTree(r.body());
+        assertThat(json.get("compared").asBoolean()).isTrue();
+        assertThat(json.get("differences")).hasSize(1);
+        assertThat(json.get("differences").get(0).asText()).isEqualTo("node late: in the API, not in the cache");
+        assertThat(json.at("/cache/nodes").findValuesAsText("name")).containsExactly("big", "small");
+        assertThat(json.at("/cache/nodes/0/cards")).hasSize(2);
+
+        JsonNode notCompared =
+                ExtenderServer.JSON.readTree(get("/debug/cache?compare=false").body());
+        assertThat(notCompared.get("compared").asBoolean()).isFalse();
+        assertThat(notCompared.get("why").asText()).isEqualTo("not asked (?compare=false)");
     }
 
     @Test
