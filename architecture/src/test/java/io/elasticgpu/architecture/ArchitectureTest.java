@@ -126,6 +126,34 @@ class ArchitectureTest {
             .because("shipped code waits on a clock or a scheduler it is given, or on what it waits for, so that tests"
                     + " control time and nothing stalls a thread for nothing");
 
+    /**
+     * Each shipped component module's doors: the packages other shipped modules may use (mostly {@code cli}, which
+     * wires each component's service from its configuration). The rest of a module is its rooms. The lab
+     * ({@code simulator}, {@code localcluster}, {@code bench}) measures the rooms too and is not held to them.
+     * docs/architecture.md ("Doors") lists the same.
+     */
+    static final java.util.Map<String, java.util.List<String>> DOORS = java.util.Map.of(
+            "scheduler",
+            java.util.List.of("io.elasticgpu.scheduler.extender"),
+            "controller",
+            java.util.List.of(
+                    "io.elasticgpu.controller.service",
+                    "io.elasticgpu.controller.view",
+                    "io.elasticgpu.controller.webhook",
+                    "io.elasticgpu.controller.provisioning"),
+            "node",
+            java.util.List.of(
+                    "io.elasticgpu.node.agent",
+                    "io.elasticgpu.node.discovery",
+                    "io.elasticgpu.node.health",
+                    "io.elasticgpu.node.isolation",
+                    "io.elasticgpu.node.metrics"),
+            "http",
+            java.util.List.of("io.elasticgpu.http", "io.elasticgpu.http.tls"));
+
+    @ArchTest
+    static final ArchRule shippedModulesAreUsedThroughTheirDoors = doors();
+
     @ArchTest
     static final ArchRule noPackageCycles =
             slices().matching("io.elasticgpu.(**)").should().beFreeOfCycles();
@@ -148,6 +176,33 @@ class ArchitectureTest {
                     : com.tngtech.archunit.lang.CompositeArchRule.of(rule).and(one);
         }
         return rule.because("a component talks to the others only through the API server (api), never by calling them");
+    }
+
+    private static ArchRule doors() {
+        String[] shipped = {"api", "core", "http", "scheduler", "node", "controller", "cli"};
+        ArchRule rule = null;
+        for (var e : DOORS.entrySet()) {
+            String module = e.getKey();
+            String[] others = java.util.Arrays.stream(shipped)
+                    .filter(m -> !m.equals(module))
+                    .toArray(String[]::new);
+            com.tngtech.archunit.base.DescribedPredicate<com.tngtech.archunit.core.domain.JavaClass> room =
+                    com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage(
+                                    "io.elasticgpu." + module + "..")
+                            .and(com.tngtech.archunit.base.DescribedPredicate.not(
+                                    com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage(
+                                            e.getValue().toArray(String[]::new))));
+            ArchRule one = noClasses()
+                    .that()
+                    .resideInAnyPackage(inside(others))
+                    .should()
+                    .dependOnClassesThat(room.as("classes of %s outside its doors %s", module, e.getValue()));
+            rule = rule == null
+                    ? one
+                    : com.tngtech.archunit.lang.CompositeArchRule.of(rule).and(one);
+        }
+        return rule.because("a shipped module is used through its doors; add a door to ArchitectureTest.DOORS and"
+                + " docs/architecture.md only for what other modules must reach");
     }
 
     private static String[] inside(String... modules) {
