@@ -208,7 +208,7 @@ public final class NodeAgent implements AutoCloseable {
 
     /**
      * Whether a device-plugin share is still held: kubelet still records its container (a share's {@code held} is its
-     * answer's first resource and smallest device id, {@link ContainerGrant#handout}, which kubelet keeps in its
+     * answer's first resource and smallest device id, {@link ContainerGrant#answerId}, which kubelet keeps in its
      * records while
      * the container lives), or the API still shows its holder's pod holding cards on this node. Either is enough, so
      * that a kubelet restarting (its records briefly empty) ends no daemon a running pod uses.
@@ -228,7 +228,7 @@ public final class NodeAgent implements AutoCloseable {
      * unless the container mounts one of its pod's; empty for grants of no answer of this run.
      */
     private static Optional<MpsAccess> isolate(MpsIsolation mps, ContainerGrant grant, PodSource pods) {
-        if (grant.handout().isEmpty()) {
+        if (grant.answerId().isEmpty()) {
             return Optional.empty();
         }
         ContainerKey c = grant.container();
@@ -241,9 +241,9 @@ public final class NodeAgent implements AutoCloseable {
             int processes = MpsLimits.processes(
                     declared.map(v -> Map.of(MpsLimits.PROCESSES_ANNOTATION, v)).orElse(Map.of()));
             return mps.share(
-                    MpsIsolation.deviceKey(grant.handout()),
+                    MpsIsolation.deviceKey(grant.answerId()),
                     c.toString(),
-                    grant.handout(),
+                    grant.answerId(),
                     grant.shares(),
                     processes,
                     ownShm);

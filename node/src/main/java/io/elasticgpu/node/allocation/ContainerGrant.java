@@ -13,19 +13,19 @@ import java.util.List;
  * @param shares    one per card; a whole card shows its full memory and 1000 milli
  * @param family    the resource names the container used, so the environment speaks its language
  * @param note      how an ambiguity was resolved, or empty
- * @param handout   names the answer this grant belongs to, the same for every resource of the container and after
+ * @param answerId   names the answer this grant belongs to, the same for every resource of the container and after
  *                  the agent learns which container kubelet really admitted: the first call's resource and smallest
  *                  device id, which kubelet's records keep while the container lives; empty for a grant no call of
  *                  this agent answered
  */
-public record ContainerGrant(ContainerKey container, List<Share> shares, Family family, String note, String handout) {
+public record ContainerGrant(ContainerKey container, List<Share> shares, Family family, String note, String answerId) {
 
     public ContainerGrant {
         requireNonNull(container, "container");
         shares = List.copyOf(shares);
         requireNonNull(family, "family");
         requireNonNull(note, "note");
-        requireNonNull(handout, "handout");
+        requireNonNull(answerId, "answerId");
         if (shares.isEmpty()) {
             throw new IllegalArgumentException("grant for %s: no cards".formatted(container));
         }
@@ -36,13 +36,13 @@ public record ContainerGrant(ContainerKey container, List<Share> shares, Family 
         this(container, shares, family, note, "");
     }
 
-    /** The {@link #handout} of an answer whose first call was for {@code ids} of {@code resource}. */
-    public static String handout(String resource, List<String> ids) {
+    /** The {@link #answerId} of an answer whose first call was for {@code ids} of {@code resource}. */
+    public static String answerId(String resource, List<String> ids) {
         return resource + " " + java.util.Collections.min(ids);
     }
 
     /** The same grant for another container or with other shares, in the same answer. */
     ContainerGrant moved(ContainerKey to, List<Share> newShares, String newNote) {
-        return new ContainerGrant(to, newShares, family, newNote, handout);
+        return new ContainerGrant(to, newShares, family, newNote, answerId);
     }
 }

@@ -29,7 +29,7 @@ public final class PlanAllocator implements Allocator {
     private final CardTable cards;
     private final Topology topology;
     /** Answered calls, by the order they were answered in. */
-    private final Answers handouts = new Answers();
+    private final Answers answers = new Answers();
 
     private long answered;
     private Records learnt; // the records learn() last read
@@ -56,7 +56,7 @@ public final class PlanAllocator implements Allocator {
     }
 
     /**
-     * @param nanos the clock the record reuse and handout expiry go by ({@code System::nanoTime}; tests move their own)
+     * @param nanos the clock the record reuse and answer expiry go by ({@code System::nanoTime}; tests move their own)
      * */
     PlanAllocator(PodSource pods, KubeletRecords kubelet, CardTable cards, Topology topology, LongSupplier nanos) {
         this.nanos = nanos;
@@ -108,7 +108,7 @@ public final class PlanAllocator implements Allocator {
         }
         // After a guess among pods of one shape, who got what does not change what the next call gets (plans are a
         // pool), only which pod is part-way through admission: that needs kubelet's records when a pod has steps.
-        return handouts.guessOutstanding()
+        return answers.guessOutstanding()
                 && podList.stream()
                         .anyMatch(p -> p.containers().size() > 1
                                 || p.containers().stream()
@@ -133,15 +133,15 @@ public final class PlanAllocator implements Allocator {
      */
     private synchronized Optional<ContainerGrant> decide(
             String resource, List<String> ids, List<NodePod> podList, Records records, boolean fresh) {
-        boolean known = fresh || !handouts.guessOutstanding();
+        boolean known = fresh || !answers.guessOutstanding();
         learn(records, podList);
-        Served served = new Served(records.index(), handouts);
+        Served served = new Served(records.index(), answers);
         Optional<Match> match = Matcher.match(resource, ids.size(), podList, served);
         if (match.isEmpty()) {
             return Optional.empty();
         }
         Match m = match.get();
-        Optional<Map.Entry<Long, Answer>> earlier = handouts.firstWithout(m.key(), resource);
+        Optional<Map.Entry<Long, Answer>> earlier = answers.firstWithout(m.key(), resource);
         if (earlier.isPresent()) { // another resource of this container was answered: same cards
             Answer h = earlier.get().getValue();
             String overflow =
@@ -151,7 +151,7 @@ public final class PlanAllocator implements Allocator {
                         "cannot give %s its share on the cards kubelet's previous call got for it: %s"
                                 .formatted(m.key(), overflow));
             }
-            handouts.put(earlier.get().getKey(), h.plus(resource, ids));
+            answers.put(earlier.get().getKey(), h.plus(resource, ids));
             return Optional.of(h.grant());
         }
         if (m.certain() && known) {
@@ -163,8 +163,12 @@ public final class PlanAllocator implements Allocator {
         Usage usage = usage(podList, records, null, null);
         PlanChoice choice = choose(m, resource, ids, usage, podList);
         ContainerGrant grant = new ContainerGrant(
-                m.key(), choice.shares(), m.container().family(), choice.note(), ContainerGrant.handout(resource, ids));
-        handouts.put(
+                m.key(),
+                choice.shares(),
+                m.container().family(),
+                choice.note(),
+                ContainerGrant.answerId(resource, ids));
+        answers.put(
                 ++answered,
                 new Answer(
                         grant,
@@ -195,7 +199,7 @@ public final class PlanAllocator implements Allocator {
     }
 
     private synchronized Optional<Match> match(String resource, int size, List<NodePod> podList, Records records) {
-        return Matcher.match(resource, size, podList, new Served(records.index(), handouts));
+        return Matcher.match(resource, size, podList, new Served(records.index(), answers));
     }
 
     /**
@@ -206,7 +210,7 @@ public final class PlanAllocator implements Allocator {
      */
     private Optional<ContainerGrant> reattribute(
             Match m, String resource, List<String> ids, List<NodePod> podList, Records records) {
-        Map.Entry<Long, Answer> latest = handouts.latest();
+        Map.Entry<Long, Answer> latest = answers.latest();
         if (latest == null) {
             return Optional.empty();
         }
@@ -232,8 +236,8 @@ public final class PlanAllocator implements Allocator {
                 m.container().family(),
                 "kubelet was admitting this container when it asked for %s; it has the cards answered then"
                         .formatted(String.join(", ", h.ids().keySet())),
-                h.grant().handout());
-        handouts.put(
+                h.grant().answerId());
+        answers.put(
                 latest.getKey(), new Answer(grant, h.planOwner(), h.ids(), h.nanos(), false, true).plus(resource, ids));
         return Optional.of(grant);
     }
@@ -277,7 +281,7 @@ public final class PlanAllocator implements Allocator {
             Match.Others o = pool.get(i);
             ContainerKey owner = o.pod().key(o.container());
             List<Share> plan = o.pod().planFor(o.container().name());
-            if (handouts.taken(owner) || plan.isEmpty()) {
+            if (answers.taken(owner) || plan.isEmpty()) {
                 continue;
             }
             if (cards.wholeCards(resource) && !cardsOf(plan).equals(cards.cardsOf(ids))) {
@@ -350,7 +354,7 @@ public final class PlanAllocator implements Allocator {
     private Optional<List<Share>> holds(
             NodePod p, NodePod.Container c, Map<ContainerKey, Map<String, List<String>>> listed, Answer skip) {
         ContainerKey k = p.key(c);
-        Optional<Answer> given = handouts.first(k, skip);
+        Optional<Answer> given = answers.first(k, skip);
         if (given.isPresent()) {
             return Optional.of(given.get().grant().shares());
         }
@@ -387,19 +391,19 @@ public final class PlanAllocator implements Allocator {
      * calls never listed within {@link #FORGET_AFTER}.
      */
     private void learn(Records read, List<NodePod> podList) {
-        if (handouts.isEmpty() || (learnt != null && read.serial() <= learnt.serial())) {
+        if (answers.isEmpty() || (learnt != null && read.serial() <= learnt.serial())) {
             return; // the same records, or older ones, teach nothing new
         }
         learnt = read;
         Map<PodName, NodePod> pods = byName(podList);
         Map<ContainerKey, Map<String, List<String>>> records = read.byContainer();
         Served.Index served = read.index();
-        for (Map.Entry<Long, Answer> e : handouts.entries()) {
+        for (Map.Entry<Long, Answer> e : answers.entries()) {
             Answer h = e.getValue();
             ContainerKey said = h.grant().container();
             if (h.seen()) { // who holds it is known; only whether kubelet still lists it matters
                 if (!records.containsKey(said)) {
-                    handouts.remove(e.getKey());
+                    answers.remove(e.getKey());
                 }
                 continue;
             }
@@ -408,10 +412,10 @@ public final class PlanAllocator implements Allocator {
             if (holder.isEmpty()) {
                 if (nanos.getAsLong() - h.nanos() > FORGET_AFTER.toNanos()
                         || (read.nanos() - h.nanos() > UNRECORDED.toNanos() && !initContainer(said, pods))) {
-                    handouts.remove(e.getKey());
+                    answers.remove(e.getKey());
                 }
             } else if (holder.get().equals(said)) {
-                handouts.put(e.getKey(), h.recorded());
+                answers.put(e.getKey(), h.recorded());
             } else if (!h.certain()) {
                 // A guess kubelet's records correct. A certain answer is never moved: kubelet hands a finished init
                 // container's ids on to the next container, so two containers may show the same ids.
@@ -420,7 +424,7 @@ public final class PlanAllocator implements Allocator {
                         holder.get(),
                         ownSharesOn(holder.get(), g.shares(), pods),
                         "kubelet gave these cards to this container, not to %s".formatted(said));
-                handouts.put(e.getKey(), new Answer(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
+                answers.put(e.getKey(), new Answer(truth, h.planOwner(), h.ids(), h.nanos(), true, true));
             }
         }
     }
@@ -451,7 +455,7 @@ public final class PlanAllocator implements Allocator {
 
     /** Whether some answered call has not been seen in kubelet's records yet. */
     public synchronized boolean truthPending() {
-        return handouts.anyUnseen();
+        return answers.anyUnseen();
     }
 
     /** The grants kubelet has recorded, by container, for writing into the pods. */
@@ -464,7 +468,7 @@ public final class PlanAllocator implements Allocator {
         Map<ContainerKey, Map<String, List<String>>> records = read.byContainer();
         Map<ContainerKey, ContainerGrant> out = new HashMap<>();
         Set<String> admitted = new HashSet<>();
-        handouts.values().forEach(h -> {
+        answers.values().forEach(h -> {
             if (h.seen()) {
                 out.put(h.grant().container(), h.grant());
                 admitted.add(h.grant().container().namespace() + "/"
@@ -477,7 +481,7 @@ public final class PlanAllocator implements Allocator {
         pods.pods()
                 .forEach(p ->
                         p.containers().stream().filter(NodePod.Container::init).forEach(c -> inits.add(p.key(c))));
-        handouts.values().forEach(h -> {
+        answers.values().forEach(h -> {
             ContainerKey k = h.grant().container();
             if (!h.seen() && inits.contains(k) && admitted.contains(k.namespace() + "/" + k.pod())) {
                 out.putIfAbsent(k, h.grant());

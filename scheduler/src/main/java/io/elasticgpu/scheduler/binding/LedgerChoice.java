@@ -68,12 +68,12 @@ final class LedgerChoice {
     /** The node's cards with every reservation of the ledger applied: GPU shares only. */
     private static NodeState reserved(Node node, Map<String, String> entries) {
         NodeState state = NodeState.empty(node);
-        Map<String, PodHolding> contributions = new HashMap<>();
+        Map<String, PodHolding> holdings = new HashMap<>();
         for (var e : entries.entrySet()) {
             PodGrant a = LedgerEntry.fromJson(e.getValue()).allocation();
-            contributions.put(e.getKey(), PodHolding.of(node.name(), new PodResources.Totals(0, 0), a));
+            holdings.put(e.getKey(), PodHolding.of(node.name(), new PodResources.Totals(0, 0), a));
         }
-        for (var c : contributions.entrySet()) {
+        for (var c : holdings.entrySet()) {
             try {
                 state = state.with(c.getValue().placements());
             } catch (IllegalStateException e) {

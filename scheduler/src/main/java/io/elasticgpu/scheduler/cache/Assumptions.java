@@ -34,17 +34,17 @@ final class Assumptions {
         return assumed.get(uid);
     }
 
-    /** Counts {@code contribution} for pod {@code uid} until the pod is seen with its allocation or forgotten. */
-    void assume(String uid, PodHolding contribution) {
+    /** Counts {@code holding} for pod {@code uid} until the pod is seen with its allocation or forgotten. */
+    void assume(String uid, PodHolding holding) {
         unhold(uid);
-        assumed.put(uid, contribution);
+        assumed.put(uid, holding);
     }
 
-    /** Counts {@code contribution} for pod {@code uid} as a filter decided it, until {@link Hold#expiresAtNanos}. */
-    void hold(String uid, PodHolding contribution, Hold hold) {
+    /** Counts {@code holding} for pod {@code uid} as a filter decided it, until {@link Hold#expiresAtNanos}. */
+    void hold(String uid, PodHolding holding, Hold hold) {
         holds.put(uid, hold);
         copy = null;
-        assumed.put(uid, contribution);
+        assumed.put(uid, holding);
     }
 
     /** Every hold by pod uid: immutable. */

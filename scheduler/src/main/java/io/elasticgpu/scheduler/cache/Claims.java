@@ -32,7 +32,7 @@ final class Claims {
         this.memoryBlockMib = memoryBlockMib;
     }
 
-    /** How a claim's contribution is named beside the pods': never a pod's uid. */
+    /** How a claim's holding is named beside the pods': never a pod's uid. */
     static String id(ResourceClaim claim) {
         return PREFIX + claim.getMetadata().getUid();
     }

@@ -97,14 +97,14 @@ public final class ClusterCache {
     }
 
     /** Counts a bind's cards for pod {@code uid} until it is seen with its allocation or forgotten. */
-    public synchronized void assume(String uid, PodHolding contribution) {
-        assumptions.assume(uid, contribution);
+    public synchronized void assume(String uid, PodHolding holding) {
+        assumptions.assume(uid, holding);
         nodes.recount(uid);
     }
 
     /** Counts a filter's decision until a bind assumes it, the pod is seen bound, or it is released or lapses. */
-    public synchronized void hold(String uid, PodHolding contribution, Hold hold) {
-        assumptions.hold(uid, contribution, hold);
+    public synchronized void hold(String uid, PodHolding holding, Hold hold) {
+        assumptions.hold(uid, holding, hold);
         nodes.recount(uid);
     }
 

@@ -42,7 +42,7 @@ final class Nodes {
     private final Map<String, PodHolding> applied = new HashMap<>();
 
     private final Map<String, Set<String>> idsByNode = new HashMap<>();
-    /** Ids whose contribution did not fit their node's state yet, by node: retried whenever something leaves it. */
+    /** Ids whose holding did not fit their node's state yet, by node: retried whenever something leaves it. */
     private final Map<String, Set<String>> waiting = new HashMap<>();
 
     private final Function<String, PodHolding> counts;
