@@ -199,7 +199,7 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
          * gives a pod that names no memory all of it, so one pod per card); whole cards: {@code nvidia.com/gpu: k}.
          */
         static Map<String, Quantity> hamiAsk(TracePod trace) {
-            Ask r = trace.request();
+            Ask r = trace.ask();
             Map<String, Quantity> ask = new HashMap<>();
             if (!r.needsCards()) {
                 return ask;
@@ -269,7 +269,7 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
                                     pod -> stage.plan()
                                             .pods()
                                             .get(Audit.index(pod))
-                                            .request())),
+                                            .ask())),
                     HamiAudit.unaccounted(pods));
         }
     }
@@ -299,7 +299,7 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
 
         @Override
         public Pod pod(TracePod trace, int index, Stage stage) {
-            Ask r = trace.request();
+            Ask r = trace.ask();
             Map<String, Quantity> ask = r.needsCards()
                     ? Map.of(ResourceNames.NVIDIA_GPU, new Quantity(Long.toString(wholeCards(r))))
                     : Map.of();

@@ -88,7 +88,7 @@ public record Standing(
         for (int i = 0; i < bound.length; i++) {
             podsBound += bound[i] ? 1 : 0;
             if (!bound[i]) {
-                Ask r = plan.get(i).request();
+                Ask r = plan.get(i).ask();
                 pending.merge(r.needsCards() ? r.cards() + "x" + r.milliPerCard() : "cpu", 1, Integer::sum);
             }
         }
@@ -125,7 +125,7 @@ public record Standing(
         long asked = 0;
         long granted = 0;
         for (int i = 0; i < plan.size(); i++) {
-            long milli = plan.get(i).request().totalMilli();
+            long milli = plan.get(i).ask().totalMilli();
             asked += milli;
             granted += bound[i] ? milli : 0;
             int percent = (int) (asked * 100 / capacityMilli);

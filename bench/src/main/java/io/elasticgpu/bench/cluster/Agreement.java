@@ -26,7 +26,7 @@ record Agreement(
         for (int i = 0; i < order.size(); i++) {
             String name = order.get(i).name();
             String there = cluster.get(name);
-            var r = order.get(i).request();
+            var r = order.get(i).ask();
             String shape = r.needsCards() ? r.cards() + "x" + r.milliPerCard() : "cpu";
             if (there == null) {
                 pending.merge(shape, 1, Integer::sum);

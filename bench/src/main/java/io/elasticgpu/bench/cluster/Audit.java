@@ -66,7 +66,7 @@ public record Audit(
             h[1] += totals.memoryMib();
             TracePod asked = plan.get(index(pod));
             PodGrant allocation = holds.apply(pod);
-            if (asked.request().needsCards() && allocation == null) {
+            if (asked.ask().needsCards() && allocation == null) {
                 unaccounted++;
             }
             if (allocation != null) {
@@ -105,7 +105,7 @@ public record Audit(
         for (Pod pod : pods) {
             if (pod.getSpec().getNodeName() == null
                     || pod.getSpec().getNodeName().isEmpty()) {
-                Ask r = plan.get(index(pod)).request();
+                Ask r = plan.get(index(pod)).ask();
                 if (states.values().stream().anyMatch(s -> s.check(r) == Reason.FITS)) {
                     pendingThatFit++;
                 }

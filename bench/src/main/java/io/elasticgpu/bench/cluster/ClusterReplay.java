@@ -281,7 +281,7 @@ public final class ClusterReplay {
 
     private static List<ResourceClaim> claims(ReplayPlan plan, long block) {
         return plan.pods().stream()
-                .filter(p -> p.request().needsCards())
+                .filter(p -> p.ask().needsCards())
                 .map(p -> ReplayObjects.claim(p, NAMESPACE, block))
                 .toList();
     }

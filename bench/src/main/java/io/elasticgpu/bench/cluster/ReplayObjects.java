@@ -99,7 +99,7 @@ public final class ReplayObjects {
 
     /** The claim of a GPU pod under DRA, named as the pod. */
     static ResourceClaim claim(TracePod trace, String namespace, long blockMib) {
-        Ask r = trace.request();
+        Ask r = trace.ask();
         var exactly = new ResourceClaimBuilder()
                 .withNewMetadata()
                 .withName(trace.name())
@@ -127,7 +127,7 @@ public final class ReplayObjects {
 
     /** @param dra the pod's cards come through its claim (see {@link #claim}), not resource names */
     static Pod pod(TracePod trace, int index, String namespace, String schedulerName, boolean dra) {
-        Ask r = trace.request();
+        Ask r = trace.ask();
         Map<String, Quantity> requests = new LinkedHashMap<>();
         requests.put("cpu", new Quantity(r.cpuMilli() + "m"));
         requests.put("memory", new Quantity(r.memoryMib() + "Mi"));
@@ -201,7 +201,7 @@ public final class ReplayObjects {
 
     /** A fraction of a card in whole percent, as both {@code gpu-core} and the DRA {@code cores} capacity count. */
     public static int percent(TracePod trace) {
-        int milli = trace.request().milliPerCard();
+        int milli = trace.ask().milliPerCard();
         if (milli % 10 != 0) {
             throw new IllegalArgumentException(
                     "pod %s asks %d milli-GPU; gpu-core counts whole percent, so the".formatted(trace.name(), milli)

@@ -124,7 +124,7 @@ public record ReplayPlan(
         List<TracePod> out = new ArrayList<>();
         long asked = 0;
         for (TracePod p : arrivals) {
-            asked += p.request().totalMilli();
+            asked += p.ask().totalMilli();
             if (100.0 * asked / capacity > cutPct) {
                 break;
             }

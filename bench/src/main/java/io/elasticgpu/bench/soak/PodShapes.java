@@ -43,13 +43,13 @@ final class PodShapes {
     /** Pods asking in resource names only. */
     static PodShapes from(Path podList, String schedulerName) {
         return new PodShapes(
-                OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, false);
+                OpenbTrace.readPods(podList).stream().map(TracePod::ask).toList(), schedulerName, false);
     }
 
     /** Also pods whose one-card slice an ElasticGPUClaim asks for them (the webhook writes it into the pod). */
     static PodShapes withClaims(Path podList, String schedulerName) {
         return new PodShapes(
-                OpenbTrace.readPods(podList).stream().map(TracePod::request).toList(), schedulerName, true);
+                OpenbTrace.readPods(podList).stream().map(TracePod::ask).toList(), schedulerName, true);
     }
 
     /**

@@ -191,8 +191,7 @@ class ReplayInputTest {
                 "p3,1000,1024,2,1000",
                 "p4,1000,1024,1,1000");
         ReplayPlan plan = plan("--trace", pods.toString(), "--cut", "50");
-        long asked =
-                plan.pods().stream().mapToLong(p -> p.request().totalMilli()).sum();
+        long asked = plan.pods().stream().mapToLong(p -> p.ask().totalMilli()).sum();
         assertThat(100.0 * asked / plan.capacity()).isLessThanOrEqualTo(50);
         assertThat(plan.kubeName(0)).startsWith("p0000-");
         assertThat(ReplayPlan.traceName(plan.kubeName(1)))

@@ -33,12 +33,12 @@ public record Ask(
         int memoryPercentPerCard,
         ComputeAsk compute) {
 
-    /** A request whose memory, if any, is asked in MiB. */
+    /** An ask whose memory, if any, is asked in MiB. */
     public Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard, List<String> models) {
         this(cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, models, 0);
     }
 
-    /** A request whose compute, if any, is a share of the card ({@link #milliPerCard}). */
+    /** An ask whose compute, if any, is a share of the card ({@link #milliPerCard}). */
     public Ask(
             long cpuMilli,
             long memoryMib,
@@ -55,55 +55,54 @@ public record Ask(
         requireNonNull(compute, "compute");
         if (compute.asked() && (milliPerCard > 0 || cards == 0)) {
             throw new IllegalArgumentException(
-                    ("request: asks %d TFLOPS with %d milli per card on %d cards; ask compute in TFLOPS or as a"
+                    ("ask: asks %d TFLOPS with %d milli per card on %d cards; ask compute in TFLOPS or as a"
                                     + " share, on at least one card")
                             .formatted(compute.tflops(), milliPerCard, cards));
         }
         if (cpuMilli < 0 || memoryMib < 0) {
             throw new IllegalArgumentException(
-                    "request: cpuMilli and memoryMib must be >= 0, were %d and %d".formatted(cpuMilli, memoryMib));
+                    "ask: cpuMilli and memoryMib must be >= 0, were %d and %d".formatted(cpuMilli, memoryMib));
         }
         if (cards < 0) {
-            throw new IllegalArgumentException("request: cards must be >= 0, was %d".formatted(cards));
+            throw new IllegalArgumentException("ask: cards must be >= 0, was %d".formatted(cards));
         }
         if (milliPerCard < 0 || milliPerCard > Card.WHOLE) {
             throw new IllegalArgumentException(
-                    ("request: milliPerCard must be 0..%d, was %d;" + " ask for %d to get whole cards")
+                    ("ask: milliPerCard must be 0..%d, was %d;" + " ask for %d to get whole cards")
                             .formatted(Card.WHOLE, milliPerCard, Card.WHOLE));
         }
         if (memoryMibPerCard < 0) {
             throw new IllegalArgumentException(
-                    "request: memoryMibPerCard must be >= 0, was %d".formatted(memoryMibPerCard));
+                    "ask: memoryMibPerCard must be >= 0, was %d".formatted(memoryMibPerCard));
         }
         if (memoryPercentPerCard < 0 || memoryPercentPerCard > 99) {
-            throw new IllegalArgumentException(("request: memoryPercentPerCard must be 0..99, was %d; all of a card's"
-                            + " memory is the whole card")
-                    .formatted(memoryPercentPerCard));
+            throw new IllegalArgumentException(
+                    ("ask: memoryPercentPerCard must be 0..99, was %d; all of a card's" + " memory is the whole card")
+                            .formatted(memoryPercentPerCard));
         }
         if (memoryPercentPerCard > 0 && (memoryMibPerCard > 0 || milliPerCard == Card.WHOLE)) {
-            throw new IllegalArgumentException(
-                    ("request: memory in percent (%d) goes with neither memory in MiB (%d) nor"
-                                    + " whole cards; ask one of them")
-                            .formatted(memoryPercentPerCard, memoryMibPerCard));
+            throw new IllegalArgumentException(("ask: memory in percent (%d) goes with neither memory in MiB (%d) nor"
+                            + " whole cards; ask one of them")
+                    .formatted(memoryPercentPerCard, memoryMibPerCard));
         }
         if (cards == 0 && (milliPerCard > 0 || memoryMibPerCard > 0 || memoryPercentPerCard > 0)) {
             throw new IllegalArgumentException(
-                    ("request: asks %d milli and %d MiB per card but 0 cards;" + " set cards to at least 1")
+                    ("ask: asks %d milli and %d MiB per card but 0 cards;" + " set cards to at least 1")
                             .formatted(milliPerCard, memoryMibPerCard));
         }
         if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0 && memoryPercentPerCard == 0 && !compute.asked()) {
-            throw new IllegalArgumentException(("request: asks %d cards but no compute or memory on them;"
-                            + " set milliPerCard or memoryMibPerCard")
-                    .formatted(cards));
+            throw new IllegalArgumentException(
+                    ("ask: asks %d cards but no compute or memory on them;" + " set milliPerCard or memoryMibPerCard")
+                            .formatted(cards));
         }
         if (milliPerCard == Card.WHOLE && memoryMibPerCard > 0) {
-            throw new IllegalArgumentException(("request: whole cards already include all their memory;"
+            throw new IllegalArgumentException(("ask: whole cards already include all their memory;"
                             + " drop memoryMibPerCard (%d) or ask for less than %d milli")
                     .formatted(memoryMibPerCard, Card.WHOLE));
         }
         for (String model : models) {
             if (model == null || model.isBlank()) {
-                throw new IllegalArgumentException("request: models must not contain blank names, were " + models);
+                throw new IllegalArgumentException("ask: models must not contain blank names, were " + models);
             }
         }
     }

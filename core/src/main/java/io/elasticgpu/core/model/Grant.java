@@ -7,27 +7,26 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Where one request goes: a node and the share taken on each chosen card. Immutable.
+ * Where one ask goes: a node and the share taken on each chosen card. Immutable.
  *
- * @param node    the node's name
- * @param request what was placed
- * @param shares  one entry per card, on distinct cards, exactly {@code request.cards()} of them
+ * @param node   the node's name
+ * @param ask    what was granted
+ * @param shares one entry per card, on distinct cards, exactly {@code ask.cards()} of them
  */
-public record Grant(String node, Ask request, List<CardShare> shares) {
+public record Grant(String node, Ask ask, List<CardShare> shares) {
 
     public Grant {
         requireNonNull(node, "node");
-        requireNonNull(request, "request");
+        requireNonNull(ask, "ask");
         shares = List.copyOf(requireNonNull(shares, "shares"));
-        if (shares.size() != request.cards()) {
-            throw new IllegalArgumentException("placement on %s: request asks %d cards but %d were chosen"
-                    .formatted(node, request.cards(), shares.size()));
+        if (shares.size() != ask.cards()) {
+            throw new IllegalArgumentException("grant on %s: the ask is for %d cards but %d were chosen"
+                    .formatted(node, ask.cards(), shares.size()));
         }
         Set<Integer> seen = new HashSet<>();
         for (CardShare share : shares) {
             if (!seen.add(share.card())) {
-                throw new IllegalArgumentException(
-                        "placement on %s: card %d chosen twice".formatted(node, share.card()));
+                throw new IllegalArgumentException("grant on %s: card %d chosen twice".formatted(node, share.card()));
             }
         }
     }

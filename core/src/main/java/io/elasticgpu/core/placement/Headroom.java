@@ -12,13 +12,13 @@ import java.util.Map;
 
 /**
  * The cluster's GPU per model, kept up to date node by node (its cards, its free GPU, and for each k its idle cards
- * in sets of k on one node), and which nodes are open to a request under a {@link ModelReserve}: those whose model,
- * once the request is placed there, still has free what it keeps for narrower pods. Not thread-safe.
+ * in sets of k on one node), and which nodes are open to a ask under a {@link ModelReserve}: those whose model,
+ * once the ask is placed there, still has free what it keeps for narrower pods. Not thread-safe.
  */
 final class Headroom {
 
     /**
-     * How many times what a model keeps from a request it must still have free once the request is placed there. A
+     * How many times what a model keeps from a ask it must still have free once the ask is placed there. A
      * fixed constant: 1.5 placed more than 1 on the openb gpuspec33 trace (94.75 against 93.28 %, seeds 42 and 43)
      * and the same within 0.1 on traces where a tenth to a third of the pods name models.
      */
@@ -66,25 +66,24 @@ final class Headroom {
         free += sign * node.freeShareTotal();
     }
 
-    /** Whether what the cluster's models keep depends on the request at all: not when no pod names a model. */
+    /** Whether what the cluster's models keep depends on the ask at all: not when no pod names a model. */
     boolean active() {
         return reserve.active();
     }
 
     /**
-     * Whether {@code node} is open to {@code request} taking {@code cards} there: whether its model, once the request
-     * is placed, still has free what it keeps for pods narrower than the request.
+     * Whether {@code node} is open to {@code ask} taking {@code cards} there: whether its model, once the ask
+     * is placed, still has free what it keeps for pods narrower than the ask.
      */
-    boolean open(Ask request, NodeState node, int[] cards) {
+    boolean open(Ask ask, NodeState node, int[] cards) {
         if (!reserve.active()) {
             return true;
         }
-        Map<String, ModelReserve.Kept> keeps =
-                kept.computeIfAbsent(request.models(), a -> reserve.kept(a, capacities()));
-        return keeps.isEmpty() || open(request, node, cards, keeps);
+        Map<String, ModelReserve.Kept> keeps = kept.computeIfAbsent(ask.models(), a -> reserve.kept(a, capacities()));
+        return keeps.isEmpty() || open(ask, node, cards, keeps);
     }
 
-    private boolean open(Ask request, NodeState node, int[] cards, Map<String, ModelReserve.Kept> keeps) {
+    private boolean open(Ask ask, NodeState node, int[] cards, Map<String, ModelReserve.Kept> keeps) {
         if (node == null || node.cardCount() == 0) {
             return true;
         }
@@ -93,7 +92,7 @@ final class Headroom {
             return true;
         }
         long[] m = models.get(node.node().model());
-        long asked = (long) request.cards() * request.shareOf(node.card(0));
+        long asked = (long) ask.cards() * ask.shareOf(node.card(0));
         if (m[1] - asked < MARGIN * keep.gpu() * free) {
             return false;
         }

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Runs scheduling cycles with one policy: every node the request fits is scored, the highest score wins, and on
+ * Runs scheduling cycles with one policy: every node the ask fits is scored, the highest score wins, and on
  * equal scores the node earlier in cluster order wins (the simulator puts nodes in their priority order). A policy
  * with a {@link io.elasticgpu.core.policy.Lookahead} has its best-scored nodes rolled out first ({@link Rollouts})
  * for pods that ask for GPU, and the rollout decides among them.
@@ -42,16 +42,16 @@ public final class Placer {
         return policy;
     }
 
-    /** Chooses where {@code request} goes in {@code cluster}; changes nothing. */
-    public Decision place(Ask request, ClusterState cluster) {
-        requireNonNull(request, "request");
+    /** Chooses where {@code ask} goes in {@code cluster}; changes nothing. */
+    public Decision place(Ask ask, ClusterState cluster) {
+        requireNonNull(ask, "ask");
         grow(cluster.size());
         int fitting = 0;
         Map<Reason, Integer> rejected = null;
-        ScoreCache.Key key = new ScoreCache.Key(request);
+        ScoreCache.Key key = new ScoreCache.Key(ask);
         for (int i = 0; i < cluster.size(); i++) {
             NodeState node = cluster.node(i);
-            Reason reason = node.check(request);
+            Reason reason = node.check(ask);
             if (reason != Reason.FITS) {
                 if (rejected == null) {
                     rejected = new EnumMap<>(Reason.class);
@@ -59,7 +59,7 @@ public final class Placer {
                 rejected.merge(reason, 1, Integer::sum);
                 continue;
             }
-            Choice choice = policy.cacheable() ? cache.get(i, node, key, policy) : policy.choose(request, node);
+            Choice choice = policy.cacheable() ? cache.get(i, node, key, policy) : policy.choose(ask, node);
             scores[fitting] = choice.score();
             choices[fitting] = choice;
             nodes[fitting] = i;
@@ -75,21 +75,21 @@ public final class Placer {
                 best = j;
             }
         }
-        if (rollouts != null && request.needsCards() && fitting > 1) {
-            best = lookahead(request, cluster, fitting);
+        if (rollouts != null && ask.needsCards() && fitting > 1) {
+            best = lookahead(ask, cluster, fitting);
         }
         NodeState winner = cluster.node(nodes[best]);
-        return new Decision.Placed(placement(request, winner, choices[best].cards()), scores[best]);
+        return new Decision.Placed(placement(ask, winner, choices[best].cards()), scores[best]);
     }
 
     /**
      * The position among the fitting nodes that the look-ahead chooses: of the best-scored ones (the earlier node
-     * first on equal scores) that are open to the request ({@link Rollouts#candidates}), the one whose rollout grows
+     * first on equal scores) that are open to the ask ({@link Rollouts#candidates}), the one whose rollout grows
      * fragmentation least.
      */
-    private int lookahead(Ask request, ClusterState cluster, int fitting) {
+    private int lookahead(Ask ask, ClusterState cluster, int fitting) {
         int[] top = rollouts.candidates(
-                request,
+                ask,
                 cluster,
                 fitting,
                 j -> true,
@@ -103,19 +103,19 @@ public final class Placer {
             candidates[k] = nodes[top[k]];
             cards[k] = choices[top[k]].cards();
         }
-        return top[rollouts.choose(request, cluster, candidates, cards, n)];
+        return top[rollouts.choose(ask, cluster, candidates, cards, n)];
     }
 
-    /** The shares {@code request} takes on {@code cards} of {@code node}: whole cards take all their memory. */
-    public static Grant placement(Ask request, NodeState node, int[] cards) {
+    /** The shares {@code ask} takes on {@code cards} of {@code node}: whole cards take all their memory. */
+    public static Grant placement(Ask ask, NodeState node, int[] cards) {
         CardShare[] shares = new CardShare[cards.length];
         for (int i = 0; i < cards.length; i++) {
             Card card = node.card(cards[i]);
-            shares[i] = request.wholeCards()
+            shares[i] = ask.wholeCards()
                     ? new CardShare(cards[i], card.computeMilli(), card.memoryMib())
-                    : new CardShare(cards[i], request.milliOn(card), request.memoryMibOn(card));
+                    : new CardShare(cards[i], ask.milliOn(card), ask.memoryMibOn(card));
         }
-        return new Grant(node.name(), request, java.util.List.of(shares));
+        return new Grant(node.name(), ask, java.util.List.of(shares));
     }
 
     private static Decision unschedulable(int nodes, Map<Reason, Integer> rejected) {

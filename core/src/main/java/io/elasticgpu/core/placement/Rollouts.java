@@ -18,7 +18,7 @@ import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 
 /**
- * The look-ahead of a {@link Lookahead}: for each candidate node, place the request there and then the same drawn
+ * The look-ahead of a {@link Lookahead}: for each candidate node, place the ask there and then the same drawn
  * pods, each on the node the policy scores best (the lower index on equal scores, as the placer chooses), and keep
  * the candidate whose rollout grows fragmentation least. Only the nodes a rollout touches are copied. Draws are
  * seeded from the decision's number, so a replay repeats exactly.
@@ -42,7 +42,7 @@ public final class Rollouts {
     private final Lookahead lookahead;
     private final List<Ask> shapes;
     private final double[] cumulative;
-    /** The most best nodes of one shape a rollout reads: one per drawn pod, the request's node and one spare. */
+    /** The most best nodes of one shape a rollout reads: one per drawn pod, the ask's node and one spare. */
     private final int reads;
 
     private NodeState[] states = new NodeState[0];
@@ -74,16 +74,16 @@ public final class Rollouts {
     }
 
     /**
-     * The positions to roll out for {@code request}: up to {@link Lookahead#candidates} of the {@code count}
+     * The positions to roll out for {@code ask}: up to {@link Lookahead#candidates} of the {@code count}
      * positions it {@code fits}, best first by {@code before} (the earlier on a tie), of those whose node is open to
-     * it: where its model, once the request is placed, still has free what it keeps for pods that accept fewer models
+     * it: where its model, once the ask is placed, still has free what it keeps for pods that accept fewer models
      * ({@link ModelReserve}). When no fitting node is open, or no pod names a model, of all that it fits.
      *
      * @param node  the node at a position
-     * @param cards the cards the policy chose for the request at a position
+     * @param cards the cards the policy chose for the ask at a position
      */
     public int[] candidates(
-            Ask request,
+            Ask ask,
             NodeStates cluster,
             int count,
             IntPredicate fits,
@@ -94,7 +94,7 @@ public final class Rollouts {
         int wanted = lookahead.candidates();
         if (headroom.active()) {
             int[] open = BestPositions.of(
-                    count, wanted, j -> fits.test(j) && headroom.open(request, node.apply(j), cards.apply(j)), before);
+                    count, wanted, j -> fits.test(j) && headroom.open(ask, node.apply(j), cards.apply(j)), before);
             if (open.length > 0) {
                 return open;
             }
@@ -103,12 +103,12 @@ public final class Rollouts {
     }
 
     /**
-     * The position in {@code candidates} (indexes in {@code cluster}, best first) of the node {@code request} should
+     * The position in {@code candidates} (indexes in {@code cluster}, best first) of the node {@code ask} should
      * go to.
      *
      * @param cards the cards the policy chose on each candidate
      */
-    public int choose(Ask request, NodeStates cluster, int[] candidates, int[][] cards, int count) {
+    public int choose(Ask ask, NodeStates cluster, int[] candidates, int[][] cards, int count) {
         long decision = decisions++;
         if (count < 2) {
             return 0;
@@ -130,7 +130,7 @@ public final class Rollouts {
                 continue; // a node alike in every resource rolls out alike: the better-ranked one stands for it
             }
             seen.add(before);
-            double growth = rollout(request, candidates[k], before, cards[k], drawn);
+            double growth = rollout(ask, candidates[k], before, cards[k], drawn);
             if (growth < least - 1e-9) {
                 least = growth;
                 winner = k;
@@ -139,9 +139,9 @@ public final class Rollouts {
         return winner;
     }
 
-    /** How much fragmentation grows when the request goes to {@code node} and the drawn pods follow it. */
-    private double rollout(Ask request, int node, NodeState before, int[] cards, int[] drawn) {
-        int size = touch(0, node, before.with(Placer.placement(request, before, cards)));
+    /** How much fragmentation grows when the ask goes to {@code node} and the drawn pods follow it. */
+    private double rollout(Ask ask, int node, NodeState before, int[] cards, int[] drawn) {
+        int size = touch(0, node, before.with(Placer.placement(ask, before, cards)));
         double growth = touchedMeasure[0] - measured(node, before);
         for (int s : drawn) {
             Ask shape = shapes.get(s);

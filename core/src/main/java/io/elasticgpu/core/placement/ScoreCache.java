@@ -10,24 +10,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A policy's choices per node and request, valid while the node's state is the same object. Node states are
+ * A policy's choices per node and ask, valid while the node's state is the same object. Node states are
  * immutable, so identity is enough to know nothing changed.
  */
 final class ScoreCache {
 
-    /** A request with its hash computed once per cycle: hashing a record on every node lookup is the hot path. */
+    /** A ask with its hash computed once per cycle: hashing a record on every node lookup is the hot path. */
     static final class Key {
-        private final Ask request;
+        private final Ask ask;
         private final int hash;
 
-        Key(Ask request) {
-            this.request = request;
-            this.hash = request.hashCode();
+        Key(Ask ask) {
+            this.ask = ask;
+            this.hash = ask.hashCode();
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.hash == hash && (k.request == request || k.request.equals(request));
+            return o instanceof Key k && k.hash == hash && (k.ask == ask || k.ask.equals(ask));
         }
 
         @Override
@@ -51,7 +51,7 @@ final class ScoreCache {
         }
         Choice choice = byRequest.get(key);
         if (choice == null) {
-            choice = policy.choose(key.request, node);
+            choice = policy.choose(key.ask, node);
             byRequest.put(key, choice);
         }
         return choice;

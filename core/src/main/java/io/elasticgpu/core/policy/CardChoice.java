@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.function.IntToLongFunction;
 
 /**
- * The ways policies pick cards on a node the request fits. Single-card slices go to the tightest or the roomiest
+ * The ways policies pick cards on a node the ask fits. Single-card slices go to the tightest or the roomiest
  * card; everything that takes several cards goes to the best-linked set (NVLink islands first), least loaded among
  * equals, lowest indexes among equals (seed 000's rule, made exhaustive where the node is small enough).
  */

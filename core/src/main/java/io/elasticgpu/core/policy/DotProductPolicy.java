@@ -5,7 +5,7 @@ import io.elasticgpu.core.snapshot.NodeState;
 
 /**
  * Tetris-style alignment (the paper's DotProduct baseline): prefer the node whose free (CPU, GPU) vector is least
- * aligned with the request, both normalised by the largest node (128 cores, 8 cards):
+ * aligned with the ask, both normalised by the largest node (128 cores, 8 cards):
  * {@code floor(100 * (1 - (c*rc/128000^2 + G*R/8000^2) / 2))}. Cards by best fit.
  */
 public final class DotProductPolicy implements Policy {

@@ -19,7 +19,7 @@ public final class LookaheadPolicy implements Policy {
     /** How many of the best-scored nodes {@code elastic-lookahead} rolls out. */
     public static final int CANDIDATES = 32;
 
-    /** How many drawn pods follow the request in each of {@code elastic-lookahead}'s rollouts. */
+    /** How many drawn pods follow the ask in each of {@code elastic-lookahead}'s rollouts. */
     public static final int PODS_PER_ROLLOUT = 20;
 
     public LookaheadPolicy(String name, Policy base, Lookahead lookahead) {
@@ -46,8 +46,8 @@ public final class LookaheadPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask request, NodeState node) {
-        return base.choose(request, node);
+    public Choice choose(Ask ask, NodeState node) {
+        return base.choose(ask, node);
     }
 
     @Override

@@ -5,7 +5,7 @@ import io.elasticgpu.core.snapshot.NodeState;
 import java.util.Optional;
 
 /**
- * Scores a node for a request and chooses the cards it would take there. Implementations are pure: no clock, no
+ * Scores a node for a ask and chooses the cards it would take there. Implementations are pure: no clock, no
  * I/O, randomness only through a generator given at construction.
  */
 public interface Policy {
@@ -14,10 +14,10 @@ public interface Policy {
     String name();
 
     /**
-     * Called only for nodes the request fits ({@link NodeState#check} returned {@code FITS}); higher scores are
-     * better, and the cards returned are exactly {@code request.cards()} distinct cards that fit.
+     * Called only for nodes the ask fits ({@link NodeState#check} returned {@code FITS}); higher scores are
+     * better, and the cards returned are exactly {@code ask.cards()} distinct cards that fit.
      */
-    Choice choose(Ask request, NodeState node);
+    Choice choose(Ask ask, NodeState node);
 
     /**
      * Whether {@link #choose} depends on nothing but its arguments, so that a caller may reuse a choice until the

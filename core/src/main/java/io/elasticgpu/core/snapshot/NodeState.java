@@ -167,45 +167,44 @@ public final class NodeState {
         return availableMilli[card] >= 0;
     }
 
-    /** Whether {@code card} is of a model {@code request} accepts (one it names, and one its TFLOPS ask is offered). */
-    public boolean acceptsModel(Ask request, int card) {
-        return request.acceptsModel(card(card).model());
+    /** Whether {@code card} is of a model {@code ask} accepts (one it names, and one its TFLOPS ask is offered). */
+    public boolean acceptsModel(Ask ask, int card) {
+        return ask.acceptsModel(card(card).model());
     }
 
-    /** Whether {@code card} could take one card's worth of {@code request} right now. */
-    public boolean cardFits(Ask request, int card) {
+    /** Whether {@code card} could take one card's worth of {@code ask} right now. */
+    public boolean cardFits(Ask ask, int card) {
         int milli = availableMilli[card];
-        if (milli < 0 || !acceptsModel(request, card)) {
+        if (milli < 0 || !acceptsModel(ask, card)) {
             return false;
         }
-        if (request.wholeCards()) {
+        if (ask.wholeCards()) {
             // a whole, idle card: compute is at most WHOLE, so all of it free means nothing placed and a whole card
             return milli == Card.WHOLE && usedCardMemory[card] == 0;
         }
-        return milli >= request.milliOn(this.card(card))
-                && availableMemory[card] >= request.memoryMibOn(this.card(card));
+        return milli >= ask.milliOn(this.card(card)) && availableMemory[card] >= ask.memoryMibOn(this.card(card));
     }
 
-    /** The cards {@code request} could use, in index order. */
-    public int[] fittingCards(Ask request) {
+    /** The cards {@code ask} could use, in index order. */
+    public int[] fittingCards(Ask ask) {
         int[] out = new int[usedMilli.length];
         int n = 0;
         for (int i = 0; i < usedMilli.length; i++) {
-            if (cardFits(request, i)) {
+            if (cardFits(ask, i)) {
                 out[n++] = i;
             }
         }
         return java.util.Arrays.copyOf(out, n);
     }
 
-    /** The fit check without building a message; {@link Reason#FITS} when the request fits. */
-    public Reason check(Ask request) {
-        return FitCheck.reason(request, this);
+    /** The fit check without building a message; {@link Reason#FITS} when the ask fits. */
+    public Reason check(Ask ask) {
+        return FitCheck.reason(ask, this);
     }
 
     /** The fit check with a message that says what is missing. */
-    public Fit explain(Ask request) {
-        return FitCheck.explain(request, this);
+    public Fit explain(Ask ask) {
+        return FitCheck.explain(ask, this);
     }
 
     /**
@@ -253,7 +252,7 @@ public final class NodeState {
         }
         for (Grant placement : placements) {
             checkNode(placement);
-            Ask r = placement.request();
+            Ask r = placement.ask();
             cpu += r.cpuMilli();
             memory += r.memoryMib();
             for (CardShare share : placement.shares()) {
@@ -307,7 +306,7 @@ public final class NodeState {
         Map<String, Integer> tags = gpuPodTags;
         for (Grant placement : placements) {
             checkNode(placement);
-            Ask r = placement.request();
+            Ask r = placement.ask();
             cpu -= r.cpuMilli();
             memory -= r.memoryMib();
             for (CardShare share : placement.shares()) {

@@ -48,38 +48,37 @@ class AskTest {
     void rejectsMilliAboveAWholeCardSayingHowToAskForWholeCards() {
         assertThatThrownBy(() -> new Ask(0, 0, 1, 1500, 0, List.of()))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("request: milliPerCard must be 0..1000, was 1500; ask for 1000 to get whole cards");
+                .hasMessage("ask: milliPerCard must be 0..1000, was 1500; ask for 1000 to get whole cards");
     }
 
     @Test
     void rejectsGpuSharesWithoutCards() {
         assertThatThrownBy(() -> new Ask(0, 0, 0, 500, 0, List.of()))
-                .hasMessage("request: asks 500 milli and 0 MiB per card but 0 cards; set cards to at least 1");
+                .hasMessage("ask: asks 500 milli and 0 MiB per card but 0 cards; set cards to at least 1");
     }
 
     @Test
     void rejectsCardsWithoutAnyShare() {
         assertThatThrownBy(() -> new Ask(0, 0, 2, 0, 0, List.of()))
-                .hasMessage(
-                        "request: asks 2 cards but no compute or memory on them; set milliPerCard or memoryMibPerCard");
+                .hasMessage("ask: asks 2 cards but no compute or memory on them; set milliPerCard or memoryMibPerCard");
     }
 
     @Test
     void rejectsWholeCardsWithMemory() {
         assertThatThrownBy(() -> new Ask(0, 0, 1, 1000, 2048, List.of()))
-                .hasMessage("request: whole cards already include all their memory; drop memoryMibPerCard (2048)"
+                .hasMessage("ask: whole cards already include all their memory; drop memoryMibPerCard (2048)"
                         + " or ask for less than 1000 milli");
     }
 
     @Test
     void rejectsNegativeCpu() {
         assertThatThrownBy(() -> Ask.cpuOnly(-1, 0))
-                .hasMessage("request: cpuMilli and memoryMib must be >= 0, were -1 and 0");
+                .hasMessage("ask: cpuMilli and memoryMib must be >= 0, were -1 and 0");
     }
 
     @Test
     void rejectsBlankModelNames() {
         assertThatThrownBy(() -> Ask.computeSlice(0, 0, 10).withModels(List.of("T4", " ")))
-                .hasMessage("request: models must not contain blank names, were [T4,  ]");
+                .hasMessage("ask: models must not contain blank names, were [T4,  ]");
     }
 }

@@ -288,7 +288,7 @@ class ModelTableTest {
         assertThat(ask.acceptsModel("G2")).isFalse();
         assertThat(ask.shareOf(unknown)).isEqualTo(Card.WHOLE);
         assertThatThrownBy(() -> new Ask(0, 0, 1, 300, 0, List.of(), 0, SHIPPED.ask(100, Precision.BF16)))
-                .hasMessage("request: asks 100 TFLOPS with 300 milli per card on 1 cards; ask compute in TFLOPS or as"
+                .hasMessage("ask: asks 100 TFLOPS with 300 milli per card on 1 cards; ask compute in TFLOPS or as"
                         + " a share, on at least one card");
     }
 

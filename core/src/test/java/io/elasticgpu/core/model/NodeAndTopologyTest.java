@@ -67,12 +67,12 @@ class NodeAndTopologyTest {
     void placementRejectsTheSameCardTwice() {
         Ask r = new Ask(0, 0, 2, 100, 0, List.of());
         assertThatThrownBy(() -> new Grant("n1", r, List.of(new CardShare(0, 100, 0), new CardShare(0, 100, 0))))
-                .hasMessage("placement on n1: card 0 chosen twice");
+                .hasMessage("grant on n1: card 0 chosen twice");
     }
 
     @Test
     void placementMustTakeAsManyCardsAsAsked() {
         assertThatThrownBy(() -> new Grant("n1", Ask.wholeCards(0, 0, 2), List.of(new CardShare(0, 1000, 0))))
-                .hasMessage("placement on n1: request asks 2 cards but 1 were chosen");
+                .hasMessage("grant on n1: the ask is for 2 cards but 1 were chosen");
     }
 }

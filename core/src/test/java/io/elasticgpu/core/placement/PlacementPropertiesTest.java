@@ -95,7 +95,7 @@ class PlacementPropertiesTest {
     }
 
     private static void assertSatisfies(Grant p, NodeState node) {
-        Ask r = p.request();
+        Ask r = p.ask();
         assertThat(p.shares()).hasSize(r.cards());
         assertThat(p.shares().stream().map(CardShare::card).distinct()).hasSize(r.cards());
         for (CardShare share : p.shares()) {

@@ -25,13 +25,13 @@ public record PodHolding(String node, List<Grant> placements, boolean pod) {
 
     /**
      * What an allocated claim holds on {@code node}: each device of ours there as a one-card share. A device taken
-     * whole, all of its compute (100 cores) or all of its memory the request policy offers (the card's memory
+     * whole, all of its compute (100 cores) or all of its memory the ask policy offers (the card's memory
      * rounded down to the block: what a claim asking no memory consumes) is the card alone, as a whole card is
      * recorded: all of its compute and its memory. Shares on other pools are not this node's; our pools are nodes,
      * so a claim's devices are all on the node it was allocated to.
      *
      * @param known    the node's cards, or null when the node is not known yet (a card's memory counts as 0)
-     * @param blockMib the memory block of the agents' request policy
+     * @param blockMib the memory block of the agents' ask policy
      */
     public static PodHolding ofClaim(String node, List<DraShare> shares, Node known, long blockMib) {
         List<Grant> placements = new ArrayList<>();
@@ -66,9 +66,8 @@ public record PodHolding(String node, List<Grant> placements, boolean pod) {
 
     /** The same pod holding no cards: its CPU and memory only (its cards are counted through its claims). */
     public PodHolding hostOnly() {
-        long cpu = placements.stream().mapToLong(p -> p.request().cpuMilli()).sum();
-        long memory =
-                placements.stream().mapToLong(p -> p.request().memoryMib()).sum();
+        long cpu = placements.stream().mapToLong(p -> p.ask().cpuMilli()).sum();
+        long memory = placements.stream().mapToLong(p -> p.ask().memoryMib()).sum();
         return new PodHolding(node, List.of(new Grant(node, Ask.cpuOnly(cpu, memory), List.of())), pod);
     }
 
@@ -84,7 +83,7 @@ public record PodHolding(String node, List<Grant> placements, boolean pod) {
                 }
                 placements.add(new Grant(
                         node,
-                        request(cpu, memory, shares),
+                        ask(cpu, memory, shares),
                         shares.stream()
                                 .map(s -> new CardShare(s.card(), s.milli(), s.memoryMib()))
                                 .toList()));
@@ -98,7 +97,7 @@ public record PodHolding(String node, List<Grant> placements, boolean pod) {
         return new PodHolding(node, placements, true);
     }
 
-    private static Ask request(long cpu, long memory, List<PodGrant.Share> shares) {
+    private static Ask ask(long cpu, long memory, List<PodGrant.Share> shares) {
         PodGrant.Share first = shares.getFirst();
         if (first.milli() == Card.WHOLE) {
             return Ask.wholeCards(cpu, memory, shares.size());

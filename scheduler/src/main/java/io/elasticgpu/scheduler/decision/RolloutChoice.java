@@ -28,10 +28,10 @@ final class RolloutChoice {
      *
      * @param place  each node's place among the fitting ones, 0..1, NaN where the pod does not fit
      * @param slots  a position's slot in {@code cluster}
-     * @param cards  the cards the policy chose for {@code request} at a position
+     * @param cards  the cards the policy chose for {@code ask} at a position
      */
     synchronized int choose(
-            Ask request,
+            Ask ask,
             List<String> fit,
             double[] place,
             IntUnaryOperator slots,
@@ -44,7 +44,7 @@ final class RolloutChoice {
             rollouts = new Rollouts(current, lookahead);
         }
         int[] top = rollouts.candidates(
-                request,
+                ask,
                 cluster,
                 fit.size(),
                 i -> !Double.isNaN(place[i]),
@@ -61,7 +61,7 @@ final class RolloutChoice {
             candidates[j] = slots.applyAsInt(top[j]);
             chosen[j] = cards.apply(top[j]);
         }
-        return top[rollouts.choose(request, cluster, candidates, chosen, count)];
+        return top[rollouts.choose(ask, cluster, candidates, chosen, count)];
     }
 
     /** Whether fitting node {@code a} ranks before {@code b}: a better place, or an equal one and an earlier name. */

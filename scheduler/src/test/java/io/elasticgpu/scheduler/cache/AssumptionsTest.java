@@ -116,8 +116,8 @@ class AssumptionsTest {
         List<Grant> left = assumptions.assumed("uid-d").placements();
         // 2000 m CPU and 1024 MiB held as before; the 8192 MiB of card 1 now the claim's
         assertThat(left).singleElement().satisfies(p -> {
-            assertThat(p.request().cpuMilli()).isEqualTo(2000);
-            assertThat(p.request().memoryMib()).isEqualTo(1024);
+            assertThat(p.ask().cpuMilli()).isEqualTo(2000);
+            assertThat(p.ask().memoryMib()).isEqualTo(1024);
             assertThat(p.shares()).isEmpty();
         });
         assertThat(assumptions.cardsHeldByClaims("uid-other"))

@@ -44,7 +44,7 @@ class PodsTest {
         assertThat(pods.boundNode("uid-a")).contains("n1");
         // one placement: the pod's 2000 m CPU with its container's 8192 MiB share of card 1
         assertThat(pods.observed("uid-a").placements()).singleElement().satisfies(p -> {
-            assertThat(p.request().cpuMilli()).isEqualTo(2000);
+            assertThat(p.ask().cpuMilli()).isEqualTo(2000);
             assertThat(p.shares())
                     .extracting(s -> s.card() + ":" + s.memoryMib())
                     .containsExactly("1:8192");

@@ -40,7 +40,7 @@ public record Ceiling(int cutPods, long capacityMilli, double boundMilli, long o
                 .flatMap(n -> n.cards().stream())
                 .mapToLong(c -> c.computeMilli())
                 .sum();
-        List<Ask> asks = arrivals.stream().map(TracePod::request).toList();
+        List<Ask> asks = arrivals.stream().map(TracePod::ask).toList();
         List<Ask> cut = asks.subList(0, cut(asks, capacity, HEADLINE_LEVEL));
         AllocationBound.Solution solution = AllocationBound.solve(nodes, cut);
         double bound = solution.boundMilli();

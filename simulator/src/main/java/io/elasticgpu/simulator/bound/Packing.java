@@ -24,6 +24,6 @@ public record Packing(List<Placed> placed) {
 
     /** GPU held, in milli-cards, counted as the simulator counts it: what each placed pod asks. */
     public long usedMilli() {
-        return placed.stream().mapToLong(p -> p.grant().request().totalMilli()).sum();
+        return placed.stream().mapToLong(p -> p.grant().ask().totalMilli()).sum();
     }
 }

@@ -40,7 +40,7 @@ public final class PackingCheck {
                 problems.add("pod %d is placed twice".formatted(p.pod()));
             }
             Ask ask = pods.get(p.pod());
-            if (!ask.equals(p.grant().request())) {
+            if (!ask.equals(p.grant().ask())) {
                 problems.add("pod %d is granted for another ask than its own".formatted(p.pod()));
             }
             Node node = byName.get(p.grant().node());

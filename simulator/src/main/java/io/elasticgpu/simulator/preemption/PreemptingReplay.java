@@ -101,19 +101,19 @@ public final class PreemptingReplay {
         for (int a = 0; a < arrivals.size(); a++) {
             TracePod pod = arrivals.get(a);
             int p = priority.applyAsInt(pod.name());
-            Grant grant = place(pod.request());
+            Grant grant = place(pod.ask());
             if (grant == null) {
                 int evictedForIt = 0;
                 boolean tried = false;
                 for (int round = 0; round < ROUNDS && grant == null; round++) {
-                    int n = preempt(pod.request(), p);
+                    int n = preempt(pod.ask(), p);
                     if (n == 0) {
                         break;
                     }
                     tried = true;
                     rounds++;
                     evictedForIt += n;
-                    grant = place(pod.request());
+                    grant = place(pod.ask());
                 }
                 if (tried) {
                     preemptors++;
@@ -129,7 +129,7 @@ public final class PreemptingReplay {
                 cluster.assume(grant);
                 residents.get(cluster.indexOf(grant.node())).add(new Resident(grant, p, a));
                 if (p == 3) {
-                    top += grant.request().totalMilli();
+                    top += grant.ask().totalMilli();
                 }
             }
         }
@@ -217,7 +217,7 @@ public final class PreemptingReplay {
                 continue;
             }
             for (CardShare s : r.grant().shares()) {
-                if (r.grant().request().wholeCards()) {
+                if (r.grant().ask().wholeCards()) {
                     wholeFree--;
                 } else {
                     coreFree -= s.milli();
@@ -227,8 +227,8 @@ public final class PreemptingReplay {
         long cpu = node.freeCpu();
         long memory = node.freeMemory();
         for (Resident r : gone) {
-            cpu += r.grant().request().cpuMilli();
-            memory += r.grant().request().memoryMib();
+            cpu += r.grant().ask().cpuMilli();
+            memory += r.grant().ask().memoryMib();
         }
         boolean gpu = !ask.needsCards()
                 || (ask.wholeCards() ? wholeFree >= ask.cards() : coreFree >= (long) ask.milliPerCard() * ask.cards());

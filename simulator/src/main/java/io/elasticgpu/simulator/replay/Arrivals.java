@@ -24,24 +24,24 @@ public final class Arrivals {
         pods.sort(Comparator.comparing(TracePod::name));
         shuffle(pods, random);
         long target = (long) (inflation * capacityMilli);
-        long asked = pods.stream().mapToLong(p -> p.request().totalMilli()).sum();
+        long asked = pods.stream().mapToLong(p -> p.ask().totalMilli()).sum();
         if (asked > target) {
             while (asked > target) {
-                asked -= pods.remove(random.nextInt(pods.size())).request().totalMilli();
+                asked -= pods.remove(random.nextInt(pods.size())).ask().totalMilli();
             }
             return pods;
         }
-        if (original.stream().noneMatch(p -> p.request().needsCards())) {
+        if (original.stream().noneMatch(p -> p.ask().needsCards())) {
             return pods; // nothing to inflate: clones of CPU-only pods never bring the GPU asked closer
         }
         for (int clone = 0; ; clone++) {
             TracePod drawn = original.get(random.nextInt(original.size()));
             // The paper's simulator checks the clone's per-card share, not its total, against the target.
-            if (asked + drawn.request().milliPerCard() > target) {
+            if (asked + drawn.ask().milliPerCard() > target) {
                 return pods;
             }
             pods.add(drawn.renamed(drawn.name() + "-tuned-" + clone));
-            asked += drawn.request().totalMilli();
+            asked += drawn.ask().totalMilli();
         }
     }
 

@@ -146,7 +146,7 @@ public final class RecordedRun {
         String firstDifference = null;
         for (int i = 0; i < arrivals.size(); i++) {
             TracePod pod = arrivals.get(i);
-            Decision ours = placer.place(pod.request(), replay.cluster());
+            Decision ours = placer.place(pod.ask(), replay.cluster());
             java.util.Optional<String> oursNode = ours instanceof Decision.Placed p
                     ? java.util.Optional.of(p.placement().node())
                     : java.util.Optional.empty();
@@ -163,18 +163,18 @@ public final class RecordedRun {
             replay.record(
                     log,
                     pod,
-                    recorded.map(n -> forced(policy, pod.request(), replay, n)).orElse(null));
+                    recorded.map(n -> forced(policy, pod.ask(), replay, n)).orElse(null));
         }
         return new Comparison(arrivals.size(), matching, Objects.requireNonNullElse(firstDifference, "none"), log);
     }
 
     /** The placement on the recorded node, with the cards our policy would take there; none if it does not fit. */
-    private static Grant forced(Policy policy, Ask request, Replay replay, String node) {
+    private static Grant forced(Policy policy, Ask ask, Replay replay, String node) {
         NodeState state = replay.cluster().node(node);
-        if (state.check(request) != Reason.FITS) {
+        if (state.check(ask) != Reason.FITS) {
             return null;
         }
-        Choice choice = policy.choose(request, state);
-        return Placer.placement(request, state, choice.cards());
+        Choice choice = policy.choose(ask, state);
+        return Placer.placement(ask, state, choice.cards());
     }
 }

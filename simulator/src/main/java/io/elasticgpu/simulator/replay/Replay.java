@@ -48,7 +48,7 @@ public final class Replay {
         EventLog log = new EventLog(cluster.capacityMilli(), arrivals.size());
         for (int i = 0; i < arrivals.size(); i++) {
             TracePod pod = arrivals.get(i);
-            Decision decision = placer.place(pod.request(), cluster);
+            Decision decision = placer.place(pod.ask(), cluster);
             record(log, pod, decision instanceof Decision.Placed placed ? placed.placement() : null);
             if ((i + 1) % 1_000 == 0) {
                 progress.accept(i + 1);
@@ -67,7 +67,7 @@ public final class Replay {
 
     /** Records one event: the pod arrived and went to {@code placement}, or failed when it is null. */
     void record(EventLog log, TracePod pod, Grant placement) {
-        arrived += pod.request().totalMilli();
+        arrived += pod.ask().totalMilli();
         String node = placement == null ? null : apply(placement);
         log.add(arrived, cluster.usedMilli(), fragmentation, node);
     }

@@ -69,7 +69,7 @@ public final class TflopsComparison {
         List<Ask> converted = new ArrayList<>(pods.size());
         List<Double> asked = new ArrayList<>(pods.size());
         for (int i = 0; i < pods.size(); i++) {
-            Ask r = pods.get(i).request();
+            Ask r = pods.get(i).ask();
             if (!r.sharesOneCard() || r.milliPerCard() == 0) {
                 converted.add(r);
                 asked.add(0.0);
@@ -92,7 +92,7 @@ public final class TflopsComparison {
             }
             converted.add(r.withCompute(compute));
         }
-        List<Ask> baselineAsks = pods.stream().map(TracePod::request).toList();
+        List<Ask> baselineAsks = pods.stream().map(TracePod::ask).toList();
         Outcome fixed = outcome(order.nodes(), baselineAsks, baselineGrants, asked);
         List<Grant> tflopsGrants = place(order.nodes(), pods, seed, converted);
         Outcome byTflops = outcome(order.nodes(), converted, tflopsGrants, asked);
@@ -102,7 +102,7 @@ public final class TflopsComparison {
     /** Places {@code asks} (or the pods' own asks) in order; null for a pod placed nowhere. */
     private List<Grant> place(List<Node> nodes, List<TracePod> pods, long seed, List<Ask> asks) {
         List<Ask> requests =
-                asks != null ? asks : pods.stream().map(TracePod::request).toList();
+                asks != null ? asks : pods.stream().map(TracePod::ask).toList();
         TypicalWorkload workload = TypicalWorkload.estimate(requests, Experiment.TYPICAL_COVERAGE_PERCENT);
         var random = RandomGeneratorFactory.of("L64X128MixRandom").create(seed + 0x9E37_79B9_7F4A_7C15L);
         Placer placer = new Placer(Policies.create(policy, PolicyContext.of(random, workload)));

@@ -103,8 +103,8 @@ public final class OpenbTrace {
                         "num_gpu",
                         "expected at least 1 GPU for a pod asking %d milli-GPU, found 0".formatted(milli));
             }
-            Ask request = canonical.computeIfAbsent(new Ask(cpu, memory, gpus, milli, 0, models), r -> r);
-            pods.add(new TracePod(name, request));
+            Ask ask = canonical.computeIfAbsent(new Ask(cpu, memory, gpus, milli, 0, models), r -> r);
+            pods.add(new TracePod(name, ask));
         }
         if (pods.isEmpty()) {
             throw new TraceFormatException(file, "no pods; expected one row per pod after the header");

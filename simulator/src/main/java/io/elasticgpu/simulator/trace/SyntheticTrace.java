@@ -110,12 +110,12 @@ public final class SyntheticTrace {
     private static List<TracePod> pods(RandomGenerator random, int count) {
         List<TracePod> pods = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            pods.add(new TracePod("syn-pod-%04d".formatted(i), request(random)));
+            pods.add(new TracePod("syn-pod-%04d".formatted(i), ask(random)));
         }
         return pods;
     }
 
-    private static Ask request(RandomGenerator random) {
+    private static Ask ask(RandomGenerator random) {
         double kind = random.nextDouble();
         long cpu = 1_000L * (2 + random.nextInt(15));
         long memory = cpu * 4;

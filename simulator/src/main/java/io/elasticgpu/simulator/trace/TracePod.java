@@ -5,14 +5,14 @@ import static java.util.Objects.requireNonNull;
 import io.elasticgpu.core.model.Ask;
 
 /** One pod of a trace: its name and what it asks. Immutable. */
-public record TracePod(String name, Ask request) {
+public record TracePod(String name, Ask ask) {
     public TracePod {
         requireNonNull(name, "name");
-        requireNonNull(request, "request");
+        requireNonNull(ask, "ask");
     }
 
-    /** The same request under another name, as the replay names the clones it adds. */
+    /** The same ask under another name, as the replay names the clones it adds. */
     public TracePod renamed(String newName) {
-        return new TracePod(newName, request);
+        return new TracePod(newName, ask);
     }
 }

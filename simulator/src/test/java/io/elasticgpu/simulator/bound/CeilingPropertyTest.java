@@ -60,7 +60,7 @@ class CeilingPropertyTest {
         Trace trace = trace(seed);
         Experiment experiment = new Experiment(trace, 1.5);
         List<TracePod> order = experiment.order(seed).arrivals();
-        List<Ask> asks = order.stream().map(TracePod::request).toList();
+        List<Ask> asks = order.stream().map(TracePod::ask).toList();
         double bound = AllocationBound.upperMilli(trace.nodes(), asks);
         double slack = 1e-6 * Math.max(1, bound);
 

@@ -23,7 +23,7 @@ class ArrivalsTest {
     void inflatesUntilTheNextClonesPerCardShareWouldPassTheTarget() {
         // capacity 10000, target 13000; the original pods ask 2500
         List<TracePod> order = Arrivals.order(PODS, 10_000, 1.3, random(42));
-        long asked = order.stream().mapToLong(p -> p.request().totalMilli()).sum();
+        long asked = order.stream().mapToLong(p -> p.ask().totalMilli()).sum();
         assertThat(asked).isBetween(13_000L - 2_000L, 13_000L + 1_000L);
         assertThat(order.subList(0, 3)).extracting(TracePod::name).containsExactlyInAnyOrder("a", "b", "c");
         assertThat(order.get(3).name()).endsWith("-tuned-0");
@@ -34,8 +34,7 @@ class ArrivalsTest {
     void trimsAWorkloadAboveTheTarget() {
         // capacity 1000, target 1300: 2500 asked must shrink to at most 1300
         List<TracePod> order = Arrivals.order(PODS, 1_000, 1.3, random(1));
-        assertThat(order.stream().mapToLong(p -> p.request().totalMilli()).sum())
-                .isLessThanOrEqualTo(1_300);
+        assertThat(order.stream().mapToLong(p -> p.ask().totalMilli()).sum()).isLessThanOrEqualTo(1_300);
     }
 
     @Test

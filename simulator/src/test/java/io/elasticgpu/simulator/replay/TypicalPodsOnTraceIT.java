@@ -18,9 +18,7 @@ class TypicalPodsOnTraceIT {
         var workload = new Experiment(trace, Experiment.PAPER_INFLATION).workload();
         assertThat(workload.distinctShapes()).isEqualTo(91);
         assertThat(workload.typicals()).hasSize(35);
-        assertThat(workload.coverage(
-                                trace.pods().stream().map(TracePod::request).toList())
-                        * 100)
+        assertThat(workload.coverage(trace.pods().stream().map(TracePod::ask).toList()) * 100)
                 .isCloseTo(95.26, within(0.005));
     }
 
@@ -32,8 +30,7 @@ class TypicalPodsOnTraceIT {
                 trace.capacityMilli(),
                 1.3,
                 java.util.random.RandomGeneratorFactory.of("L64X128MixRandom").create(42));
-        long asked =
-                trace.pods().stream().mapToLong(p -> p.request().totalMilli()).sum();
+        long asked = trace.pods().stream().mapToLong(p -> p.ask().totalMilli()).sum();
         assertThat(100.0 * asked / trace.capacityMilli()).isCloseTo(98.0, within(0.05));
         assertThat(order.size()).isBetween(10_700, 11_000);
     }

@@ -40,7 +40,7 @@ class OpenbTraceTest {
         assertThat(trace.nodes().get(1).cards().getFirst().memoryMib()).isEqualTo(32_768);
         assertThat(trace.capacityMilli()).isEqualTo(10_000);
         assertThat(trace.pods())
-                .extracting(TracePod::request)
+                .extracting(TracePod::ask)
                 .containsExactly(
                         Ask.cpuOnly(8000, 30517),
                         Ask.computeSlice(6000, 12288, 460),
@@ -58,7 +58,7 @@ class OpenbTraceTest {
     void podsOfOneShareShareOneRequest() throws IOException {
         Path pods = write("p.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli", "a,1,1,1,500", "b,1,1,1,500");
         List<TracePod> read = OpenbTrace.readPods(pods);
-        assertThat(read.get(0).request()).isSameAs(read.get(1).request());
+        assertThat(read.get(0).ask()).isSameAs(read.get(1).ask());
     }
 
     @Test

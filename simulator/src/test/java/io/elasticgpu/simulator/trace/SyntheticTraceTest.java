@@ -23,7 +23,7 @@ class SyntheticTraceTest {
                 .containsExactlyInAnyOrder("A100", "V100M32", "T4", "A10");
         assertThat(t.nodes().getFirst().topology().between(0, 7).kind()).isEqualTo(LinkKind.NVLINK);
         assertThat(t.pods()).hasSize(6000);
-        assertThat(t.pods().stream().map(p -> p.request().tag()).distinct())
+        assertThat(t.pods().stream().map(p -> p.ask().tag()).distinct())
                 .contains("cpu", "share", "1-gpu", "2-gpu", "4-gpu", "8-gpu");
     }
 }
