@@ -192,6 +192,9 @@ public final class Demo implements AutoCloseable {
                     .waitUntilCondition(
                             x -> x != null && x.getSpec().getNodeName() != null, left, TimeUnit.NANOSECONDS);
         }
+        if (agents != null) {
+            agents.publishUsage(); // now, not at the next round: what is printed next shows the pods' use
+        }
     }
 
     /** What {@code egpu inspect} prints, and the ElasticGPUs the controller keeps. */

@@ -49,6 +49,11 @@ final class DemoNodeAgents implements AutoCloseable {
         return all;
     }
 
+    /** Publishes what the cards use now, as the next round would. */
+    void publishUsage() {
+        usage.publish();
+    }
+
     /** Makes the simulated driver report Xid 79 on the card, as a real card falling off the bus would. */
     void failCard(String node, int card) {
         Agent agent = agents.get(node);

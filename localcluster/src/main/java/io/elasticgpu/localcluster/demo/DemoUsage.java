@@ -53,7 +53,8 @@ final class DemoUsage implements AutoCloseable {
         return u;
     }
 
-    private void publish() {
+    /** Publishes every demo node's usage now; a failure is logged (the next round tries again). */
+    synchronized void publish() {
         try {
             List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
             String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
