@@ -74,13 +74,18 @@ public final class Soak {
                 // A fixed delay after each fault (one that took long, a restart on a loaded machine, delays the next),
                 // and on past the duration until every kind of fault has happened once: on a loaded machine the slow
                 // ones (an API server restart) can stretch a short soak so that one kind never came.
+                long lastFault = start;
                 for (long at = start + options.faultEvery().toNanos();
                         at < end || !faults.everyKindDone();
                         at = System.nanoTime() + options.faultEvery().toNanos()) {
                     sleep(Duration.ofNanos(Math.max(0, at - System.nanoTime())));
                     faults.next();
+                    lastFault = System.nanoTime();
                 }
-                sleep(Duration.ofNanos(Math.max(0, end - System.nanoTime())));
+                // The load goes on for a fault interval after the last fault at least, so that what it broke is seen
+                // to mend under load (a kill that came past the duration is timed to its next bind like the others).
+                long stop = Math.max(end, lastFault + options.faultEvery().toNanos());
+                sleep(Duration.ofNanos(Math.max(0, stop - System.nanoTime())));
                 double seconds = (System.nanoTime() - start) / 1e9;
                 users.shutdownNow();
                 users.awaitTermination(1, TimeUnit.MINUTES);
