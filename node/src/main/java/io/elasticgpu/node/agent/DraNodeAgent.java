@@ -87,8 +87,9 @@ public final class DraNodeAgent implements AutoCloseable {
                         clock,
                         new IsolationNotices(metrics, cluster::warn, cluster::evict, true, cluster::podViews)))
                 : Optional.empty();
+        ClaimSource claims = cluster.claims(hardware);
         this.preparation = new ClaimPreparation(
-                cluster.claims(hardware),
+                claims,
                 Checkpoint.open(dra.checkpoint()),
                 new CdiSpecs(dra.cdiDir()),
                 hardware,
@@ -96,8 +97,7 @@ public final class DraNodeAgent implements AutoCloseable {
                 env,
                 config.nodeName(),
                 mps.<ClaimIsolation>map(DraNodeAgent::claimIsolation).orElse(ClaimIsolation.NONE));
-        rebuild(cluster, dra.checkpoint());
-        ClaimSource claims = cluster.claims(hardware);
+        rebuild(claims, cluster, dra.checkpoint());
         pruning.scheduleWithFixedDelay(
                 () -> prune(claims),
                 PRUNE_EVERY.toSeconds(),
@@ -148,10 +148,10 @@ public final class DraNodeAgent implements AutoCloseable {
      * checkpoint lacks (it was deleted, or lost with the disk) are prepared again from the API and said in a Normal
      * event on the node ({@value #REBUILT}), so that no card they hold is handed out again.
      */
-    private void rebuild(DraCluster cluster, Path checkpoint) {
+    private void rebuild(ClaimSource claims, DraCluster cluster, Path checkpoint) {
         List<ClaimRef> held;
         try {
-            held = cluster.claims(hardware).held();
+            held = claims.held();
         } catch (io.elasticgpu.node.dra.ClaimException e) {
             throw new IllegalStateException(
                     "cannot read which claims the pods on this node hold (%s), so the prepared claims the checkpoint %s"
