@@ -106,7 +106,13 @@ public record CacheDump(List<NodeDump> nodes, List<Holder> assumed) {
                 add(byCard, holders(uid, name(objects.apply(uid)), "pod", h));
             }
         });
-        claims.forEach((id, h) -> add(byCard, holders(id, claimName(id, claimObjects), "claim", h)));
+        Map<String, String> claimNames = new java.util.HashMap<>(); // by Claims.id, once: not a scan per claim
+        claimObjects
+                .values()
+                .forEach(c -> claimNames.put(
+                        Claims.id(c),
+                        c.getMetadata().getNamespace() + "/" + c.getMetadata().getName()));
+        claims.forEach((id, h) -> add(byCard, holders(id, claimNames.getOrDefault(id, ""), "claim", h)));
         assumed.forEach((uid, h) -> {
             List<Holder> mine = holders(uid, name(objects.apply(uid)), "assumed", h);
             add(byCard, mine);
@@ -155,14 +161,6 @@ public record CacheDump(List<NodeDump> nodes, List<Holder> assumed) {
         return p == null
                 ? ""
                 : p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
-    }
-
-    private static String claimName(String id, Map<String, ResourceClaim> claims) {
-        return claims.values().stream()
-                .filter(c -> id.equals(Claims.id(c)))
-                .findFirst()
-                .map(c -> c.getMetadata().getNamespace() + "/" + c.getMetadata().getName())
-                .orElse("");
     }
 
     /**
