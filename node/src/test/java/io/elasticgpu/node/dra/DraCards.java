@@ -40,7 +40,7 @@ public final class DraCards {
      * A run of the agent's preparation on {@link #four()} cards in pool {@code node-a}, over {@code dir}'s checkpoint
      * ({@code plugin/checkpoint.json}) and CDI directory ({@code cdi}) as they are now.
      */
-    static ClaimPreparation preparation(Path dir, ClaimSource claims, ClaimIsolation isolation) {
+    public static ClaimPreparation preparation(Path dir, ClaimSource claims, ClaimIsolation isolation) {
         Hardware hw = four();
         return new ClaimPreparation(
                 claims,

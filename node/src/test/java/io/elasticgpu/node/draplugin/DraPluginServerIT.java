@@ -2,16 +2,13 @@ package io.elasticgpu.node.draplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
-import io.elasticgpu.node.deviceplugin.DeviceCatalog;
 import io.elasticgpu.node.deviceplugin.UnixSockets;
 import io.elasticgpu.node.discovery.GpuEvent;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.AllocatedClaim;
-import io.elasticgpu.node.dra.CdiSpecs;
-import io.elasticgpu.node.dra.Checkpoint;
 import io.elasticgpu.node.dra.ClaimDevice;
 import io.elasticgpu.node.dra.ClaimException;
+import io.elasticgpu.node.dra.ClaimIsolation;
 import io.elasticgpu.node.dra.ClaimPreparation;
 import io.elasticgpu.node.dra.ClaimSource;
 import io.elasticgpu.node.dra.DraCards;
@@ -56,14 +53,7 @@ class DraPluginServerIT {
     private ManagedChannel channel;
 
     private DraPluginServer start(io.grpc.BindableService... more) {
-        ClaimPreparation p = new ClaimPreparation(
-                claims,
-                Checkpoint.open(dir.resolve("plugin/checkpoint.json")),
-                new CdiSpecs(dir.resolve("cdi")),
-                hw,
-                new DeviceCatalog(hw, List.of()),
-                new ContainerEnvironment(1024),
-                "node-a");
+        ClaimPreparation p = DraCards.preparation(dir, claims, ClaimIsolation.NONE);
         return DraPluginServer.start(
                 "gpu.elasticgpu.io", dir.resolve("plugin"), dir.resolve("registry"), new DraPluginService(p), more);
     }
