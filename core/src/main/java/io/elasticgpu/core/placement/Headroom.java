@@ -12,13 +12,13 @@ import java.util.Map;
 
 /**
  * The cluster's GPU per model, kept up to date node by node (its cards, its free GPU, and for each k its idle cards
- * in sets of k on one node), and which nodes are open to a ask under a {@link ModelReserve}: those whose model,
+ * in sets of k on one node), and which nodes are open to an ask under a {@link ModelReserve}: those whose model,
  * once the ask is placed there, still has free what it keeps for narrower pods. Not thread-safe.
  */
 final class Headroom {
 
     /**
-     * How many times what a model keeps from a ask it must still have free once the ask is placed there. A
+     * How many times what a model keeps from an ask it must still have free once the ask is placed there. A
      * fixed constant: 1.5 placed more than 1 on the openb gpuspec33 trace (94.75 against 93.28 %, seeds 42 and 43)
      * and the same within 0.1 on traces where a tenth to a third of the pods name models.
      */

@@ -15,7 +15,7 @@ import java.util.Map;
  */
 final class ScoreCache {
 
-    /** A ask with its hash computed once per cycle: hashing a record on every node lookup is the hot path. */
+    /** An ask with its hash computed once per cycle: hashing a record on every node lookup is the hot path. */
     static final class Key {
         private final Ask ask;
         private final int hash;

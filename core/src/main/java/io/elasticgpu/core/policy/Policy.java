@@ -5,7 +5,7 @@ import io.elasticgpu.core.snapshot.NodeState;
 import java.util.Optional;
 
 /**
- * Scores a node for a ask and chooses the cards it would take there. Implementations are pure: no clock, no
+ * Scores a node for an ask and chooses the cards it would take there. Implementations are pure: no clock, no
  * I/O, randomness only through a generator given at construction.
  */
 public interface Policy {

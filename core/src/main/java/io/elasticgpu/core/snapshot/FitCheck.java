@@ -3,7 +3,7 @@ package io.elasticgpu.core.snapshot;
 import io.elasticgpu.core.model.Ask;
 
 /**
- * Whether a ask fits a node now, and if not, why. The checks run in a fixed order (pods, CPU, memory, GPUs,
+ * Whether an ask fits a node now, and if not, why. The checks run in a fixed order (pods, CPU, memory, GPUs,
  * models, health, card capacity) so that the reason reported is always the first one a person must fix.
  */
 final class FitCheck {
