@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What the demo's cards use, published as a node agent measuring through NVML publishes it
  * ({@link Annotations#USAGE}), so that the demo shows use beside what was granted. kwok's pods run no process, so the
- * figures are made up, and the demo says so: each container granted a share uses a fixed part of it (between a half and
- * all of its memory and compute, always the same part for the same pod).
+ * figures are made up, and the demo says so: each container granted a share uses a fixed part of it (50 to 99 % of
+ * its memory and compute, always the same part for the same pod).
  */
 final class DemoUsage implements AutoCloseable {
 
