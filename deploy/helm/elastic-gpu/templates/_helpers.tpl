@@ -52,24 +52,11 @@ The extender container, the same beside the second scheduler and in the DaemonSe
 - name: extender
   image: {{ include "egpu.image" . }}
   imagePullPolicy: {{ .Values.image.pullPolicy }}
+  # Its settings are in the ConfigMap elastic-gpu-extender-config (egpu.extenderConfig).
   args:
   - scheduler
-  - --listen
-  - 127.0.0.1:{{ .Values.extender.port }}
-  - --metrics-listen
-  - 0.0.0.0:{{ .Values.extender.metricsPort }}
-  - --policy
-  - {{ .Values.policy | quote }}
-  - --memory-block-mib
-  - {{ .Values.memoryBlockMib | quote }}
-  - --aliyun-unit-mib
-  - {{ .Values.aliyunUnitMib | quote }}
-  - --ledger-namespace
-  - {{ .Release.Namespace }}
-  {{- if .Values.gpuModels }}
-  - --model-table
-  - /etc/elastic-gpu/models/gpu-models.csv
-  {{- end }}
+  - --config
+  - /etc/egpu/config.yaml
   env:
   - name: JAVA_TOOL_OPTIONS
     value: {{ .Values.extender.javaToolOptions | quote }}
@@ -89,9 +76,103 @@ The extender container, the same beside the second scheduler and in the DaemonSe
   securityContext: {{- include "egpu.restrictedSecurityContext" . | nindent 4 }}
   volumeMounts:
   - {name: extender-tmp, mountPath: /tmp}
+  - {name: extender-config, mountPath: /etc/egpu, readOnly: true}
   {{- if .Values.gpuModels }}
   - {name: gpu-models, mountPath: /etc/elastic-gpu/models, readOnly: true}
   {{- end }}
+{{- end -}}
+
+{{/* The extender's configuration file (docs/reference/configuration.md): ConfigMap elastic-gpu-extender-config, mounted
+at /etc/egpu in every pod the extender runs in. */}}
+{{- define "egpu.extenderConfig" -}}
+version: v1
+scheduler:
+  # The verbs on loopback only, beside kube-scheduler; metrics and probes on every address.
+  listen: 127.0.0.1:{{ .Values.extender.port }}
+  metricsListen: 0.0.0.0:{{ .Values.extender.metricsPort }}
+  policy: {{ .Values.policy | quote }}
+  memoryBlockMib: {{ .Values.memoryBlockMib }}
+  aliyunUnitMib: {{ .Values.aliyunUnitMib }}
+  ledgerNamespace: {{ .Release.Namespace }}
+  {{- if .Values.gpuModels }}
+  modelTable: /etc/elastic-gpu/models/gpu-models.csv
+  {{- end }}
+{{- end -}}
+
+{{/* The controller's configuration file (docs/reference/configuration.md): ConfigMap elastic-gpu-controller-config. */}}
+{{- define "egpu.controllerConfig" -}}
+version: v1
+controller:
+  namespaceForLease: {{ .Release.Namespace }}
+  webhookService: elastic-gpu-webhook
+  webhookListen: 0.0.0.0:{{ .Values.controller.webhookPort }}
+  httpListen: 0.0.0.0:{{ .Values.controller.httpPort }}
+  # What the webhook checks of pods asking GPU slices, as the node agents hold them: their isolation (with mps, a
+  # share MPS cannot hold, without memory or too small to divide among the pod's elasticgpu.io/gpu-processes beyond
+  # the CUDA context reserve, is refused at creation), context reserve and units.
+  isolation: {{ .Values.isolation }}
+  mpsContextReserveMib: {{ .Values.mps.contextReserveMib }}
+  memoryBlockMib: {{ .Values.memoryBlockMib }}
+  aliyunUnitMib: {{ .Values.aliyunUnitMib }}
+  {{- if .Values.gpuModels }}
+  # The operator's card models, as the extender reads them: the webhook's MPS check of TFLOPS asks and the
+  # dashboard's free TFLOPS use the same table.
+  modelTable: /etc/elastic-gpu/models/gpu-models.csv
+  {{- end }}
+{{- end -}}
+
+{{/* A node agent's configuration file (docs/reference/configuration.md): ConfigMap <daemonset>-config. Called with
+root (the chart's context) and api (device-plugin or dra). */}}
+{{- define "egpu.nodeAgentConfig" -}}
+{{- $v := .root.Values }}
+{{- $mps := eq $v.isolation "mps" }}
+version: v1
+nodeAgent:
+  api: {{ .api }}
+  backend: {{ $v.nodeAgent.backend }}
+  {{- if eq $v.nodeAgent.backend "simulated" }}
+  simulatedGpus: /etc/elastic-gpu/gpus.yaml
+  {{- end }}
+  memoryBlockMib: {{ $v.memoryBlockMib }}
+  aliyunUnitMib: {{ $v.aliyunUnitMib }}
+  mode: {{ $v.sharingMode }}
+  {{- if eq $v.sharingMode "replicas" }}
+  replicas: {{ $v.replicasPerCard }}
+  {{- end }}
+  compatibility: {{ $v.resourceNames.compatibility }}
+  isolation: {{ $v.isolation }}
+  mpsContextReserveMib: {{ $v.mps.contextReserveMib }}
+  {{- if not $v.nodeAgent.usage.enabled }}
+  # Without the host's pid namespace the agent cannot tell whose a GPU process is: it measures nothing.
+  usageInterval: PT0S
+  {{- end }}
+  {{- if $mps }}
+  mpsRoot: {{ $v.mps.root | quote }}
+  mpsControl: {{ $v.mps.control | quote }}
+  mpsLayout: {{ $v.mps.layout }}
+  mpsShmMib: {{ $v.mps.shmMib }}
+  nvidiaSmi: {{ $v.mps.nvidiaSmi | quote }}
+  # The daemons run on the host, in a cgroup of their own, so that they outlive the agent's container and the
+  # processes they serve keep their shares while the agent restarts or is upgraded.
+  mpsHostNamespaces: true
+  mpsCgroupRoot: /sys/fs/cgroup
+  {{- end }}
+  {{- if eq .api "dra" }}
+  draPluginDir: {{ $v.nodeAgent.draConfig.pluginDir | quote }}
+  pluginRegistrationDir: {{ $v.nodeAgent.draConfig.registrationDir | quote }}
+  cdiDir: {{ $v.nodeAgent.draConfig.cdiDir | quote }}
+  {{- else }}
+  devicePluginDir: {{ $v.nodeAgent.deviceConfig.devicePluginDir | quote }}
+  podResourcesSocket: {{ printf "%s/kubelet.sock" $v.nodeAgent.deviceConfig.podResourcesDir | quote }}
+  {{- end }}
+  metricsListen: 0.0.0.0:{{ $v.nodeAgent.metricsPort }}
+{{- end -}}
+
+{{/* The extender's configuration volume, beside extender-tmp. */}}
+{{- define "egpu.extenderConfigVolume" -}}
+- name: extender-config
+  configMap:
+    name: elastic-gpu-extender-config
 {{- end -}}
 
 {{/* The volume of the operator's model table (values gpuModels): the extender's, beside extender-tmp, and the

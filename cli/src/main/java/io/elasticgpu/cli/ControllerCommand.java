@@ -35,6 +35,9 @@ import picocli.CommandLine.Spec;
 final class ControllerCommand implements Callable<Integer> {
 
     @Mixin
+    ConfigOption config;
+
+    @Mixin
     KubeconfigOption kubeconfig;
 
     @Option(

@@ -31,6 +31,9 @@ import picocli.CommandLine.Option;
         })
 final class NodeAgentCommand implements Callable<Integer> {
 
+    @Mixin
+    ConfigOption config;
+
     @Option(
             names = "--node-name",
             paramLabel = "NAME",

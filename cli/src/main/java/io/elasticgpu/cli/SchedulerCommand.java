@@ -1,11 +1,14 @@
 package io.elasticgpu.cli;
 
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.core.policy.PolicyName;
 import io.elasticgpu.scheduler.extender.ExtenderConfig;
 import io.elasticgpu.scheduler.extender.ExtenderService;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -19,12 +22,13 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Serve the kube-scheduler extender protocol (filter, prioritize, bind) for GPU pods.",
-            "Flags override the configuration file, which overrides the defaults."
+            "A flag overrides its environment variable EGPU_<KEY>, which overrides the configuration file's key,"
+                    + " which overrides the default."
         })
 final class SchedulerCommand implements Callable<Integer> {
 
-    @Option(names = "--config", paramLabel = "FILE", description = "Extender configuration (YAML).")
-    Path config;
+    @Mixin
+    ConfigOption config;
 
     @Mixin
     KubeconfigOption kubeconfig;
@@ -60,10 +64,10 @@ final class SchedulerCommand implements Callable<Integer> {
     UnitOptions units;
 
     @Option(names = "--tls-cert", paramLabel = "PEM", description = "Serve HTTPS with this certificate chain.")
-    String tlsCert;
+    Path tlsCert;
 
     @Option(names = "--tls-key", paramLabel = "PEM", description = "The certificate's PKCS #8 private key.")
-    String tlsKey;
+    Path tlsKey;
 
     @Option(
             names = "--policy-weight",
@@ -92,53 +96,84 @@ final class SchedulerCommand implements Callable<Integer> {
             description = "Card models' peak TFLOPS that extend and override the shipped table, for asks in"
                     + " elasticgpu.io/gpu-tflops (rows as in gpu-models.csv: name,aliases,fp32,tf32,fp16,bf16,int8,"
                     + "source).")
-    String modelTable;
+    Path modelTable;
+
+    @Option(
+            names = "--stale-reservation-age",
+            paramLabel = "DURATION",
+            description = "Age after which the ledger's reservation of a pod nobody bound is dropped (ISO-8601, at"
+                    + " least PT10S; default PT60S).")
+    Duration staleReservation;
+
+    @Option(
+            names = "--workload-refresh-interval",
+            paramLabel = "DURATION",
+            description = "How often the policies re-estimate the workload from the pods they see (ISO-8601, default"
+                    + " PT60S).")
+    Duration workloadRefresh;
+
+    @Option(
+            names = "--hold-period",
+            paramLabel = "DURATION",
+            description = "How long the deciding filter holds a pod's cards when no bind follows (ISO-8601, default"
+                    + " PT30S).")
+    Duration hold;
+
+    @Option(
+            names = "--gpu-resource",
+            paramLabel = "NAME",
+            description = "The whole-card resource, if renamed (default " + ResourceNames.GPU + ").")
+    String gpu;
+
+    @Option(
+            names = "--gpu-memory-resource",
+            paramLabel = "NAME",
+            description = "The GPU-memory resource, if renamed (default " + ResourceNames.GPU_MEMORY + ").")
+    String gpuMemory;
+
+    @Option(
+            names = "--gpu-core-resource",
+            paramLabel = "NAME",
+            description = "The compute-share resource, if renamed (default " + ResourceNames.GPU_CORE + ").")
+    String gpuCore;
+
+    @Option(
+            names = "--gpu-count-resource",
+            paramLabel = "NAME",
+            description = "The cards-per-share resource, if renamed (default " + ResourceNames.GPU_COUNT + ").")
+    String gpuCount;
 
     @Mixin
     LoggingOptions logging;
 
     /**
-     * The defaults, overridden by the file, overridden by the flags given; checked once, all together.
+     * Each setting from its flag, environment variable or file key ({@link ConfigSource}), else the default; checked
+     * once, all together.
      *
      * @throws IllegalArgumentException naming the setting that is wrong, its value and what to write instead
      */
     ExtenderConfig config() {
-        ExtenderConfig.Builder c = config == null
-                ? ExtenderConfig.builder()
-                : ExtenderConfig.builder().withFile(config);
-        if (listen != null) {
-            c.withListen(listen);
-        }
-        metricsListen.given().ifPresent(m -> c.withMetricsListen(m.equals(MetricsListenOption.OFF) ? null : m));
-        if (allowRemoteCallers != null) {
-            c.withAllowRemoteCallers(allowRemoteCallers);
-        }
-        if (policy != null) {
-            c.withPolicy(PolicyName.parse(policy));
-        }
-        if (ledgerNamespace != null) {
-            c.withLedgerNamespace(ledgerNamespace);
-        }
-        units.memoryBlockMibGiven().ifPresent(c::withMemoryBlockMib);
-        units.aliyunUnitMibGiven().ifPresent(c::withAliyunUnitMib);
-        if (tlsCert != null) {
-            c.withTlsCertFile(tlsCert);
-        }
-        if (tlsKey != null) {
-            c.withTlsKeyFile(tlsKey);
-        }
-        if (policyWeight != null) {
-            c.withPolicyWeight(policyWeight);
-        }
-        if (topologyWeight != null) {
-            c.withTopologyWeight(topologyWeight);
-        }
-        if (decideInFilter != null) {
-            c.withDecideInFilter(decideInFilter);
-        }
-        if (modelTable != null) {
-            c.withModelTable(modelTable);
-        }
+        ExtenderConfig.Builder c = ExtenderConfig.builder()
+                .withMetricsListen(metricsListen.given().filter(m -> !m.equals(MetricsListenOption.OFF)))
+                .withMemoryBlockMib(units.memoryBlockMib)
+                .withAliyunUnitMib(units.aliyunUnitMib)
+                .withTlsCertFile(Optional.ofNullable(tlsCert))
+                .withTlsKeyFile(Optional.ofNullable(tlsKey))
+                .withModelTable(Optional.ofNullable(modelTable));
+        Optional.ofNullable(listen).ifPresent(c::withListen);
+        Optional.ofNullable(allowRemoteCallers).ifPresent(c::withAllowRemoteCallers);
+        Optional.ofNullable(policy).map(PolicyName::parse).ifPresent(c::withPolicy);
+        Optional.ofNullable(ledgerNamespace).ifPresent(c::withLedgerNamespace);
+        Optional.ofNullable(policyWeight).ifPresent(c::withPolicyWeight);
+        Optional.ofNullable(topologyWeight).ifPresent(c::withTopologyWeight);
+        Optional.ofNullable(decideInFilter).ifPresent(c::withDecideInFilter);
+        Optional.ofNullable(staleReservation).ifPresent(c::withStaleReservation);
+        Optional.ofNullable(workloadRefresh).ifPresent(c::withWorkloadRefresh);
+        Optional.ofNullable(hold).ifPresent(c::withHold);
+        Optional.ofNullable(gpu).ifPresent(c::withGpu);
+        Optional.ofNullable(gpuMemory).ifPresent(c::withGpuMemory);
+        Optional.ofNullable(gpuCore).ifPresent(c::withGpuCore);
+        Optional.ofNullable(gpuCount).ifPresent(c::withGpuCount);
         return c.build();
     }
 

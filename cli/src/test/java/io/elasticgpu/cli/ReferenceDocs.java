@@ -25,6 +25,10 @@ final class ReferenceDocs {
     static final String BEGIN = "<!-- options:begin -->";
     static final String END = "<!-- options:end -->";
     static final String WRITE_PROPERTY = "egpu.docs.write";
+    /** The markers of the configuration file's schema in {@code docs/reference/configuration.md}. */
+    static final String SCHEMA_BEGIN = "<!-- schema:begin -->";
+
+    static final String SCHEMA_END = "<!-- schema:end -->";
     static final String REGENERATE = "./mvnw -q -pl cli -am test -Dtest=ReferenceDocsTest"
             + " -Dsurefire.failIfNoSpecifiedTests=false -D" + WRITE_PROPERTY + "=true";
 
@@ -65,22 +69,72 @@ final class ReferenceDocs {
 
     /** The page with the text between its markers replaced by {@code table}; everything else as it was. */
     static String withTable(String page, String table) {
-        int begin = page.indexOf(BEGIN);
-        int end = page.indexOf(END);
+        return withTable(page, table, BEGIN, END);
+    }
+
+    /** The page with the text between {@code begin} and {@code end} replaced by {@code table}. */
+    static String withTable(String page, String table, String beginMarker, String endMarker) {
+        int begin = page.indexOf(beginMarker);
+        int end = page.indexOf(endMarker);
         if (begin < 0 || end < begin) {
-            throw new IllegalArgumentException("the page has no options table: put a line " + BEGIN
-                    + " and, below it, a line " + END + " where the table goes");
+            throw new IllegalArgumentException("the page has no options table: put a line " + beginMarker
+                    + " and, below it, a line " + endMarker + " where the table goes");
         }
-        return page.substring(0, begin + BEGIN.length()) + "\n" + table + "\n" + page.substring(end);
+        return page.substring(0, begin + beginMarker.length()) + "\n" + table + "\n" + page.substring(end);
     }
 
     /** The text between the page's markers, without the line breaks next to them; empty without markers. */
     static String tableIn(String page) {
-        int begin = page.indexOf(BEGIN);
-        int end = page.indexOf(END);
+        return tableIn(page, BEGIN, END);
+    }
+
+    /** The text between {@code begin} and {@code end}, without the line breaks next to them; empty without them. */
+    static String tableIn(String page, String beginMarker, String endMarker) {
+        int begin = page.indexOf(beginMarker);
+        int end = page.indexOf(endMarker);
         return begin < 0 || end < begin
                 ? ""
-                : page.substring(begin + BEGIN.length(), end).strip();
+                : page.substring(begin + beginMarker.length(), end).strip();
+    }
+
+    /**
+     * The configuration file's schema: for each component's section, one row per key with its flag, environment
+     * variable, value and default, in the order the command declares its options.
+     */
+    static String schema() {
+        List<String> out = new ArrayList<>();
+        Map<String, CommandSpec> commands = subcommands();
+        for (String name : ConfigSource.SECTIONS_OF) {
+            CommandSpec spec = commands.get(name);
+            if (!out.isEmpty()) {
+                out.add("");
+            }
+            out.add("### `%s` (egpu %s)".formatted(ConfigFile.SECTIONS.get(name), name));
+            out.add("");
+            out.add("| key | flag | environment | value | default |");
+            out.add("|---|---|---|---|---|");
+            for (OptionSpec option : spec.options()) {
+                if (!ConfigSource.keys(spec).contains(ConfigSource.key(option))
+                        || option.longestName().equals(ConfigSource.CONFIG)) {
+                    continue;
+                }
+                String value = option.arity().max() == 0
+                        ? "`true` or `false`"
+                        : "`" + option.paramLabel() + (option.splitRegex().isEmpty() ? "`" : "` (a list)");
+                String flagDefault = defaultOf(spec, option);
+                String keyDefault = ConfigSource.inverted(option)
+                        ? "`true`"
+                        : option.negatable() ? "as the flag's" : option.arity().max() == 0 ? "`false`" : flagDefault;
+                out.add("| `%s` | `%s` | `%s` | %s | %s |"
+                        .formatted(
+                                ConfigSource.key(option),
+                                option.longestName(),
+                                ConfigSource.env(ConfigSource.key(option)),
+                                cell(value),
+                                keyDefault));
+            }
+        }
+        return String.join("\n", out);
     }
 
     /**

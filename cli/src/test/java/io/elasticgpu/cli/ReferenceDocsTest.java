@@ -76,6 +76,28 @@ class ReferenceDocsTest {
     }
 
     @Test
+    void theConfigurationFilesSchemaIsTheOneGeneratedFromTheComponentsOptions() throws IOException {
+        Path page = ROOT.resolve("docs/reference/configuration.md");
+        String text = ReferenceDocs.read(page);
+        String schema = ReferenceDocs.schema();
+        String in = ReferenceDocs.tableIn(text, ReferenceDocs.SCHEMA_BEGIN, ReferenceDocs.SCHEMA_END);
+        if (!in.equals(schema) && Boolean.getBoolean(ReferenceDocs.WRITE_PROPERTY)) {
+            Files.writeString(
+                    page, ReferenceDocs.withTable(text, schema, ReferenceDocs.SCHEMA_BEGIN, ReferenceDocs.SCHEMA_END));
+            return;
+        }
+        assertThat(in)
+                .as(
+                        "the schema in %s is not the one the options generate (first difference: %s);"
+                                + " regenerate it with %s",
+                        ROOT.relativize(page), firstDifference(in, schema), ReferenceDocs.REGENERATE)
+                .isEqualTo(schema);
+        assertThat(schema)
+                .contains("| `mpsLayout` | `--mps-layout` | `EGPU_MPS_LAYOUT` | `auto\\|per-share\\|per-card\\|v3` |")
+                .contains("| `webhook` | `--no-webhook` | `EGPU_WEBHOOK` | `true` or `false` | `true` |");
+    }
+
+    @Test
     void aRowNamesTheOptionItsParameterItsDefaultAndItsDescription() {
         String table = ReferenceDocs.optionsTable(new CommandLine(new Sample()).getCommandSpec());
 

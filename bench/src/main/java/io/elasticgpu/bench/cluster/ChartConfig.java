@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.elasticgpu.cli.Egpu;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -21,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * limits of the extender and the controller containers.
  *
  * @param schedulerConfig the KubeSchedulerConfiguration, as the chart's ConfigMap holds it
- * @param extenderArgs    the extender container's arguments after {@code scheduler}, without its addresses
+ * @param extenderArgs    the extender container's arguments after {@code scheduler}, its configuration file as the
+ *                        flags it stands for, without its addresses
  * @param extender        the extender container's JVM options and memory limit
  * @param controller      the controller container's
  */
@@ -62,6 +64,8 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final String SCHEDULER_CONFIG_MAP = "elastic-gpu-scheduler-config";
+    /** The extender's configuration file ({@code egpu scheduler --config}), as the chart renders it. */
+    private static final String EXTENDER_CONFIG_MAP = "elastic-gpu-extender-config";
     /** The Deployment the extender runs in, as a container of the second scheduler's pods. */
     private static final String SCHEDULER = "elastic-gpu-scheduler";
     /** The controller's container, in the Deployment whose name ends with {@link #CONTROLLER_DEPLOYMENT}. */
@@ -131,6 +135,7 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
 
     static ChartConfig parse(String rendered) {
         ObjectNode scheduler = null;
+        String extenderFile = null;
         JsonNode extender = null;
         JsonNode controller = null;
         try (var docs = YAML.readerFor(JsonNode.class).<JsonNode>readValues(rendered)) {
@@ -141,6 +146,10 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
                 if (doc != null && doc.path("kind").asText().equals("ConfigMap") && name.equals(SCHEDULER_CONFIG_MAP)) {
                     scheduler = (ObjectNode)
                             YAML.readTree(doc.path("data").path("config.yaml").asText());
+                } else if (doc != null
+                        && doc.path("kind").asText().equals("ConfigMap")
+                        && name.equals(EXTENDER_CONFIG_MAP)) {
+                    extenderFile = doc.path("data").path("config.yaml").asText();
                 } else if (doc != null && doc.path("kind").asText().equals("Deployment") && name.equals(SCHEDULER)) {
                     for (JsonNode container :
                             doc.path("spec").path("template").path("spec").path("containers")) {
@@ -167,7 +176,10 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
                     + " or no container " + EXTENDER + " in Deployment " + SCHEDULER + "; was the chart renamed?");
         }
         return new ChartConfig(
-                scheduler, arguments(extender), jvm(extender), controller == null ? Jvm.NONE : jvm(controller));
+                scheduler,
+                arguments(extender, extenderFile),
+                jvm(extender),
+                controller == null ? Jvm.NONE : jvm(controller));
     }
 
     /** The scheduler configuration calling the extender at {@code url}, without leader election (one replica). */
@@ -200,9 +212,22 @@ public record ChartConfig(ObjectNode schedulerConfig, List<String> extenderArgs,
         }
     }
 
-    private static List<String> arguments(JsonNode container) {
+    /**
+     * The container's arguments with {@code --config FILE} replaced by the flags the chart's file stands for (the same
+     * precedence: the harness's flags after them override them).
+     */
+    private static List<String> arguments(JsonNode container, String file) {
         List<String> args = new ArrayList<>();
         container.path("args").forEach(a -> args.add(a.asText()));
+        int config = args.indexOf("--config");
+        if (config >= 0) {
+            if (file == null) {
+                throw new IllegalStateException("the extender runs with --config " + args.get(config + 1)
+                        + " and the rendered chart has no ConfigMap " + EXTENDER_CONFIG_MAP + "; was it renamed?");
+            }
+            args.subList(config, config + 2).clear();
+            args.addAll(config, Egpu.flagsOf("scheduler", file));
+        }
         // The harness chooses the addresses: a free loopback port for the verbs, none for metrics.
         for (String address : List.of("--listen", "--metrics-listen")) {
             int at = args.indexOf(address);

@@ -251,8 +251,7 @@ public final class PodStream {
         List<Pod> copies = copies(client, pods, count, WARM_UP_SCHEDULER_NAMESPACE, null);
         run(client, copies, clients, true, Duration.ofSeconds(5), done -> {});
         deleteAll(client, WARM_UP_SCHEDULER_NAMESPACE);
-        sleep(Duration.ofSeconds(ExtenderConfig.defaults().workloadRefreshSeconds() + 5)
-                .toMillis());
+        sleep(ExtenderConfig.defaults().workloadRefresh().plusSeconds(5).toMillis());
     }
 
     /** The first {@code count} pods copied into {@code namespace} (made here), for {@code scheduler} unless null. */

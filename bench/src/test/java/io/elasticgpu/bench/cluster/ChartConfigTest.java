@@ -31,6 +31,19 @@ class ChartConfigTest {
                 - urlPrefix: "http://127.0.0.1:8888"
                   filterVerb: filter
             ---
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: elastic-gpu-extender-config
+            data:
+              config.yaml: |
+                version: v1
+                scheduler:
+                  listen: 127.0.0.1:8888
+                  metricsListen: 0.0.0.0:9402
+                  policy: elastic
+                  memoryBlockMib: 16
+            ---
             apiVersion: apps/v1
             kind: Deployment
             metadata:
@@ -42,8 +55,7 @@ class ChartConfigTest {
                   - name: kube-scheduler
                     command: [kube-scheduler]
                   - name: extender
-                    args: [scheduler, --listen, "127.0.0.1:8888", --metrics-listen, "0.0.0.0:9402", --policy, elastic,
-                           --memory-block-mib, "16"]
+                    args: [scheduler, --config, /etc/egpu/config.yaml]
                     env:
                     - name: JAVA_TOOL_OPTIONS
                       value: "-XX:+UseSerialGC -XX:MaxRAMPercentage=75"

@@ -155,29 +155,72 @@ class ChartFlagsE2E {
         return run(command.toArray(String[]::new));
     }
 
-    /** The arguments of every container running egpu, by component (a component may run in several workloads). */
+    /**
+     * The arguments of every container running egpu, by component (a component may run in several workloads), with
+     * {@code --config FILE} replaced by the flags the file's section stands for ({@link Egpu#flagsOf}): the file is the
+     * ConfigMap mounted at the file's directory.
+     */
     private static Map<Component, List<List<String>>> arguments(String rendered) throws IOException {
-        Map<Component, List<List<String>>> out = new LinkedHashMap<>();
+        List<JsonNode> objects = new ArrayList<>();
         try (var parser = YAML.getFactory().createParser(rendered)) {
             for (JsonNode object : YAML.readValues(parser, JsonNode.class).readAll()) {
-                if (object == null) {
-                    continue; // an empty document between two ---
+                if (object != null) { // null: an empty document between two ---
+                    objects.add(object);
                 }
-                for (JsonNode container :
-                        object.path("spec").path("template").path("spec").path("containers")) {
-                    List<String> args = new ArrayList<>();
-                    container.path("args").forEach(a -> args.add(a.asText()));
-                    if (args.isEmpty()) {
-                        continue;
-                    }
-                    for (Component c : Component.values()) {
-                        if (c.command.equals(args.getFirst())) {
-                            out.computeIfAbsent(c, k -> new ArrayList<>()).add(args);
-                        }
+            }
+        }
+        Map<String, JsonNode> configMaps = new LinkedHashMap<>();
+        objects.stream()
+                .filter(o -> o.path("kind").asText().equals("ConfigMap"))
+                .forEach(o -> configMaps.put(o.path("metadata").path("name").asText(), o.path("data")));
+        Map<Component, List<List<String>>> out = new LinkedHashMap<>();
+        for (JsonNode object : objects) {
+            JsonNode pod = object.path("spec").path("template").path("spec");
+            for (JsonNode container : pod.path("containers")) {
+                List<String> args = new ArrayList<>();
+                container.path("args").forEach(a -> args.add(a.asText()));
+                if (args.isEmpty()) {
+                    continue;
+                }
+                for (Component c : Component.values()) {
+                    if (c.command.equals(args.getFirst())) {
+                        out.computeIfAbsent(c, k -> new ArrayList<>())
+                                .add(withFile(c, args, pod, container, configMaps));
                     }
                 }
             }
         }
+        return out;
+    }
+
+    /** {@code args} with {@code --config FILE} replaced by the flags of its section. */
+    private static List<String> withFile(
+            Component c, List<String> args, JsonNode pod, JsonNode container, Map<String, JsonNode> configMaps) {
+        int at = args.indexOf("--config");
+        if (at < 0) {
+            return args;
+        }
+        Path file = Path.of(args.get(at + 1));
+        String volume = null;
+        for (JsonNode mount : container.path("volumeMounts")) {
+            if (Path.of(mount.path("mountPath").asText()).equals(file.getParent())) {
+                volume = mount.path("name").asText();
+            }
+        }
+        String configMap = null;
+        for (JsonNode v : pod.path("volumes")) {
+            if (v.path("name").asText().equals(volume)) {
+                configMap = v.path("configMap").path("name").asText(null);
+            }
+        }
+        JsonNode data = configMaps.get(configMap);
+        assertThat(data)
+                .as("%s: the ConfigMap mounted where --config %s points (volume %s)", c.command, file, volume)
+                .isNotNull();
+        List<String> out = new ArrayList<>(args.subList(0, at));
+        out.addAll(
+                Egpu.flagsOf(c.command, data.path(file.getFileName().toString()).asText()));
+        out.addAll(args.subList(at + 2, args.size()));
         return out;
     }
 

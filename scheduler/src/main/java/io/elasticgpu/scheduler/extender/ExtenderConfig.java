@@ -11,12 +11,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
- * How the extender runs: the defaults, overridden by a YAML file's keys ({@link Builder#withFile}, the components'
- * names), overridden by flags. Immutable; checked on construction, and a message names the key and its flag, shows
- * the value and says what to write instead.
+ * How the extender runs, made with {@link #builder}: every setting at its default until changed ({@code egpu
+ * scheduler} changes them from its flags, environment and configuration file, in that precedence). Immutable; checked
+ * on construction, and a message names the setting and its flag, shows the value and says what to write instead.
  *
  * It is over 400 lines because every option of the extender is here once: its field, its builder method, its
  * validation and its message, which the command line, the chart and the tests all go through.
@@ -26,30 +27,30 @@ import java.util.Optional;
  *                                only from kube-scheduler's own pod (or host) is how they know their caller
  * @param allowRemoteCallers      serve the verbs on any address, to anyone who can reach it
  * @param metricsListen           host:port to serve only {@code /metrics}, {@code /healthz} and {@code /readyz} on, for
- *                                Prometheus and probes from outside the pod; null for none
- * @param tlsCertFile             PEM certificate to serve HTTPS with, or null for HTTP
+ *                                Prometheus and probes from outside the pod; empty for none
+ * @param tlsCertFile             PEM certificate to serve HTTPS with; empty for HTTP
  * @param tlsKeyFile              its PKCS #8 PEM key
  * @param policy                  the placement policy
  * @param ledgerNamespace         where the per-node ledgers (ConfigMaps) live
  * @param memoryBlockMib          MiB in one unit of the GPU-memory resource
  * @param aliyunUnitMib           MiB in one unit of {@code aliyun.com/gpu-mem}
  * @param gpu                     name of the whole-card resource; likewise the three after it
- * @param staleReservationSeconds age after which a reservation of a pod nobody bound is dropped
- * @param workloadRefreshSeconds  how often the workload estimate of elastic and fgd is rebuilt
+ * @param staleReservation        age after which a reservation of a pod nobody bound is dropped
+ * @param workloadRefresh         how often the workload estimate of elastic and fgd is rebuilt
  * @param policyWeight            weight of the policy's ranking in prioritize scores
  * @param topologyWeight          weight of the links between the cards a multi-card pod would get
  * @param decideInFilter          the filter passes only the best node and holds the pod's cards there at once (see
  *                                docs/operator-guide.md, "What kube-scheduler does to placement")
- * @param holdSeconds             how long a filter's decision is held when no bind follows
+ * @param hold                    how long a filter's decision is held when no bind follows
  * @param modelTable              a file of card models' peak TFLOPS that extends and overrides the shipped table
- *                                (core's {@code gpu-models.csv}); null for the shipped table alone
+ *                                (core's {@code gpu-models.csv}); empty for the shipped table alone
  */
 public record ExtenderConfig(
         String listen,
         boolean allowRemoteCallers,
-        String metricsListen,
-        String tlsCertFile,
-        String tlsKeyFile,
+        Optional<String> metricsListen,
+        Optional<Path> tlsCertFile,
+        Optional<Path> tlsKeyFile,
         PolicyName policy,
         String ledgerNamespace,
         long memoryBlockMib,
@@ -58,13 +59,13 @@ public record ExtenderConfig(
         String gpuMemory,
         String gpuCore,
         String gpuCount,
-        int staleReservationSeconds,
-        int workloadRefreshSeconds,
+        Duration staleReservation,
+        Duration workloadRefresh,
         double policyWeight,
         double topologyWeight,
         boolean decideInFilter,
-        int holdSeconds,
-        String modelTable) {
+        Duration hold,
+        Optional<Path> modelTable) {
 
     /**
      * The table asks in TFLOPS are converted with: the shipped one, extended by {@link #modelTable} when set.
@@ -72,19 +73,20 @@ public record ExtenderConfig(
      * @throws IllegalArgumentException naming the flag, and the file's line, model and field of a mistake
      */
     public ModelTable models() {
-        if (modelTable == null) {
+        if (modelTable.isEmpty()) {
             return ModelTable.shipped();
         }
+        Path file = modelTable.get();
         String text;
         try {
-            text = Files.readString(Path.of(modelTable), StandardCharsets.UTF_8);
+            text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException | RuntimeException e) {
             throw new IllegalArgumentException("modelTable (--model-table): %s cannot be read (%s); give a CSV file"
-                            .formatted(modelTable, e.getMessage())
+                            .formatted(file, e.getMessage())
                     + " with the header " + ModelTable.HEADER);
         }
         try {
-            return ModelTable.shipped().extendedBy(ModelTable.parse(modelTable, text));
+            return ModelTable.shipped().extendedBy(ModelTable.parse(file.toString(), text));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("modelTable (--model-table): " + e.getMessage(), e);
         }
@@ -98,6 +100,13 @@ public record ExtenderConfig(
      */
     public ExtenderConfig {
         requireNonNull(policy, "policy");
+        requireNonNull(metricsListen, "metricsListen");
+        requireNonNull(tlsCertFile, "tlsCertFile");
+        requireNonNull(tlsKeyFile, "tlsKeyFile");
+        requireNonNull(staleReservation, "staleReservation");
+        requireNonNull(workloadRefresh, "workloadRefresh");
+        requireNonNull(hold, "hold");
+        requireNonNull(modelTable, "modelTable");
         if (policy == PolicyName.ELASTIC_LOOKAHEAD && !decideInFilter) {
             throw new IllegalArgumentException(
                     "policy (--policy): elastic-lookahead rolls out its best nodes in the deciding filter, and"
@@ -105,9 +114,7 @@ public record ExtenderConfig(
                             + " decideInFilter on or choose elastic");
         }
         Address verbs = Address.parse("listen (--listen)", listen);
-        if (metricsListen != null) {
-            Address.parse("metricsListen (--metrics-listen)", metricsListen);
-        }
+        metricsListen.ifPresent(m -> Address.parse("metricsListen (--metrics-listen)", m));
         if (!allowRemoteCallers && !verbs.loopback()) {
             throw new IllegalArgumentException(
                     ("listen: %s is reachable from other hosts, and the verbs there bind pods for whoever calls "
@@ -117,11 +124,17 @@ public record ExtenderConfig(
                                     + "allowRemoteCallers (--allow-remote-callers) to accept any caller")
                             .formatted(listen));
         }
-        if ((tlsCertFile == null) != (tlsKeyFile == null)) {
+        if (tlsCertFile.isPresent() != tlsKeyFile.isPresent()) {
             throw new IllegalArgumentException(
                     "tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both"
                             + " or neither, were %s and %s"
-                                    .formatted(quotedOrNone(tlsCertFile), quotedOrNone(tlsKeyFile)));
+                                    .formatted(
+                                            quotedOrNone(tlsCertFile
+                                                    .map(Path::toString)
+                                                    .orElse(null)),
+                                            quotedOrNone(tlsKeyFile
+                                                    .map(Path::toString)
+                                                    .orElse(null))));
         }
         readable("tlsCertFile (--tls-cert)", tlsCertFile);
         readable("tlsKeyFile (--tls-key)", tlsKeyFile);
@@ -143,12 +156,12 @@ public record ExtenderConfig(
                                     + "Aliyun's GiB)")
                             .formatted(aliyunUnitMib));
         }
-        resourceName("gpu", gpu, ResourceNames.GPU);
-        resourceName("gpuMemory", gpuMemory, ResourceNames.GPU_MEMORY);
-        resourceName("gpuCore", gpuCore, ResourceNames.GPU_CORE);
-        resourceName("gpuCount", gpuCount, ResourceNames.GPU_COUNT);
-        atLeast("staleReservationSeconds", staleReservationSeconds, 10, 60);
-        atLeast("workloadRefreshSeconds", workloadRefreshSeconds, 1, 60);
+        resourceName("gpu (--gpu-resource)", gpu, ResourceNames.GPU);
+        resourceName("gpuMemory (--gpu-memory-resource)", gpuMemory, ResourceNames.GPU_MEMORY);
+        resourceName("gpuCore (--gpu-core-resource)", gpuCore, ResourceNames.GPU_CORE);
+        resourceName("gpuCount (--gpu-count-resource)", gpuCount, ResourceNames.GPU_COUNT);
+        atLeast("staleReservation (--stale-reservation-age)", staleReservation, Duration.ofSeconds(10), "PT60S");
+        atLeast("workloadRefresh (--workload-refresh-interval)", workloadRefresh, Duration.ofSeconds(1), "PT60S");
         if (!(policyWeight >= 0)
                 || !(topologyWeight >= 0)
                 || policyWeight + topologyWeight == 0
@@ -159,7 +172,7 @@ public record ExtenderConfig(
                                     + "(defaults 1 and 2)")
                             .formatted(policyWeight, topologyWeight));
         }
-        atLeast("holdSeconds", holdSeconds, 1, 30);
+        atLeast("hold (--hold-period)", hold, Duration.ofSeconds(1), "PT30S");
     }
 
     /** The defaults, to change with {@code withX}. */
@@ -170,16 +183,6 @@ public record ExtenderConfig(
     /** Every setting at its default. */
     public static ExtenderConfig defaults() {
         return builder().build();
-    }
-
-    /**
-     * The defaults overridden by a YAML file's keys.
-     *
-     * @throws IllegalArgumentException for an unreadable file, an unknown key, a value of the wrong type, or a
-     *                                  setting that is wrong
-     */
-    public static ExtenderConfig load(Path file) {
-        return builder().withFile(file).build();
     }
 
     /** A builder holding this configuration, to change some settings of it. */
@@ -202,17 +205,17 @@ public record ExtenderConfig(
 
     /** Where to serve metrics and probes alone, if anywhere. */
     public Optional<Address> metricsAddress() {
-        return metricsListen == null ? Optional.empty() : Optional.of(Address.parse("metricsListen", metricsListen));
+        return metricsListen.map(m -> Address.parse("metricsListen", m));
     }
 
     public PodAsks.Units units() {
         return new PodAsks.Units(memoryBlockMib, aliyunUnitMib, gpu, gpuMemory, gpuCore, gpuCount);
     }
 
-    private static void readable(String setting, String file) {
-        if (file != null && !Files.isReadable(Path.of(file))) {
+    private static void readable(String setting, Optional<Path> file) {
+        if (file.isPresent() && !Files.isReadable(file.get())) {
             throw new IllegalArgumentException(
-                    "%s: cannot read \"%s\"; give a readable PEM file".formatted(setting, file));
+                    "%s: cannot read \"%s\"; give a readable PEM file".formatted(setting, file.get()));
         }
     }
 
@@ -223,10 +226,10 @@ public record ExtenderConfig(
         }
     }
 
-    private static void atLeast(String key, int value, int least, int example) {
-        if (value < least) {
+    private static void atLeast(String key, Duration value, Duration least, String example) {
+        if (value.compareTo(least) < 0) {
             throw new IllegalArgumentException(
-                    "%s must be >= %d, was %d; e.g. %d".formatted(key, least, value, example));
+                    "%s must be at least %s, was %s; e.g. %s".formatted(key, least, value, example));
         }
     }
 
@@ -241,9 +244,9 @@ public record ExtenderConfig(
     public static final class Builder {
         private String listen = "127.0.0.1:8888";
         private boolean allowRemoteCallers;
-        private String metricsListen;
-        private String tlsCertFile;
-        private String tlsKeyFile;
+        private Optional<String> metricsListen = Optional.empty();
+        private Optional<Path> tlsCertFile = Optional.empty();
+        private Optional<Path> tlsKeyFile = Optional.empty();
         private PolicyName policy = PolicyName.DEFAULT;
         private String ledgerNamespace = "elastic-gpu-system";
         private long memoryBlockMib = PodAsks.Units.DEFAULT.memoryBlockMib();
@@ -252,13 +255,13 @@ public record ExtenderConfig(
         private String gpuMemory = ResourceNames.GPU_MEMORY;
         private String gpuCore = ResourceNames.GPU_CORE;
         private String gpuCount = ResourceNames.GPU_COUNT;
-        private int staleReservationSeconds = 60;
-        private int workloadRefreshSeconds = 60;
+        private Duration staleReservation = Duration.ofSeconds(60);
+        private Duration workloadRefresh = Duration.ofSeconds(60);
         private double policyWeight = Decisions.Weights.DEFAULT.policy();
         private double topologyWeight = Decisions.Weights.DEFAULT.topology();
         private boolean decideInFilter = true;
-        private int holdSeconds = 30;
-        private String modelTable;
+        private Duration hold = Duration.ofSeconds(30);
+        private Optional<Path> modelTable = Optional.empty();
 
         private Builder() {}
 
@@ -276,30 +279,18 @@ public record ExtenderConfig(
             gpuMemory = c.gpuMemory;
             gpuCore = c.gpuCore;
             gpuCount = c.gpuCount;
-            staleReservationSeconds = c.staleReservationSeconds;
-            workloadRefreshSeconds = c.workloadRefreshSeconds;
+            staleReservation = c.staleReservation;
+            workloadRefresh = c.workloadRefresh;
             policyWeight = c.policyWeight;
             topologyWeight = c.topologyWeight;
             decideInFilter = c.decideInFilter;
-            holdSeconds = c.holdSeconds;
+            hold = c.hold;
             modelTable = c.modelTable;
         }
 
-        /** A file of card models' peak TFLOPS over the shipped table; null for the shipped table alone. */
-        public Builder withModelTable(String file) {
+        /** A file of card models' peak TFLOPS over the shipped table; empty for the shipped table alone. */
+        public Builder withModelTable(Optional<Path> file) {
             modelTable = file;
-            return this;
-        }
-
-        /**
-         * The keys of a YAML file (the record's component names) over what is set so far.
-         *
-         * @throws IllegalArgumentException starting with the file's name, for an unreadable file, an unknown key or a
-         *                                  value of the wrong type
-         */
-        public Builder withFile(Path file) {
-            ExtenderConfigFile.read(file)
-                    .forEach((key, value) -> ExtenderConfigFile.set(this, key, value, file.toString()));
             return this;
         }
 
@@ -313,20 +304,20 @@ public record ExtenderConfig(
             return this;
         }
 
-        /** @param hostPort where to serve metrics and probes alone; null for nowhere */
-        public Builder withMetricsListen(String hostPort) {
+        /** @param hostPort where to serve metrics and probes alone; empty for nowhere */
+        public Builder withMetricsListen(Optional<String> hostPort) {
             metricsListen = hostPort;
             return this;
         }
 
-        /** @param certFile the PEM certificate chain to serve HTTPS with; null for HTTP */
-        public Builder withTlsCertFile(String certFile) {
+        /** @param certFile the PEM certificate chain to serve HTTPS with; empty for HTTP */
+        public Builder withTlsCertFile(Optional<Path> certFile) {
             tlsCertFile = certFile;
             return this;
         }
 
-        /** @param keyFile the certificate's PKCS #8 PEM key; null for HTTP */
-        public Builder withTlsKeyFile(String keyFile) {
+        /** @param keyFile the certificate's PKCS #8 PEM key; empty for HTTP */
+        public Builder withTlsKeyFile(Optional<Path> keyFile) {
             tlsKeyFile = keyFile;
             return this;
         }
@@ -371,13 +362,13 @@ public record ExtenderConfig(
             return this;
         }
 
-        public Builder withStaleReservationSeconds(int seconds) {
-            staleReservationSeconds = seconds;
+        public Builder withStaleReservation(Duration age) {
+            staleReservation = age;
             return this;
         }
 
-        public Builder withWorkloadRefreshSeconds(int seconds) {
-            workloadRefreshSeconds = seconds;
+        public Builder withWorkloadRefresh(Duration every) {
+            workloadRefresh = every;
             return this;
         }
 
@@ -396,8 +387,8 @@ public record ExtenderConfig(
             return this;
         }
 
-        public Builder withHoldSeconds(int seconds) {
-            holdSeconds = seconds;
+        public Builder withHold(Duration period) {
+            hold = period;
             return this;
         }
 
@@ -417,12 +408,12 @@ public record ExtenderConfig(
                     gpuMemory,
                     gpuCore,
                     gpuCount,
-                    staleReservationSeconds,
-                    workloadRefreshSeconds,
+                    staleReservation,
+                    workloadRefresh,
                     policyWeight,
                     topologyWeight,
                     decideInFilter,
-                    holdSeconds,
+                    hold,
                     modelTable);
         }
     }

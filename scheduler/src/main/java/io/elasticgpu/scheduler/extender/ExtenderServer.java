@@ -10,7 +10,6 @@ import io.elasticgpu.http.Route;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.OptionalInt;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -96,8 +95,9 @@ public final class ExtenderServer implements AutoCloseable {
                     "/debug/cache",
                     r -> json(debug.report(!"compare=false".equals(r.uri().getQuery()))));
         }
-        if (config.tlsCertFile() != null) {
-            builder.tls(Tls.server(Path.of(config.tlsCertFile()), Path.of(config.tlsKeyFile())));
+        if (config.tlsCertFile().isPresent() && config.tlsKeyFile().isPresent()) {
+            builder.tls(
+                    Tls.server(config.tlsCertFile().get(), config.tlsKeyFile().get()));
         }
         HttpEndpoint served = builder.start("Change --listen.");
         try {

@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -133,7 +132,7 @@ public final class ExtenderService implements AutoCloseable {
                 "extender listening on {}:{} (metrics and probes also on {}) policy={} ledgers in namespace {}",
                 config.host(),
                 server.port(),
-                config.metricsListen() == null ? "no other address" : config.metricsListen(),
+                config.metricsListen().orElse("no other address"),
                 config.policy(),
                 config.ledgerNamespace());
         return new ExtenderService(nodeInformer, podInformer, claimInformer, budgetInformer, server, synced);
@@ -168,14 +167,8 @@ public final class ExtenderService implements AutoCloseable {
                 () -> cache.snapshot().workloadPodCount(),
                 units,
                 InstantSource.system(),
-                Duration.ofSeconds(config.workloadRefreshSeconds()));
-        Binder binder = new Binder(
-                api,
-                cache,
-                policy,
-                units,
-                InstantSource.system(),
-                Duration.ofSeconds(config.staleReservationSeconds()));
+                config.workloadRefresh());
+        Binder binder = new Binder(api, cache, policy, units, InstantSource.system(), config.staleReservation());
         ExtenderMetrics metrics = new ExtenderMetrics(cache, binder);
         Requeue requeue = new Requeue(api, InstantSource.system(), Requeue.WINDOW, Requeue.INTERVAL);
         requeue.every(Requeue.TICK);
@@ -192,7 +185,7 @@ public final class ExtenderService implements AutoCloseable {
                 metrics,
                 ready,
                 requeue,
-                new Verbs.Deciding(config.decideInFilter(), Duration.ofSeconds(config.holdSeconds()), System::nanoTime),
+                new Verbs.Deciding(config.decideInFilter(), config.hold(), System::nanoTime),
                 models,
                 budgets);
         CacheDebug debug = new CacheDebug(cache, pod -> PodAsks.asksGpu(pod, units), units.memoryBlockMib(), lists);

@@ -4,42 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.core.policy.PolicyName;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class ExtenderConfigTest {
 
     @TempDir
     Path dir;
-
-    @Test
-    void aFileOverridesTheDefaults() throws IOException {
-        Path file = Files.writeString(
-                dir.resolve("c.yaml"), "policy: binpack\nlisten: 127.0.0.2:9443\nmemoryBlockMib: 256\n");
-        ExtenderConfig c = ExtenderConfig.load(file);
-        assertThat(c.policy()).isEqualTo(PolicyName.BINPACK);
-        assertThat(c.host()).isEqualTo("127.0.0.2");
-        assertThat(c.port()).isEqualTo(9443);
-        assertThat(c.units().memoryBlockMib()).isEqualTo(256);
-        assertThat(c.ledgerNamespace()).isEqualTo("elastic-gpu-system");
-    }
-
-    @Test
-    void unknownKeysAreNamedWithTheKnownOnes() throws IOException {
-        Path file = Files.writeString(dir.resolve("c.yaml"), "polcy: binpack\n");
-        assertThatThrownBy(() -> ExtenderConfig.load(file))
-                .hasMessageStartingWith(file + ": unknown key \"polcy\"; known keys: ")
-                .hasMessageContaining("policy");
-    }
 
     @Test
     void theLookaheadPolicyRunsInTheDecidingFilterAndIsRefusedWithoutIt() {
@@ -67,8 +46,9 @@ class ExtenderConfigTest {
         assertThatThrownBy(() ->
                         ExtenderConfig.builder().withListen("127.0.0.1:99999").build())
                 .hasMessage("listen (--listen): the port must be 0..65535, was \"99999\"");
-        assertThatThrownBy(() ->
-                        ExtenderConfig.builder().withTlsCertFile("cert.pem").build())
+        assertThatThrownBy(() -> ExtenderConfig.builder()
+                        .withTlsCertFile(Optional.of(Path.of("cert.pem")))
+                        .build())
                 .hasMessage("tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both or neither,"
                         + " were \"cert.pem\" and none");
         assertThatThrownBy(() -> ExtenderConfig.builder().withMemoryBlockMib(0).build())
@@ -93,7 +73,7 @@ class ExtenderConfigTest {
         return Stream.of(
                 bad(
                         "metricsListen without a port",
-                        b -> b.withMetricsListen("9402"),
+                        b -> b.withMetricsListen(Optional.of("9402")),
                         "metricsListen (--metrics-listen) must be host:port, e.g. 127.0.0.1:8888, was \"9402\""),
                 bad(
                         "listen with a port past 65535",
@@ -101,12 +81,13 @@ class ExtenderConfigTest {
                         "listen (--listen): the port must be 0..65535, was \"65536\""),
                 bad(
                         "a key without its certificate",
-                        b -> b.withTlsKeyFile("key.pem"),
+                        b -> b.withTlsKeyFile(Optional.of(Path.of("key.pem"))),
                         "tlsCertFile (--tls-cert) and tlsKeyFile (--tls-key) go together; give both or neither,"
                                 + " were none and \"key.pem\""),
                 bad(
                         "a certificate that is not there",
-                        b -> b.withTlsCertFile("/nonexistent/cert.pem").withTlsKeyFile("/nonexistent/key.pem"),
+                        b -> b.withTlsCertFile(Optional.of(Path.of("/nonexistent/cert.pem")))
+                                .withTlsKeyFile(Optional.of(Path.of("/nonexistent/key.pem"))),
                         "tlsCertFile (--tls-cert): cannot read \"/nonexistent/cert.pem\"; give a readable PEM file"),
                 bad(
                         "an Aliyun unit of 0",
@@ -116,25 +97,26 @@ class ExtenderConfigTest {
                 bad(
                         "a memory resource name with a blank",
                         b -> b.withGpuMemory("elasticgpu.io/gpu memory"),
-                        "gpuMemory must be an extended resource name (domain/name), was \"elasticgpu.io/gpu memory\";"
-                                + " e.g. elasticgpu.io/gpu-memory"),
+                        "gpuMemory (--gpu-memory-resource) must be an extended resource name (domain/name), was"
+                                + " \"elasticgpu.io/gpu memory\"; e.g. elasticgpu.io/gpu-memory"),
                 bad(
                         "no whole-card resource name",
                         b -> b.withGpu(null),
-                        "gpu must be an extended resource name (domain/name), was none; e.g. elasticgpu.io/gpu"),
+                        "gpu (--gpu-resource) must be an extended resource name (domain/name), was none; e.g."
+                                + " elasticgpu.io/gpu"),
                 // 10 s is the least: kube-scheduler's bind follows its filter within seconds
                 bad(
                         "stale reservations dropped after 9 s",
-                        b -> b.withStaleReservationSeconds(9),
-                        "staleReservationSeconds must be >= 10, was 9; e.g. 60"),
+                        b -> b.withStaleReservation(Duration.ofSeconds(9)),
+                        "staleReservation (--stale-reservation-age) must be at least PT10S, was PT9S; e.g. PT60S"),
                 bad(
                         "the workload never refreshed",
-                        b -> b.withWorkloadRefreshSeconds(0),
-                        "workloadRefreshSeconds must be >= 1, was 0; e.g. 60"),
+                        b -> b.withWorkloadRefresh(Duration.ZERO),
+                        "workloadRefresh (--workload-refresh-interval) must be at least PT1S, was PT0S; e.g. PT60S"),
                 bad(
                         "decisions held for no time",
-                        b -> b.withHoldSeconds(0),
-                        "holdSeconds must be >= 1, was 0; e.g. 30"),
+                        b -> b.withHold(Duration.ZERO),
+                        "hold (--hold-period) must be at least PT1S, was PT0S; e.g. PT30S"),
                 // NaN compares false with everything, so it is caught by "not >= 0"
                 bad(
                         "a weight that is not a number",
@@ -165,28 +147,6 @@ class ExtenderConfigTest {
                 .hasMessage(message);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @CsvSource(
-            delimiter = '|',
-            quoteCharacter = '\'',
-            value = {
-                "memoryBlockMib: lots         | memoryBlockMib must be a whole number, was \"lots\"",
-                "holdSeconds: 4294967296      | holdSeconds must be a whole number below 2^31, was 4294967296",
-                "decideInFilter: maybe        | decideInFilter must be true or false, was \"maybe\"",
-                "policyWeight: [1, 2]         | policyWeight must be a number, was [1, 2]",
-                "listen: {host: a}            | listen must be a string, was {host=a}",
-                "policy: tetris               | unknown policy \"tetris\"; choose one of: elastic, binpack, spread, "
-                        + "random,"
-                        + " dot-product, gpu-clustering, gpu-packing, best-fit, fgd, elastic-lookahead",
-                "ledgerNamespace: ~           | ledgerNamespace needs a value; leave the key out for its default",
-            })
-    void aFileValueOfTheWrongTypeIsRefusedNamingTheFileKeyAndValue(String yaml, String message) throws IOException {
-        Path file = Files.writeString(dir.resolve("c.yaml"), yaml + "\n");
-        assertThatThrownBy(() -> ExtenderConfig.load(file))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage(file + ": " + message);
-    }
-
     @Test
     void theDefaultsAreTheChartsAndTheBuilderRoundTrips() {
         ExtenderConfig d = ExtenderConfig.defaults();
@@ -197,7 +157,6 @@ class ExtenderConfigTest {
         assertThat(d.weights()).isEqualTo(io.elasticgpu.scheduler.decision.Decisions.Weights.DEFAULT);
         assertThat(d.decideInFilter()).isTrue();
         assertThat(d.toBuilder().build()).isEqualTo(d);
-        assertThat(ExtenderConfigFile.KEYS).hasSize(ExtenderConfig.class.getRecordComponents().length);
     }
 
     @Test
@@ -221,30 +180,27 @@ class ExtenderConfigTest {
     void theMetricsAddressIsOptionalAndChecked() {
         assertThat(ExtenderConfig.defaults().metricsAddress()).isEmpty();
         assertThat(ExtenderConfig.builder()
-                        .withMetricsListen("0.0.0.0:9402")
+                        .withMetricsListen(Optional.of("0.0.0.0:9402"))
                         .build()
                         .metricsAddress())
                 .contains(new Address("0.0.0.0", 9402));
-        assertThatThrownBy(
-                        () -> ExtenderConfig.builder().withMetricsListen("9402").build())
+        assertThatThrownBy(() -> ExtenderConfig.builder()
+                        .withMetricsListen(Optional.of("9402"))
+                        .build())
                 .hasMessage("metricsListen (--metrics-listen) must be host:port, e.g. 127.0.0.1:8888, was \"9402\"");
     }
 
     @Test
-    void flagsOverrideTheFileAndAreCheckedLikeIt() throws IOException {
-        Path file = Files.writeString(dir.resolve("c.yaml"), "policy: binpack\ntopologyWeight: 5\nmemoryBlockMib: 0\n");
-        // the file alone is refused; the flag mends it before anything is checked
+    void aChangedConfigurationIsCheckedLikeANewOne() {
         ExtenderConfig c = ExtenderConfig.builder()
-                .withFile(file)
                 .withPolicy(PolicyName.SPREAD)
                 .withPolicyWeight(3.0)
+                .withTopologyWeight(5.0)
                 .withMemoryBlockMib(16)
                 .build();
         assertThat(c.policy()).isEqualTo(PolicyName.SPREAD);
         assertThat(c.weights()).isEqualTo(new io.elasticgpu.scheduler.decision.Decisions.Weights(3, 5));
         assertThatThrownBy(() -> c.toBuilder().withMemoryBlockMib(-1).build())
                 .hasMessageStartingWith("memoryBlockMib (--memory-block-mib) must be >= 1, was -1");
-        assertThatThrownBy(() -> ExtenderConfig.load(file))
-                .hasMessageStartingWith("memoryBlockMib (--memory-block-mib)");
     }
 }

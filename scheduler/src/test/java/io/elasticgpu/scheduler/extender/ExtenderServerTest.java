@@ -263,7 +263,7 @@ class ExtenderServerTest {
         server.close();
         server = start(ExtenderConfig.builder()
                 .withListen("127.0.0.1:0")
-                .withMetricsListen("127.0.0.1:0")
+                .withMetricsListen(java.util.Optional.of("127.0.0.1:0"))
                 .build());
         int port = server.metricsPort().orElseThrow();
         assertThat(port).isNotEqualTo(server.port());

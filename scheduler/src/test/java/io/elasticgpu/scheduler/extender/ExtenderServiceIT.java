@@ -44,7 +44,7 @@ class ExtenderServiceIT {
                 .build();
         ExtenderConfig config = ExtenderConfig.builder()
                 .withListen("127.0.0.1:0")
-                .withMetricsListen("127.0.0.1:0")
+                .withMetricsListen(java.util.Optional.of("127.0.0.1:0"))
                 .build();
 
         ExtenderService service = ExtenderService.start(client, config);
