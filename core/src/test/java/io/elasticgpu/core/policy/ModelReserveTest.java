@@ -85,7 +85,7 @@ class ModelReserveTest {
         }
         TypicalWorkload workload = TypicalWorkload.estimate(pods, 95);
 
-        assertThat(workload.typicals()).extracting(t -> t.shape().models()).containsOnly(List.of());
+        assertThat(workload.typicals()).extracting(t -> t.ask().models()).containsOnly(List.of());
         // grouped by the models named and the cards: four shapes, one group of 4 % of the GPU asked
         assertThat(workload.named()).singleElement().satisfies(n -> {
             assertThat(n.models()).containsExactly("A");

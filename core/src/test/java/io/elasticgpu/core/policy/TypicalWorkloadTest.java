@@ -28,7 +28,7 @@ class TypicalWorkloadTest {
         TypicalWorkload w = TypicalWorkload.estimate(pods, 80);
         // 10 pods, 80% = 8: A (5) then B (3) cover 8; p = (5/10) / (8/10) and (3/10) / (8/10), in that order of
         // floating-point operations, as the paper's artifact computes them
-        assertThat(w.typicals()).extracting(t -> t.shape().tag()).containsExactly("share", "1-gpu");
+        assertThat(w.typicals()).extracting(t -> t.ask().tag()).containsExactly("share", "1-gpu");
         assertThat(w.typicals())
                 .extracting(TypicalWorkload.Typical::probability)
                 .containsExactly((5 / 10.0) / (8 / 10.0), (3 / 10.0) / (8 / 10.0));
@@ -40,7 +40,7 @@ class TypicalWorkloadTest {
     void equallyFrequentShapesGoLargerFirstAndAllKeptAreNotRenormalised() {
         TypicalWorkload w = TypicalWorkload.estimate(pods, 100);
         // C (2000 milli-CPU) and D (500) both appear once: the larger CPU goes first
-        assertThat(w.typicals()).extracting(t -> t.shape().cpuMilli()).containsExactly(1000L, 1000L, 2000L, 500L);
+        assertThat(w.typicals()).extracting(t -> t.ask().cpuMilli()).containsExactly(1000L, 1000L, 2000L, 500L);
         assertThat(w.typicals())
                 .extracting(TypicalWorkload.Typical::probability)
                 .containsExactly(0.5, 0.3, 0.1, 0.1);
@@ -51,7 +51,7 @@ class TypicalWorkloadTest {
         assertThat(TypicalWorkload.estimate(pods, 80)
                         .typicals()
                         .getFirst()
-                        .shape()
+                        .ask()
                         .memoryMib())
                 .isEqualTo(3);
     }

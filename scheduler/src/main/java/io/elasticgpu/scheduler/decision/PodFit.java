@@ -31,7 +31,7 @@ public sealed interface PodFit {
         public PodGrant allocation(Node node, PodAsk ask) {
             Map<String, List<PodGrant.Share>> containers = new LinkedHashMap<>();
             for (int i = 0; i < placements.size(); i++) {
-                var compute = placements.get(i).ask().compute();
+                var compute = placements.get(i).ask().computeAsk();
                 containers.put(
                         ask.asks().get(i).container(),
                         placements.get(i).shares().stream()

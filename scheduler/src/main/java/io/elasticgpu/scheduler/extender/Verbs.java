@@ -159,7 +159,7 @@ final class Verbs implements AutoCloseable {
      * cards are not offered to it (their share cannot be worked out).
      */
     private void warnUnknownModels(PodAsk ask, List<String> names, Snapshot snapshot) {
-        if (ask.requests().stream().noneMatch(r -> r.compute().asked())) {
+        if (ask.requests().stream().noneMatch(r -> r.computeAsk().asked())) {
             return;
         }
         for (String name : names) {
