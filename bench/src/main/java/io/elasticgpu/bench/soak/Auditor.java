@@ -208,7 +208,7 @@ final class Auditor {
         } catch (InvalidAskException e) {
             return false;
         }
-        var requests = ask.asksGpu() ? ask.requests() : ask.hostOnly().requests();
+        var requests = ask.asksGpu() ? ask.asks() : ask.hostOnly().asks();
         return requests.size() == 1
                 && states.values().stream().anyMatch(s -> s.check(requests.getFirst()) == Reason.FITS);
     }

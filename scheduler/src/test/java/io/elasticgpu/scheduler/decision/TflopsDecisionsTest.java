@@ -60,10 +60,9 @@ class TflopsDecisionsTest {
 
     private PodGrant.Share grantOn(String node, PodAsk ask) {
         var state = cache.snapshot().state(node);
-        PodFit fit = PodFit.of(ask.requests(), state, new BinpackPolicy());
+        PodFit fit = PodFit.of(ask.asks(), state, new BinpackPolicy());
         assertThat(fit).isInstanceOf(PodFit.Fits.class);
-        PodGrant grant =
-                ((PodFit.Fits) fit).allocation(cache.snapshot().node(node).orElseThrow(), ask);
+        PodGrant grant = ((PodFit.Fits) fit).grant(cache.snapshot().node(node).orElseThrow(), ask);
         return grant.containers().get("main").getFirst();
     }
 
