@@ -129,7 +129,7 @@ public final class TypicalWorkload {
     private static final Comparator<Ask> SHAPE_ORDER = Comparator.comparingLong(Ask::cpuMilli)
             .thenComparingInt(Ask::milliPerCard)
             .thenComparingInt(Ask::cards)
-            .thenComparing(r -> String.join("|", r.models()))
+            .thenComparing(ask -> String.join("|", ask.models()))
             .thenComparingLong(Ask::memoryMibPerCard)
             .thenComparingInt(Ask::memoryPercentPerCard)
             .thenComparingInt(ask -> ask.computeAsk().tflops())
