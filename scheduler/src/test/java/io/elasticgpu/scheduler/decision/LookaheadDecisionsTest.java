@@ -58,8 +58,9 @@ class LookaheadDecisionsTest {
         }
         List<TypicalWorkload.Typical> typicals = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            Ask shape = ask("t" + i, limits(new SplittableRandom(i))).asks().getFirst();
-            typicals.add(new TypicalWorkload.Typical(shape, 0.25));
+            Ask typicalAsk =
+                    ask("t" + i, limits(new SplittableRandom(i))).asks().getFirst();
+            typicals.add(new TypicalWorkload.Typical(typicalAsk, 0.25));
         }
         TypicalWorkload workload = TypicalWorkload.of(typicals);
         Policy plain = FgdPolicy.elastic(workload);
