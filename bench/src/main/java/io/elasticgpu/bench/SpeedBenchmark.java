@@ -99,8 +99,8 @@ final class SpeedBenchmark {
         }
 
         @Override
-        public Choice choose(Ask request, NodeState node) {
-            return policy.choose(request, node);
+        public Choice choose(Ask ask, NodeState node) {
+            return policy.choose(ask, node);
         }
 
         @Override

@@ -31,9 +31,9 @@ public final class Fixtures {
         NodeState state = NodeState.empty(node);
         for (int i = 0; i < usedMilli.length; i++) {
             if (usedMilli[i] > 0) {
-                Ask r = Ask.computeSlice(0, 0, usedMilli[i]);
-                long memory = r.wholeCards() ? node.cards().get(i).memoryMib() : 0;
-                state = state.with(new Grant(node.name(), r, List.of(new CardShare(i, usedMilli[i], memory))));
+                Ask ask = Ask.computeSlice(0, 0, usedMilli[i]);
+                long memory = ask.wholeCards() ? node.cards().get(i).memoryMib() : 0;
+                state = state.with(new Grant(node.name(), ask, List.of(new CardShare(i, usedMilli[i], memory))));
             }
         }
         return state;

@@ -23,17 +23,17 @@ class DraAsksProperties {
 
     @Provide
     Arbitrary<GpuAsk> asks() {
-        Arbitrary<GpuAsk> whole = Arbitraries.integers()
+        Arbitrary<GpuAsk> wholeAsks = Arbitraries.integers()
                 .between(1, 8)
                 .map(cards -> GpuAsk.whole("claim/c/gpu", Role.APP, cards, Family.DRA));
         // compute in whole percent (as gpu-core gives it), memory in whole blocks, 1..99 % or memory alone
-        Arbitrary<GpuAsk> slice = Combinators.combine(
+        Arbitrary<GpuAsk> sliceAsks = Combinators.combine(
                         Arbitraries.integers().between(1, 4),
                         Arbitraries.integers().between(0, 99),
                         Arbitraries.longs().between(1, 320))
                 .as((cards, percent, blocks) ->
                         GpuAsk.slice("claim/c/gpu", Role.APP, cards, percent * 10, blocks * BLOCK, Family.DRA));
-        return Arbitraries.oneOf(whole, slice);
+        return Arbitraries.oneOf(wholeAsks, sliceAsks);
     }
 
     @Property(tries = 300)

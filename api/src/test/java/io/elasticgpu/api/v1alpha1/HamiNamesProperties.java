@@ -15,7 +15,7 @@ class HamiNamesProperties {
             @ForAll @IntRange(min = 1, max = 16) int cards,
             @ForAll @IntRange(min = 1, max = 200_000) int memoryMib,
             @ForAll @IntRange(min = 0, max = 100) int cores) {
-        GpuAsk hami = HamiNamesTest.asks(
+        GpuAsk hamiAsk = HamiNamesTest.asks(
                         "nvidia.com/gpu",
                         "" + cards,
                         "nvidia.com/gpumem",
@@ -32,7 +32,7 @@ class HamiNamesProperties {
                         "" + memoryMib,
                         "elasticgpu.io/gpu-core",
                         "" + cores);
-        GpuAsk elastic = HamiNamesTest.asks(ours.toArray(String[]::new)).getFirst();
-        assertThat(hami).usingRecursiveComparison().ignoringFields("family").isEqualTo(elastic);
+        GpuAsk elasticAsk = HamiNamesTest.asks(ours.toArray(String[]::new)).getFirst();
+        assertThat(hamiAsk).usingRecursiveComparison().ignoringFields("family").isEqualTo(elasticAsk);
     }
 }

@@ -81,8 +81,8 @@ class HamiNamesTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("hamiAsks")
-    void readsHamisMeaning(String name, String[] limits, GpuAsk expected) {
-        assertThat(asks(limits)).containsExactly(expected);
+    void readsHamisMeaning(String name, String[] limits, GpuAsk expectedAsk) {
+        assertThat(asks(limits)).containsExactly(expectedAsk);
     }
 
     @Test

@@ -199,13 +199,13 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
          * gives a pod that names no memory all of it, so one pod per card); whole cards: {@code nvidia.com/gpu: k}.
          */
         static Map<String, Quantity> hamiAsk(TracePod trace) {
-            Ask r = trace.ask();
+            Ask podAsk = trace.ask();
             Map<String, Quantity> ask = new HashMap<>();
-            if (!r.needsCards()) {
+            if (!podAsk.needsCards()) {
                 return ask;
             }
-            ask.put(ResourceNames.NVIDIA_GPU, new Quantity(Integer.toString(r.cards())));
-            if (!r.wholeCards()) {
+            ask.put(ResourceNames.NVIDIA_GPU, new Quantity(Integer.toString(podAsk.cards())));
+            if (!podAsk.wholeCards()) {
                 String percent = Integer.toString(ReplayObjects.percent(trace));
                 ask.put(ResourceNames.HAMI_GPU_CORES, new Quantity(percent));
                 ask.put(ResourceNames.HAMI_GPU_MEMORY_PERCENTAGE, new Quantity(percent));
@@ -299,16 +299,16 @@ public sealed interface Contender permits Contender.Elastic, Contender.Hami, Con
 
         @Override
         public Pod pod(TracePod trace, int index, Stage stage) {
-            Ask r = trace.ask();
-            Map<String, Quantity> ask = r.needsCards()
-                    ? Map.of(ResourceNames.NVIDIA_GPU, new Quantity(Long.toString(wholeCards(r))))
+            Ask podAsk = trace.ask();
+            Map<String, Quantity> ask = podAsk.needsCards()
+                    ? Map.of(ResourceNames.NVIDIA_GPU, new Quantity(Long.toString(wholeCards(podAsk))))
                     : Map.of();
             return Contender.asking(ReplayObjects.pod(trace, index, Stage.NAMESPACE, "default-scheduler"), ask);
         }
 
         /** ceil(k·f): the whole cards a pod of k shares of f takes when cards cannot be shared. */
-        static long wholeCards(Ask r) {
-            return Math.ceilDiv(r.totalMilli(), io.elasticgpu.core.model.Card.WHOLE);
+        static long wholeCards(Ask ask) {
+            return Math.ceilDiv(ask.totalMilli(), io.elasticgpu.core.model.Card.WHOLE);
         }
 
         @Override

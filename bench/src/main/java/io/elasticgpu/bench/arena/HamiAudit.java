@@ -57,15 +57,15 @@ public final class HamiAudit {
 
     /**
      * Cards whose pods, as HAMi placed them (the cards in its annotation), asked more than the card: each share in
-     * milli-cards as {@code asked} says, a whole card 1,000. Unlike HAMi's own figures this does not depend on what
+     * milli-cards as {@code askOf} says, a whole card 1,000. Unlike HAMi's own figures this does not depend on what
      * HAMi counted for a pod.
      */
-    public static int overAsked(List<Pod> pods, java.util.function.Function<Pod, io.elasticgpu.core.model.Ask> asked) {
+    public static int overAsked(List<Pod> pods, java.util.function.Function<Pod, io.elasticgpu.core.model.Ask> askOf) {
         Map<String, Integer> milli = new HashMap<>();
         for (Pod pod : pods) {
             String allocated = annotation(pod);
             if (pod.getSpec().getNodeName() != null && allocated != null) {
-                int share = asked.apply(pod).milliPerCard();
+                int share = askOf.apply(pod).milliPerCard();
                 parse(allocated).keySet().forEach(card -> milli.merge(card, share, Integer::sum));
             }
         }

@@ -88,8 +88,8 @@ public record Standing(
         for (int i = 0; i < bound.length; i++) {
             podsBound += bound[i] ? 1 : 0;
             if (!bound[i]) {
-                Ask r = plan.get(i).ask();
-                pending.merge(r.needsCards() ? r.cards() + "x" + r.milliPerCard() : "cpu", 1, Integer::sum);
+                Ask ask = plan.get(i).ask();
+                pending.merge(ask.needsCards() ? ask.cards() + "x" + ask.milliPerCard() : "cpu", 1, Integer::sum);
             }
         }
         return new Standing(

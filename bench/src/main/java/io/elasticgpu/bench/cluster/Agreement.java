@@ -26,8 +26,8 @@ record Agreement(
         for (int i = 0; i < order.size(); i++) {
             String name = order.get(i).name();
             String there = cluster.get(name);
-            var r = order.get(i).ask();
-            String shape = r.needsCards() ? r.cards() + "x" + r.milliPerCard() : "cpu";
+            var ask = order.get(i).ask();
+            String shape = ask.needsCards() ? ask.cards() + "x" + ask.milliPerCard() : "cpu";
             if (there == null) {
                 pending.merge(shape, 1, Integer::sum);
             }

@@ -105,8 +105,8 @@ public record Audit(
         for (Pod pod : pods) {
             if (pod.getSpec().getNodeName() == null
                     || pod.getSpec().getNodeName().isEmpty()) {
-                Ask r = plan.get(index(pod)).ask();
-                if (states.values().stream().anyMatch(s -> s.check(r) == Reason.FITS)) {
+                Ask ask = plan.get(index(pod)).ask();
+                if (states.values().stream().anyMatch(s -> s.check(ask) == Reason.FITS)) {
                     pendingThatFit++;
                 }
             }

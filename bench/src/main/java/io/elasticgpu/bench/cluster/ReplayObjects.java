@@ -99,7 +99,7 @@ public final class ReplayObjects {
 
     /** The claim of a GPU pod under DRA, named as the pod. */
     static ResourceClaim claim(TracePod trace, String namespace, long blockMib) {
-        Ask r = trace.ask();
+        Ask ask = trace.ask();
         var exactly = new ResourceClaimBuilder()
                 .withNewMetadata()
                 .withName(trace.name())
@@ -111,8 +111,8 @@ public final class ReplayObjects {
                 .withName("gpu")
                 .withNewExactly()
                 .withDeviceClassName(DraNames.DRIVER)
-                .withCount((long) r.cards());
-        if (!r.wholeCards()) {
+                .withCount((long) ask.cards());
+        if (!ask.wholeCards()) {
             exactly = exactly.withNewCapacity()
                     .addToRequests(DraNames.CORES, new Quantity(Integer.toString(percent(trace))))
                     .addToRequests(DraNames.MEMORY, new Quantity(blockMib + "Mi"))
@@ -127,18 +127,18 @@ public final class ReplayObjects {
 
     /** @param dra the pod's cards come through its claim (see {@link #claim}), not resource names */
     static Pod pod(TracePod trace, int index, String namespace, String schedulerName, boolean dra) {
-        Ask r = trace.ask();
+        Ask ask = trace.ask();
         Map<String, Quantity> requests = new LinkedHashMap<>();
-        requests.put("cpu", new Quantity(r.cpuMilli() + "m"));
-        requests.put("memory", new Quantity(r.memoryMib() + "Mi"));
+        requests.put("cpu", new Quantity(ask.cpuMilli() + "m"));
+        requests.put("memory", new Quantity(ask.memoryMib() + "Mi"));
         Map<String, Quantity> limits = new LinkedHashMap<>();
-        if (r.needsCards() && !dra) {
-            if (r.wholeCards()) {
-                limits.put(ResourceNames.GPU, new Quantity(Integer.toString(r.cards())));
+        if (ask.needsCards() && !dra) {
+            if (ask.wholeCards()) {
+                limits.put(ResourceNames.GPU, new Quantity(Integer.toString(ask.cards())));
             } else {
                 limits.put(ResourceNames.GPU_CORE, new Quantity(Integer.toString(percent(trace))));
-                if (r.cards() > 1) {
-                    limits.put(ResourceNames.GPU_COUNT, new Quantity(Integer.toString(r.cards())));
+                if (ask.cards() > 1) {
+                    limits.put(ResourceNames.GPU_COUNT, new Quantity(Integer.toString(ask.cards())));
                 }
             }
             requests.putAll(limits);
@@ -161,7 +161,7 @@ public final class ReplayObjects {
                 .endResources()
                 .endContainer()
                 .endSpec();
-        if (r.needsCards() && dra) {
+        if (ask.needsCards() && dra) {
             pod.editSpec()
                     .addNewResourceClaim()
                     .withName("gpu")
@@ -176,7 +176,7 @@ public final class ReplayObjects {
                     .endContainer()
                     .endSpec();
         }
-        if (!r.models().isEmpty()) {
+        if (!ask.models().isEmpty()) {
             pod.editSpec()
                     .withNewAffinity()
                     .withNewNodeAffinity()
@@ -185,7 +185,7 @@ public final class ReplayObjects {
                     .addNewMatchExpression()
                     .withKey(NodeLabels.PRODUCT)
                     .withOperator("In")
-                    .withValues(r.models().stream()
+                    .withValues(ask.models().stream()
                             .map(NodeLabels::value)
                             .distinct()
                             .toList())

@@ -208,9 +208,8 @@ final class Auditor {
         } catch (InvalidAskException e) {
             return false;
         }
-        var requests = ask.asksGpu() ? ask.requests() : ask.hostOnly().requests();
-        return requests.size() == 1
-                && states.values().stream().anyMatch(s -> s.check(requests.getFirst()) == Reason.FITS);
+        var asks = ask.asksGpu() ? ask.asks() : ask.hostOnly().asks();
+        return asks.size() == 1 && states.values().stream().anyMatch(s -> s.check(asks.getFirst()) == Reason.FITS);
     }
 
     private static NodeState with(NodeState state, List<io.elasticgpu.core.model.Grant> placements) {

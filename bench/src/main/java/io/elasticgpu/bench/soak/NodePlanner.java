@@ -63,7 +63,7 @@ final class NodePlanner {
         NodeState state = NodeState.empty(published)
                 .with(held.stream().flatMap(List::stream).toList());
         return PodFit.of(ask.gpuOnly(), state, policy) instanceof PodFit.Fits a
-                ? Optional.of(new Plan(a.allocation(published, ask), a.placements()))
+                ? Optional.of(new Plan(a.grant(published, ask), a.placements()))
                 : Optional.empty();
     }
 }

@@ -30,12 +30,12 @@ final class PodShapes {
     private static final long MAX_CPU_MILLI = 16_000;
     private static final long MAX_MEMORY_MIB = 65_536;
 
-    private final List<Ask> shapes;
+    private final List<Ask> asks;
     private final String schedulerName;
     private final boolean claims;
 
-    private PodShapes(List<Ask> shapes, String schedulerName, boolean claims) {
-        this.shapes = shapes;
+    private PodShapes(List<Ask> asks, String schedulerName, boolean claims) {
+        this.asks = asks;
         this.schedulerName = schedulerName;
         this.claims = claims;
     }
@@ -59,13 +59,13 @@ final class PodShapes {
     record Shaped(Pod pod, long milli, ElasticGPUClaim claim) {}
 
     Shaped next(String name, RandomGenerator random) {
-        Ask r = shapes.get(random.nextInt(shapes.size()));
+        Ask ask = asks.get(random.nextInt(asks.size()));
         int vocabulary = random.nextInt(claims ? 5 : 4);
-        boolean claimed = vocabulary == 4 && r.needsCards() && r.cards() == 1 && !r.wholeCards();
-        Map<String, Quantity> gpu = r.needsCards() && !claimed ? gpu(r, vocabulary) : Map.of();
+        boolean claimed = vocabulary == 4 && ask.needsCards() && ask.cards() == 1 && !ask.wholeCards();
+        Map<String, Quantity> gpu = ask.needsCards() && !claimed ? gpu(ask, vocabulary) : Map.of();
         Map<String, Quantity> requests = new LinkedHashMap<>(gpu);
-        requests.put("cpu", new Quantity(Math.min(r.cpuMilli(), MAX_CPU_MILLI) + "m"));
-        requests.put("memory", new Quantity(Math.min(r.memoryMib(), MAX_MEMORY_MIB) + "Mi"));
+        requests.put("cpu", new Quantity(Math.min(ask.cpuMilli(), MAX_CPU_MILLI) + "m"));
+        requests.put("memory", new Quantity(Math.min(ask.memoryMib(), MAX_MEMORY_MIB) + "Mi"));
         Pod pod = new PodBuilder()
                 .withNewMetadata()
                 .withName(name)
@@ -90,27 +90,30 @@ final class PodShapes {
                         SoakCluster.NAMESPACE,
                         name,
                         SoakCluster.CLAIM_CLASS,
-                        Map.of(ResourceNames.GPU_CORE, count(Math.max(1, r.milliPerCard() / 10))))
+                        Map.of(ResourceNames.GPU_CORE, count(Math.max(1, ask.milliPerCard() / 10))))
                 : null;
-        return new Shaped(pod, r.needsCards() ? r.totalMilli() : 0, claim);
+        return new Shaped(pod, ask.needsCards() ? ask.totalMilli() : 0, claim);
     }
 
     /** The ask in one of four vocabularies; a vocabulary that cannot say the shape falls back to ours. */
-    private static Map<String, Quantity> gpu(Ask r, int vocabulary) {
-        if (r.wholeCards()) {
-            return Map.of(vocabulary % 2 == 0 ? ResourceNames.GPU : ResourceNames.NVIDIA_GPU, count(r.cards()));
+    private static Map<String, Quantity> gpu(Ask ask, int vocabulary) {
+        if (ask.wholeCards()) {
+            return Map.of(vocabulary % 2 == 0 ? ResourceNames.GPU : ResourceNames.NVIDIA_GPU, count(ask.cards()));
         }
-        long mib = SMALLEST_CARD_MIB * r.milliPerCard() / 1000;
-        if (vocabulary == 1 && r.cards() == 1 && mib >= 1024) {
+        long mib = SMALLEST_CARD_MIB * ask.milliPerCard() / 1000;
+        if (vocabulary == 1 && ask.cards() == 1 && mib >= 1024) {
             return Map.of(ResourceNames.ALIYUN_GPU_MEM, count(mib / 1024));
         }
-        if (vocabulary == 2 && r.cards() == 1 && mib >= 1) {
+        if (vocabulary == 2 && ask.cards() == 1 && mib >= 1) {
             return Map.of(ResourceNames.VOLCANO_GPU_MEMORY, count(mib));
         }
-        return r.cards() > 1
+        return ask.cards() > 1
                 ? Map.of(
-                        ResourceNames.GPU_CORE, count(r.milliPerCard() / 10), ResourceNames.GPU_COUNT, count(r.cards()))
-                : Map.of(ResourceNames.GPU_CORE, count(Math.max(1, r.milliPerCard() / 10)));
+                        ResourceNames.GPU_CORE,
+                        count(ask.milliPerCard() / 10),
+                        ResourceNames.GPU_COUNT,
+                        count(ask.cards()))
+                : Map.of(ResourceNames.GPU_CORE, count(Math.max(1, ask.milliPerCard() / 10)));
     }
 
     private static Quantity count(long n) {

@@ -83,17 +83,17 @@ class HamiAuditTest {
                 bound("w0", "GPU-a,NVIDIA,0,0:;"),
                 bound("w1", "GPU-a,NVIDIA,0,0:;"),
                 bound("s", "GPU-b,NVIDIA,0,30:;"));
-        java.util.Map<String, io.elasticgpu.core.model.Ask> asked = java.util.Map.of(
+        java.util.Map<String, io.elasticgpu.core.model.Ask> askByPod = java.util.Map.of(
                 "w0",
                 io.elasticgpu.core.model.Ask.wholeCards(1, 1, 1),
                 "w1",
                 io.elasticgpu.core.model.Ask.wholeCards(1, 1, 1),
                 "s",
                 io.elasticgpu.core.model.Ask.computeSlice(1, 1, 300));
-        assertThat(HamiAudit.overAsked(two, p -> asked.get(p.getMetadata().getName())))
+        assertThat(HamiAudit.overAsked(two, p -> askByPod.get(p.getMetadata().getName())))
                 .isEqualTo(1);
         assertThat(HamiAudit.overAsked(
-                        two.subList(1, 3), p -> asked.get(p.getMetadata().getName())))
+                        two.subList(1, 3), p -> askByPod.get(p.getMetadata().getName())))
                 .isZero();
     }
 

@@ -104,17 +104,17 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
      * @param pod     the pod as it will be admitted (with the claims webhook's patch applied)
      */
     public Optional<String> refusal(String podName, Pod pod) {
-        List<GpuAsk> slices = new ArrayList<>();
+        List<GpuAsk> sliceAsks = new ArrayList<>();
         try {
             for (GpuAsk ask : PodAsks.of(pod, units)) {
                 if (!ask.whole()) {
-                    slices.add(ask);
+                    sliceAsks.add(ask);
                 }
             }
         } catch (InvalidAskException e) {
             return Optional.empty(); // not this webhook's refusal: the extender and the node agent name the problem
         }
-        if (slices.isEmpty()) {
+        if (sliceAsks.isEmpty()) {
             return Optional.empty();
         }
         Map<String, String> annotations =
@@ -130,7 +130,7 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
         if (isolation == Isolation.NONE) {
             return Optional.empty();
         }
-        for (GpuAsk ask : slices) {
+        for (GpuAsk ask : sliceAsks) {
             try {
                 check(ask, ask.milli(), processes);
             } catch (IllegalArgumentException e) {
@@ -139,11 +139,11 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
                                         + " slices to their shares with MPS): %s")
                                 .formatted(podName, ask.container(), e.getMessage()));
             }
-            Optional<ComputeAsk> compute = tflops(ask);
-            if (compute.isPresent()) {
-                GpuModel largest = models.byShareDescending(compute.get()).getFirst();
-                if (!divisible(ask, compute.get(), largest, processes)) {
-                    return Optional.of(tflopsRefusal(podName, ask, compute.get(), largest, processes));
+            Optional<ComputeAsk> computeAsk = tflops(ask);
+            if (computeAsk.isPresent()) {
+                GpuModel largest = models.byShareDescending(computeAsk.get()).getFirst();
+                if (!divisible(ask, computeAsk.get(), largest, processes)) {
+                    return Optional.of(tflopsRefusal(podName, ask, computeAsk.get(), largest, processes));
                 }
             }
         }
@@ -169,13 +169,13 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
             return List.of(); // not this webhook's to name, as in refusal
         }
         for (GpuAsk ask : asks) {
-            Optional<ComputeAsk> compute = ask.whole() ? Optional.empty() : tflops(ask);
-            if (compute.isEmpty()) {
+            Optional<ComputeAsk> computeAsk = ask.whole() ? Optional.empty() : tflops(ask);
+            if (computeAsk.isEmpty()) {
                 continue;
             }
-            List<String> cannot = models.byShareDescending(compute.get()).stream()
-                    .filter(m -> !divisible(ask, compute.get(), m, processes))
-                    .map(m -> "%s (%d %%)".formatted(m.name(), compute.get().milliOn(m.name()) / 10))
+            List<String> cannot = models.byShareDescending(computeAsk.get()).stream()
+                    .filter(m -> !divisible(ask, computeAsk.get(), m, processes))
+                    .map(m -> "%s (%d %%)".formatted(m.name(), computeAsk.get().milliOn(m.name()) / 10))
                     .toList();
             if (!cannot.isEmpty()) {
                 warnings.add(("pod %s: container %s asks %d TFLOPS of %s, too small a share of %s for CUDA MPS to"
@@ -185,7 +185,7 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
                                 podName,
                                 ask.container(),
                                 ask.tflops(),
-                                compute.get().precision().label(),
+                                computeAsk.get().precision().label(),
                                 String.join(", ", cannot),
                                 processes,
                                 MpsLimits.PROCESSES_ANNOTATION));
@@ -221,10 +221,10 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
         MpsLimits.of(shares(ask, milli), processes, contextReserveMib);
     }
 
-    /** Whether MPS can divide the share {@code compute} takes on a card of {@code model} among the processes. */
-    private boolean divisible(GpuAsk ask, ComputeAsk compute, GpuModel model, int processes) {
+    /** Whether MPS can divide the share {@code computeAsk} takes on a card of {@code model} among the processes. */
+    private boolean divisible(GpuAsk ask, ComputeAsk computeAsk, GpuModel model, int processes) {
         try {
-            check(ask, compute.milliOn(model.name()), processes);
+            check(ask, computeAsk.milliOn(model.name()), processes);
             return true;
         } catch (IllegalArgumentException e) {
             return false;
@@ -236,10 +236,10 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
      * names that share and the TFLOPS that would do there (the least whose share gives each process 1 %).
      */
     private static String tflopsRefusal(
-            String podName, GpuAsk ask, ComputeAsk compute, GpuModel largest, int processes) {
-        BigDecimal peak = largest.peak(compute.precision()).orElseThrow();
+            String podName, GpuAsk ask, ComputeAsk computeAsk, GpuModel largest, int processes) {
+        BigDecimal peak = largest.peak(computeAsk.precision()).orElseThrow();
         String fix = "lower " + MpsLimits.PROCESSES_ANNOTATION;
-        for (int t = compute.tflops(); ; t++) {
+        for (int t = computeAsk.tflops(); ; t++) {
             int milli = ComputeAsk.shareMilli(t, peak);
             if (milli < 0) {
                 break; // a whole card or more: no TFLOPS ask does
@@ -256,11 +256,11 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
                 .formatted(
                         podName,
                         ask.container(),
-                        compute.tflops(),
-                        compute.precision().label(),
-                        compute.milliOn(largest.name()) / 10,
+                        computeAsk.tflops(),
+                        computeAsk.precision().label(),
+                        computeAsk.milliOn(largest.name()) / 10,
                         largest.name(),
-                        compute.precision().label(),
+                        computeAsk.precision().label(),
                         peak.toPlainString(),
                         processes,
                         fix);

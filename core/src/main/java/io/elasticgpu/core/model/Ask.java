@@ -20,7 +20,7 @@ import java.util.List;
  * @param models           acceptable GPU models in the order given; empty means any model
  * @param memoryPercentPerCard device memory taken on each card in percent of that card's memory (1..99), 0 when
  *                         asked in MiB or not at all; {@link #memoryMibOn} turns it into MiB for a given card
- * @param compute          compute asked in TFLOPS instead of {@code milliPerCard} (then 0): {@link #milliOn} turns
+ * @param computeAsk       compute asked in TFLOPS instead of {@code milliPerCard} (then 0): {@link #milliOn} turns
  *                         it into a share of a given card; {@link ComputeAsk#NONE} when asked as a share
  */
 public record Ask(
@@ -31,7 +31,7 @@ public record Ask(
         long memoryMibPerCard,
         List<String> models,
         int memoryPercentPerCard,
-        ComputeAsk compute) {
+        ComputeAsk computeAsk) {
 
     /** An ask whose memory, if any, is asked in MiB. */
     public Ask(long cpuMilli, long memoryMib, int cards, int milliPerCard, long memoryMibPerCard, List<String> models) {
@@ -52,12 +52,12 @@ public record Ask(
 
     public Ask {
         models = List.copyOf(requireNonNull(models, "models"));
-        requireNonNull(compute, "compute");
-        if (compute.asked() && (milliPerCard > 0 || cards == 0)) {
+        requireNonNull(computeAsk, "computeAsk");
+        if (computeAsk.asked() && (milliPerCard > 0 || cards == 0)) {
             throw new IllegalArgumentException(
                     ("ask: asks %d TFLOPS with %d milli per card on %d cards; ask compute in TFLOPS or as a"
                                     + " share, on at least one card")
-                            .formatted(compute.tflops(), milliPerCard, cards));
+                            .formatted(computeAsk.tflops(), milliPerCard, cards));
         }
         if (cpuMilli < 0 || memoryMib < 0) {
             throw new IllegalArgumentException(
@@ -90,7 +90,11 @@ public record Ask(
                     ("ask: asks %d milli and %d MiB per card but 0 cards;" + " set cards to at least 1")
                             .formatted(milliPerCard, memoryMibPerCard));
         }
-        if (cards > 0 && milliPerCard == 0 && memoryMibPerCard == 0 && memoryPercentPerCard == 0 && !compute.asked()) {
+        if (cards > 0
+                && milliPerCard == 0
+                && memoryMibPerCard == 0
+                && memoryPercentPerCard == 0
+                && !computeAsk.asked()) {
             throw new IllegalArgumentException(
                     ("ask: asks %d cards but no compute or memory on them;" + " set milliPerCard or memoryMibPerCard")
                             .formatted(cards));
@@ -122,29 +126,36 @@ public record Ask(
 
     public Ask withModels(List<String> acceptable) {
         return new Ask(
-                cpuMilli, memoryMib, cards, milliPerCard, memoryMibPerCard, acceptable, memoryPercentPerCard, compute);
+                cpuMilli,
+                memoryMib,
+                cards,
+                milliPerCard,
+                memoryMibPerCard,
+                acceptable,
+                memoryPercentPerCard,
+                computeAsk);
     }
 
-    /** The same request with its compute asked in TFLOPS: {@code milliPerCard} becomes 0. */
-    public Ask withCompute(ComputeAsk asked) {
-        return new Ask(cpuMilli, memoryMib, cards, 0, memoryMibPerCard, models, memoryPercentPerCard, asked);
+    /** The same ask with its compute asked in TFLOPS: {@code milliPerCard} becomes 0. */
+    public Ask withCompute(ComputeAsk computeAsk) {
+        return new Ask(cpuMilli, memoryMib, cards, 0, memoryMibPerCard, models, memoryPercentPerCard, computeAsk);
     }
 
-    /** The same request without host CPU and memory, and with no other change. */
+    /** The same ask without host CPU and memory, and with no other change. */
     public Ask withoutHost() {
-        return new Ask(0, 0, cards, milliPerCard, memoryMibPerCard, models, memoryPercentPerCard, compute);
+        return new Ask(0, 0, cards, milliPerCard, memoryMibPerCard, models, memoryPercentPerCard, computeAsk);
     }
 
     /**
-     * The compute this request takes on {@code card}, in milli-cards: {@link #milliPerCard}, or the share its TFLOPS
+     * The compute this ask takes on {@code card}, in milli-cards: {@link #milliPerCard}, or the share its TFLOPS
      * are of that card's model ({@link Card#WHOLE} on a model the TFLOPS ask is not offered).
      */
     public int milliOn(Card card) {
-        return compute.asked() ? compute.milliOn(card.model()) : milliPerCard;
+        return computeAsk.asked() ? computeAsk.milliOn(card.model()) : milliPerCard;
     }
 
     /**
-     * The device memory this request takes on {@code card}, in MiB: what it asked in MiB, or its percent of the card's
+     * The device memory this ask takes on {@code card}, in MiB: what it asked in MiB, or its percent of the card's
      * memory rounded down (as HAMi computes it, so that shares of percents adding up to 100 fit on the card).
      */
     public long memoryMibOn(Card card) {
@@ -170,13 +181,13 @@ public record Ask(
         return (long) cards * milliPerCard;
     }
 
-    /** Whether this request may take a card of {@code model}: one it names, and one its TFLOPS ask is offered. */
+    /** Whether this ask may take a card of {@code model}: one it names, and one its TFLOPS ask is offered. */
     public boolean acceptsModel(String model) {
-        return (models.isEmpty() || models.contains(model)) && (!compute.asked() || compute.offers(model));
+        return (models.isEmpty() || models.contains(model)) && (!computeAsk.asked() || computeAsk.offers(model));
     }
 
     /**
-     * How much of {@code card} this request takes, in milli-cards: the larger of its compute share and its memory
+     * How much of {@code card} this ask takes, in milli-cards: the larger of its compute share and its memory
      * share, so that policies can weigh memory slices and compute slices on one scale.
      */
     public int shareOf(Card card) {

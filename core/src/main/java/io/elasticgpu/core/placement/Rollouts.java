@@ -40,7 +40,7 @@ public final class Rollouts {
 
     private final Policy policy;
     private final Lookahead lookahead;
-    private final List<Ask> shapes;
+    private final List<Ask> asks;
     private final double[] cumulative;
     /** The most best nodes of one shape a rollout reads: one per drawn pod, the ask's node and one spare. */
     private final int reads;
@@ -61,16 +61,16 @@ public final class Rollouts {
     public Rollouts(Policy policy, Lookahead lookahead) {
         this.policy = requireNonNull(policy, "policy");
         this.lookahead = requireNonNull(lookahead, "lookahead");
-        this.shapes = lookahead.shapes();
+        this.asks = lookahead.shapes();
         this.cumulative = lookahead.cumulative();
         this.reads = lookahead.podsPerRollout() + 2;
-        this.best = new Best[shapes.size()];
+        this.best = new Best[asks.size()];
         this.headroom = new Headroom(ModelReserve.of(lookahead.workload()));
         int pods = lookahead.podsPerRollout();
         touched = new int[pods + 1];
         touchedState = new NodeState[pods + 1];
         touchedMeasure = new double[pods + 1];
-        touchedChoice = new Choice[pods + 1][shapes.size()];
+        touchedChoice = new Choice[pods + 1][asks.size()];
     }
 
     /**
@@ -144,13 +144,13 @@ public final class Rollouts {
         int size = touch(0, node, before.with(Placer.placement(ask, before, cards)));
         double growth = touchedMeasure[0] - measured(node, before);
         for (int s : drawn) {
-            Ask shape = shapes.get(s);
+            Ask drawnAsk = asks.get(s);
             int at = -1;
             int slot = -1;
             double score = 0;
             int[] chosen = null;
             for (int t = 0; t < size; t++) {
-                Choice c = touchedChoice(t, s, shape);
+                Choice c = touchedChoice(t, s, drawnAsk);
                 if (c != NO_FIT && (at < 0 || c.score() > score || (c.score() == score && touched[t] < at))) {
                     at = touched[t];
                     slot = t;
@@ -178,11 +178,11 @@ public final class Rollouts {
             if (slot >= 0) {
                 NodeState old = touchedState[slot];
                 double was = touchedMeasure[slot];
-                replace(slot, old.with(Placer.placement(shape, old, chosen)));
+                replace(slot, old.with(Placer.placement(drawnAsk, old, chosen)));
                 growth += touchedMeasure[slot] - was;
             } else {
                 NodeState old = states[at];
-                size = touch(size, at, old.with(Placer.placement(shape, old, chosen)));
+                size = touch(size, at, old.with(Placer.placement(drawnAsk, old, chosen)));
                 growth += touchedMeasure[size - 1] - measured(at, old);
             }
         }
@@ -202,17 +202,17 @@ public final class Rollouts {
         Arrays.fill(touchedChoice[slot], null);
     }
 
-    private Choice touchedChoice(int slot, int s, Ask shape) {
+    private Choice touchedChoice(int slot, int s, Ask ask) {
         Choice c = touchedChoice[slot][s];
         if (c == null) {
-            c = choice(touchedState[slot], shape);
+            c = choice(touchedState[slot], ask);
             touchedChoice[slot][s] = c;
         }
         return c;
     }
 
-    private Choice choice(NodeState node, Ask shape) {
-        return node != null && node.check(shape) == Reason.FITS ? policy.choose(shape, node) : NO_FIT;
+    private Choice choice(NodeState node, Ask ask) {
+        return node != null && node.check(ask) == Reason.FITS ? policy.choose(ask, node) : NO_FIT;
     }
 
     /** The cluster's node at {@code index} as last seen, its measure kept until it changes. */
@@ -238,7 +238,7 @@ public final class Rollouts {
             for (int s = 0; s < best.length; s++) {
                 if (best[s] != null) {
                     best[s].remove(i);
-                    Choice c = choice(node, shapes.get(s));
+                    Choice c = choice(node, asks.get(s));
                     choices[i][s] = c;
                     if (c != NO_FIT) {
                         best[s].offer(i, c.score());
@@ -255,11 +255,11 @@ public final class Rollouts {
             return;
         }
         b = new Best(reads * KEPT_PER_READ);
-        Ask shape = shapes.get(s);
+        Ask ask = asks.get(s);
         for (int i = 0; i < states.length; i++) {
             Choice c = choices[i][s];
             if (c == null) {
-                c = choice(states[i], shape);
+                c = choice(states[i], ask);
                 choices[i][s] = c;
             }
             if (c != NO_FIT) {
@@ -308,7 +308,7 @@ public final class Rollouts {
             choices = Arrays.copyOf(choices, size);
             measured = Arrays.copyOf(measured, size);
             for (int i = old; i < size; i++) {
-                choices[i] = new Choice[shapes.size()];
+                choices[i] = new Choice[asks.size()];
                 measured[i] = Double.NaN;
             }
         }

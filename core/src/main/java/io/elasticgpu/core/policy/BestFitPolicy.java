@@ -16,13 +16,13 @@ public final class BestFitPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
+    public Choice choose(Ask ask, NodeState s) {
         // Operation for operation as in the paper's artifact.
         double leftover = 0;
-        leftover += (double) (s.freeCpu() - r.cpuMilli()) / DotProductPolicy.MAX_CPU_MILLI * 0.5;
-        leftover += (double) (s.freeShareTotal() - r.totalMilli()) / DotProductPolicy.MAX_GPU_MILLI * 0.5;
+        leftover += (double) (s.freeCpu() - ask.cpuMilli()) / DotProductPolicy.MAX_CPU_MILLI * 0.5;
+        leftover += (double) (s.freeShareTotal() - ask.totalMilli()) / DotProductPolicy.MAX_GPU_MILLI * 0.5;
         double score = (1.0 - leftover) * 100;
-        return new Choice((long) score, r.needsCards() ? CardChoice.tightest(r, s) : new int[0]);
+        return new Choice((long) score, ask.needsCards() ? CardChoice.tightest(ask, s) : new int[0]);
     }
 
     @Override

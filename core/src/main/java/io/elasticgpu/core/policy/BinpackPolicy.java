@@ -16,11 +16,11 @@ public final class BinpackPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
-        if (!r.needsCards()) {
-            return new Choice(Utilisation.cpuAfter(r, s), new int[0]);
+    public Choice choose(Ask ask, NodeState s) {
+        if (!ask.needsCards()) {
+            return new Choice(Utilisation.cpuAfter(ask, s), new int[0]);
         }
-        int[] cards = CardChoice.tightest(r, s);
-        return new Choice(Utilisation.gpuAfter(r, s, cards), cards);
+        int[] cards = CardChoice.tightest(ask, s);
+        return new Choice(Utilisation.gpuAfter(ask, s, cards), cards);
     }
 }

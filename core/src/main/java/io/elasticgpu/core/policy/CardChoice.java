@@ -19,43 +19,43 @@ public final class CardChoice {
     private CardChoice() {}
 
     /** Best fit: a one-card slice takes the card with the least room that fits; other requests {@link #linked}. */
-    public static int[] tightest(Ask r, NodeState s) {
-        if (!r.sharesOneCard()) {
-            return linked(r, s);
+    public static int[] tightest(Ask ask, NodeState s) {
+        if (!ask.sharesOneCard()) {
+            return linked(ask, s);
         }
         int best = -1;
         for (int i = 0; i < s.cardCount(); i++) {
-            if (s.cardFits(r, i) && (best < 0 || s.freeShare(i) < s.freeShare(best))) {
+            if (s.cardFits(ask, i) && (best < 0 || s.freeShare(i) < s.freeShare(best))) {
                 best = i;
             }
         }
-        return single(best, r, s);
+        return single(best, ask, s);
     }
 
     /** Worst fit: a one-card slice takes the card with the most room; other requests {@link #linked}. */
-    public static int[] roomiest(Ask r, NodeState s) {
-        if (!r.sharesOneCard()) {
-            return linked(r, s);
+    public static int[] roomiest(Ask ask, NodeState s) {
+        if (!ask.sharesOneCard()) {
+            return linked(ask, s);
         }
         int best = -1;
         for (int i = 0; i < s.cardCount(); i++) {
-            if (s.cardFits(r, i) && (best < 0 || s.freeShare(i) > s.freeShare(best))) {
+            if (s.cardFits(ask, i) && (best < 0 || s.freeShare(i) > s.freeShare(best))) {
                 best = i;
             }
         }
-        return single(best, r, s);
+        return single(best, ask, s);
     }
 
     /**
-     * {@code r.cards()} fitting cards with the best links between them: the highest weakest link first, then the
+     * {@code ask.cards()} fitting cards with the best links between them: the highest weakest link first, then the
      * highest sum of links, then the least load, then the lowest indexes.
      */
-    public static int[] linked(Ask r, NodeState s) {
-        int[] candidates = s.fittingCards(r);
-        int k = r.cards();
+    public static int[] linked(Ask ask, NodeState s) {
+        int[] candidates = s.fittingCards(ask);
+        int k = ask.cards();
         if (candidates.length < k) {
             throw new IllegalStateException(
-                    "node %s: %d cards fit %s, %d needed".formatted(s.name(), candidates.length, r, k));
+                    "node %s: %d cards fit %s, %d needed".formatted(s.name(), candidates.length, ask, k));
         }
         if (candidates.length == k || allAlike(candidates, s)) {
             return Arrays.copyOf(candidates, k);
@@ -66,9 +66,9 @@ public final class CardChoice {
         return greedy(candidates, k, s);
     }
 
-    private static int[] single(int card, Ask r, NodeState s) {
+    private static int[] single(int card, Ask ask, NodeState s) {
         if (card < 0) {
-            throw new IllegalStateException("node %s: no card fits %s".formatted(s.name(), r));
+            throw new IllegalStateException("node %s: no card fits %s".formatted(s.name(), ask));
         }
         return new int[] {card};
     }

@@ -19,16 +19,16 @@ public final class DotProductPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
+    public Choice choose(Ask ask, NodeState s) {
         // Operation for operation as in the paper's artifact, so that truncation lands on the same integers.
         double nodeCpu = s.freeCpu() / MAX_CPU_MILLI;
         double nodeGpu = s.freeShareTotal() / MAX_GPU_MILLI;
-        double podCpu = r.cpuMilli() / MAX_CPU_MILLI;
-        double podGpu = r.totalMilli() / MAX_GPU_MILLI;
+        double podCpu = ask.cpuMilli() / MAX_CPU_MILLI;
+        double podGpu = ask.totalMilli() / MAX_GPU_MILLI;
         double inner = 0;
         inner += nodeCpu * podCpu;
         inner += nodeGpu * podGpu;
         double score = 1 - inner / 2;
-        return new Choice((long) (100.0 * score), r.needsCards() ? CardChoice.tightest(r, s) : new int[0]);
+        return new Choice((long) (100.0 * score), ask.needsCards() ? CardChoice.tightest(ask, s) : new int[0]);
     }
 }

@@ -42,20 +42,20 @@ public final class FgdPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
+    public Choice choose(Ask ask, NodeState s) {
         int[] free = FreeShares.of(s);
         String model = s.node().model();
         double before = fragmentation.of(s.freeCpu(), s.freeMemory(), free, model);
-        long cpuAfter = s.freeCpu() - r.cpuMilli();
-        long memoryAfter = s.freeMemory() - r.memoryMib();
-        if (r.sharesOneCard()) {
+        long cpuAfter = s.freeCpu() - ask.cpuMilli();
+        long memoryAfter = s.freeMemory() - ask.memoryMib();
+        if (ask.sharesOneCard()) {
             long best = 0;
             int card = -1;
             for (int i = 0; i < free.length; i++) {
-                if (!s.cardFits(r, i)) {
+                if (!s.cardFits(ask, i)) {
                     continue;
                 }
-                int taken = r.shareOf(s.card(i));
+                int taken = ask.shareOf(s.card(i));
                 free[i] -= taken;
                 long score = score(before - fragmentation.of(cpuAfter, memoryAfter, free, model));
                 free[i] += taken;
@@ -66,9 +66,9 @@ public final class FgdPolicy implements Policy {
             }
             return new Choice(best, new int[] {card});
         }
-        int[] cards = r.needsCards() ? CardChoice.linked(r, s) : new int[0];
+        int[] cards = ask.needsCards() ? CardChoice.linked(ask, s) : new int[0];
         for (int c : cards) {
-            free[c] -= r.shareOf(s.card(c));
+            free[c] -= ask.shareOf(s.card(c));
         }
         return new Choice(score(before - fragmentation.of(cpuAfter, memoryAfter, free, model)), cards);
     }

@@ -37,7 +37,7 @@ public final class Fragmentation {
     private final int[] cards;
     private final double[] probability;
     private final List<List<String>> models;
-    private final List<Ask> shapes;
+    private final List<Ask> asks;
     private final Map<String, PerModel> byModel = new ConcurrentHashMap<>();
 
     /** Which shapes may take cards of one model, and the compute each takes there (TFLOPS asks differ by model). */
@@ -53,14 +53,14 @@ public final class Fragmentation {
         milli = new int[n];
         cards = new int[n];
         probability = new double[n];
-        models = t.stream().map(x -> x.shape().models()).toList();
-        shapes = t.stream().map(TypicalWorkload.Typical::shape).toList();
+        models = t.stream().map(x -> x.ask().models()).toList();
+        asks = t.stream().map(TypicalWorkload.Typical::ask).toList();
         for (int i = 0; i < n; i++) {
-            Ask shape = t.get(i).shape();
-            cpu[i] = shape.cpuMilli();
-            memory[i] = hostMemory ? shape.memoryMib() : 0;
-            milli[i] = shape.milliPerCard();
-            cards[i] = shape.cards();
+            Ask ask = t.get(i).ask();
+            cpu[i] = ask.cpuMilli();
+            memory[i] = hostMemory ? ask.memoryMib() : 0;
+            milli[i] = ask.milliPerCard();
+            cards[i] = ask.cards();
             probability[i] = t.get(i).probability();
         }
     }
@@ -150,10 +150,10 @@ public final class Fragmentation {
         for (int t = 0; t < out.length; t++) {
             out[t] = models.get(t).isEmpty()
                     || (!model.isEmpty() && models.get(t).contains(model));
-            ComputeAsk compute = shapes.get(t).compute();
-            if (compute.asked()) {
-                out[t] = out[t] && compute.offers(model);
-                onModel[t] = compute.milliOn(model);
+            ComputeAsk computeAsk = asks.get(t).computeAsk();
+            if (computeAsk.asked()) {
+                out[t] = out[t] && computeAsk.offers(model);
+                onModel[t] = computeAsk.milliOn(model);
             }
         }
         return new PerModel(out, onModel);

@@ -18,18 +18,18 @@ public final class GpuClusteringPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
-        if (!r.needsCards()) {
+    public Choice choose(Ask ask, NodeState s) {
+        if (!ask.needsCards()) {
             return new Choice(0, new int[0]);
         }
         Map<String, Integer> tags = s.gpuPodTags();
         long base;
-        if (tags.containsKey(r.tag())) {
+        if (tags.containsKey(ask.tag())) {
             base = tags.size() == 1 ? 75 : 50;
         } else {
             base = tags.isEmpty() ? 25 : 0;
         }
         long fullness = 25 * (8_000 - s.freeShareTotal()) / 8_000;
-        return new Choice(fullness + base, CardChoice.tightest(r, s));
+        return new Choice(fullness + base, CardChoice.tightest(ask, s));
     }
 }

@@ -20,14 +20,14 @@ public final class GpuPackingPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
-        if (!r.needsCards()) {
+    public Choice choose(Ask ask, NodeState s) {
+        if (!ask.needsCards()) {
             return new Choice(0, new int[0]);
         }
-        return new Choice(score(r, s), CardChoice.tightest(r, s));
+        return new Choice(score(ask, s), CardChoice.tightest(ask, s));
     }
 
-    private static long score(Ask r, NodeState s) {
+    private static long score(Ask ask, NodeState s) {
         int cards = s.cardCount();
         int[] free = FreeShares.of(s);
         long fullyFree = IntStream.of(free).filter(g -> g == Card.WHOLE).count();
@@ -39,14 +39,14 @@ public final class GpuPackingPolicy implements Policy {
                 .sorted(Comparator.comparingInt(i -> free[i]))
                 .mapToInt(Integer::intValue)
                 .toArray();
-        int wanted = r.cards();
+        int wanted = ask.cards();
         int freeTaken = 0;
         long freePercent = 0;
         for (int i : ascending) {
             if (wanted == 0) {
                 break;
             }
-            if (free[i] >= r.shareOf(s.card(i))) {
+            if (free[i] >= ask.shareOf(s.card(i))) {
                 wanted--;
                 freePercent += free[i] * 100L / Card.WHOLE;
                 if (free[i] == Card.WHOLE) {

@@ -34,7 +34,7 @@ public record Lookahead(int candidates, int podsPerRollout, TypicalWorkload work
 
     /** The shapes pods are drawn from, in the workload's order. */
     public List<Ask> shapes() {
-        return workload.typicals().stream().map(TypicalWorkload.Typical::shape).toList();
+        return workload.typicals().stream().map(TypicalWorkload.Typical::ask).toList();
     }
 
     /** The cumulative probabilities of {@link #shapes()}, the last exactly 1. */

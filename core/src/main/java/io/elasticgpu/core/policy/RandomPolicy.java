@@ -29,15 +29,15 @@ public final class RandomPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
+    public Choice choose(Ask ask, NodeState s) {
         double score = random.nextDouble();
-        if (!r.sharesOneCard()) {
-            return new Choice(score, r.needsCards() ? CardChoice.linked(r, s) : new int[0]);
+        if (!ask.sharesOneCard()) {
+            return new Choice(score, ask.needsCards() ? CardChoice.linked(ask, s) : new int[0]);
         }
         int card = -1;
         int seen = 0;
         for (int i = 0; i < s.cardCount(); i++) {
-            if (s.cardFits(r, i) && random.nextInt(++seen) == 0) {
+            if (s.cardFits(ask, i) && random.nextInt(++seen) == 0) {
                 card = i;
             }
         }

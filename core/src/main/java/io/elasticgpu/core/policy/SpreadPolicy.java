@@ -16,11 +16,11 @@ public final class SpreadPolicy implements Policy {
     }
 
     @Override
-    public Choice choose(Ask r, NodeState s) {
-        if (!r.needsCards()) {
-            return new Choice(100 - Utilisation.cpuAfter(r, s), new int[0]);
+    public Choice choose(Ask ask, NodeState s) {
+        if (!ask.needsCards()) {
+            return new Choice(100 - Utilisation.cpuAfter(ask, s), new int[0]);
         }
-        int[] cards = CardChoice.roomiest(r, s);
-        return new Choice(100 - Utilisation.gpuAfter(r, s, cards), cards);
+        int[] cards = CardChoice.roomiest(ask, s);
+        return new Choice(100 - Utilisation.gpuAfter(ask, s, cards), cards);
     }
 }

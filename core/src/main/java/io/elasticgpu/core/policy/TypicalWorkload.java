@@ -19,12 +19,12 @@ import java.util.Map;
 public final class TypicalWorkload {
 
     /** One expected pod shape and its probability. */
-    public record Typical(Ask shape, double probability) {
+    public record Typical(Ask ask, double probability) {
         public Typical {
-            requireNonNull(shape, "shape");
+            requireNonNull(ask, "ask");
             if (!(probability >= 0 && probability <= 1)) {
                 throw new IllegalArgumentException(
-                        "typical pod %s: probability must be 0..1, was %s".formatted(shape, probability));
+                        "typical pod %s: probability must be 0..1, was %s".formatted(ask, probability));
             }
         }
     }
@@ -52,26 +52,26 @@ public final class TypicalWorkload {
     /** A workload given directly, e.g. in tests; the pods that name models are its typical ones. */
     public static TypicalWorkload of(List<Typical> typicals) {
         Map<Ask, Double> weights = new LinkedHashMap<>();
-        typicals.forEach(t -> weights.merge(t.shape(), t.probability(), Double::sum));
+        typicals.forEach(t -> weights.merge(t.ask(), t.probability(), Double::sum));
         return new TypicalWorkload(typicals, typicals.size(), named(weights));
     }
 
     /**
      * Estimates the workload from observed pods.
      *
-     * @param pods            observed requests, in any order
+     * @param asks            observed asks, in any order
      * @param coveragePercent keep shapes until they cover at least this percentage of the pods (the paper uses 95)
      */
-    public static TypicalWorkload estimate(List<Ask> pods, int coveragePercent) {
+    public static TypicalWorkload estimate(List<Ask> asks, int coveragePercent) {
         if (coveragePercent < 1 || coveragePercent > 100) {
             throw new IllegalArgumentException("coveragePercent must be 1..100, was %d".formatted(coveragePercent));
         }
-        if (pods.isEmpty()) {
+        if (asks.isEmpty()) {
             throw new IllegalArgumentException("cannot estimate a workload from no pods");
         }
         Map<Ask, List<Long>> groups = new LinkedHashMap<>();
-        for (Ask pod : pods) {
-            groups.computeIfAbsent(shapeOf(pod), k -> new ArrayList<>()).add(pod.memoryMib());
+        for (Ask ask : asks) {
+            groups.computeIfAbsent(shapeOf(ask), k -> new ArrayList<>()).add(ask.memoryMib());
         }
         Map<Ask, Integer> counts = new LinkedHashMap<>();
         groups.forEach((shape, memory) -> counts.put(shape, memory.size()));
@@ -81,7 +81,7 @@ public final class TypicalWorkload {
                 .reversed());
         // The arithmetic below follows the paper's artifact operation by operation, so that frequencies, and with
         // them every FGD score, come out bit for bit the same.
-        double total = pods.size();
+        double total = asks.size();
         double expected = coveragePercent * total / 100.0;
         double covered = 0;
         int kept = 0;
@@ -93,8 +93,8 @@ public final class TypicalWorkload {
         for (int i = 0; i < kept; i++) {
             double share = ranked.get(i).getValue() / total;
             double probability = kept == ranked.size() ? share : share / (covered / total);
-            Ask shape = ranked.get(i).getKey();
-            out.add(new Typical(withMemory(shape, median(groups.get(shape))), probability));
+            Ask ask = ranked.get(i).getKey();
+            out.add(new Typical(withMemory(ask, median(groups.get(ask))), probability));
         }
         Map<Ask, Double> weights = new LinkedHashMap<>();
         counts.forEach((shape, count) -> weights.put(shape, (double) count));
@@ -108,12 +108,12 @@ public final class TypicalWorkload {
         double all = 0;
         Map<List<Object>, Double> groups = new LinkedHashMap<>();
         for (Map.Entry<Ask, Double> e : weights.entrySet()) {
-            Ask shape = e.getKey();
-            double gpu = e.getValue() * shape.cards() * (shape.milliPerCard() > 0 ? shape.milliPerCard() : Card.WHOLE);
+            Ask ask = e.getKey();
+            double gpu = e.getValue() * ask.cards() * (ask.milliPerCard() > 0 ? ask.milliPerCard() : Card.WHOLE);
             all += gpu;
-            if (shape.needsCards() && !shape.models().isEmpty()) {
-                int cards = shape.wholeCards() ? shape.cards() : 1;
-                groups.merge(List.of(shape.models(), cards), gpu, Double::sum);
+            if (ask.needsCards() && !ask.models().isEmpty()) {
+                int cards = ask.wholeCards() ? ask.cards() : 1;
+                groups.merge(List.of(ask.models(), cards), gpu, Double::sum);
             }
         }
         List<Named> out = new ArrayList<>();
@@ -129,39 +129,39 @@ public final class TypicalWorkload {
     private static final Comparator<Ask> SHAPE_ORDER = Comparator.comparingLong(Ask::cpuMilli)
             .thenComparingInt(Ask::milliPerCard)
             .thenComparingInt(Ask::cards)
-            .thenComparing(r -> String.join("|", r.models()))
+            .thenComparing(ask -> String.join("|", ask.models()))
             .thenComparingLong(Ask::memoryMibPerCard)
             .thenComparingInt(Ask::memoryPercentPerCard)
-            .thenComparingInt(r -> r.compute().tflops())
-            .thenComparing(r -> r.compute().precision());
+            .thenComparingInt(ask -> ask.computeAsk().tflops())
+            .thenComparing(ask -> ask.computeAsk().precision());
 
     private static long median(List<Long> values) {
         List<Long> sorted = values.stream().sorted().toList();
         return sorted.get(sorted.size() / 2);
     }
 
-    private static Ask withMemory(Ask shape, long memoryMib) {
+    private static Ask withMemory(Ask ask, long memoryMib) {
         return new Ask(
-                shape.cpuMilli(),
+                ask.cpuMilli(),
                 memoryMib,
-                shape.cards(),
-                shape.milliPerCard(),
-                shape.memoryMibPerCard(),
-                shape.models(),
-                shape.memoryPercentPerCard(),
-                shape.compute());
+                ask.cards(),
+                ask.milliPerCard(),
+                ask.memoryMibPerCard(),
+                ask.models(),
+                ask.memoryPercentPerCard(),
+                ask.computeAsk());
     }
 
-    private static Ask shapeOf(Ask pod) {
+    private static Ask shapeOf(Ask ask) {
         return new Ask(
-                pod.cpuMilli(),
+                ask.cpuMilli(),
                 0,
-                pod.cards(),
-                pod.milliPerCard(),
-                pod.memoryMibPerCard(),
-                pod.models(),
-                pod.memoryPercentPerCard(),
-                pod.compute());
+                ask.cards(),
+                ask.milliPerCard(),
+                ask.memoryMibPerCard(),
+                ask.models(),
+                ask.memoryPercentPerCard(),
+                ask.computeAsk());
     }
 
     public List<Typical> typicals() {
@@ -179,12 +179,12 @@ public final class TypicalWorkload {
     }
 
     /** The share of observed pods the kept shapes cover, 0..1. */
-    public double coverage(List<Ask> pods) {
-        var kept = typicals.stream().map(t -> withMemory(t.shape(), 0)).toList();
-        return pods.stream()
+    public double coverage(List<Ask> asks) {
+        var kept = typicals.stream().map(t -> withMemory(t.ask(), 0)).toList();
+        return asks.stream()
                         .map(TypicalWorkload::shapeOf)
                         .filter(kept::contains)
                         .count()
-                / (double) pods.size();
+                / (double) asks.size();
     }
 }

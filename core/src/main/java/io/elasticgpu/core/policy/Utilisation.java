@@ -8,12 +8,12 @@ final class Utilisation {
 
     private Utilisation() {}
 
-    static double cpuAfter(Ask r, NodeState s) {
+    static double cpuAfter(Ask ask, NodeState s) {
         long capacity = s.node().cpuMilli();
-        return capacity == 0 ? 100 : 100.0 * (capacity - s.freeCpu() + r.cpuMilli()) / capacity;
+        return capacity == 0 ? 100 : 100.0 * (capacity - s.freeCpu() + ask.cpuMilli()) / capacity;
     }
 
-    static double gpuAfter(Ask r, NodeState s, int[] cards) {
+    static double gpuAfter(Ask ask, NodeState s, int[] cards) {
         long capacity = 0;
         for (int i = 0; i < s.cardCount(); i++) {
             if (s.card(i).healthy()) {
@@ -22,7 +22,7 @@ final class Utilisation {
         }
         long taken = 0;
         for (int c : cards) {
-            taken += r.shareOf(s.card(c));
+            taken += ask.shareOf(s.card(c));
         }
         return capacity == 0 ? 100 : 100.0 * (capacity - s.freeShareTotal() + taken) / capacity;
     }

@@ -10,23 +10,23 @@ final class FitCheck {
 
     private FitCheck() {}
 
-    static Reason reason(Ask r, NodeState s) {
+    static Reason reason(Ask ask, NodeState s) {
         if (s.freePods() < 1) {
             return Reason.TOO_MANY_PODS;
         }
-        if (s.freeCpu() < r.cpuMilli()) {
+        if (s.freeCpu() < ask.cpuMilli()) {
             return Reason.INSUFFICIENT_CPU;
         }
-        if (s.freeMemory() < r.memoryMib()) {
+        if (s.freeMemory() < ask.memoryMib()) {
             return Reason.INSUFFICIENT_MEMORY;
         }
-        if (!r.needsCards()) {
+        if (!ask.needsCards()) {
             return Reason.FITS;
         }
-        return cardReason(r, s);
+        return cardReason(ask, s);
     }
 
-    private static Reason cardReason(Ask r, NodeState s) {
+    private static Reason cardReason(Ask ask, NodeState s) {
         int cards = s.cardCount();
         if (cards == 0) {
             return Reason.NO_GPU;
@@ -35,7 +35,7 @@ final class FitCheck {
         boolean anyHealthy = false;
         int fitting = 0;
         for (int i = 0; i < cards; i++) {
-            if (!s.acceptsModel(r, i)) {
+            if (!s.acceptsModel(ask, i)) {
                 continue;
             }
             anyAccepted = true;
@@ -43,7 +43,7 @@ final class FitCheck {
                 continue;
             }
             anyHealthy = true;
-            if (s.cardFits(r, i) && ++fitting == r.cards()) {
+            if (s.cardFits(ask, i) && ++fitting == ask.cards()) {
                 return Reason.FITS;
             }
         }
@@ -53,8 +53,8 @@ final class FitCheck {
         return anyHealthy ? Reason.INSUFFICIENT_GPU : Reason.NO_HEALTHY_GPU;
     }
 
-    static Fit explain(Ask r, NodeState s) {
-        Reason reason = reason(r, s);
+    static Fit explain(Ask ask, NodeState s) {
+        Reason reason = reason(ask, s);
         String node = s.name();
         return switch (reason) {
             case FITS -> new Fit.Fits();
@@ -66,56 +66,57 @@ final class FitCheck {
                                 .formatted(s.pods(), s.node().maxPods()));
             case INSUFFICIENT_CPU ->
                 new Fit.DoesNotFit(
-                        reason, node, "%d milli-CPU free, the pod asks %d".formatted(s.freeCpu(), r.cpuMilli()));
+                        reason, node, "%d milli-CPU free, the pod asks %d".formatted(s.freeCpu(), ask.cpuMilli()));
             case INSUFFICIENT_MEMORY ->
                 new Fit.DoesNotFit(
                         reason,
                         node,
-                        "%d MiB of memory free, the pod asks %d".formatted(s.freeMemory(), r.memoryMib()));
+                        "%d MiB of memory free, the pod asks %d".formatted(s.freeMemory(), ask.memoryMib()));
             case NO_GPU -> new Fit.DoesNotFit(reason, node, "no GPUs");
             case MODEL_NOT_ACCEPTED ->
                 new Fit.DoesNotFit(
                         reason,
                         node,
-                        r.compute().asked()
-                                        && (r.models().isEmpty()
-                                                || r.models().contains(s.node().model()))
+                        ask.computeAsk().asked()
+                                        && (ask.models().isEmpty()
+                                                || ask.models()
+                                                        .contains(s.node().model()))
                                 ? ("%s cards: not in the model table, or %d TFLOPS of %s are a whole card or more"
                                                 + " there")
                                         .formatted(
                                                 s.node().model(),
-                                                r.compute().tflops(),
-                                                r.compute().precision().label())
+                                                ask.computeAsk().tflops(),
+                                                ask.computeAsk().precision().label())
                                 : "%s cards; the pod accepts only %s"
-                                        .formatted(s.node().model(), String.join(", ", r.models())));
+                                        .formatted(s.node().model(), String.join(", ", ask.models())));
             case NO_HEALTHY_GPU ->
                 new Fit.DoesNotFit(
                         reason, node, "all of its %d cards the pod accepts are unhealthy".formatted(s.cardCount()));
-            case INSUFFICIENT_GPU -> new Fit.DoesNotFit(reason, node, gpuDetail(r, s));
+            case INSUFFICIENT_GPU -> new Fit.DoesNotFit(reason, node, gpuDetail(ask, s));
         };
     }
 
-    private static String gpuDetail(Ask r, NodeState s) {
-        int fitting = s.fittingCards(r).length;
-        if (r.wholeCards()) {
-            return "%d whole cards free, the pod asks %d".formatted(fitting, r.cards());
+    private static String gpuDetail(Ask ask, NodeState s) {
+        int fitting = s.fittingCards(ask).length;
+        if (ask.wholeCards()) {
+            return "%d whole cards free, the pod asks %d".formatted(fitting, ask.cards());
         }
-        boolean byPercent = r.memoryPercentPerCard() > 0;
-        boolean byMemory = r.memoryMibPerCard() > 0 || byPercent;
-        boolean byTflops = !byMemory && r.compute().asked();
+        boolean byPercent = ask.memoryPercentPerCard() > 0;
+        boolean byMemory = ask.memoryMibPerCard() > 0 || byPercent;
+        boolean byTflops = !byMemory && ask.computeAsk().asked();
         long asked = byPercent
-                ? r.memoryPercentPerCard()
+                ? ask.memoryPercentPerCard()
                 : byMemory
-                        ? r.memoryMibPerCard()
-                        : byTflops ? r.milliOn(s.node().cards().getFirst()) : r.milliPerCard();
+                        ? ask.memoryMibPerCard()
+                        : byTflops ? ask.milliOn(s.node().cards().getFirst()) : ask.milliPerCard();
         String unit = byPercent ? "% of memory" : byMemory ? "MiB" : "milli";
         if (fitting > 0) {
-            return "only %d cards have %d %s free, the pod asks %d cards".formatted(fitting, asked, unit, r.cards());
+            return "only %d cards have %d %s free, the pod asks %d cards".formatted(fitting, asked, unit, ask.cards());
         }
         int best = -1;
         long bestFree = -1;
         for (int i = 0; i < s.cardCount(); i++) {
-            if (!s.card(i).healthy() || !r.acceptsModel(s.card(i).model())) {
+            if (!s.card(i).healthy() || !ask.acceptsModel(s.card(i).model())) {
                 continue;
             }
             long free = byPercent

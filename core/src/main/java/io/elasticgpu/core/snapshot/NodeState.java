@@ -252,13 +252,13 @@ public final class NodeState {
         }
         for (Grant placement : placements) {
             checkNode(placement);
-            Ask r = placement.ask();
-            cpu += r.cpuMilli();
-            memory += r.memoryMib();
+            Ask ask = placement.ask();
+            cpu += ask.cpuMilli();
+            memory += ask.memoryMib();
             for (CardShare share : placement.shares()) {
                 int i = cardIndex(share);
                 Card c = card(i);
-                if (r.wholeCards() && (milli[i] != 0 || cardMemory[i] != 0)) {
+                if (ask.wholeCards() && (milli[i] != 0 || cardMemory[i] != 0)) {
                     throw new IllegalStateException(
                             "node %s: card %d is not free for a whole-card placement".formatted(node.name(), i));
                 }
@@ -269,7 +269,7 @@ public final class NodeState {
                             .formatted(node.name(), i, milli[i], c.computeMilli(), cardMemory[i], c.memoryMib()));
                 }
             }
-            tags = tagged(tags, r, +1);
+            tags = tagged(tags, ask, +1);
         }
         if (cpu > node.cpuMilli()) {
             throw over("milli-CPU", cpu, node.cpuMilli());
@@ -306,9 +306,9 @@ public final class NodeState {
         Map<String, Integer> tags = gpuPodTags;
         for (Grant placement : placements) {
             checkNode(placement);
-            Ask r = placement.ask();
-            cpu -= r.cpuMilli();
-            memory -= r.memoryMib();
+            Ask ask = placement.ask();
+            cpu -= ask.cpuMilli();
+            memory -= ask.memoryMib();
             for (CardShare share : placement.shares()) {
                 int i = cardIndex(share);
                 milli[i] -= share.milli();
@@ -318,7 +318,7 @@ public final class NodeState {
                             "node %s: card %d does not hold %s".formatted(node.name(), i, share));
                 }
             }
-            tags = tagged(tags, r, -1);
+            tags = tagged(tags, ask, -1);
         }
         if (pods < podCount || cpu < 0 || memory < 0) {
             throw new IllegalStateException("node %s does not hold %s".formatted(node.name(), placements));
@@ -346,12 +346,12 @@ public final class NodeState {
         return new NodeState(updated, usedCpu, usedMemory, pods, usedMilli, usedCardMemory, gpuPodTags);
     }
 
-    private static Map<String, Integer> tagged(Map<String, Integer> current, Ask r, int delta) {
-        if (!r.needsCards()) {
+    private static Map<String, Integer> tagged(Map<String, Integer> current, Ask ask, int delta) {
+        if (!ask.needsCards()) {
             return current;
         }
         Map<String, Integer> tags = new HashMap<>(current);
-        tags.merge(r.tag(), delta, Integer::sum);
+        tags.merge(ask.tag(), delta, Integer::sum);
         tags.values().removeIf(count -> count == 0);
         return Map.copyOf(tags);
     }

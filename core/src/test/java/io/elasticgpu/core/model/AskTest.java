@@ -39,9 +39,9 @@ class AskTest {
     @Test
     void emptyModelListAcceptsEveryModel() {
         assertThat(Ask.computeSlice(0, 0, 10).acceptsModel("G2")).isTrue();
-        Ask r = Ask.computeSlice(0, 0, 10).withModels(List.of("V100M16", "V100M32"));
-        assertThat(r.acceptsModel("V100M32")).isTrue();
-        assertThat(r.acceptsModel("T4")).isFalse();
+        Ask ask = Ask.computeSlice(0, 0, 10).withModels(List.of("V100M16", "V100M32"));
+        assertThat(ask.acceptsModel("V100M32")).isTrue();
+        assertThat(ask.acceptsModel("T4")).isFalse();
     }
 
     @Test

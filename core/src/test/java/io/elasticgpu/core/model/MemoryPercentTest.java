@@ -70,11 +70,11 @@ class MemoryPercentTest {
         Node node = Node.of("n", 64_000, 256_000, 110, List.of(Card.of(0, "g0", "X", cardMib)));
         NodeState state = NodeState.empty(node);
         for (int p : percents) {
-            Ask r = percent(0, p);
-            assertThat(state.check(r))
+            Ask ask = percent(0, p);
+            assertThat(state.check(ask))
                     .as("%d %% after %s on %d MiB", p, percents, cardMib)
                     .isEqualTo(Reason.FITS);
-            state = state.with(Placer.placement(r, state, new int[] {0}));
+            state = state.with(Placer.placement(ask, state, new int[] {0}));
         }
         assertThat(state.freeMemory(0)).isGreaterThanOrEqualTo(0);
     }

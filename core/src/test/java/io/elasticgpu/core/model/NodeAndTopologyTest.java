@@ -65,8 +65,8 @@ class NodeAndTopologyTest {
 
     @Test
     void placementRejectsTheSameCardTwice() {
-        Ask r = new Ask(0, 0, 2, 100, 0, List.of());
-        assertThatThrownBy(() -> new Grant("n1", r, List.of(new CardShare(0, 100, 0), new CardShare(0, 100, 0))))
+        Ask ask = new Ask(0, 0, 2, 100, 0, List.of());
+        assertThatThrownBy(() -> new Grant("n1", ask, List.of(new CardShare(0, 100, 0), new CardShare(0, 100, 0))))
                 .hasMessage("grant on n1: card 0 chosen twice");
     }
 

@@ -43,12 +43,12 @@ class LookaheadPlacerTest {
         return new ClusterState(List.of(node("a", 8000, 64_000, 2, "T4"), node("b", 6000, 64_000, 2, "T4")));
     }
 
-    private static List<String> replay(Policy policy, List<Ask> pods) {
+    private static List<String> replay(Policy policy, List<Ask> asks) {
         ClusterState cluster = cluster();
         Placer placer = new Placer(policy);
         List<String> out = new ArrayList<>();
-        for (Ask pod : pods) {
-            if (placer.place(pod, cluster) instanceof Decision.Placed p) {
+        for (Ask ask : asks) {
+            if (placer.place(ask, cluster) instanceof Decision.Placed p) {
                 cluster.assume(p.placement());
                 out.add(p.placement().node());
             } else {
@@ -60,21 +60,21 @@ class LookaheadPlacerTest {
 
     @Test
     void plainFgdTiesAndTakesTheEarlierNodeTheLookaheadSeesItCostsAPodLater() {
-        Ask small = Ask.wholeCards(2000, 0, 1);
-        List<Ask> pods = List.of(small, TYPICAL, TYPICAL, TYPICAL);
+        Ask smallAsk = Ask.wholeCards(2000, 0, 1);
+        List<Ask> asks = List.of(smallAsk, TYPICAL, TYPICAL, TYPICAL);
         // FGD scores both nodes alike for the 2-CPU pod (each keeps a card a typical pod fits), takes a, and then
         // has 2 CPUs beside b's last card: the fourth pod fails
-        assertThat(replay(fgd(), pods)).containsExactly("a", "a", "b", "-");
+        assertThat(replay(fgd(), asks)).containsExactly("a", "a", "b", "-");
         // placing two typical pods after it shows that a keeps room for both and b for one: the pod goes to b
-        List<String> ahead = replay(lookahead(2, 2), pods);
+        List<String> ahead = replay(lookahead(2, 2), asks);
         assertThat(ahead.getFirst()).isEqualTo("b");
         assertThat(ahead).doesNotContain("-");
     }
 
     @Test
     void oneDrawnPodIsTooShortToSeeTheDifferenceSoTheBetterScoredEarlierNodeWins() {
-        Ask small = Ask.wholeCards(2000, 0, 1);
-        assertThat(replay(lookahead(2, 1), List.of(small))).containsExactly("a");
+        Ask smallAsk = Ask.wholeCards(2000, 0, 1);
+        assertThat(replay(lookahead(2, 1), List.of(smallAsk))).containsExactly("a");
     }
 
     @Test
@@ -82,11 +82,11 @@ class LookaheadPlacerTest {
         Policy policy = Policies.create(
                 PolicyName.ELASTIC_LOOKAHEAD, PolicyContext.of(RandomGenerator.of("L64X128MixRandom"), WORKLOAD));
         NodeState node = NodeState.empty(node("a", 8000, 64_000, 2, "T4"));
-        Ask slice = Ask.computeSlice(1000, 1000, 300);
+        Ask sliceAsk = Ask.computeSlice(1000, 1000, 300);
 
         assertThat(policy.name()).isEqualTo("elastic-lookahead");
-        assertThat(policy.choose(slice, node))
-                .isEqualTo(FgdPolicy.elastic(WORKLOAD).choose(slice, node));
+        assertThat(policy.choose(sliceAsk, node))
+                .isEqualTo(FgdPolicy.elastic(WORKLOAD).choose(sliceAsk, node));
         assertThat(policy.lookahead()).hasValueSatisfying(l -> {
             assertThat(l.candidates()).isEqualTo(LookaheadPolicy.CANDIDATES);
             assertThat(l.podsPerRollout()).isEqualTo(LookaheadPolicy.PODS_PER_ROLLOUT);
@@ -99,9 +99,9 @@ class LookaheadPlacerTest {
     void aPodWithoutGpuGoesWhereThePolicySendsIt() {
         // FGD ties a and b for a 2-CPU pod and takes a; rolled out like a GPU pod it would go to b (two typical pods
         // after it keep room on a, one on b), but pods without GPU are not rolled out
-        Ask cpuOnly = Ask.cpuOnly(2000, 0);
-        assertThat(replay(fgd(), List.of(cpuOnly))).containsExactly("a");
-        assertThat(replay(lookahead(2, 2), List.of(cpuOnly))).containsExactly("a");
+        Ask cpuOnlyAsk = Ask.cpuOnly(2000, 0);
+        assertThat(replay(fgd(), List.of(cpuOnlyAsk))).containsExactly("a");
+        assertThat(replay(lookahead(2, 2), List.of(cpuOnlyAsk))).containsExactly("a");
     }
 
     @Test
@@ -117,10 +117,10 @@ class LookaheadPlacerTest {
 
     @Test
     void aReplayRepeatsExactly() {
-        List<Ask> pods = new ArrayList<>();
+        List<Ask> asks = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            pods.add(Ask.computeSlice(1000, 0, 300 + 100 * (i % 3)));
+            asks.add(Ask.computeSlice(1000, 0, 300 + 100 * (i % 3)));
         }
-        assertThat(replay(lookahead(2, 3), pods)).isEqualTo(replay(lookahead(2, 3), pods));
+        assertThat(replay(lookahead(2, 3), asks)).isEqualTo(replay(lookahead(2, 3), asks));
     }
 }

@@ -44,12 +44,12 @@ class ModelReserveRolloutsTest {
                 PolicyName.ELASTIC_LOOKAHEAD, PolicyContext.of(RandomGenerator.of("L64X128MixRandom"), WORKLOAD));
     }
 
-    private static List<String> replay(Policy policy, List<Ask> pods) {
+    private static List<String> replay(Policy policy, List<Ask> asks) {
         ClusterState cluster = cluster();
         Placer placer = new Placer(policy);
         List<String> out = new ArrayList<>();
-        for (Ask pod : pods) {
-            if (placer.place(pod, cluster) instanceof Decision.Placed p) {
+        for (Ask ask : asks) {
+            if (placer.place(ask, cluster) instanceof Decision.Placed p) {
                 cluster.assume(p.placement());
                 out.add(p.placement().node());
             } else {
@@ -59,16 +59,16 @@ class ModelReserveRolloutsTest {
         return out;
     }
 
-    private static int[] candidates(Ask request, ClusterState cluster) {
+    private static int[] candidates(Ask ask, ClusterState cluster) {
         Policy policy = lookahead();
         Rollouts rollouts = new Rollouts(policy, policy.lookahead().orElseThrow());
         return rollouts.candidates(
-                request,
+                ask,
                 cluster,
                 cluster.size(),
-                i -> cluster.node(i).check(request) == io.elasticgpu.core.snapshot.Reason.FITS,
+                i -> cluster.node(i).check(ask) == io.elasticgpu.core.snapshot.Reason.FITS,
                 cluster::node,
-                i -> policy.choose(request, cluster.node(i)).cards(),
+                i -> policy.choose(ask, cluster.node(i)).cards(),
                 (a, b) -> false);
     }
 
@@ -91,10 +91,10 @@ class ModelReserveRolloutsTest {
 
     @Test
     void soEveryPodIsPlacedWhereElasticLosesTheLastT4Pod() {
-        List<Ask> pods = List.of(ANY, T4, T4);
+        List<Ask> asks = List.of(ANY, T4, T4);
         // elastic ties the nodes for the first pod, takes the earlier one, and has no T4 card left for the last pod
-        assertThat(replay(FgdPolicy.elastic(WORKLOAD), pods)).containsExactly("t4", "t4", "-");
-        assertThat(replay(lookahead(), pods)).containsExactly("g2", "t4", "t4");
+        assertThat(replay(FgdPolicy.elastic(WORKLOAD), asks)).containsExactly("t4", "t4", "-");
+        assertThat(replay(lookahead(), asks)).containsExactly("g2", "t4", "t4");
     }
 
     @Test

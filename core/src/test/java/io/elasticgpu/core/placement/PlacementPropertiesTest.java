@@ -39,16 +39,16 @@ class PlacementPropertiesTest {
     @Property(tries = 200)
     void capacityIsNeverExceededAndEveryPlacementSatisfiesItsRequest(
             @ForAll("clusters") List<Node> nodes,
-            @ForAll("workloads") List<Ask> pods,
+            @ForAll("workloads") List<Ask> asks,
             @ForAll("policies") String policy,
             @ForAll long seed) {
         ClusterState cluster = new ClusterState(nodes);
-        Placer placer = new Placer(Policies.create(policy, context(pods, seed)));
+        Placer placer = new Placer(Policies.create(policy, context(asks, seed)));
         List<Grant> held = new ArrayList<>();
         RandomGenerator departures =
                 RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
-        for (Ask pod : pods) {
-            if (placer.place(pod, cluster) instanceof Decision.Placed placed) {
+        for (Ask ask : asks) {
+            if (placer.place(ask, cluster) instanceof Decision.Placed placed) {
                 NodeState before = cluster.node(placed.placement().node());
                 assertSatisfies(placed.placement(), before);
                 cluster.assume(placed.placement());
@@ -66,18 +66,18 @@ class PlacementPropertiesTest {
     @Property(tries = 30)
     void everyPolicyDecidesTheSameWayForTheSameSeed(
             @ForAll("clusters") List<Node> nodes,
-            @ForAll("workloads") List<Ask> pods,
+            @ForAll("workloads") List<Ask> asks,
             @ForAll("policies") String policy,
             @ForAll long seed) {
-        assertThat(run(nodes, pods, policy, seed)).isEqualTo(run(nodes, pods, policy, seed));
+        assertThat(run(nodes, asks, policy, seed)).isEqualTo(run(nodes, asks, policy, seed));
     }
 
-    private static List<String> run(List<Node> nodes, List<Ask> pods, String policy, long seed) {
+    private static List<String> run(List<Node> nodes, List<Ask> asks, String policy, long seed) {
         ClusterState cluster = new ClusterState(nodes);
-        Placer placer = new Placer(Policies.create(policy, context(pods, seed)));
+        Placer placer = new Placer(Policies.create(policy, context(asks, seed)));
         List<String> decisions = new ArrayList<>();
-        for (Ask pod : pods) {
-            Decision d = placer.place(pod, cluster);
+        for (Ask ask : asks) {
+            Decision d = placer.place(ask, cluster);
             if (d instanceof Decision.Placed placed) {
                 cluster.assume(placed.placement());
                 decisions.add(
@@ -89,26 +89,26 @@ class PlacementPropertiesTest {
         return decisions;
     }
 
-    private static PolicyContext context(List<Ask> pods, long seed) {
+    private static PolicyContext context(List<Ask> asks, long seed) {
         return PolicyContext.of(
-                RandomGeneratorFactory.of("L64X128MixRandom").create(seed), TypicalWorkload.estimate(pods, 95));
+                RandomGeneratorFactory.of("L64X128MixRandom").create(seed), TypicalWorkload.estimate(asks, 95));
     }
 
     private static void assertSatisfies(Grant p, NodeState node) {
-        Ask r = p.ask();
-        assertThat(p.shares()).hasSize(r.cards());
-        assertThat(p.shares().stream().map(CardShare::card).distinct()).hasSize(r.cards());
+        Ask ask = p.ask();
+        assertThat(p.shares()).hasSize(ask.cards());
+        assertThat(p.shares().stream().map(CardShare::card).distinct()).hasSize(ask.cards());
         for (CardShare share : p.shares()) {
             Card card = node.card(share.card());
             assertThat(card.healthy()).as("card %s healthy", card.id()).isTrue();
-            assertThat(r.acceptsModel(card.model()))
-                    .as("model %s accepted by %s", card.model(), r.models())
+            assertThat(ask.acceptsModel(card.model()))
+                    .as("model %s accepted by %s", card.model(), ask.models())
                     .isTrue();
-            if (r.wholeCards()) {
+            if (ask.wholeCards()) {
                 assertThat(node.idle(share.card())).isTrue();
             } else {
-                assertThat(share.milli()).isEqualTo(r.milliPerCard());
-                assertThat(share.memoryMib()).isEqualTo(r.memoryMibPerCard());
+                assertThat(share.milli()).isEqualTo(ask.milliPerCard());
+                assertThat(share.memoryMib()).isEqualTo(ask.memoryMibPerCard());
             }
         }
     }
@@ -178,19 +178,19 @@ class PlacementPropertiesTest {
     Arbitrary<List<Ask>> workloads() {
         Arbitrary<Long> cpu = Arbitraries.longs().between(0, 16_000);
         Arbitrary<Long> memory = Arbitraries.longs().between(0, 65_536);
-        Arbitrary<Ask> cpuOnly = Combinators.combine(cpu, memory).as(Ask::cpuOnly);
-        Arbitrary<Ask> whole = Combinators.combine(
+        Arbitrary<Ask> cpuOnlyAsks = Combinators.combine(cpu, memory).as(Ask::cpuOnly);
+        Arbitrary<Ask> wholeAsks = Combinators.combine(
                         cpu, memory, Arbitraries.integers().between(1, 4))
                 .as(Ask::wholeCards);
-        Arbitrary<Ask> slice = Combinators.combine(
+        Arbitrary<Ask> sliceAsks = Combinators.combine(
                         cpu,
                         memory,
                         Arbitraries.integers().between(1, 3),
                         Arbitraries.integers().between(0, 999),
                         Arbitraries.of(0L, 0L, 4_096L, 6_144L, 10_240L))
                 .as((c, m, k, milli, mib) -> new Ask(c, m, k, milli == 0 && mib == 0 ? 1 : milli, mib, List.of()));
-        Arbitrary<Ask> restricted = slice.map(r -> r.withModels(List.of("A100")));
-        return Arbitraries.oneOf(cpuOnly, whole, slice, restricted)
+        Arbitrary<Ask> restrictedAsks = sliceAsks.map(r -> r.withModels(List.of("A100")));
+        return Arbitraries.oneOf(cpuOnlyAsks, wholeAsks, sliceAsks, restrictedAsks)
                 .list()
                 .ofMinSize(1)
                 .ofMaxSize(60);

@@ -56,10 +56,10 @@ class PlacerTest {
         ClusterState cluster = new ClusterState(List.of(
                 node("a", 8000, 8000, 2, "T4"), node("b", 8000, 8000, 2, "T4"), node("c", 8000, 8000, 2, "T4")));
         Placer placer = new Placer(counting);
-        Ask r = Ask.computeSlice(0, 0, 100);
-        cluster.assume(((Decision.Placed) placer.place(r, cluster)).placement());
+        Ask ask = Ask.computeSlice(0, 0, 100);
+        cluster.assume(((Decision.Placed) placer.place(ask, cluster)).placement());
         assertThat(counting.calls).isEqualTo(3);
-        placer.place(r, cluster);
+        placer.place(ask, cluster);
         // only the node the first pod went to is scored again
         assertThat(counting.calls).isEqualTo(4);
         placer.place(Ask.computeSlice(0, 0, 200), cluster);
@@ -76,10 +76,10 @@ class PlacerTest {
         }
 
         @Override
-        public Choice choose(Ask request, NodeState node) {
+        public Choice choose(Ask ask, NodeState node) {
             calls++;
             return new Choice(
-                    0, node.fittingCards(request).length > 0 ? new int[] {node.fittingCards(request)[0]} : new int[0]);
+                    0, node.fittingCards(ask).length > 0 ? new int[] {node.fittingCards(ask)[0]} : new int[0]);
         }
     }
 }

@@ -82,18 +82,18 @@ class RolloutsTest {
         List<Grant> held = new ArrayList<>();
         int decided = 0;
         for (int step = 0; step < 120; step++) {
-            Ask request = asks.get(random.nextInt(asks.size()));
-            int[] top = topByScore(policy, request, states, candidates);
+            Ask ask = asks.get(random.nextInt(asks.size()));
+            int[] top = topByScore(policy, ask, states, candidates);
             int[][] cards = new int[top.length][];
             for (int k = 0; k < top.length; k++) {
-                cards[k] = policy.choose(request, states[top[k]]).cards();
+                cards[k] = policy.choose(ask, states[top[k]]).cards();
             }
-            int chosen = kept.choose(request, view, top, cards, top.length);
-            assertThat(chosen).as("decision %d", step).isEqualTo(full.choose(request, view, top, cards, top.length));
+            int chosen = kept.choose(ask, view, top, cards, top.length);
+            assertThat(chosen).as("decision %d", step).isEqualTo(full.choose(ask, view, top, cards, top.length));
             if (top.length > 0) {
                 decided++;
                 int at = top[chosen];
-                Grant grant = Placer.placement(request, states[at], cards[chosen]);
+                Grant grant = Placer.placement(ask, states[at], cards[chosen]);
                 states[at] = states[at].with(grant);
                 held.add(grant);
             }
@@ -115,12 +115,12 @@ class RolloutsTest {
         assertThat(decided).isPositive();
     }
 
-    /** The {@code count} nodes that score best for {@code request}, best first, the lower index on equal scores. */
-    private static int[] topByScore(Policy policy, Ask request, NodeState[] states, int count) {
+    /** The {@code count} nodes that score best for {@code ask}, best first, the lower index on equal scores. */
+    private static int[] topByScore(Policy policy, Ask ask, NodeState[] states, int count) {
         List<double[]> fit = new ArrayList<>();
         for (int i = 0; i < states.length; i++) {
-            if (states[i] != null && states[i].check(request) == Reason.FITS) {
-                fit.add(new double[] {policy.choose(request, states[i]).score(), i});
+            if (states[i] != null && states[i].check(ask) == Reason.FITS) {
+                fit.add(new double[] {policy.choose(ask, states[i]).score(), i});
             }
         }
         fit.sort((a, b) -> a[0] != b[0] ? Double.compare(b[0], a[0]) : Double.compare(a[1], b[1]));
@@ -138,12 +138,12 @@ class RolloutsTest {
             this.lookahead = lookahead;
         }
 
-        int choose(Ask request, NodeStates cluster, int[] candidates, int[][] cards, int count) {
+        int choose(Ask ask, NodeStates cluster, int[] candidates, int[][] cards, int count) {
             long decision = decisions++;
             if (count < 2) {
                 return 0;
             }
-            List<Ask> shapes = lookahead.shapes();
+            List<Ask> asks = lookahead.shapes();
             double[] cumulative = lookahead.cumulative();
             int pods = lookahead.podsPerRollout();
             SplittableRandom random = new SplittableRandom(0x5DEE_CE66_DL ^ (decision * 0x9E37_79B9_7F4A_7C15L));
@@ -167,21 +167,21 @@ class RolloutsTest {
                 seen.add(before);
                 List<Integer> touched = new ArrayList<>(List.of(candidates[k]));
                 List<NodeState> touchedState =
-                        new ArrayList<>(List.of(before.with(Placer.placement(request, before, cards[k]))));
+                        new ArrayList<>(List.of(before.with(Placer.placement(ask, before, cards[k]))));
                 double growth = lookahead.measure().of(touchedState.getFirst())
                         - lookahead.measure().of(before);
                 for (int s : drawn) {
-                    Ask shape = shapes.get(s);
+                    Ask drawnAsk = asks.get(s);
                     int at = -1;
                     double score = 0;
                     int[] chosen = null;
                     for (int i = 0; i < cluster.size(); i++) {
                         int t = touched.indexOf(i);
                         NodeState state = t >= 0 ? touchedState.get(t) : cluster.node(i);
-                        if (state == null || state.check(shape) != Reason.FITS) {
+                        if (state == null || state.check(drawnAsk) != Reason.FITS) {
                             continue;
                         }
-                        Choice c = policy.choose(shape, state);
+                        Choice c = policy.choose(drawnAsk, state);
                         if (at < 0 || c.score() > score) {
                             at = i;
                             score = c.score();
@@ -193,7 +193,7 @@ class RolloutsTest {
                     }
                     int t = touched.indexOf(at);
                     NodeState old = t >= 0 ? touchedState.get(t) : cluster.node(at);
-                    NodeState updated = old.with(Placer.placement(shape, old, chosen));
+                    NodeState updated = old.with(Placer.placement(drawnAsk, old, chosen));
                     growth += lookahead.measure().of(updated)
                             - lookahead.measure().of(old);
                     if (t >= 0) {

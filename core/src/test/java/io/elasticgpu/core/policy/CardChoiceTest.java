@@ -55,10 +55,10 @@ class CardChoiceTest {
     @Test
     void slicesGoToTheTightestOrTheRoomiestCard() {
         NodeState s = withUsed(twoPairs(), 600, 100, 0, 900);
-        Ask slice = Ask.computeSlice(0, 0, 300);
+        Ask sliceAsk = Ask.computeSlice(0, 0, 300);
         // free [400, 900, 1000, 100]
-        assertThat(CardChoice.tightest(slice, s)).containsExactly(0);
-        assertThat(CardChoice.roomiest(slice, s)).containsExactly(2);
+        assertThat(CardChoice.tightest(sliceAsk, s)).containsExactly(0);
+        assertThat(CardChoice.roomiest(sliceAsk, s)).containsExactly(2);
     }
 
     @Test

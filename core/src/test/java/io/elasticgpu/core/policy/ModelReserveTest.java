@@ -14,8 +14,8 @@ class ModelReserveTest {
     /** Model A has 2 cards, B 6, C 2: A and C are a fifth of the cluster each. */
     private static final Map<String, Long> CAPACITY = Map.of("A", 2_000L, "B", 6_000L, "C", 2_000L);
 
-    private static TypicalWorkload.Typical typical(Ask shape, double probability) {
-        return new TypicalWorkload.Typical(shape, probability);
+    private static TypicalWorkload.Typical typical(Ask ask, double probability) {
+        return new TypicalWorkload.Typical(ask, probability);
     }
 
     private static Ask card(String... models) {
@@ -63,8 +63,9 @@ class ModelReserveTest {
 
     @Test
     void podsOfSeveralWholeCardsAreAlsoCountedByTheirCards() {
-        Ask eight = Ask.wholeCards(8000, 0, 8).withModels(List.of("B"));
-        ModelReserve reserve = ModelReserve.of(TypicalWorkload.of(List.of(typical(eight, 0.1), typical(card(), 0.9))));
+        Ask eightAsk = Ask.wholeCards(8000, 0, 8).withModels(List.of("B"));
+        ModelReserve reserve =
+                ModelReserve.of(TypicalWorkload.of(List.of(typical(eightAsk, 0.1), typical(card(), 0.9))));
 
         ModelReserve.Kept b = reserve.kept(List.of(), CAPACITY).get("B");
         assertThat(reserve.mostCards()).isEqualTo(8);
@@ -76,16 +77,16 @@ class ModelReserveTest {
     @Test
     void rareShapesThatTheTypicalPodsLeaveOutStillCount() {
         // 100 pods: 96 ask a card and name nothing, 4 name A, each a shape of its own (cut at 95 % coverage)
-        List<Ask> pods = new ArrayList<>();
+        List<Ask> asks = new ArrayList<>();
         for (int i = 0; i < 96; i++) {
-            pods.add(card());
+            asks.add(card());
         }
         for (int i = 0; i < 4; i++) {
-            pods.add(Ask.wholeCards(1000 + i, 0, 1).withModels(List.of("A")));
+            asks.add(Ask.wholeCards(1000 + i, 0, 1).withModels(List.of("A")));
         }
-        TypicalWorkload workload = TypicalWorkload.estimate(pods, 95);
+        TypicalWorkload workload = TypicalWorkload.estimate(asks, 95);
 
-        assertThat(workload.typicals()).extracting(t -> t.shape().models()).containsOnly(List.of());
+        assertThat(workload.typicals()).extracting(t -> t.ask().models()).containsOnly(List.of());
         // grouped by the models named and the cards: four shapes, one group of 4 % of the GPU asked
         assertThat(workload.named()).singleElement().satisfies(n -> {
             assertThat(n.models()).containsExactly("A");

@@ -32,26 +32,26 @@ class PaperPoliciesTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void dotProduct(String name, long cpu, int cards, Ask r, long expected) {
+    void dotProduct(String name, long cpu, int cards, Ask ask, long expected) {
         NodeState s = NodeState.empty(node("n", cpu, 1 << 20, cards, "G2"));
-        assertThat(new DotProductPolicy().choose(r, s).score()).isEqualTo(expected);
+        assertThat(new DotProductPolicy().choose(ask, s).score()).isEqualTo(expected);
     }
 
     @Test
     void gpuClusteringKeepsKindsTogether() {
         GpuClusteringPolicy p = new GpuClusteringPolicy();
-        Ask share = Ask.computeSlice(0, 0, 200);
+        Ask shareAsk = Ask.computeSlice(0, 0, 200);
         NodeState empty = NodeState.empty(node("n", 1000, 1000, 8, "G2"));
         // no GPU pods: base 25; fullness 25 * (8000 - 8000) / 8000 = 0
-        assertThat(p.choose(share, empty).score()).isEqualTo(25);
+        assertThat(p.choose(shareAsk, empty).score()).isEqualTo(25);
         NodeState shares = withUsed(node("n", 1000, 1000, 8, "G2"), 800, 800);
         // only share pods: base 75; fullness 25 * (8000 - 6400) / 8000 = 5
-        assertThat(p.choose(share, shares).score()).isEqualTo(80);
+        assertThat(p.choose(shareAsk, shares).score()).isEqualTo(80);
         // only share pods, but the pod is a whole card: base 0; fullness 5
         assertThat(p.choose(Ask.wholeCards(0, 0, 1), shares).score()).isEqualTo(5);
         NodeState mixed = shares.with(new Grant("n", Ask.wholeCards(0, 0, 1), List.of(new CardShare(5, 1000, 16_384))));
         // share and 1-gpu pods: base 50; fullness 25 * (8000 - 5400) / 8000 = 8.125 -> 8
-        assertThat(p.choose(share, mixed).score()).isEqualTo(58);
+        assertThat(p.choose(shareAsk, mixed).score()).isEqualTo(58);
         assertThat(p.choose(Ask.cpuOnly(10, 10), mixed).score()).isZero();
     }
 
@@ -71,9 +71,9 @@ class PaperPoliciesTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void gpuPacking(String name, int[] used, Ask r, long expected) {
+    void gpuPacking(String name, int[] used, Ask ask, long expected) {
         NodeState s = withUsed(node("n", 1000, 1000, used.length, "G2"), used);
-        assertThat(new GpuPackingPolicy().choose(r, s).score()).isEqualTo(expected);
+        assertThat(new GpuPackingPolicy().choose(ask, s).score()).isEqualTo(expected);
     }
 
     @Test
@@ -94,10 +94,10 @@ class PaperPoliciesTest {
     @Test
     void paperCardChoiceIsBestFitForSlicesAndLowestFreeForWholeCards() {
         NodeState s = withUsed(node("n", 1000, 1000, 4, "G2"), 500, 0, 700, 0);
-        Ask slice = Ask.computeSlice(0, 0, 200);
+        Ask sliceAsk = Ask.computeSlice(0, 0, 200);
         // free [500, 1000, 300, 1000]: the tightest card that fits 200 is card 2 (300)
-        assertThat(new DotProductPolicy().choose(slice, s).cards()).containsExactly(2);
-        assertThat(new GpuPackingPolicy().choose(slice, s).cards()).containsExactly(2);
+        assertThat(new DotProductPolicy().choose(sliceAsk, s).cards()).containsExactly(2);
+        assertThat(new GpuPackingPolicy().choose(sliceAsk, s).cards()).containsExactly(2);
         assertThat(new BestFitPolicy().choose(Ask.wholeCards(0, 0, 2), s).cards())
                 .containsExactly(1, 3);
     }

@@ -13,20 +13,20 @@ class ProductionPoliciesTest {
     void binpackPrefersTheFullerNodeAndTheTighterCard() {
         var half = withUsed(node("a", 8000, 8000, 2, "T4"), 500, 0);
         var empty = withUsed(node("b", 8000, 8000, 2, "T4"), 0, 0);
-        Ask r = Ask.computeSlice(0, 0, 300);
+        Ask ask = Ask.computeSlice(0, 0, 300);
         // a: (500 + 300) / 2000 = 40 %; b: 300 / 2000 = 15 %
-        assertThat(new BinpackPolicy().choose(r, half).score()).isEqualTo(40);
-        assertThat(new BinpackPolicy().choose(r, empty).score()).isEqualTo(15);
-        assertThat(new BinpackPolicy().choose(r, half).cards()).containsExactly(0);
+        assertThat(new BinpackPolicy().choose(ask, half).score()).isEqualTo(40);
+        assertThat(new BinpackPolicy().choose(ask, empty).score()).isEqualTo(15);
+        assertThat(new BinpackPolicy().choose(ask, half).cards()).containsExactly(0);
     }
 
     @Test
     void spreadPrefersTheEmptierNodeAndTheRoomierCard() {
         var half = withUsed(node("a", 8000, 8000, 2, "T4"), 500, 0);
-        Ask r = Ask.computeSlice(0, 0, 300);
+        Ask ask = Ask.computeSlice(0, 0, 300);
         // a after: 800 of 2000 used = 40 %, so 60 free
-        assertThat(new SpreadPolicy().choose(r, half).score()).isEqualTo(60);
-        assertThat(new SpreadPolicy().choose(r, half).cards()).containsExactly(1);
+        assertThat(new SpreadPolicy().choose(ask, half).score()).isEqualTo(60);
+        assertThat(new SpreadPolicy().choose(ask, half).cards()).containsExactly(1);
     }
 
     @Test

@@ -235,7 +235,8 @@ public final class Binder {
             String namespace, String name, String uid, PodAsk ask, Node node, PodGrant allocation) {
         cache.assume(uid, PodHolding.of(node.name(), ask.totals(), allocation));
         long now = clock.millis() * 1_000_000L;
-        Map<String, String> annotations = CompatAnnotations.of(allocation, ask.asks(), node, now, aliyunUnitMib);
+        Map<String, String> annotations =
+                CompatAnnotations.of(allocation, ask.containerAsks(), node, now, aliyunUnitMib);
         try {
             api.bind(namespace, name, uid, node.name(), annotations);
             return new Outcome.Bound(allocation);

@@ -44,7 +44,7 @@ final class LedgerChoice {
         if (!(PodFit.of(ask.gpuOnly(), state, policy.get()) instanceof PodFit.Fits assigned)) {
             return Optional.empty();
         }
-        return Optional.of(assigned.allocation(node, ask));
+        return Optional.of(assigned.grant(node, ask));
     }
 
     private static boolean fits(NodeState state, Node node, PodGrant allocation) {

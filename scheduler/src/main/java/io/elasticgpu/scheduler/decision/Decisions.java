@@ -67,18 +67,18 @@ public final class Decisions {
     private record Judged(long version, Policy policy, Reason reason, Verdict verdict) {}
 
     /**
-     * A pod's requests, canonical: one instance per distinct ask, with its judgements by node
+     * A pod's asks, canonical: one instance per distinct list of asks, with its judgements by node
      * ({@link Snapshot.Entry#slot}). A filter reads one per candidate: an array indexed by slot keeps that to one
      * read of memory nearby, where a map per node state took half the filter's time at 1,000 nodes in misses of the
      * processor's cache. Readers and writers race benignly: a judgement lost to a table grown at the same moment is
      * made again; one read is either whole or absent (its fields are final).
      */
     private static final class Asked {
-        private final List<Ask> requests;
+        private final List<Ask> asks;
         private volatile Judged[] bySlot = new Judged[0];
 
-        Asked(List<Ask> requests) {
-            this.requests = requests;
+        Asked(List<Ask> asks) {
+            this.asks = asks;
         }
 
         Judged get(Snapshot.Entry e, Policy current) {
@@ -127,8 +127,8 @@ public final class Decisions {
                     "no node in the cluster publishes healthy Elastic GPU cards; check that the node agent runs on"
                             + " the GPU nodes");
         }
-        for (int i = 0; i < ask.asks().size(); i++) {
-            var a = ask.asks().get(i);
+        for (int i = 0; i < ask.containerAsks().size(); i++) {
+            var a = ask.containerAsks().get(i);
             if (a.memoryMib() > limits.maxCardMemoryMib()) {
                 return Optional.of(
                         "container %s asks %d MiB of GPU memory on one card; the largest card in the cluster has %d MiB"
@@ -156,7 +156,7 @@ public final class Decisions {
         Map<String, String> unresolvable = new LinkedHashMap<>();
         Map<String, Integer> reasons = new LinkedHashMap<>();
         Policy current = policy.get();
-        Asked asked = canonical(ask.requests());
+        Asked asked = canonical(ask.asks());
         Snapshot.Entry[] entries = lookup.entries(snapshot, names);
         for (int i = 0; i < entries.length; i++) {
             String name = names.get(i);
@@ -177,7 +177,7 @@ public final class Decisions {
                     LOG.debug(
                             "node={} refused: {}",
                             name,
-                            PodFit.of(ask.requests(), e.state(), current) instanceof PodFit.Refused r
+                            PodFit.of(ask.asks(), e.state(), current) instanceof PodFit.Refused r
                                     ? r.detail()
                                     : refused);
                 }
@@ -219,12 +219,12 @@ public final class Decisions {
         List<Snapshot.Entry> entries = filtered.entries();
         Policy current = policy.get();
         int n = entries.size();
-        Asked asked = canonical(ask.requests());
+        Asked asked = canonical(ask.asks());
         double[] place = places(asked, entries, current);
         Optional<Lookahead> lookahead = current.lookahead();
-        int best = lookahead.isPresent() && ask.requests().getFirst().needsCards() && n > 1
+        int best = lookahead.isPresent() && ask.asks().getFirst().needsCards() && n > 1
                 ? rollouts.choose(
-                        ask.requests().getFirst(),
+                        ask.asks().getFirst(),
                         fit,
                         place,
                         i -> entries.get(i).slot(),
@@ -241,7 +241,7 @@ public final class Decisions {
             }
         }
         Snapshot.Entry e = best < 0 ? null : entries.get(best);
-        if (e != null && PodFit.of(ask.requests(), e.state(), current) instanceof PodFit.Fits a) {
+        if (e != null && PodFit.of(ask.asks(), e.state(), current) instanceof PodFit.Fits a) {
             return Optional.of(new Decided(fit.get(best), a));
         }
         return Optional.empty();
@@ -255,7 +255,7 @@ public final class Decisions {
      */
     public int[] prioritize(PodAsk ask, List<String> names, Snapshot snapshot) {
         Policy current = policy.get();
-        return scores(canonical(ask.requests()), Arrays.asList(lookup.entries(snapshot, names)), current);
+        return scores(canonical(ask.asks()), Arrays.asList(lookup.entries(snapshot, names)), current);
     }
 
     /** {@link #prioritize}'s scores for nodes as read ({@code null}: no cards, 0). */
@@ -299,11 +299,11 @@ public final class Decisions {
         return out;
     }
 
-    private Asked canonical(List<Ask> requests) {
+    private Asked canonical(List<Ask> podAsks) {
         if (asks.size() > MAX_ASKS) {
             asks.clear();
         }
-        return asks.computeIfAbsent(requests, Asked::new);
+        return asks.computeIfAbsent(podAsks, Asked::new);
     }
 
     private double[] blend(double[] policyPlace, double[] linkPlace, int n) {
@@ -335,23 +335,23 @@ public final class Decisions {
      */
     private Judged judged(Snapshot.Entry e, Asked asked, Policy current) {
         if (!current.cacheable()) {
-            return judge(e, asked.requests, current);
+            return judge(e, asked.asks, current);
         }
         Judged known = asked.get(e, current);
         if (known == null) {
-            known = judge(e, asked.requests, current);
+            known = judge(e, asked.asks, current);
             asked.put(e.slot(), known);
         }
         return known;
     }
 
-    private static Judged judge(Snapshot.Entry e, List<Ask> requests, Policy current) {
+    private static Judged judge(Snapshot.Entry e, List<Ask> asks, Policy current) {
         NodeState s = e.state();
-        Reason reason = PodFit.reason(requests, s, current);
+        Reason reason = PodFit.reason(asks, s, current);
         if (reason != Reason.FITS) {
             return new Judged(e.version(), current, reason, null);
         }
-        Choice choice = current.choose(requests.getFirst(), s);
+        Choice choice = current.choose(asks.getFirst(), s);
         int[] cards = choice.cards();
         return new Judged(
                 e.version(),

@@ -28,7 +28,7 @@ public final class HostWorkload {
 
     public static List<Ask> of(ClusterCache cache, PodAsks.Units units) {
         Workload workload = cache.workload();
-        List<Ask> out = new ArrayList<>();
+        List<Ask> asks = new ArrayList<>();
         Set<String> named = new HashSet<>();
         for (HostPod pod : workload.hostPods()) {
             named.addAll(pod.claims());
@@ -36,20 +36,20 @@ public final class HostWorkload {
                     .map(workload.claims()::get)
                     .filter(Objects::nonNull)
                     .toList();
-            List<Ask> withCards =
+            List<Ask> cardAsks =
                     PodAsk.workload(claims, new PodResources.Totals(pod.cpuMilli(), pod.memoryMib()), units);
-            if (!withCards.isEmpty()) {
-                out.addAll(withCards);
+            if (!cardAsks.isEmpty()) {
+                asks.addAll(cardAsks);
             } else if (pod.node() != null || pod.claims().isEmpty()) {
-                out.add(Ask.cpuOnly(pod.cpuMilli(), pod.memoryMib())); // pending with other drivers' claims: not ours
+                asks.add(Ask.cpuOnly(pod.cpuMilli(), pod.memoryMib())); // pending with other drivers' claims: not ours
             }
         }
         for (var e : workload.claims().entrySet()) {
             ResourceClaim claim = e.getValue();
             if (!named.contains(e.getKey()) && !DraAsks.madeForExtendedResource(claim)) {
-                out.addAll(PodAsk.workload(List.of(claim), new PodResources.Totals(0, 0), units));
+                asks.addAll(PodAsk.workload(List.of(claim), new PodResources.Totals(0, 0), units));
             }
         }
-        return out;
+        return asks;
     }
 }

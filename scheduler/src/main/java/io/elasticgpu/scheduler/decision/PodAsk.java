@@ -18,17 +18,21 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 
 /**
- * A pod's GPU asks as placement-engine requests, one per container that asks, in the order they are placed: the
+ * A pod's GPU asks as the placement engine's asks, one per container that asks, in the order they are placed: the
  * first carries the pod's CPU and memory, the others none, so that the pod is counted once. Immutable.
  *
  * <p>Init containers are placed like the others, beside the app containers rather than reusing their cards: that
  * counts more than kubelet will use, never less.
+ *
+ * @param containerAsks what each container that asks GPUs asks, in the resource names it used
+ * @param asks          the same as the placement engine places them, one per container, in the same order
+ * @param totals        the pod's CPU and memory
  */
-public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals totals) {
+public record PodAsk(List<GpuAsk> containerAsks, List<Ask> asks, PodResources.Totals totals) {
 
     public PodAsk {
+        containerAsks = List.copyOf(containerAsks);
         asks = List.copyOf(asks);
-        requests = List.copyOf(requests);
     }
 
     /**
@@ -64,19 +68,19 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
             PodAsks.Units units,
             BiFunction<String, String, Optional<ResourceClaim>> claims,
             ModelTable table) {
-        List<GpuAsk> asks = PodAsks.of(pod, units);
-        if (asks.isEmpty()) {
-            asks = new ArrayList<>();
+        List<GpuAsk> containerAsks = PodAsks.of(pod, units);
+        if (containerAsks.isEmpty()) {
+            containerAsks = new ArrayList<>();
             for (DraAsks.PodClaim c : DraAsks.claims(pod)) {
                 Optional<ResourceClaim> claim = c.claimName() == null
                         ? Optional.empty()
                         : claims.apply(pod.getMetadata().getNamespace(), c.claimName());
                 if (claim.isPresent()) {
-                    asks.addAll(DraAsks.of(claim.get(), units.memoryBlockMib()));
+                    containerAsks.addAll(DraAsks.of(claim.get(), units.memoryBlockMib()));
                 }
             }
         }
-        return of(asks, PodResources.of(pod), table);
+        return of(containerAsks, PodResources.of(pod), table);
     }
 
     /**
@@ -85,73 +89,80 @@ public record PodAsk(List<GpuAsk> asks, List<Ask> requests, PodResources.Totals 
      * none of ours. A claim asking {@code allocationMode: All} is placed by kube-scheduler alone and adds nothing.
      */
     static List<Ask> workload(List<ResourceClaim> claims, PodResources.Totals totals, PodAsks.Units units) {
-        List<GpuAsk> asks = new ArrayList<>();
+        List<GpuAsk> containerAsks = new ArrayList<>();
         for (ResourceClaim claim : claims) {
             try {
-                asks.addAll(DraAsks.requested(claim, units.memoryBlockMib()));
+                containerAsks.addAll(DraAsks.requested(claim, units.memoryBlockMib()));
             } catch (io.elasticgpu.api.v1alpha1.InvalidAskException e) {
                 // allocationMode All: no part of the estimate
             }
         }
-        return of(asks, totals, ModelTable.shipped()).requests();
+        return of(containerAsks, totals, ModelTable.shipped()).asks();
     }
 
-    private static PodAsk of(List<GpuAsk> asks, PodResources.Totals totals, ModelTable table) {
-        List<Ask> requests = new ArrayList<>();
+    private static PodAsk of(List<GpuAsk> containerAsks, PodResources.Totals totals, ModelTable table) {
+        List<Ask> asks = new ArrayList<>();
         long cpu = totals.cpuMilli();
         long memory = totals.memoryMib();
-        for (GpuAsk a : asks) {
-            requests.add(
-                    a.whole()
-                            ? Ask.wholeCards(cpu, memory, a.cards())
-                            : a.asksTflops()
-                                    ? new Ask(cpu, memory, a.cards(), 0, a.memoryMib(), List.of(), 0)
-                                            .withCompute(compute(a, table))
+        for (GpuAsk containerAsk : containerAsks) {
+            asks.add(
+                    containerAsk.whole()
+                            ? Ask.wholeCards(cpu, memory, containerAsk.cards())
+                            : containerAsk.asksTflops()
+                                    ? new Ask(
+                                                    cpu,
+                                                    memory,
+                                                    containerAsk.cards(),
+                                                    0,
+                                                    containerAsk.memoryMib(),
+                                                    List.of(),
+                                                    0)
+                                            .withCompute(compute(containerAsk, table))
                                     : new Ask(
                                             cpu,
                                             memory,
-                                            a.cards(),
-                                            a.milli(),
-                                            a.memoryMib(),
+                                            containerAsk.cards(),
+                                            containerAsk.milli(),
+                                            containerAsk.memoryMib(),
                                             List.of(),
-                                            a.memoryPercent()));
+                                            containerAsk.memoryPercent()));
             cpu = 0;
             memory = 0;
         }
-        return new PodAsk(asks, requests, totals);
+        return new PodAsk(containerAsks, asks, totals);
     }
 
     /** The share a container's TFLOPS take on each model of {@code table}; the webhook reads them the same way. */
-    private static ComputeAsk compute(GpuAsk a, ModelTable table) {
+    private static ComputeAsk compute(GpuAsk containerAsk, ModelTable table) {
         try {
-            return table.ask(a.tflops(), a.precision());
+            return table.ask(containerAsk.tflops(), containerAsk.precision());
         } catch (IllegalArgumentException e) {
             throw new InvalidAskException("container %s asks %s: %d: %s (annotation %s)"
                     .formatted(
-                            a.container(),
+                            containerAsk.container(),
                             ResourceNames.GPU_TFLOPS,
-                            a.tflops(),
+                            containerAsk.tflops(),
                             e.getMessage(),
                             Annotations.TFLOPS_PRECISION));
         }
     }
 
-    /** A pod that asks no GPU, as the one request the placement engine places for it: its CPU and memory. */
+    /** A pod that asks no GPU, as the one ask the placement engine places for it: its CPU and memory. */
     public PodAsk hostOnly() {
         return new PodAsk(List.of(), List.of(Ask.cpuOnly(totals.cpuMilli(), totals.memoryMib())), totals);
     }
 
     public boolean asksGpu() {
-        return !asks.isEmpty();
+        return !containerAsks.isEmpty();
     }
 
     /** Whether the cards come through ResourceClaims: kube-scheduler's DRA allocator picks them, and it binds. */
     public boolean viaClaims() {
-        return asks.stream().anyMatch(a -> a.family() == GpuAsk.Family.DRA);
+        return containerAsks.stream().anyMatch(a -> a.family() == GpuAsk.Family.DRA);
     }
 
     /** The same asks without CPU and memory: what binding checks, since kube-scheduler owns CPU and memory. */
     public List<Ask> gpuOnly() {
-        return requests.stream().map(Ask::withoutHost).toList();
+        return asks.stream().map(Ask::withoutHost).toList();
     }
 }

@@ -16,24 +16,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Cards for every container of a pod on one node: each request in turn, on the node as the previous ones left it,
+ * Cards for every container of a pod on one node: each ask in turn, on the node as the previous ones left it,
  * the policy choosing the cards. Either every container fits or the pod does not.
  */
 public sealed interface PodFit {
 
-    /** Each request's placement, in request order, and the node after them. */
+    /** Each ask's grant, in ask order, and the node after them. */
     record Fits(List<Grant> placements, NodeState after) implements PodFit {
         public Fits {
             placements = List.copyOf(placements);
         }
 
-        /** The cards of every container of {@code ask}, as the allocation annotation records them. */
-        public PodGrant allocation(Node node, PodAsk ask) {
+        /** The grant of every container of {@code ask}, as the allocation annotation records it. */
+        public PodGrant grant(Node node, PodAsk ask) {
             Map<String, List<PodGrant.Share>> containers = new LinkedHashMap<>();
             for (int i = 0; i < placements.size(); i++) {
-                var compute = placements.get(i).ask().compute();
+                var compute = placements.get(i).ask().computeAsk();
                 containers.put(
-                        ask.asks().get(i).container(),
+                        ask.containerAsks().get(i).container(),
                         placements.get(i).shares().stream()
                                 .map(s -> new PodGrant.Share(
                                         s.card(),
@@ -65,20 +65,20 @@ public sealed interface PodFit {
         }
     }
 
-    static PodFit of(List<Ask> requests, NodeState node, Policy policy) {
+    static PodFit of(List<Ask> asks, NodeState node, Policy policy) {
         NodeState state = node;
         List<Grant> placements = new ArrayList<>();
-        for (Ask r : requests) {
-            if (state.explain(r) instanceof Fit.DoesNotFit no) {
+        for (Ask ask : asks) {
+            if (state.explain(ask) instanceof Fit.DoesNotFit no) {
                 return new Refused(
                         no.reason(),
                         no.node(),
-                        requests.size() > 1 && !placements.isEmpty()
+                        asks.size() > 1 && !placements.isEmpty()
                                 ? no.detail() + " (after placing the pod's other containers)"
                                 : no.detail());
             }
-            Choice choice = policy.choose(r, state);
-            Grant p = Placer.placement(r, state, choice.cards());
+            Choice choice = policy.choose(ask, state);
+            Grant p = Placer.placement(ask, state, choice.cards());
             placements.add(p);
             state = state.with(p);
         }
@@ -86,14 +86,14 @@ public sealed interface PodFit {
     }
 
     /**
-     * Why the requests do not fit on the node, or {@link Reason#FITS}. One container is checked without building the
+     * Why the asks do not fit on the node, or {@link Reason#FITS}. One container is checked without building the
      * message that says what is missing (the filter asks this of every node for every pod); several are placed one
      * after the other, as the bind would.
      */
-    static Reason reason(List<Ask> requests, NodeState node, Policy policy) {
-        if (requests.size() == 1) {
-            return node.check(requests.getFirst());
+    static Reason reason(List<Ask> asks, NodeState node, Policy policy) {
+        if (asks.size() == 1) {
+            return node.check(asks.getFirst());
         }
-        return of(requests, node, policy) instanceof Refused r ? r.reason() : Reason.FITS;
+        return of(asks, node, policy) instanceof Refused r ? r.reason() : Reason.FITS;
     }
 }

@@ -36,7 +36,7 @@ public final class PolicyProvider implements Supplier<Policy> {
     private final PolicyName name;
     private final Supplier<List<Pod>> pods;
     /** What the pods without GPUs that share the GPU nodes ask: part of the workload, as in the FGD paper. */
-    private final Supplier<List<Ask>> hosts;
+    private final Supplier<List<Ask>> hostAsks;
     /** How many GPU pods there are now, cheaply: a rebuild is due when it grew by half since the last. */
     private final IntSupplier grown;
 
@@ -48,21 +48,21 @@ public final class PolicyProvider implements Supplier<Policy> {
     private volatile int estimatedFrom = -1;
 
     /**
-     * @param pods  the GPU pods the estimate is made from
-     * @param hosts what the pods without GPUs that share the GPU nodes ask
-     * @param count how many pods there are, without copying them
+     * @param pods     the GPU pods the estimate is made from
+     * @param hostAsks what the pods without GPUs that share the GPU nodes ask
+     * @param count    how many pods there are, without copying them
      */
     public PolicyProvider(
             PolicyName name,
             Supplier<List<Pod>> pods,
-            Supplier<List<Ask>> hosts,
+            Supplier<List<Ask>> hostAsks,
             IntSupplier count,
             PodAsks.Units units,
             InstantSource clock,
             Duration refresh) {
         this.name = name;
         this.pods = pods;
-        this.hosts = hosts;
+        this.hostAsks = hostAsks;
         this.grown = count;
         this.units = units;
         this.clock = clock;
@@ -89,15 +89,15 @@ public final class PolicyProvider implements Supplier<Policy> {
     }
 
     private TypicalWorkload workload(List<Pod> seen) {
-        List<Ask> requests = new ArrayList<>(hosts.get());
+        List<Ask> asks = new ArrayList<>(hostAsks.get());
         for (Pod pod : seen) {
             try {
-                requests.addAll(PodAsk.of(pod, units).requests());
+                asks.addAll(PodAsk.of(pod, units).asks());
             } catch (InvalidAskException ignored) {
                 // such a pod is answered with an error and never placed: it is no part of the workload
             }
         }
-        return requests.stream().noneMatch(Ask::needsCards) ? DEFAULT_WORKLOAD : TypicalWorkload.estimate(requests, 95);
+        return asks.stream().noneMatch(Ask::needsCards) ? DEFAULT_WORKLOAD : TypicalWorkload.estimate(asks, 95);
     }
 
     /** Random numbers for the {@code random} policy that any thread may draw. */

@@ -67,7 +67,7 @@ public final class Preemption {
     /**
      * One node's question.
      *
-     * @param requests     the preemptor's asks, as the filter judges them ({@link PodAsk#requests})
+     * @param asks         the preemptor's asks, as the filter judges them ({@link PodAsk#asks})
      * @param preemptorUid the preemptor's uid (never its own victim)
      * @param priority     the preemptor's priority
      * @param node         the node and what each pod there holds
@@ -75,14 +75,14 @@ public final class Preemption {
      * @param budgets      the disruption budgets
      */
     public record Question(
-            List<Ask> requests,
+            List<Ask> asks,
             String preemptorUid,
             int priority,
             NodeHolders node,
             Set<String> proposed,
             DisruptionBudgets budgets) {
         public Question {
-            requests = List.copyOf(requests);
+            asks = List.copyOf(asks);
             proposed = Set.copyOf(proposed);
         }
     }
@@ -105,7 +105,7 @@ public final class Preemption {
         for (Resident r : kept) {
             base = base.without(r.holding().placements());
         }
-        if (fits(q.requests(), base, current)) {
+        if (fits(q.asks(), base, current)) {
             return kept.isEmpty()
                     ? new Chosen.AsProposed()
                     : new Chosen.Evict(
@@ -119,12 +119,12 @@ public final class Preemption {
         Evictions.Judge<Resident> judge = new Evictions.Judge<>() {
             @Override
             public boolean fits(NodeState state) {
-                return Preemption.fits(q.requests(), state, current);
+                return Preemption.fits(q.asks(), state, current);
             }
 
             @Override
             public int link(NodeState state) {
-                return Preemption.link(q.requests(), state, current);
+                return Preemption.link(q.asks(), state, current);
             }
 
             @Override
@@ -134,7 +134,7 @@ public final class Preemption {
                 return q.budgets().violations(pods(all));
             }
         };
-        int cards = q.requests().stream().mapToInt(Ask::cards).sum();
+        int cards = q.asks().stream().mapToInt(Ask::cards).sum();
         return Evictions.choose(base, pool, cards, judge)
                 .<Chosen>map(chosen -> {
                     List<Resident> victims = new ArrayList<>(chosen);
@@ -182,16 +182,16 @@ public final class Preemption {
         }
     }
 
-    private static boolean fits(List<Ask> requests, NodeState state, Policy policy) {
-        return PodFit.reason(requests, state, policy) == Reason.FITS;
+    private static boolean fits(List<Ask> asks, NodeState state, Policy policy) {
+        return PodFit.reason(asks, state, policy) == Reason.FITS;
     }
 
     /** The weakest link among the cards the policy would give the preemptor on {@code state}; 0 for one card. */
-    private static int link(List<Ask> requests, NodeState state, Policy policy) {
-        if (requests.stream().mapToInt(Ask::cards).sum() < 2) {
+    private static int link(List<Ask> asks, NodeState state, Policy policy) {
+        if (asks.stream().mapToInt(Ask::cards).sum() < 2) {
             return 0;
         }
-        if (!(PodFit.of(requests, state, policy) instanceof PodFit.Fits fits)) {
+        if (!(PodFit.of(asks, state, policy) instanceof PodFit.Fits fits)) {
             return 0;
         }
         int[] cards = fits.placements().stream()

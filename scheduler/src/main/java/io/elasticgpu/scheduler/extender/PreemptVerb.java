@@ -117,7 +117,7 @@ final class PreemptVerb {
             Preemption.Chosen outcome = unknownHolder.isPresent()
                     ? new Preemption.Chosen.NoSet("pod " + unknownHolder.get() + " holds cards nobody can name")
                     : preemption.choose(
-                            new Preemption.Question(ask.requests(), uid, priority, nodes.get(node), uids, budgets));
+                            new Preemption.Question(ask.asks(), uid, priority, nodes.get(node), uids, budgets));
             switch (outcome) {
                 case Preemption.Chosen.Evict evict -> {
                     answer.put(

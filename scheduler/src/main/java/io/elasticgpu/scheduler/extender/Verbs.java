@@ -159,7 +159,7 @@ final class Verbs implements AutoCloseable {
      * cards are not offered to it (their share cannot be worked out).
      */
     private void warnUnknownModels(PodAsk ask, List<String> names, Snapshot snapshot) {
-        if (ask.requests().stream().noneMatch(r -> r.compute().asked())) {
+        if (ask.asks().stream().noneMatch(r -> r.computeAsk().asked())) {
             return;
         }
         for (String name : names) {
@@ -258,7 +258,7 @@ final class Verbs implements AutoCloseable {
         if (node.isEmpty()) {
             return fit;
         }
-        PodGrant allocation = decided.get().assigned().allocation(node.get(), ask);
+        PodGrant allocation = decided.get().assigned().grant(node.get(), ask);
         cache.hold(
                 uid,
                 PodHolding.of(node.get().name(), ask.totals(), allocation),

@@ -25,7 +25,7 @@ class LedgerChoiceTest {
             NodeConversion.convert(node("n1", 2, 16_384, 0)).orElseThrow();
 
     private final LedgerChoice choice = new LedgerChoice(BinpackPolicy::new);
-    private final PodAsk asks8192 = PodAsk.of(
+    private final PodAsk askOf8192Mib = PodAsk.of(
             pod("ns", "a", "uid-a", container("main", Map.of("elasticgpu.io/gpu-memory", "8192"))),
             PodAsks.Units.DEFAULT);
 
@@ -67,12 +67,13 @@ class LedgerChoiceTest {
                 ? Optional.empty()
                 : Optional.of(new Hold(on(held.split(":")[0], Integer.parseInt(held.split(":")[1]), 8192), 0));
 
-        Optional<PodGrant> chosen = choice.choose(N1, ledger(reserved), hold, asks8192);
+        Optional<PodGrant> chosen = choice.choose(N1, ledger(reserved), hold, askOf8192Mib);
 
         assertThat(chosen.map(a -> a.containers().get("main").getFirst().card()))
                 .isEqualTo(card < 0 ? Optional.empty() : Optional.of(card));
         if (card < 0) {
-            assertThat(choice.refusal(N1, ledger(reserved), asks8192)).startsWith("node n1 no longer fits the pod: ");
+            assertThat(choice.refusal(N1, ledger(reserved), askOf8192Mib))
+                    .startsWith("node n1 no longer fits the pod: ");
         }
     }
 }

@@ -90,12 +90,13 @@ class DecisionsTest {
         cache.upsertNode(node("islands", 8, 16_384, 4)); // two NVLink islands of four
         cache.upsertNode(node("flat", 4, 16_384, 0)); // four cards across sockets
         List<String> names = List.of("islands", "flat");
-        PodAsk four = ask(Map.of("elasticgpu.io/gpu", "4"));
+        PodAsk fourAsk = ask(Map.of("elasticgpu.io/gpu", "4"));
         // binpack alone prefers the node the pod fills: flat (4 of 4 cards) over islands (4 of 8)
-        assertThat(prioritize(new Decisions(BinpackPolicy::new, new Decisions.Weights(1, 0)), four, names))
+        assertThat(prioritize(new Decisions(BinpackPolicy::new, new Decisions.Weights(1, 0)), fourAsk, names))
                 .containsExactly(Map.entry("islands", 0), Map.entry("flat", 10));
         // by default the links count twice the policy
-        assertThat(prioritize(decisions, four, names)).containsExactly(Map.entry("islands", 10), Map.entry("flat", 0));
+        assertThat(prioritize(decisions, fourAsk, names))
+                .containsExactly(Map.entry("islands", 10), Map.entry("flat", 0));
         // one-card pods have no links to weigh: the policy decides alone
         assertThat(prioritize(decisions, ask(Map.of("elasticgpu.io/gpu", "1")), names))
                 .containsExactly(Map.entry("islands", 0), Map.entry("flat", 10));
@@ -169,16 +170,17 @@ class DecisionsTest {
     void aNodeIsJudgedAgainOnceItsStateChanges() {
         Decisions decisions = keeping;
         cache.upsertNode(node("n1", 1, 16_384, 0));
-        PodAsk eight = ask(Map.of("elasticgpu.io/gpu-memory", "8192"));
-        assertThat(decisions.filter(eight, List.of("n1"), cache.snapshot()).fit())
+        PodAsk eightAsk = ask(Map.of("elasticgpu.io/gpu-memory", "8192"));
+        assertThat(decisions.filter(eightAsk, List.of("n1"), cache.snapshot()).fit())
                 .containsExactly("n1");
         hold("n1", "x", 0, 10_000);
-        Filtered after = decisions.filter(eight, List.of("n1"), cache.snapshot());
+        Filtered after = decisions.filter(eightAsk, List.of("n1"), cache.snapshot());
         assertThat(after.fit())
                 .as("the judgement kept for the old state is not the new state's")
                 .isEmpty();
         assertThat(after.failed()).containsKey("n1");
-        assertThat(decisions.prioritize(eight, List.of("n1"), cache.snapshot())).containsExactly(0);
+        assertThat(decisions.prioritize(eightAsk, List.of("n1"), cache.snapshot()))
+                .containsExactly(0);
     }
 
     @Test
@@ -187,17 +189,17 @@ class DecisionsTest {
             cache.upsertNode(node(n, 1, 16_384, 0));
         }
         hold("c", "x", 0, 8_000);
-        PodAsk four = ask(Map.of("elasticgpu.io/gpu-memory", "4000"));
+        PodAsk fourAsk = ask(Map.of("elasticgpu.io/gpu-memory", "4000"));
         Snapshot snapshot = cache.snapshot();
-        Filtered f = decisions.filter(four, List.of("a", "b", "c"), snapshot);
-        assertThat(decisions.decide(four, f, snapshot).map(Decisions.Decided::node))
+        Filtered f = decisions.filter(fourAsk, List.of("a", "b", "c"), snapshot);
+        assertThat(decisions.decide(fourAsk, f, snapshot).map(Decisions.Decided::node))
                 .contains("c");
         Filtered withoutC = f.without("c"::equals, "held elsewhere", "unknown_holder");
         assertThat(withoutC.fit()).containsExactly("a", "b");
         assertThat(withoutC.entries()).hasSize(2);
         assertThat(withoutC.failed()).containsEntry("c", "held elsewhere");
         assertThat(withoutC.reasons()).containsEntry("unknown_holder", 1);
-        assertThat(decisions.decide(four, withoutC, snapshot).map(Decisions.Decided::node))
+        assertThat(decisions.decide(fourAsk, withoutC, snapshot).map(Decisions.Decided::node))
                 .contains("a");
         assertThat(f.without(n -> false, "never", "none")).isSameAs(f);
     }
@@ -206,8 +208,8 @@ class DecisionsTest {
     void aNewNodeInTheSlotOfOneGoneIsJudgedAfresh() {
         Decisions decisions = keeping;
         cache.upsertNode(node("old", 1, 81_920, 0));
-        PodAsk big = ask(Map.of("elasticgpu.io/gpu-memory", "40000"));
-        assertThat(decisions.filter(big, List.of("old"), cache.snapshot()).fit())
+        PodAsk bigAsk = ask(Map.of("elasticgpu.io/gpu-memory", "40000"));
+        assertThat(decisions.filter(bigAsk, List.of("old"), cache.snapshot()).fit())
                 .containsExactly("old");
         int slot = cache.snapshot().entry("old").slot();
         cache.deleteNode("old");
@@ -215,7 +217,7 @@ class DecisionsTest {
         assertThat(cache.snapshot().entry("new").slot())
                 .as("the slot the gone node left")
                 .isEqualTo(slot);
-        assertThat(decisions.filter(big, List.of("new"), cache.snapshot()).failed())
+        assertThat(decisions.filter(bigAsk, List.of("new"), cache.snapshot()).failed())
                 .as("not the judgement made for the node that had the slot before")
                 .containsKey("new");
     }

@@ -58,8 +58,9 @@ class LookaheadDecisionsTest {
         }
         List<TypicalWorkload.Typical> typicals = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            Ask shape = ask("t" + i, limits(new SplittableRandom(i))).requests().getFirst();
-            typicals.add(new TypicalWorkload.Typical(shape, 0.25));
+            Ask typicalAsk =
+                    ask("t" + i, limits(new SplittableRandom(i))).asks().getFirst();
+            typicals.add(new TypicalWorkload.Typical(typicalAsk, 0.25));
         }
         TypicalWorkload workload = TypicalWorkload.of(typicals);
         Policy plain = FgdPolicy.elastic(workload);
@@ -78,7 +79,7 @@ class LookaheadDecisionsTest {
             Map<String, String> limits = limits(random);
             PodAsk ask = ask(uid, limits);
             Snapshot snapshot = cache.snapshot();
-            Decision simulated = placer.place(ask.requests().getFirst(), cluster);
+            Decision simulated = placer.place(ask.asks().getFirst(), cluster);
             var filtered = decisions.filter(ask, names, snapshot);
             var ours = decisions.decide(ask, filtered, snapshot);
             if (!(simulated instanceof Decision.Placed placed)) {
@@ -94,7 +95,7 @@ class LookaheadDecisionsTest {
             assertThat(ours.get().assigned().placements().getFirst().shares())
                     .as("pod %d's cards", p)
                     .isEqualTo(placed.placement().shares());
-            if (plainPlacer.place(ask.requests().getFirst(), cluster) instanceof Decision.Placed other
+            if (plainPlacer.place(ask.asks().getFirst(), cluster) instanceof Decision.Placed other
                     && !other.placement().node().equals(placed.placement().node())) {
                 unlikePlain++;
             }
@@ -104,7 +105,7 @@ class LookaheadDecisionsTest {
             cache.upsertPod(K8s.bound(
                     pod("ns", uid, uid, container("main", limits)),
                     node.name(),
-                    ours.get().assigned().allocation(node, ask)));
+                    ours.get().assigned().grant(node, ask)));
         }
         assertThat(decided).as("pods placed").isGreaterThan(20);
         assertThat(unlikePlain)

@@ -67,8 +67,8 @@ class PreemptionTest {
 
     private Preemption.Chosen preempt(Map<String, String> limits, Set<String> proposed) {
         PodAsk ask = PodAsk.of(pod("ns", "high", "high", container("main", limits)), PodAsks.Units.DEFAULT);
-        return preemption.choose(new Preemption.Question(
-                ask.requests(), "high", HIGH, cache.holders("n1", proposed), proposed, budgets));
+        return preemption.choose(
+                new Preemption.Question(ask.asks(), "high", HIGH, cache.holders("n1", proposed), proposed, budgets));
     }
 
     private static List<String> victims(Preemption.Chosen outcome) {

@@ -60,10 +60,9 @@ class TflopsDecisionsTest {
 
     private PodGrant.Share grantOn(String node, PodAsk ask) {
         var state = cache.snapshot().state(node);
-        PodFit fit = PodFit.of(ask.requests(), state, new BinpackPolicy());
+        PodFit fit = PodFit.of(ask.asks(), state, new BinpackPolicy());
         assertThat(fit).isInstanceOf(PodFit.Fits.class);
-        PodGrant grant =
-                ((PodFit.Fits) fit).allocation(cache.snapshot().node(node).orElseThrow(), ask);
+        PodGrant grant = ((PodFit.Fits) fit).grant(cache.snapshot().node(node).orElseThrow(), ask);
         return grant.containers().get("main").getFirst();
     }
 
@@ -90,23 +89,23 @@ class TflopsDecisionsTest {
     void theAnnotatedPrecisionCountsAndCardsOfUnknownModelsAreNotOffered() {
         cache.upsertNode(node("h100", H100));
         cache.upsertNode(node("g2", "G2"));
-        PodAsk fp32 = PodAsk.of(
+        PodAsk fp32Ask = PodAsk.of(
                 tflopsPod(Map.of("elasticgpu.io/gpu-tflops", "20", "elasticgpu.io/gpu-memory", "1024"), "fp32"),
                 PodAsks.Units.DEFAULT);
         // fp32: 20 x 100 / 67 = 29.85, up to 30 %
-        assertThat(grantOn("h100", fp32).milli()).isEqualTo(300);
-        Filtered f = decisions.filter(fp32, List.of("h100", "g2"), cache.snapshot());
+        assertThat(grantOn("h100", fp32Ask).milli()).isEqualTo(300);
+        Filtered f = decisions.filter(fp32Ask, List.of("h100", "g2"), cache.snapshot());
         assertThat(f.fit()).containsExactly("h100");
         assertThat(f.reasons()).containsExactly(Map.entry("model_not_accepted", 1));
         // an operator's table that knows G2 offers it
         ModelTable withG2 = ModelTable.shipped()
                 .extendedBy(ModelTable.parse("ops.csv", ModelTable.HEADER + "\nG2,,40,-,160,-,-,https://internal\n"));
-        PodAsk known = PodAsk.of(
+        PodAsk knownAsk = PodAsk.of(
                 tflopsPod(Map.of("elasticgpu.io/gpu-tflops", "20", "elasticgpu.io/gpu-memory", "1024"), "fp32"),
                 PodAsks.Units.DEFAULT,
                 withG2);
         // 20 x 100 / 40 = 50 %
-        assertThat(grantOn("g2", known).milli()).isEqualTo(500);
+        assertThat(grantOn("g2", knownAsk).milli()).isEqualTo(500);
     }
 
     static Stream<Arguments> nonsense() {

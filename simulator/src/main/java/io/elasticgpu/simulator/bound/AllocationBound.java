@@ -62,9 +62,9 @@ public final class AllocationBound {
         }
     }
 
-    /** The bound, in milli-cards: no placement of {@code pods} on {@code nodes} holds more. */
-    public static double upperMilli(List<Node> nodes, List<Ask> pods) {
-        return solve(nodes, pods).boundMilli();
+    /** The bound, in milli-cards: no placement of {@code asks} on {@code nodes} holds more. */
+    public static double upperMilli(List<Node> nodes, List<Ask> asks) {
+        return solve(nodes, asks).boundMilli();
     }
 
     /**
@@ -86,9 +86,9 @@ public final class AllocationBound {
      */
     record Cut(Map<Integer, Integer> slots, double cards) {}
 
-    static Solution solve(List<Node> nodes, List<Ask> pods) {
+    static Solution solve(List<Node> nodes, List<Ask> asks) {
         List<NodeKind> kinds = NodeKind.of(nodes);
-        return new Program(kinds, pods, false, List.of()).solve();
+        return new Program(kinds, asks, false, List.of()).solve();
     }
 
     /**
@@ -99,12 +99,12 @@ public final class AllocationBound {
      * fewer of the pods it puts on a kind fail to fit there node by node. Column generation starts from the card
      * configurations {@code bound}, the program's solution, uses.
      */
-    static Solution solveForRounding(List<Node> nodes, List<Ask> pods, Solution bound) {
+    static Solution solveForRounding(List<Node> nodes, List<Ask> asks, Solution bound) {
         List<NodeKind> kinds = NodeKind.of(nodes);
         List<List<Map<Integer, Integer>>> start = bound.cuts().stream()
                 .map(cuts -> cuts.stream().map(Cut::slots).toList())
                 .toList();
-        return new Program(kinds, pods, true, start).solve();
+        return new Program(kinds, asks, true, start).solve();
     }
 
     /** The j of {@link #solveForRounding}'s rows. */
@@ -116,7 +116,7 @@ public final class AllocationBound {
      */
     private static final class Program {
         private final List<NodeKind> kinds;
-        private final List<Ask> shapes;
+        private final List<Ask> distinctAsks;
         private final int[] supply;
         private final ExpressionsBasedModel model = new ExpressionsBasedModel();
         private final List<Expression> rows = new ArrayList<>();
@@ -133,26 +133,26 @@ public final class AllocationBound {
         private final Map<Integer, Expression>[] fewRow; // per kind: j for CPU, -j for memory (solveForRounding)
 
         @SuppressWarnings("unchecked")
-        Program(List<NodeKind> kinds, List<Ask> pods, boolean fewPerNode, List<List<Map<Integer, Integer>>> start) {
+        Program(List<NodeKind> kinds, List<Ask> asks, boolean fewPerNode, List<List<Map<Integer, Integer>>> start) {
             this.kinds = kinds;
             Map<Ask, Integer> counts = new LinkedHashMap<>();
-            for (Ask pod : pods) {
-                if (pod.needsCards()) {
-                    counts.merge(pod, 1, Integer::sum);
+            for (Ask ask : asks) {
+                if (ask.needsCards()) {
+                    counts.merge(ask, 1, Integer::sum);
                 }
             }
-            shapes = new ArrayList<>(counts.keySet());
-            supply = shapes.stream().mapToInt(counts::get).toArray();
-            supplyRow = new Expression[shapes.size()];
-            for (int s = 0; s < shapes.size(); s++) {
+            distinctAsks = new ArrayList<>(counts.keySet());
+            supply = distinctAsks.stream().mapToInt(counts::get).toArray();
+            supplyRow = new Expression[distinctAsks.size()];
+            for (int s = 0; s < distinctAsks.size(); s++) {
                 supplyRow[s] = row("supply" + s, supply[s]);
             }
             kindRow = new Expression[kinds.size()][];
             slotRow = new Map[kinds.size()];
             fewRow = new Map[kinds.size()];
             unit = new int[kinds.size()];
-            x = new Variable[kinds.size()][shapes.size()];
-            xIndex = new int[kinds.size()][shapes.size()];
+            x = new Variable[kinds.size()][distinctAsks.size()];
+            xIndex = new int[kinds.size()][distinctAsks.size()];
             configurationsOf = new ArrayList<>();
             for (int k = 0; k < kinds.size(); k++) {
                 NodeKind kind = kinds.get(k);
@@ -173,13 +173,13 @@ public final class AllocationBound {
                 }
                 configurationsOf.add(new ArrayList<>());
                 unit[k] = kind.computeMilli();
-                for (int s = 0; s < shapes.size(); s++) {
-                    Ask shape = shapes.get(s);
-                    if (!kind.admits(shape)) {
+                for (int s = 0; s < distinctAsks.size(); s++) {
+                    Ask ask = distinctAsks.get(s);
+                    if (!kind.admits(ask)) {
                         continue;
                     }
                     xIndex[k][s] = model.countVariables();
-                    x[k][s] = model.addVariable("x" + k + "_" + s).lower(0).weight(value(shape));
+                    x[k][s] = model.addVariable("x" + k + "_" + s).lower(0).weight(value(ask));
                     for (var e : column(k, s).entrySet()) {
                         e.getKey().set(x[k][s], e.getValue());
                     }
@@ -205,33 +205,31 @@ public final class AllocationBound {
             return row;
         }
 
-        private static double value(Ask shape) {
-            return shape.totalMilli() / 1000.0;
+        private static double value(Ask ask) {
+            return ask.totalMilli() / 1000.0;
         }
 
         /** Where x[k][s] counts: every row a pod of shape s on kind k takes part in, with its coefficient. */
         private Map<Expression, Double> column(int k, int s) {
-            Ask shape = shapes.get(s);
+            Ask ask = distinctAsks.get(s);
             NodeKind kind = kinds.get(k);
             Map<Expression, Double> column = new LinkedHashMap<>();
             column.put(supplyRow[s], 1.0);
-            column.put(kindRow[k][0], shape.cpuMilli() / 1000.0);
-            column.put(kindRow[k][1], shape.memoryMib() / 1024.0);
+            column.put(kindRow[k][0], ask.cpuMilli() / 1000.0);
+            column.put(kindRow[k][1], ask.memoryMib() / 1024.0);
             column.put(kindRow[k][2], 1.0);
             fewRow[k].forEach((j, row) -> {
-                if (j > 0
-                        ? shape.cpuMilli() * (j + 1) > kind.cpuMilli()
-                        : shape.memoryMib() * (1 - j) > kind.memoryMib()) {
+                if (j > 0 ? ask.cpuMilli() * (j + 1) > kind.cpuMilli() : ask.memoryMib() * (1 - j) > kind.memoryMib()) {
                     column.put(row, 1.0);
                 }
             });
-            if (shape.wholeCards()) {
-                column.put(kindRow[k][3], (double) shape.cards());
-                if (2 * shape.cards() > kind.cards()) {
+            if (ask.wholeCards()) {
+                column.put(kindRow[k][3], (double) ask.cards());
+                if (2 * ask.cards() > kind.cards()) {
                     column.put(kindRow[k][4], 1.0);
                 }
             } else {
-                int size = shape.milliPerCard();
+                int size = ask.milliPerCard();
                 Expression slots = slotRow[k].get(size);
                 if (slots == null) {
                     slots = row("slots" + k + "_" + size, 0);
@@ -265,12 +263,12 @@ public final class AllocationBound {
                 }
                 if (!added) {
                     Map<Ask, double[]> onKind = new LinkedHashMap<>();
-                    for (int s = 0; s < shapes.size(); s++) {
+                    for (int s = 0; s < distinctAsks.size(); s++) {
                         double[] perKind = new double[kinds.size()];
                         for (int k = 0; k < kinds.size(); k++) {
                             perKind[k] = x[k][s] == null ? 0 : Math.max(0, result.doubleValue(xIndex[k][s]));
                         }
-                        onKind.put(shapes.get(s), perKind);
+                        onKind.put(distinctAsks.get(s), perKind);
                     }
                     List<List<Cut>> cuts = new ArrayList<>();
                     for (var ofKind : configurationsOf) {
@@ -294,7 +292,7 @@ public final class AllocationBound {
         private double[] prices(Optimisation.Result result) {
             if (!result.getState().isOptimal()) {
                 throw new IllegalStateException("the bound's linear program ended %s instead of optimal (%d node"
-                        + " kinds, %d pod shapes)".formatted(result.getState(), kinds.size(), shapes.size()));
+                        + " kinds, %d pod shapes)".formatted(result.getState(), kinds.size(), distinctAsks.size()));
             }
             double[] price = new double[rows.size()];
             for (var m : result.getMatchedMultipliers()) {
@@ -320,17 +318,17 @@ public final class AllocationBound {
                 int card = rowIndex.get("cards" + k);
                 price[card] = Math.max(price[card], bestConfiguration(k, price).worth());
             }
-            for (int s = 0; s < shapes.size(); s++) {
+            for (int s = 0; s < distinctAsks.size(); s++) {
                 int alpha = rowIndex.get("supply" + s);
                 for (int k = 0; k < kinds.size(); k++) {
-                    if (!kinds.get(k).admits(shapes.get(s))) {
+                    if (!kinds.get(k).admits(distinctAsks.get(s))) {
                         continue;
                     }
                     double paid = 0;
                     for (var e : column(k, s).entrySet()) {
                         paid += e.getValue() * price(price, e.getKey());
                     }
-                    double shortOf = value(shapes.get(s)) - paid;
+                    double shortOf = value(distinctAsks.get(s)) - paid;
                     if (shortOf > 0) {
                         price[alpha] += shortOf;
                     }

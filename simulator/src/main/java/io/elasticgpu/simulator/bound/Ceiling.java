@@ -41,21 +41,21 @@ public record Ceiling(int cutPods, long capacityMilli, double boundMilli, long o
                 .mapToLong(c -> c.computeMilli())
                 .sum();
         List<Ask> asks = arrivals.stream().map(TracePod::ask).toList();
-        List<Ask> cut = asks.subList(0, cut(asks, capacity, HEADLINE_LEVEL));
-        AllocationBound.Solution solution = AllocationBound.solve(nodes, cut);
+        List<Ask> cutAsks = asks.subList(0, cut(asks, capacity, HEADLINE_LEVEL));
+        AllocationBound.Solution solution = AllocationBound.solve(nodes, cutAsks);
         double bound = solution.boundMilli();
         // four packings, each checked: the solutions of the program with the few-per-node rows and of the bound's
         // program rounded, best fit guided by the bound's solution, and plain best fit; the best counts
         long offline = 0;
         for (Packing packing : List.of(
-                RoundingPacker.pack(nodes, cut, AllocationBound.solveForRounding(nodes, cut, solution)),
-                RoundingPacker.pack(nodes, cut, solution),
-                OfflinePacker.pack(nodes, cut, solution),
-                OfflinePacker.pack(nodes, cut))) {
-            PackingCheck.requireFeasible(nodes, cut, packing);
+                RoundingPacker.pack(nodes, cutAsks, AllocationBound.solveForRounding(nodes, cutAsks, solution)),
+                RoundingPacker.pack(nodes, cutAsks, solution),
+                OfflinePacker.pack(nodes, cutAsks, solution),
+                OfflinePacker.pack(nodes, cutAsks))) {
+            PackingCheck.requireFeasible(nodes, cutAsks, packing);
             offline = Math.max(offline, packing.usedMilli());
         }
-        return new Ceiling(cut.size(), capacity, bound, offline, (System.nanoTime() - start) / 1_000_000);
+        return new Ceiling(cutAsks.size(), capacity, bound, offline, (System.nanoTime() - start) / 1_000_000);
     }
 
     /**

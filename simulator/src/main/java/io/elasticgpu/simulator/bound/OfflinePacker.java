@@ -58,27 +58,27 @@ public final class OfflinePacker {
         }
     }
 
-    /** Packs {@code pods} on the empty {@code nodes}. */
-    public static Packing pack(List<Node> nodes, List<Ask> pods) {
-        return pack(nodes, pods, null);
+    /** Packs {@code asks} on the empty {@code nodes}. */
+    public static Packing pack(List<Node> nodes, List<Ask> asks) {
+        return pack(nodes, asks, null);
     }
 
     /**
-     * Packs {@code pods} on the empty {@code nodes} in two passes: first each pod only on a node kind where the
+     * Packs {@code asks} on the empty {@code nodes} in two passes: first each pod only on a node kind where the
      * bound's solution still has room for its shape (rounded down), then what is left anywhere.
      */
-    static Packing pack(List<Node> nodes, List<Ask> pods, AllocationBound.Solution guide) {
+    static Packing pack(List<Node> nodes, List<Ask> asks, AllocationBound.Solution guide) {
         OfflinePacker packer = new OfflinePacker(nodes);
         if (guide != null) {
             packer.guide(guide);
         }
         List<Integer> sorted =
-                decreasing(pods, IntStream.range(0, pods.size()).boxed().toList());
+                decreasing(asks, IntStream.range(0, asks.size()).boxed().toList());
         List<Packing.Placed> placed = new ArrayList<>();
-        List<Integer> left = packer.placeAll(pods, sorted, placed);
+        List<Integer> left = packer.placeAll(asks, sorted, placed);
         if (packer.quota != null) {
             packer.quota = null;
-            packer.placeAll(pods, left, placed);
+            packer.placeAll(asks, left, placed);
         }
         return new Packing(placed);
     }
@@ -87,27 +87,27 @@ public final class OfflinePacker {
      * The pods of {@code indexes} that ask cards, in the order the packer takes them: decreasing milli per card (whole
      * cards first), then cards, then CPU; ties by index.
      */
-    static List<Integer> decreasing(List<Ask> pods, List<Integer> indexes) {
+    static List<Integer> decreasing(List<Ask> asks, List<Integer> indexes) {
         Comparator<Integer> order = Comparator.<Integer>comparingInt(
-                        i -> pods.get(i).milliPerCard())
-                .thenComparingInt(i -> pods.get(i).cards())
-                .thenComparingLong(i -> pods.get(i).cpuMilli())
+                        i -> asks.get(i).milliPerCard())
+                .thenComparingInt(i -> asks.get(i).cards())
+                .thenComparingLong(i -> asks.get(i).cpuMilli())
                 .reversed()
                 .thenComparingInt(i -> i);
         return indexes.stream()
-                .filter(i -> pods.get(i).needsCards())
+                .filter(i -> asks.get(i).needsCards())
                 .sorted(order)
                 .toList();
     }
 
     /**
-     * Places the pods {@code indexes} of {@code pods} in that order, each where it fits tightest, adding each placed
+     * Places the pods {@code indexes} of {@code asks} in that order, each where it fits tightest, adding each placed
      * one to {@code placed}; returns those that fit nowhere.
      */
-    List<Integer> placeAll(List<Ask> pods, List<Integer> indexes, List<Packing.Placed> placed) {
+    List<Integer> placeAll(List<Ask> asks, List<Integer> indexes, List<Packing.Placed> placed) {
         List<Integer> left = new ArrayList<>();
         for (int i : indexes) {
-            Grant grant = place(pods.get(i));
+            Grant grant = place(asks.get(i));
             if (grant != null) {
                 placed.add(new Packing.Placed(i, grant));
             } else {

@@ -20,8 +20,8 @@ public final class PackingCheck {
 
     private PackingCheck() {}
 
-    /** What is wrong with {@code packing} of {@code pods} on {@code nodes}; empty when it is feasible. */
-    public static List<String> problems(List<Node> nodes, List<Ask> pods, Packing packing) {
+    /** What is wrong with {@code packing} of {@code asks} on {@code nodes}; empty when it is feasible. */
+    public static List<String> problems(List<Node> nodes, List<Ask> asks, Packing packing) {
         List<String> problems = new ArrayList<>();
         Map<String, Node> byName = new HashMap<>();
         nodes.forEach(n -> byName.put(n.name(), n));
@@ -32,14 +32,14 @@ public final class PackingCheck {
         Map<String, boolean[]> cardWhole = new HashMap<>();
         Map<String, int[]> cardPods = new HashMap<>();
         for (Packing.Placed p : packing.placed()) {
-            if (p.pod() < 0 || p.pod() >= pods.size()) {
-                problems.add("pod %d is not one of the %d pods".formatted(p.pod(), pods.size()));
+            if (p.pod() < 0 || p.pod() >= asks.size()) {
+                problems.add("pod %d is not one of the %d pods".formatted(p.pod(), asks.size()));
                 continue;
             }
             if (!seen.add(p.pod())) {
                 problems.add("pod %d is placed twice".formatted(p.pod()));
             }
-            Ask ask = pods.get(p.pod());
+            Ask ask = asks.get(p.pod());
             if (!ask.equals(p.grant().ask())) {
                 problems.add("pod %d is granted for another ask than its own".formatted(p.pod()));
             }
@@ -112,8 +112,8 @@ public final class PackingCheck {
     }
 
     /** Throws when {@code packing} is not feasible, naming what is wrong. */
-    public static void requireFeasible(List<Node> nodes, List<Ask> pods, Packing packing) {
-        List<String> problems = problems(nodes, pods, packing);
+    public static void requireFeasible(List<Node> nodes, List<Ask> asks, Packing packing) {
+        List<String> problems = problems(nodes, asks, packing);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("infeasible packing (%d problems): %s"
                     .formatted(problems.size(), String.join("; ", problems.subList(0, Math.min(5, problems.size())))));

@@ -38,26 +38,26 @@ final class RoundingPacker {
     private static final double EPSILON = 1e-6;
 
     private final List<Node> nodes;
-    private final List<Ask> pods;
+    private final List<Ask> asks;
     private final OfflinePacker packer;
     private final List<Packing.Placed> placed = new ArrayList<>();
     private final Set<Integer> done = new HashSet<>();
     private final Map<Ask, Deque<Integer>> waiting = new LinkedHashMap<>(); // pods of each shape not placed yet
 
-    private RoundingPacker(List<Node> nodes, List<Ask> pods) {
+    private RoundingPacker(List<Node> nodes, List<Ask> asks) {
         this.nodes = nodes;
-        this.pods = pods;
+        this.asks = asks;
         this.packer = new OfflinePacker(nodes);
-        for (int i = 0; i < pods.size(); i++) {
-            if (pods.get(i).needsCards()) {
-                waiting.computeIfAbsent(pods.get(i), a -> new ArrayDeque<>()).add(i);
+        for (int i = 0; i < asks.size(); i++) {
+            if (asks.get(i).needsCards()) {
+                waiting.computeIfAbsent(asks.get(i), a -> new ArrayDeque<>()).add(i);
             }
         }
     }
 
-    /** Packs {@code pods} on the empty {@code nodes} by rounding {@code solution}, the bound's for them. */
-    static Packing pack(List<Node> nodes, List<Ask> pods, AllocationBound.Solution solution) {
-        RoundingPacker rounding = new RoundingPacker(List.copyOf(nodes), pods);
+    /** Packs {@code asks} on the empty {@code nodes} by rounding {@code solution}, the bound's for them. */
+    static Packing pack(List<Node> nodes, List<Ask> asks, AllocationBound.Solution solution) {
+        RoundingPacker rounding = new RoundingPacker(List.copyOf(nodes), asks);
         List<List<Integer>> nodesOf = nodesByKind(nodes, solution.kinds());
         for (int k = 0; k < solution.kinds().size(); k++) {
             if (!nodesOf.get(k).isEmpty()) {
@@ -65,12 +65,12 @@ final class RoundingPacker {
             }
         }
         List<Integer> left = new ArrayList<>();
-        for (int i = 0; i < pods.size(); i++) {
+        for (int i = 0; i < asks.size(); i++) {
             if (!rounding.done.contains(i)) {
                 left.add(i);
             }
         }
-        rounding.packer.placeAll(pods, OfflinePacker.decreasing(pods, left), rounding.placed);
+        rounding.packer.placeAll(asks, OfflinePacker.decreasing(asks, left), rounding.placed);
         return new Packing(rounding.placed);
     }
 
@@ -109,8 +109,8 @@ final class RoundingPacker {
 
         void add(int pod) {
             members.add(pod);
-            cpu += pods.get(pod).cpuMilli();
-            memory += pods.get(pod).memoryMib();
+            cpu += asks.get(pod).cpuMilli();
+            memory += asks.get(pod).memoryMib();
         }
     }
 
@@ -148,11 +148,11 @@ final class RoundingPacker {
             }
         });
         // 1. slots filled: the pods asking most first, each in the card whose pods ask least so far
-        slices.sort(Comparator.<Integer>comparingDouble(i -> hostShare(pods.get(i), typical))
+        slices.sort(Comparator.<Integer>comparingDouble(i -> hostShare(asks.get(i), typical))
                 .reversed()
                 .thenComparingInt(i -> i));
         for (int i : slices) {
-            int size = pods.get(i).milliPerCard();
+            int size = asks.get(i).milliPerCard();
             Bundle lightest = null;
             for (Bundle bundle : cut) {
                 if (bundle.freeSlots.getOrDefault(size, 0) > 0
@@ -160,7 +160,7 @@ final class RoundingPacker {
                     lightest = bundle;
                 }
             }
-            if (lightest == null || !pods.get(i).sharesOneCard()) {
+            if (lightest == null || !asks.get(i).sharesOneCard()) {
                 putBack(i);
             } else {
                 lightest.freeSlots.merge(size, -1, Integer::sum);
@@ -206,7 +206,7 @@ final class RoundingPacker {
     /** The GPU {@code bundle} holds per share of {@code node} it takes (of cards, CPU or memory, the largest). */
     private double worth(Bundle bundle, Node node) {
         long milli =
-                bundle.members.stream().mapToLong(i -> pods.get(i).totalMilli()).sum();
+                bundle.members.stream().mapToLong(i -> asks.get(i).totalMilli()).sum();
         double cards = (double) bundle.cards / Math.max(1, node.cardCount());
         return milli / Math.max(cards, load(bundle, node));
     }
@@ -266,11 +266,11 @@ final class RoundingPacker {
             int node = choose(free, ask, capacity, rule);
             while (node < 0 && !bundle.whole && members.size() > 1) {
                 int largest = members.stream()
-                        .max(Comparator.comparingDouble(i -> hostShare(pods.get(i), typical)))
+                        .max(Comparator.comparingDouble(i -> hostShare(asks.get(i), typical)))
                         .orElseThrow();
                 members.remove(Integer.valueOf(largest));
-                ask[1] -= pods.get(largest).cpuMilli();
-                ask[2] -= pods.get(largest).memoryMib();
+                ask[1] -= asks.get(largest).cpuMilli();
+                ask[2] -= asks.get(largest).memoryMib();
                 ask[3]--;
                 node = choose(free, ask, capacity, rule);
             }
@@ -282,7 +282,7 @@ final class RoundingPacker {
                     free[node][d] -= ask[d];
                 }
                 for (int i : members) {
-                    milli += pods.get(i).totalMilli();
+                    milli += asks.get(i).totalMilli();
                 }
             }
             kept.add(members);
@@ -333,7 +333,7 @@ final class RoundingPacker {
                 putBack(i);
                 continue;
             }
-            Grant grant = whole ? packer.placeWholeOn(pods.get(i), n) : packer.placeSliceOn(pods.get(i), n, card);
+            Grant grant = whole ? packer.placeWholeOn(asks.get(i), n) : packer.placeSliceOn(asks.get(i), n, card);
             if (grant == null) {
                 putBack(i);
             } else {
@@ -343,8 +343,8 @@ final class RoundingPacker {
         }
     }
 
-    private List<Integer> take(Ask shape, int n) {
-        Deque<Integer> queue = waiting.get(shape);
+    private List<Integer> take(Ask ask, int n) {
+        Deque<Integer> queue = waiting.get(ask);
         List<Integer> taken = new ArrayList<>();
         for (int j = 0; j < n && !queue.isEmpty(); j++) {
             taken.add(queue.poll());
@@ -353,6 +353,6 @@ final class RoundingPacker {
     }
 
     private void putBack(int i) {
-        waiting.get(pods.get(i)).add(i);
+        waiting.get(asks.get(i)).add(i);
     }
 }

@@ -137,8 +137,8 @@ public final class PreemptingReplay {
         return new Result(mode, arrivals.size(), preemptors, placed, evicted, wasted, rounds, allocated, top);
     }
 
-    private Grant place(Ask request) {
-        return placer.place(request, cluster) instanceof Decision.Placed placed ? placed.placement() : null;
+    private Grant place(Ask ask) {
+        return placer.place(ask, cluster) instanceof Decision.Placed placed ? placed.placement() : null;
     }
 
     /** One preemption round for a pod of priority {@code p}: the victims evicted, 0 when none. */

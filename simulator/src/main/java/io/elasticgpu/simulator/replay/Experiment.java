@@ -51,8 +51,8 @@ public final class Experiment {
     public Experiment(Trace trace, double inflation) {
         this.trace = requireNonNull(trace, "trace");
         this.inflation = inflation;
-        List<Ask> pods = trace.pods().stream().map(TracePod::ask).toList();
-        this.workload = TypicalWorkload.estimate(pods, TYPICAL_COVERAGE_PERCENT);
+        List<Ask> asks = trace.pods().stream().map(TracePod::ask).toList();
+        this.workload = TypicalWorkload.estimate(asks, TYPICAL_COVERAGE_PERCENT);
         this.metric = Fragmentation.gpuAndCpu(workload);
     }
 

@@ -66,50 +66,50 @@ public final class TflopsComparison {
         List<TracePod> pods = order.arrivals();
         List<Grant> baselineGrants = place(order.nodes(), pods, seed, null);
         String common = commonModel(order.nodes());
-        List<Ask> converted = new ArrayList<>(pods.size());
+        List<Ask> convertedAsks = new ArrayList<>(pods.size());
         List<Double> asked = new ArrayList<>(pods.size());
         for (int i = 0; i < pods.size(); i++) {
-            Ask r = pods.get(i).ask();
-            if (!r.sharesOneCard() || r.milliPerCard() == 0) {
-                converted.add(r);
+            Ask ask = pods.get(i).ask();
+            if (!ask.sharesOneCard() || ask.milliPerCard() == 0) {
+                convertedAsks.add(ask);
                 asked.add(0.0);
                 continue;
             }
             Grant g = baselineGrants.get(i);
             String model = g != null
                     ? modelOf(order.nodes(), g)
-                    : r.models().isEmpty() ? common : r.models().getFirst();
+                    : ask.models().isEmpty() ? common : ask.models().getFirst();
             BigDecimal peak = peak(model).orElse(peak(common).orElseThrow());
-            int tflops = (int) Math.max(1, Math.floor(peak.doubleValue() * r.milliPerCard() / Card.WHOLE));
+            int tflops = (int) Math.max(1, Math.floor(peak.doubleValue() * ask.milliPerCard() / Card.WHOLE));
             asked.add((double) tflops);
-            ComputeAsk compute;
+            ComputeAsk computeAsk;
             try {
-                compute = table.ask(tflops, precision);
+                computeAsk = table.ask(tflops, precision);
             } catch (IllegalArgumentException e) {
-                converted.add(r); // more than a share of any card: it stays as it was asked
+                convertedAsks.add(ask); // more than a share of any card: it stays as it was asked
                 asked.set(i, 0.0);
                 continue;
             }
-            converted.add(r.withCompute(compute));
+            convertedAsks.add(ask.withCompute(computeAsk));
         }
         List<Ask> baselineAsks = pods.stream().map(TracePod::ask).toList();
         Outcome fixed = outcome(order.nodes(), baselineAsks, baselineGrants, asked);
-        List<Grant> tflopsGrants = place(order.nodes(), pods, seed, converted);
-        Outcome byTflops = outcome(order.nodes(), converted, tflopsGrants, asked);
+        List<Grant> tflopsGrants = place(order.nodes(), pods, seed, convertedAsks);
+        Outcome byTflops = outcome(order.nodes(), convertedAsks, tflopsGrants, asked);
         return new SeedResult(seed, fixed, byTflops);
     }
 
     /** Places {@code asks} (or the pods' own asks) in order; null for a pod placed nowhere. */
     private List<Grant> place(List<Node> nodes, List<TracePod> pods, long seed, List<Ask> asks) {
-        List<Ask> requests =
+        List<Ask> podAsks =
                 asks != null ? asks : pods.stream().map(TracePod::ask).toList();
-        TypicalWorkload workload = TypicalWorkload.estimate(requests, Experiment.TYPICAL_COVERAGE_PERCENT);
+        TypicalWorkload workload = TypicalWorkload.estimate(podAsks, Experiment.TYPICAL_COVERAGE_PERCENT);
         var random = RandomGeneratorFactory.of("L64X128MixRandom").create(seed + 0x9E37_79B9_7F4A_7C15L);
         Placer placer = new Placer(Policies.create(policy, PolicyContext.of(random, workload)));
         ClusterState cluster = new ClusterState(nodes);
-        List<Grant> grants = new ArrayList<>(requests.size());
-        for (Ask r : requests) {
-            if (placer.place(r, cluster) instanceof Decision.Placed p) {
+        List<Grant> grants = new ArrayList<>(podAsks.size());
+        for (Ask ask : podAsks) {
+            if (placer.place(ask, cluster) instanceof Decision.Placed p) {
                 cluster.assume(p.placement());
                 grants.add(p.placement());
             } else {

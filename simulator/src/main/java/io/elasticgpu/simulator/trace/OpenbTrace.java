@@ -82,7 +82,7 @@ public final class OpenbTrace {
         boolean hasSpec = csv.has("gpu_spec");
         List<TracePod> pods = new ArrayList<>(csv.size());
         // Pods of one shape share one Ask: scoring caches then match by identity, the cheap way.
-        Map<Ask, Ask> canonical = new java.util.HashMap<>();
+        Map<Ask, Ask> canonicalAsks = new java.util.HashMap<>();
         for (int row = 0; row < csv.size(); row++) {
             String name = csv.text(row, "name");
             if (name.isEmpty()) {
@@ -103,7 +103,7 @@ public final class OpenbTrace {
                         "num_gpu",
                         "expected at least 1 GPU for a pod asking %d milli-GPU, found 0".formatted(milli));
             }
-            Ask ask = canonical.computeIfAbsent(new Ask(cpu, memory, gpus, milli, 0, models), r -> r);
+            Ask ask = canonicalAsks.computeIfAbsent(new Ask(cpu, memory, gpus, milli, 0, models), r -> r);
             pods.add(new TracePod(name, ask));
         }
         if (pods.isEmpty()) {

@@ -123,11 +123,11 @@ public final class SyntheticTrace {
             return Ask.cpuOnly(cpu, memory);
         }
         if (kind < 0.50) {
-            Ask slice = Ask.computeSlice(cpu / 2, memory / 2, SLICES[random.nextInt(SLICES.length)]);
-            return random.nextDouble() < 0.3 ? slice.withModels(List.of("T4", "A10")) : slice;
+            Ask sliceAsk = Ask.computeSlice(cpu / 2, memory / 2, SLICES[random.nextInt(SLICES.length)]);
+            return random.nextDouble() < 0.3 ? sliceAsk.withModels(List.of("T4", "A10")) : sliceAsk;
         }
         int cards = kind < 0.80 ? 1 : kind < 0.88 ? 2 : kind < 0.94 ? 4 : 8;
-        Ask whole = Ask.wholeCards(cpu * cards, memory * cards, cards);
-        return cards >= 4 && random.nextDouble() < 0.5 ? whole.withModels(List.of("A100")) : whole;
+        Ask wholeAsk = Ask.wholeCards(cpu * cards, memory * cards, cards);
+        return cards >= 4 && random.nextDouble() < 0.5 ? wholeAsk.withModels(List.of("A100")) : wholeAsk;
     }
 }

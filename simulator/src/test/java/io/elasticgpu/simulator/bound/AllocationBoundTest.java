@@ -26,9 +26,9 @@ class AllocationBoundTest {
     void slicesThatPairBadlyLeaveACardPartlyEmpty() {
         // Two cards; three 600s and two 500s. A card holds one 600 (no 400 exists) or two 500s: 600 + 500 + 500.
         List<Node> nodes = List.of(node("n", 10_000, 65_536, 2, "T4"));
-        Ask six = Ask.computeSlice(1_000, 1_024, 600);
-        Ask five = Ask.computeSlice(1_000, 1_024, 500);
-        assertThat(AllocationBound.upperMilli(nodes, List.of(six, six, six, five, five)))
+        Ask sixAsk = Ask.computeSlice(1_000, 1_024, 600);
+        Ask fiveAsk = Ask.computeSlice(1_000, 1_024, 500);
+        assertThat(AllocationBound.upperMilli(nodes, List.of(sixAsk, sixAsk, sixAsk, fiveAsk, fiveAsk)))
                 .isCloseTo(1_600, within(1e-6));
     }
 
@@ -36,20 +36,22 @@ class AllocationBoundTest {
     void cpuCapsWholeCardPodsFractionally() {
         // Two idle cards but 4 cores; each pod asks 3 cores and a card: the LP may run 4/3 of them, 1333.33 milli.
         List<Node> nodes = List.of(node("n", 4_000, 65_536, 2, "T4"));
-        Ask whole = Ask.wholeCards(3_000, 1_024, 1);
-        assertThat(AllocationBound.upperMilli(nodes, List.of(whole, whole))).isCloseTo(4_000.0 / 3, within(1e-6));
+        Ask wholeAsk = Ask.wholeCards(3_000, 1_024, 1);
+        assertThat(AllocationBound.upperMilli(nodes, List.of(wholeAsk, wholeAsk)))
+                .isCloseTo(4_000.0 / 3, within(1e-6));
     }
 
     @Test
     void podsThatFitNoNodeKindAddNothing() {
         List<Node> nodes = List.of(node("a", 64_000, 65_536, 4, "T4"), node("b", 64_000, 65_536, 4, "T4"));
-        Ask eight = Ask.wholeCards(1_000, 1_024, 8);
-        Ask v100 = Ask.computeSlice(1_000, 1_024, 500).withModels(List.of("V100M16"));
-        Ask cpu = Ask.cpuOnly(1_000, 1_024);
-        assertThat(AllocationBound.upperMilli(nodes, List.of(eight, v100, cpu))).isZero();
+        Ask eightAsk = Ask.wholeCards(1_000, 1_024, 8);
+        Ask v100Ask = Ask.computeSlice(1_000, 1_024, 500).withModels(List.of("V100M16"));
+        Ask cpuAsk = Ask.cpuOnly(1_000, 1_024);
+        assertThat(AllocationBound.upperMilli(nodes, List.of(eightAsk, v100Ask, cpuAsk)))
+                .isZero();
         // at most one pod asking more than half of a node's cards per node: two 3-card pods on two 4-card nodes
-        Ask three = Ask.wholeCards(1_000, 1_024, 3);
-        assertThat(AllocationBound.upperMilli(nodes, List.of(three, three, three)))
+        Ask threeAsk = Ask.wholeCards(1_000, 1_024, 3);
+        assertThat(AllocationBound.upperMilli(nodes, List.of(threeAsk, threeAsk, threeAsk)))
                 .isCloseTo(6_000, within(1e-6));
     }
 
