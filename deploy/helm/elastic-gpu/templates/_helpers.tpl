@@ -125,7 +125,7 @@ controller:
 root (the chart's context) and api (device-plugin or dra). */}}
 {{- define "egpu.nodeAgentConfig" -}}
 {{- $v := .root.Values }}
-{{- $mps := eq $v.isolation "mps" }}
+{{- $mps := eq $v.isolation "mps" -}}
 version: v1
 nodeAgent:
   api: {{ .api }}

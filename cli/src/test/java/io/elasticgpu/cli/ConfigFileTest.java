@@ -78,6 +78,8 @@ class ConfigFileTest {
                   compatibility: false
                   ignoredXids: [13, 31]
                   usageInterval: PT30S
+                  mpsHostNamespaces: true
+                  mpsRoot: "/run/egpu-mps"
                 controller:
                   isolation: mps
                   namespaceForLease: gpu-system
@@ -97,6 +99,10 @@ class ConfigFileTest {
                 .isFalse();
         assertThat(agent.health().ignoredXids()).containsExactlyInAnyOrder(13L, 31L);
         assertThat(agent.usageEvery()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(agent.isolation().hostNamespaces())
+                .as("mpsHostNamespaces: true is the switch")
+                .isTrue();
+        assertThat(agent.isolation().root()).isEqualTo(Path.of("/run/egpu-mps"));
         assertThat(controller.leaseNamespace()).isEqualTo("gpu-system");
         assertThat(controller.webhook()).as("webhook: false is --no-webhook").isEmpty();
         assertThat(controller.leaderElection()).isFalse();

@@ -5,9 +5,12 @@ import java.util.Map;
 
 /**
  * The one table of what the Helm chart passes to {@code egpu}: for each value of {@code values.yaml}, the component it
- * reaches and the flag it becomes. {@code ChartFlagsE2E} renders the chart with every row's value set and checks that
- * its flag is in the component's arguments, that every flag the chart renders is a row, and that every flag is an
- * option of its command. A value or a flag renamed on one side only fails there.
+ * reaches and the flag it becomes. The chart writes the settings into each component's configuration file (a
+ * ConfigMap, {@code docs/reference/configuration.md}), whose keys stand for flags ({@code Egpu.flagsOf}); the
+ * arguments checked are the container's with {@code --config FILE} replaced by those flags. {@code ChartFlagsE2E}
+ * renders the chart with every row's value set and checks that its flag is in the component's arguments, that every
+ * flag the chart renders is a row, and that every flag is an option of its command. A value or a flag renamed on one
+ * side only fails there.
  *
  * <p>A row sets {@link Row#value} to {@link Row#example} (with the other values in {@link Row#with} that the flag
  * needs), and expects {@link Row#flag} followed by {@link Row#argument} (none for a switch) in the arguments of

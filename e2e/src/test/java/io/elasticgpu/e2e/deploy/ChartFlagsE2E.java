@@ -8,6 +8,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.elasticgpu.cli.Egpu;
 import io.elasticgpu.e2e.deploy.ChartFlags.Component;
 import io.elasticgpu.e2e.deploy.ChartFlags.Row;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -157,8 +161,7 @@ class ChartFlagsE2E {
 
     /**
      * The arguments of every container running egpu, by component (a component may run in several workloads), with
-     * {@code --config FILE} replaced by the flags the file's section stands for ({@link Egpu#flagsOf}): the file is the
-     * ConfigMap mounted at the file's directory.
+     * {@code --config FILE} replaced by the flags the file's section stands for ({@link RenderedChart#arguments}).
      */
     private static Map<Component, List<List<String>>> arguments(String rendered) throws IOException {
         List<JsonNode> objects = new ArrayList<>();
@@ -169,58 +172,27 @@ class ChartFlagsE2E {
                 }
             }
         }
-        Map<String, JsonNode> configMaps = new LinkedHashMap<>();
-        objects.stream()
+        List<HasMetadata> configMaps = objects.stream()
                 .filter(o -> o.path("kind").asText().equals("ConfigMap"))
-                .forEach(o -> configMaps.put(o.path("metadata").path("name").asText(), o.path("data")));
+                .map(o -> (HasMetadata) YAML.convertValue(o, ConfigMap.class))
+                .toList();
         Map<Component, List<List<String>>> out = new LinkedHashMap<>();
         for (JsonNode object : objects) {
-            JsonNode pod = object.path("spec").path("template").path("spec");
-            for (JsonNode container : pod.path("containers")) {
-                List<String> args = new ArrayList<>();
-                container.path("args").forEach(a -> args.add(a.asText()));
-                if (args.isEmpty()) {
-                    continue;
-                }
+            JsonNode template = object.path("spec").path("template").path("spec");
+            if (template.isMissingNode()) {
+                continue;
+            }
+            PodSpec pod = YAML.convertValue(template, PodSpec.class);
+            for (Container container : pod.getContainers()) {
+                List<String> args = container.getArgs();
                 for (Component c : Component.values()) {
-                    if (c.command.equals(args.getFirst())) {
+                    if (!args.isEmpty() && c.command.equals(args.getFirst())) {
                         out.computeIfAbsent(c, k -> new ArrayList<>())
-                                .add(withFile(c, args, pod, container, configMaps));
+                                .add(RenderedChart.arguments(configMaps, pod, container));
                     }
                 }
             }
         }
-        return out;
-    }
-
-    /** {@code args} with {@code --config FILE} replaced by the flags of its section. */
-    private static List<String> withFile(
-            Component c, List<String> args, JsonNode pod, JsonNode container, Map<String, JsonNode> configMaps) {
-        int at = args.indexOf("--config");
-        if (at < 0) {
-            return args;
-        }
-        Path file = Path.of(args.get(at + 1));
-        String volume = null;
-        for (JsonNode mount : container.path("volumeMounts")) {
-            if (Path.of(mount.path("mountPath").asText()).equals(file.getParent())) {
-                volume = mount.path("name").asText();
-            }
-        }
-        String configMap = null;
-        for (JsonNode v : pod.path("volumes")) {
-            if (v.path("name").asText().equals(volume)) {
-                configMap = v.path("configMap").path("name").asText(null);
-            }
-        }
-        JsonNode data = configMaps.get(configMap);
-        assertThat(data)
-                .as("%s: the ConfigMap mounted where --config %s points (volume %s)", c.command, file, volume)
-                .isNotNull();
-        List<String> out = new ArrayList<>(args.subList(0, at));
-        out.addAll(
-                Egpu.flagsOf(c.command, data.path(file.getFileName().toString()).asText()));
-        out.addAll(args.subList(at + 2, args.size()));
         return out;
     }
 

@@ -206,13 +206,15 @@ class HelmChartE2E {
      */
     @Test
     void theNodeAgentsPrivilegesFollowIsolationAndUsage(TestCluster cluster) throws Exception {
-        PodSpec defaults = nodeAgent(rendered(cluster.client(), "defaults"));
+        List<HasMetadata> defaultObjects = rendered(cluster.client(), "defaults");
+        PodSpec defaults = nodeAgent(defaultObjects);
         assertThat(defaults.getHostPID()).isTrue();
         assertThat(defaults.getContainers().getFirst().getSecurityContext().getPrivileged())
                 .isNull();
         assertThat(defaults.getContainers().getFirst().getSecurityContext().getAllowPrivilegeEscalation())
                 .isFalse();
-        assertThat(defaults.getContainers().getFirst().getArgs())
+        assertThat(RenderedChart.arguments(
+                        defaultObjects, defaults, defaults.getContainers().getFirst()))
                 .containsSubsequence("--isolation", "none")
                 .doesNotContain("--mps-root", "--mps-host-namespaces");
         assertThat(defaults.getVolumes())
@@ -255,7 +257,7 @@ class HelmChartE2E {
                 .isTrue();
         assertThat(agent.getSecurityContext().getPrivileged()).isTrue();
         assertThat(agent.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
-        assertThat(agent.getArgs())
+        assertThat(RenderedChart.arguments(all, mps, agent))
                 .containsSubsequence(
                         "--isolation",
                         "mps",
@@ -329,7 +331,7 @@ class HelmChartE2E {
     }
 
     private static List<String> controllerArgs(List<HasMetadata> objects) {
-        return objects.stream()
+        PodSpec pod = objects.stream()
                 .filter(Deployment.class::isInstance)
                 .map(Deployment.class::cast)
                 .filter(d -> d.getMetadata().getName().equals("elastic-gpu-controller"))
@@ -337,10 +339,8 @@ class HelmChartE2E {
                 .orElseThrow()
                 .getSpec()
                 .getTemplate()
-                .getSpec()
-                .getContainers()
-                .getFirst()
-                .getArgs();
+                .getSpec();
+        return RenderedChart.arguments(objects, pod, pod.getContainers().getFirst());
     }
 
     private static String helm() throws IOException, InterruptedException {

@@ -2,7 +2,11 @@ package io.elasticgpu.e2e.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,6 +47,41 @@ public final class RenderedChart {
     /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml. */
     public static List<HasMetadata> rendered(KubernetesClient client, String variant) {
         return load(client, DEPLOY.resolve("target").resolve("elastic-gpu-" + variant + ".yaml"));
+    }
+
+    /**
+     * The arguments of a container running egpu, with {@code --config FILE} replaced by the flags its file stands for
+     * ({@link io.elasticgpu.cli.Egpu#flagsOf}): the file is the ConfigMap among {@code objects} that {@code pod} mounts
+     * at the file's directory.
+     */
+    public static List<String> arguments(List<HasMetadata> objects, PodSpec pod, Container container) {
+        List<String> args = container.getArgs();
+        int at = args.indexOf("--config");
+        if (at < 0) {
+            return args;
+        }
+        Path file = Path.of(args.get(at + 1));
+        String volume = container.getVolumeMounts().stream()
+                .filter(m -> Path.of(m.getMountPath()).equals(file.getParent()))
+                .map(VolumeMount::getName)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("nothing is mounted where --config " + file + " points"));
+        String name = pod.getVolumes().stream()
+                .filter(v -> v.getName().equals(volume) && v.getConfigMap() != null)
+                .map(v -> v.getConfigMap().getName())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("volume " + volume + " is no ConfigMap"));
+        String text = objects.stream()
+                .filter(ConfigMap.class::isInstance)
+                .map(ConfigMap.class::cast)
+                .filter(c -> c.getMetadata().getName().equals(name))
+                .map(c -> c.getData().get(file.getFileName().toString()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no ConfigMap " + name + " with " + file.getFileName()));
+        List<String> out = new java.util.ArrayList<>(args.subList(0, at));
+        out.addAll(io.elasticgpu.cli.Egpu.flagsOf(args.getFirst(), text));
+        out.addAll(args.subList(at + 2, args.size()));
+        return out;
     }
 
     /** The objects of a multi-document YAML file. */
