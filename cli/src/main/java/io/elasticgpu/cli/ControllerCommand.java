@@ -6,10 +6,10 @@ import io.elasticgpu.controller.service.ControllerConfig;
 import io.elasticgpu.controller.service.ControllerService;
 import io.elasticgpu.controller.webhook.ShareAdmission;
 import io.elasticgpu.controller.webhook.WebhookConfig;
+import io.elasticgpu.http.ListenAddress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -153,7 +153,7 @@ final class ControllerCommand implements Callable<Integer> {
     /** The flags as the controller's configuration. */
     ControllerConfig config() {
         ControllerConfig.Builder config = ControllerConfig.builder()
-                .withHttpListen(address("--http-listen", httpListen))
+                .withHttpListen(ListenAddress.parse("httpListen (--http-listen)", httpListen))
                 .withLeaseNamespace(leaseNamespace)
                 .withModels(ModelTableOption.read(modelTable));
         if (noLeaderElection) {
@@ -198,15 +198,15 @@ final class ControllerCommand implements Callable<Integer> {
     }
 
     private WebhookConfig webhookConfig() {
-        InetSocketAddress listen = address("--webhook-listen", webhookListen);
+        ListenAddress listen = ListenAddress.parse("webhookListen (--webhook-listen)", webhookListen);
         if (webhookUrl == null) {
             return WebhookConfig.forService(listen, webhookService, leaseNamespace)
                     .withShares(shares())
                     .build();
         }
-        InetSocketAddress url = address("--webhook-url", webhookUrl);
-        return WebhookConfig.forUrl(listen, url.getHostString())
-                .withUrl(url.getHostString(), url.getPort())
+        ListenAddress url = ListenAddress.parse("webhookUrl (--webhook-url)", webhookUrl);
+        return WebhookConfig.forUrl(listen, url.host())
+                .withUrl(url.host(), url.port())
                 .withCaSecret(leaseNamespace, WebhookConfig.CA_SECRET_NAME)
                 .withShares(shares())
                 .build();
@@ -219,14 +219,5 @@ final class ControllerCommand implements Callable<Integer> {
     ShareAdmission shares() {
         return new ShareAdmission(
                 isolation.forWebhook(), mpsContextReserveMib, units.units(), ModelTableOption.read(modelTable));
-    }
-
-    static InetSocketAddress address(String option, String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
-        try {
-            return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException(option + " must be HOST:PORT, e.g. 0.0.0.0:8080, was " + hostPort);
-        }
     }
 }

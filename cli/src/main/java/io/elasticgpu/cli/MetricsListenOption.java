@@ -10,9 +10,9 @@ import picocli.CommandLine.Option;
 final class MetricsListenOption {
 
     /** The node agent's default. */
-    static final String NODE_AGENT_DEFAULT = io.elasticgpu.node.metrics.MetricsAddress.DEFAULT;
+    static final String NODE_AGENT_DEFAULT = io.elasticgpu.node.agent.AgentConfig.DEFAULT_METRICS_LISTEN;
     /** The value that serves no metrics. */
-    static final String OFF = io.elasticgpu.node.metrics.MetricsAddress.OFF;
+    static final String OFF = io.elasticgpu.http.ListenAddress.OFF;
 
     @Option(
             names = "--metrics-listen",

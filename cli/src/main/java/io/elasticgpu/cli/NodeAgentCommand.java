@@ -1,5 +1,6 @@
 package io.elasticgpu.cli;
 
+import io.elasticgpu.http.ListenAddress;
 import io.elasticgpu.node.agent.AgentConfig;
 import io.elasticgpu.node.agent.DraConfig;
 import io.elasticgpu.node.agent.NodeAgentService;
@@ -8,7 +9,6 @@ import io.elasticgpu.node.discovery.NvmlBackend;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.isolation.IsolationConfig;
-import io.elasticgpu.node.metrics.MetricsAddress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -238,8 +238,9 @@ final class NodeAgentCommand implements Callable<Integer> {
 
     /** The flags as the agent's configuration; a bad value stops here, before anything starts. */
     AgentConfig config() {
-        Optional<MetricsAddress> metrics =
-                MetricsAddress.parse(metricsListen.given().orElse(MetricsListenOption.NODE_AGENT_DEFAULT));
+        Optional<ListenAddress> metrics = ListenAddress.parseOrOff(
+                "metricsListen (--metrics-listen)",
+                metricsListen.given().orElse(MetricsListenOption.NODE_AGENT_DEFAULT));
         AgentConfig.Mode sharing = AgentConfig.Mode.parse(mode);
         AgentConfig.Api offered = AgentConfig.Api.parse(api);
         return AgentConfig.builder(nodeName == null ? "" : nodeName)

@@ -21,10 +21,9 @@ class NodeAgentCommandTest {
         assertThat(code).isEqualTo(2);
         assertThat(err.toString())
                 .contains(
-                        "egpu node-agent: --metrics-listen must be HOST:PORT",
-                        "0.0.0.0:9401",
-                        "or off",
-                        "was \"9401\"");
+                        "egpu node-agent: metricsListen (--metrics-listen) must be host:port",
+                        "was \"9401\"",
+                        "or off to serve nothing");
     }
 
     @Test

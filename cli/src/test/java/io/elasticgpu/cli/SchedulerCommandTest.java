@@ -79,7 +79,7 @@ class SchedulerCommandTest {
         assertThat(config.policy()).isEqualTo(io.elasticgpu.core.policy.PolicyName.FGD);
         assertThat(config.hold()).as("from the file").isEqualTo(java.time.Duration.ofSeconds(5));
         assertThat(config.decideInFilter()).isFalse();
-        assertThat(config.metricsListen()).contains("0.0.0.0:9402");
-        assertThat(config.listen()).as("the default").isEqualTo("127.0.0.1:8888");
+        assertThat(config.metricsListen().map(Object::toString)).contains("0.0.0.0:9402");
+        assertThat(config.listen()).as("the default").hasToString("127.0.0.1:8888");
     }
 }

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.controller.webhook.WebhookConfig;
 import io.elasticgpu.core.model.ModelTable;
-import java.net.InetSocketAddress;
+import io.elasticgpu.http.ListenAddress;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -23,7 +23,7 @@ import java.util.Optional;
  *                       over the shipped table; the webhook's {@link WebhookConfig} carries the same table)
  */
 public record ControllerConfig(
-        InetSocketAddress httpListen,
+        ListenAddress httpListen,
         String leaseNamespace,
         boolean leaderElection,
         Optional<WebhookConfig> webhook,
@@ -60,7 +60,7 @@ public record ControllerConfig(
 
     /** Every setting at its default until changed; {@link #build} checks them. Not thread-safe. */
     public static final class Builder {
-        private InetSocketAddress httpListen = new InetSocketAddress("0.0.0.0", 8080);
+        private ListenAddress httpListen = new ListenAddress("0.0.0.0", 8080);
         private String leaseNamespace = "elastic-gpu-system";
         private boolean leaderElection = true;
         private Optional<WebhookConfig> webhook = Optional.empty();
@@ -69,7 +69,7 @@ public record ControllerConfig(
 
         private Builder() {}
 
-        public Builder withHttpListen(InetSocketAddress address) {
+        public Builder withHttpListen(ListenAddress address) {
             httpListen = address;
             return this;
         }

@@ -61,7 +61,7 @@ public final class ControllerService implements AutoCloseable {
             ClusterWatch watch = ClusterWatch.start(client, config.models());
             parts.push(watch);
             DashboardServer dashboard = DashboardServer.start(
-                    config.httpListen(),
+                    config.httpListen().socketAddress(),
                     watch,
                     watch::synced,
                     new ControllerMetrics(watch, () -> leads(leading), () -> syncs(leading)));

@@ -66,26 +66,29 @@ public final class AdmissionWebhook implements AutoCloseable {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JDK cannot serve TLS", e);
         }
-        HttpEndpoint server = serve(config.listen(), tls, config.shares(), namespace -> new ClaimMutation.Claims() {
-            @Override
-            public Optional<ElasticGPUClaim> find(String name) {
-                return Optional.ofNullable(client.resources(ElasticGPUClaim.class)
-                        .inNamespace(namespace)
-                        .withName(name)
-                        .get());
-            }
+        HttpEndpoint server =
+                serve(config.listen().socketAddress(), tls, config.shares(), namespace -> new ClaimMutation.Claims() {
+                    @Override
+                    public Optional<ElasticGPUClaim> find(String name) {
+                        return Optional.ofNullable(client.resources(ElasticGPUClaim.class)
+                                .inNamespace(namespace)
+                                .withName(name)
+                                .get());
+                    }
 
-            @Override
-            public Optional<ElasticGPUClass> gpuClass(String name) {
-                return Optional.ofNullable(
-                        client.resources(ElasticGPUClass.class).withName(name).get());
-            }
-        });
+                    @Override
+                    public Optional<ElasticGPUClass> gpuClass(String name) {
+                        return Optional.ofNullable(client.resources(ElasticGPUClass.class)
+                                .withName(name)
+                                .get());
+                    }
+                });
         ScheduledExecutorService rotation = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
                 .daemon()
                 .name("webhook-certificate-rotation")
                 .factory());
-        AdmissionWebhook webhook = new AdmissionWebhook(server, rotation, certificates, config.listen());
+        AdmissionWebhook webhook = new AdmissionWebhook(
+                server, rotation, certificates, config.listen().socketAddress());
         try {
             WebhookRegistration.apply(
                     client,

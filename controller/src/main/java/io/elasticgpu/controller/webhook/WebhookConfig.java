@@ -1,6 +1,6 @@
 package io.elasticgpu.controller.webhook;
 
-import java.net.InetSocketAddress;
+import io.elasticgpu.http.ListenAddress;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -23,7 +23,7 @@ import java.util.Objects;
  *                            asking GPU slices are refused ({@link ShareAdmission}) and which are sent to the webhook
  */
 public record WebhookConfig(
-        InetSocketAddress listen,
+        ListenAddress listen,
         Target target,
         Duration certificateLifetime,
         Duration rotationCheck,
@@ -146,7 +146,7 @@ public record WebhookConfig(
      * Behind Service {@code name} in {@code namespace} ({@code --webhook-service}, {@code --namespace-for-lease}),
      * port 443; certificates for 24 hours, from a CA kept in Secret {@value #CA_SECRET_NAME} of {@code namespace}.
      */
-    public static Builder forService(InetSocketAddress listen, String name, String namespace) {
+    public static Builder forService(ListenAddress listen, String name, String namespace) {
         return new Builder(listen, new Target.Service(name, namespace, 443), new SecretRef(namespace, CA_SECRET_NAME));
     }
 
@@ -154,13 +154,13 @@ public record WebhookConfig(
      * Called directly at {@code https://<host>:<listen port>/mutate-pods}; certificates for 24 hours; the CA kept in
      * Secret {@value #CA_SECRET_NAME} of namespace {@code default}.
      */
-    public static Builder forUrl(InetSocketAddress listen, String host) {
+    public static Builder forUrl(ListenAddress listen, String host) {
         return new Builder(listen, new Target.Url(host), new SecretRef("default", CA_SECRET_NAME));
     }
 
     /** The required parts given to {@link #forService} or {@link #forUrl}, the rest at their defaults until changed. */
     public static final class Builder {
-        private final InetSocketAddress listen;
+        private final ListenAddress listen;
         private Target target;
         private SecretRef caSecret;
         private Duration certificateLifetime = Duration.ofHours(24);
@@ -169,7 +169,7 @@ public record WebhookConfig(
         private InstantSource clock = InstantSource.system();
         private ShareAdmission shares = ShareAdmission.NONE;
 
-        private Builder(InetSocketAddress listen, Target target, SecretRef caSecret) {
+        private Builder(ListenAddress listen, Target target, SecretRef caSecret) {
             this.listen = listen;
             this.target = target;
             this.caSecret = caSecret;

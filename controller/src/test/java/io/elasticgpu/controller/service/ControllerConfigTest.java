@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elasticgpu.controller.webhook.WebhookConfig;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -22,7 +21,7 @@ class ControllerConfigTest {
     void theDefaultsAreTheFlagsDefaultsWithoutAWebhook() {
         ControllerConfig c = ControllerConfig.builder().build();
 
-        assertThat(c.httpListen()).isEqualTo(new InetSocketAddress("0.0.0.0", 8080));
+        assertThat(c.httpListen()).isEqualTo(new io.elasticgpu.http.ListenAddress("0.0.0.0", 8080));
         assertThat(c.leaseNamespace()).isEqualTo("elastic-gpu-system");
         assertThat(c.leaderElection()).isTrue();
         assertThat(c.webhook()).isEmpty();
@@ -31,17 +30,17 @@ class ControllerConfigTest {
 
     @Test
     void theOptionalPartsAreSetByTheBuilder() {
-        WebhookConfig webhook = WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+        WebhookConfig webhook = WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                 .build();
         ControllerConfig c = ControllerConfig.builder()
-                .withHttpListen(new InetSocketAddress("127.0.0.1", 0))
+                .withHttpListen(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0))
                 .withLeaseNamespace("egpu")
                 .withoutLeaderElection()
                 .withWebhook(webhook)
                 .withResync(Duration.ofSeconds(30))
                 .build();
 
-        assertThat(c.httpListen().getPort()).isZero();
+        assertThat(c.httpListen().port()).isZero();
         assertThat(c.leaseNamespace()).isEqualTo("egpu");
         assertThat(c.leaderElection()).isFalse();
         assertThat(c.webhook()).contains(webhook);

@@ -53,7 +53,7 @@ class ControllerServiceIT {
     @Test
     void aReplicaServesItsDashboardAtOnceCampaignsWithoutLeadingAndGivesThePortBackWhenClosed() throws Exception {
         ControllerConfig config = ControllerConfig.builder()
-                .withHttpListen(new InetSocketAddress("127.0.0.1", 0))
+                .withHttpListen(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0))
                 .build();
 
         ControllerService service = ControllerService.start(client, config);
@@ -81,7 +81,7 @@ class ControllerServiceIT {
     void aTakenDashboardPortStopsTheReplicaSayingWhichFlagToChange() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             ControllerConfig config = ControllerConfig.builder()
-                    .withHttpListen(new InetSocketAddress("127.0.0.1", taken.getLocalPort()))
+                    .withHttpListen(new io.elasticgpu.http.ListenAddress("127.0.0.1", taken.getLocalPort()))
                     .build();
 
             assertThatThrownBy(() -> ControllerService.start(client, config))

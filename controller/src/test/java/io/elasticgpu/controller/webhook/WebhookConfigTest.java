@@ -3,7 +3,6 @@ package io.elasticgpu.controller.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -15,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** The webhook's configuration: what the factories fill in, and the message of each bad setting. */
 class WebhookConfigTest {
 
-    private static final InetSocketAddress LISTEN = new InetSocketAddress("127.0.0.1", 0);
+    private static final io.elasticgpu.http.ListenAddress LISTEN = new io.elasticgpu.http.ListenAddress("127.0.0.1", 0);
 
     @Test
     void behindAServiceTheCaLivesInItsNamespaceAndCertificatesLastADay() {

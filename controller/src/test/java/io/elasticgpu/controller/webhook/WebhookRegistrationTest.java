@@ -6,7 +6,6 @@ import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.controller.webhook.ShareAdmission.Isolation;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -20,7 +19,8 @@ class WebhookRegistrationTest {
     @Test
     void behindAServiceItIsCalledThroughTheServiceWithTheCaBundle() {
         MutatingWebhookConfiguration configuration = WebhookRegistration.configuration(
-                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system")
+                WebhookConfig.forService(
+                                new io.elasticgpu.http.ListenAddress("0.0.0.0", 8443), "egpu-webhook", "egpu-system")
                         .build(),
                 8443,
                 CA);
@@ -52,7 +52,7 @@ class WebhookRegistrationTest {
 
     @Test
     void calledDirectlyItsUrlHasTheHostAndThePortListenedOn() {
-        WebhookConfig config = WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+        WebhookConfig config = WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                 .build();
 
         assertThat(WebhookRegistration.configuration(config, 40123, CA)
@@ -63,7 +63,7 @@ class WebhookRegistrationTest {
                 .isEqualTo("https://127.0.0.1:40123/mutate-pods");
         assertThat(config.certificateNames()).containsExactly("127.0.0.1");
         assertThat(WebhookRegistration.configuration(
-                                WebhookConfig.forUrl(new InetSocketAddress(0), "::1")
+                                WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("0.0.0.0", 0), "::1")
                                         .build(),
                                 8443,
                                 CA)
@@ -76,7 +76,8 @@ class WebhookRegistrationTest {
 
     @Test
     void behindAServiceTheCertificateNamesTheServiceDnsNames() {
-        assertThat(WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system")
+        assertThat(WebhookConfig.forService(
+                                new io.elasticgpu.http.ListenAddress("0.0.0.0", 8443), "egpu-webhook", "egpu-system")
                         .build()
                         .certificateNames())
                 .isEqualTo(List.of("egpu-webhook.egpu-system.svc", "egpu-webhook.egpu-system.svc.cluster.local"));
@@ -85,7 +86,8 @@ class WebhookRegistrationTest {
     @Test
     void podsNamingNoClaimAreSentToTheSharesWebhookWhichIgnoresItsFailures() {
         MutatingWebhookConfiguration configuration = WebhookRegistration.configuration(
-                WebhookConfig.forService(new InetSocketAddress(8443), "egpu-webhook", "egpu-system")
+                WebhookConfig.forService(
+                                new io.elasticgpu.http.ListenAddress("0.0.0.0", 8443), "egpu-webhook", "egpu-system")
                         .build(),
                 8443,
                 CA);

@@ -28,7 +28,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -90,7 +89,7 @@ class ClaimLifecycleE2E {
         createClassAndClaim(client, ns, policy);
         try (AdmissionWebhook webhook = AdmissionWebhook.start(
                         client,
-                        WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                        WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                                 .withCertificateLifetime(Duration.ofHours(1))
                                 .build());
                 ElasticGPUController controller = new ElasticGPUController(client, Duration.ofSeconds(10))) {

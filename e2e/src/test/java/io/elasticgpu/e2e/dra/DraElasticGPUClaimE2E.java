@@ -37,7 +37,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -194,7 +193,7 @@ class DraElasticGPUClaimE2E {
                 new AgentMetrics(node)));
         parts.add(AdmissionWebhook.start(
                 client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                         .withCertificateLifetime(Duration.ofHours(1))
                         .build()));
         parts.add(() -> client.admissionRegistration()

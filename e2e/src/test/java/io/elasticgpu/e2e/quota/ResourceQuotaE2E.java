@@ -22,7 +22,6 @@ import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -257,7 +256,7 @@ class ResourceQuotaE2E {
     private static AdmissionWebhook startWebhook(KubernetesClient client) {
         return AdmissionWebhook.start(
                 client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                         .withCertificateLifetime(Duration.ofHours(1))
                         .build());
     }

@@ -27,7 +27,6 @@ import io.elasticgpu.localcluster.realnode.RealNodeAgent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -138,7 +137,7 @@ class RealNodeDevicePluginE2E {
         RealNodePods pods = new RealNodePods(client, ns, node);
         try (AdmissionWebhook webhook = AdmissionWebhook.start(
                 client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                         .withCertificateLifetime(Duration.ofHours(1))
                         .build())) {
             client.resource(ElasticGPUClass.of(ns, ElasticGPUClassSpec.Provisioner.QGPU, null))

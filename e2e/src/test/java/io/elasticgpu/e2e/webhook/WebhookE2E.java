@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -157,7 +156,7 @@ class WebhookE2E {
     private static AdmissionWebhook startWebhook(KubernetesClient client) {
         return AdmissionWebhook.start(
                 client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                         .withCertificateLifetime(Duration.ofHours(1))
                         .build());
     }
@@ -205,7 +204,7 @@ class WebhookE2E {
         String ns = cluster.namespace();
         try (AdmissionWebhook webhook = AdmissionWebhook.start(
                 client,
-                WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
+                WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
                         .withCertificateLifetime(Duration.ofHours(1))
                         .withShares(new ShareAdmission(ShareAdmission.Isolation.MPS, PodAsks.Units.DEFAULT))
                         .build())) {

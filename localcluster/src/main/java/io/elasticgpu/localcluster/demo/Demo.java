@@ -80,12 +80,14 @@ public final class Demo implements AutoCloseable {
         this.controller = ControllerService.start(
                 client,
                 ControllerConfig.builder()
-                        .withHttpListen(dashboardAddress)
+                        .withHttpListen(new io.elasticgpu.http.ListenAddress(
+                                dashboardAddress.getHostString(), dashboardAddress.getPort()))
                         .withoutLeaderElection()
                         .withResync(Duration.ofSeconds(30))
-                        .withWebhook(WebhookConfig.forUrl(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1")
-                                .withCertificateLifetime(Duration.ofDays(1))
-                                .build())
+                        .withWebhook(
+                                WebhookConfig.forUrl(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), "127.0.0.1")
+                                        .withCertificateLifetime(Duration.ofDays(1))
+                                        .build())
                         .build());
     }
 

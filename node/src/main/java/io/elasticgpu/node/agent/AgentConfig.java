@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
+import io.elasticgpu.http.ListenAddress;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource.Kind;
 import io.elasticgpu.node.health.HealthPolicy;
 import io.elasticgpu.node.isolation.IsolationConfig;
-import io.elasticgpu.node.metrics.MetricsAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +35,7 @@ import java.util.Optional;
  * @param dra                where the DRA driver keeps its sockets and files, with {@link Api#DRA}
  * @param metricsListen      where {@link NodeAgentService} serves {@code /metrics} and {@code /healthz}; empty for
  * nowhere
- *                           (the builder's default; {@code egpu node-agent}'s is {@value MetricsAddress#DEFAULT})
+ *                           (the builder's default; {@code egpu node-agent}'s is {@value #DEFAULT_METRICS_LISTEN})
  */
 public record AgentConfig(
         String nodeName,
@@ -51,9 +51,12 @@ public record AgentConfig(
         Duration usageEvery,
         Api api,
         DraConfig dra,
-        Optional<MetricsAddress> metricsListen) {
+        Optional<ListenAddress> metricsListen) {
 
     public static final Duration DEFAULT_USAGE_EVERY = Duration.ofSeconds(10);
+    /** Where {@code egpu node-agent} serves {@code /metrics} and {@code /healthz} unless told otherwise. */
+    public static final String DEFAULT_METRICS_LISTEN = "0.0.0.0:9401";
+
     public static final Path DEFAULT_PLUGIN_DIR = Path.of("/var/lib/kubelet/device-plugins");
     public static final Path DEFAULT_POD_RESOURCES = Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
 
@@ -206,7 +209,7 @@ public record AgentConfig(
         private Duration usageEvery = DEFAULT_USAGE_EVERY;
         private Api api = Api.DEVICE_PLUGIN;
         private DraConfig dra = DraConfig.DEFAULT;
-        private Optional<MetricsAddress> metricsListen = Optional.empty();
+        private Optional<ListenAddress> metricsListen = Optional.empty();
 
         private Builder(String nodeName) {
             this.nodeName = nodeName;
@@ -299,7 +302,7 @@ public record AgentConfig(
         }
 
         /** Where to serve {@code /metrics} and {@code /healthz} ({@code --metrics-listen}); empty for nowhere. */
-        public Builder withMetricsListen(Optional<MetricsAddress> address) {
+        public Builder withMetricsListen(Optional<ListenAddress> address) {
             metricsListen = address;
             return this;
         }

@@ -2,8 +2,8 @@ package io.elasticgpu.node.metrics;
 
 import io.elasticgpu.http.HttpEndpoint;
 import io.elasticgpu.http.HttpResponse;
+import io.elasticgpu.http.ListenAddress;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 
 /**
  * The node agent's HTTP server: {@code GET /metrics} (Prometheus) and {@code GET /healthz} ("ok" while the process
@@ -18,11 +18,11 @@ public final class MetricsServer implements AutoCloseable {
     }
 
     /** @throws UncheckedIOException when the address cannot be bound, saying which */
-    public static MetricsServer start(MetricsAddress address, AgentMetrics metrics) {
-        return new MetricsServer(HttpEndpoint.on(new InetSocketAddress(address.host(), address.port()))
+    public static MetricsServer start(ListenAddress address, AgentMetrics metrics) {
+        return new MetricsServer(HttpEndpoint.on(address.socketAddress())
                 .get("/healthz", r -> HttpResponse.text(200, "ok"))
                 .metrics(metrics.registry())
-                .start("Change --metrics-listen or turn it off with --metrics-listen " + MetricsAddress.OFF + "."));
+                .start("Change --metrics-listen or turn it off with --metrics-listen " + ListenAddress.OFF + "."));
     }
 
     /** The port bound: the one asked for, or the one chosen for port 0. */

@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.Topology;
+import io.elasticgpu.http.ListenAddress;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.discovery.SimulatedBackend;
 import io.elasticgpu.node.kubelet.DriverBinary;
 import io.elasticgpu.node.kubelet.KubeletDriver;
-import io.elasticgpu.node.metrics.MetricsAddress;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -54,7 +54,7 @@ class NodeAgentServiceIT {
                     .withPluginDir(kubelet.pluginDir())
                     .withPodResourcesSocket(kubelet.podResourcesSocket())
                     .withCompatibility(false)
-                    .withMetricsListen(Optional.of(new MetricsAddress("127.0.0.1", 0)))
+                    .withMetricsListen(Optional.of(new ListenAddress("127.0.0.1", 0)))
                     .build();
 
             NodeAgentService service =
@@ -86,7 +86,7 @@ class NodeAgentServiceIT {
             AgentConfig config = AgentConfig.builder(GpuPods.NODE)
                     .withPluginDir(pluginDir)
                     .withPodResourcesSocket(work.resolve("kubelet.sock"))
-                    .withMetricsListen(Optional.of(new MetricsAddress("127.0.0.1", taken.getLocalPort())))
+                    .withMetricsListen(Optional.of(new ListenAddress("127.0.0.1", taken.getLocalPort())))
                     .build();
             TestCluster cluster = new TestCluster(config);
 

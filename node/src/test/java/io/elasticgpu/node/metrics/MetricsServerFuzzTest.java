@@ -19,7 +19,7 @@ class MetricsServerFuzzTest {
 
     @BeforeContainer
     static void start() {
-        server = MetricsServer.start(new MetricsAddress("127.0.0.1", 0), new AgentMetrics("gpu-1"));
+        server = MetricsServer.start(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), new AgentMetrics("gpu-1"));
         base = URI.create("http://127.0.0.1:" + server.port() + "/");
     }
 

@@ -54,7 +54,7 @@ class MetricsServerTest {
     @BeforeEach
     void start() {
         metrics.watchCards(TWO_CARDS, health);
-        server = MetricsServer.start(new MetricsAddress("127.0.0.1", 0), metrics);
+        server = MetricsServer.start(new io.elasticgpu.http.ListenAddress("127.0.0.1", 0), metrics);
     }
 
     @AfterEach
@@ -138,7 +138,7 @@ class MetricsServerTest {
 
     @Test
     void aPortInUseIsRefusedWithWhatToChange() {
-        MetricsAddress taken = new MetricsAddress("127.0.0.1", server.port());
+        io.elasticgpu.http.ListenAddress taken = new io.elasticgpu.http.ListenAddress("127.0.0.1", server.port());
 
         assertThatThrownBy(() -> MetricsServer.start(taken, metrics))
                 .hasMessageContaining("cannot listen on 127.0.0.1:")

@@ -6,6 +6,7 @@ import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.ModelTable;
 import io.elasticgpu.core.policy.PolicyName;
+import io.elasticgpu.http.ListenAddress;
 import io.elasticgpu.scheduler.decision.Decisions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,9 +47,9 @@ import java.util.Optional;
  *                                (core's {@code gpu-models.csv}); empty for the shipped table alone
  */
 public record ExtenderConfig(
-        String listen,
+        ListenAddress listen,
         boolean allowRemoteCallers,
-        Optional<String> metricsListen,
+        Optional<ListenAddress> metricsListen,
         Optional<Path> tlsCertFile,
         Optional<Path> tlsKeyFile,
         PolicyName policy,
@@ -100,6 +101,7 @@ public record ExtenderConfig(
      */
     public ExtenderConfig {
         requireNonNull(policy, "policy");
+        requireNonNull(listen, "listen");
         requireNonNull(metricsListen, "metricsListen");
         requireNonNull(tlsCertFile, "tlsCertFile");
         requireNonNull(tlsKeyFile, "tlsKeyFile");
@@ -113,9 +115,7 @@ public record ExtenderConfig(
                             + " decideInFilter (--no-decide-in-filter) is off, so it would score as elastic; turn"
                             + " decideInFilter on or choose elastic");
         }
-        Address verbs = Address.parse("listen (--listen)", listen);
-        metricsListen.ifPresent(m -> Address.parse("metricsListen (--metrics-listen)", m));
-        if (!allowRemoteCallers && !verbs.loopback()) {
+        if (!allowRemoteCallers && !listen.loopback()) {
             throw new IllegalArgumentException(
                     ("listen: %s is reachable from other hosts, and the verbs there bind pods for whoever calls "
                                     + "them; serve them on a loopback address (127.0.0.1:8888) beside kube-scheduler, "
@@ -196,16 +196,11 @@ public record ExtenderConfig(
     }
 
     public String host() {
-        return Address.parse("listen", listen).host();
+        return listen.host();
     }
 
     public int port() {
-        return Address.parse("listen", listen).port();
-    }
-
-    /** Where to serve metrics and probes alone, if anywhere. */
-    public Optional<Address> metricsAddress() {
-        return metricsListen.map(m -> Address.parse("metricsListen", m));
+        return listen.port();
     }
 
     public PodAsks.Units units() {
@@ -242,9 +237,9 @@ public record ExtenderConfig(
      * file set. Not thread-safe.
      */
     public static final class Builder {
-        private String listen = "127.0.0.1:8888";
+        private ListenAddress listen = new ListenAddress("127.0.0.1", 8888);
         private boolean allowRemoteCallers;
-        private Optional<String> metricsListen = Optional.empty();
+        private Optional<ListenAddress> metricsListen = Optional.empty();
         private Optional<Path> tlsCertFile = Optional.empty();
         private Optional<Path> tlsKeyFile = Optional.empty();
         private PolicyName policy = PolicyName.DEFAULT;
@@ -294,8 +289,9 @@ public record ExtenderConfig(
             return this;
         }
 
+        /** @throws IllegalArgumentException for anything but host:port, naming {@code --listen} */
         public Builder withListen(String hostPort) {
-            listen = hostPort;
+            listen = ListenAddress.parse("listen (--listen)", hostPort);
             return this;
         }
 
@@ -306,7 +302,7 @@ public record ExtenderConfig(
 
         /** @param hostPort where to serve metrics and probes alone; empty for nowhere */
         public Builder withMetricsListen(Optional<String> hostPort) {
-            metricsListen = hostPort;
+            metricsListen = hostPort.map(m -> ListenAddress.parse("metricsListen (--metrics-listen)", m));
             return this;
         }
 

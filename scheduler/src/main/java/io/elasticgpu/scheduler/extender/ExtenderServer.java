@@ -101,8 +101,8 @@ public final class ExtenderServer implements AutoCloseable {
         }
         HttpEndpoint served = builder.start("Change --listen.");
         try {
-            HttpEndpoint metricsOnly = config.metricsAddress()
-                    .map(a -> HttpEndpoint.on(new InetSocketAddress(a.host(), a.port()))
+            HttpEndpoint metricsOnly = config.metricsListen()
+                    .map(a -> HttpEndpoint.on(a.socketAddress())
                             .health(ready, "caches not synced")
                             .metrics(metrics.registry())
                             .start("Change --metrics-listen."))

@@ -132,7 +132,7 @@ public final class ExtenderService implements AutoCloseable {
                 "extender listening on {}:{} (metrics and probes also on {}) policy={} ledgers in namespace {}",
                 config.host(),
                 server.port(),
-                config.metricsListen().orElse("no other address"),
+                config.metricsListen().map(Object::toString).orElse("no other address"),
                 config.policy(),
                 config.ledgerNamespace());
         return new ExtenderService(nodeInformer, podInformer, claimInformer, budgetInformer, server, synced);

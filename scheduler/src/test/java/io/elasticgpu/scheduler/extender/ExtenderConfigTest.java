@@ -150,9 +150,9 @@ class ExtenderConfigTest {
     @Test
     void theDefaultsAreTheChartsAndTheBuilderRoundTrips() {
         ExtenderConfig d = ExtenderConfig.defaults();
-        assertThat(d.listen()).isEqualTo("127.0.0.1:8888");
+        assertThat(d.listen()).hasToString("127.0.0.1:8888");
         assertThat(d.policy()).isEqualTo(PolicyName.ELASTIC_LOOKAHEAD);
-        assertThat(d.metricsAddress()).isEmpty();
+        assertThat(d.metricsListen()).isEmpty();
         assertThat(d.units()).isEqualTo(io.elasticgpu.api.v1alpha1.PodAsks.Units.DEFAULT);
         assertThat(d.weights()).isEqualTo(io.elasticgpu.scheduler.decision.Decisions.Weights.DEFAULT);
         assertThat(d.decideInFilter()).isTrue();
@@ -178,12 +178,12 @@ class ExtenderConfigTest {
 
     @Test
     void theMetricsAddressIsOptionalAndChecked() {
-        assertThat(ExtenderConfig.defaults().metricsAddress()).isEmpty();
+        assertThat(ExtenderConfig.defaults().metricsListen()).isEmpty();
         assertThat(ExtenderConfig.builder()
                         .withMetricsListen(Optional.of("0.0.0.0:9402"))
                         .build()
-                        .metricsAddress())
-                .contains(new Address("0.0.0.0", 9402));
+                        .metricsListen())
+                .contains(new io.elasticgpu.http.ListenAddress("0.0.0.0", 9402));
         assertThatThrownBy(() -> ExtenderConfig.builder()
                         .withMetricsListen(Optional.of("9402"))
                         .build())
