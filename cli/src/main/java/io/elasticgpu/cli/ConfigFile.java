@@ -31,9 +31,8 @@ record ConfigFile(Path path, Map<String, Map<String, Object>> sections) {
     /** The one version this build reads. */
     static final String VERSION = "v1";
 
-    /** The section of each component, by its command's name. */
-    static final Map<String, String> SECTIONS =
-            Map.of("scheduler", "scheduler", "node-agent", "nodeAgent", "controller", "controller");
+    /** The commands that read a configuration file, the components, in the order their sections are listed. */
+    static final List<String> COMMANDS = List.of("scheduler", "node-agent", "controller");
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -91,9 +90,16 @@ record ConfigFile(Path path, Map<String, Map<String, Object>> sections) {
             if (key.equals("version")) {
                 continue;
             }
-            if (!SECTIONS.containsValue(key)) {
+            if (COMMANDS.stream().map(ConfigFile::section).noneMatch(key::equals)) {
                 throw new Mistake("%s: unknown key %s; the file holds version and the sections %s"
-                        .formatted(path, key, String.join(", ", List.of("scheduler", "nodeAgent", "controller"))));
+                        .formatted(
+                                path,
+                                key,
+                                String.join(
+                                        ", ",
+                                        COMMANDS.stream()
+                                                .map(ConfigFile::section)
+                                                .toList())));
             }
             sections.put(key, section(path, key, e.getValue()));
         }
@@ -113,7 +119,27 @@ record ConfigFile(Path path, Map<String, Map<String, Object>> sections) {
 
     /** The keys and values of a command's section; empty when the file has none. */
     Map<String, Object> sectionOf(String command) {
-        return sections.getOrDefault(SECTIONS.get(command), Map.of());
+        return sections.getOrDefault(section(command), Map.of());
+    }
+
+    /** A command's section: its name in camel case, as keys are ({@code node-agent}: {@code nodeAgent}). */
+    static String section(String command) {
+        return camel(command);
+    }
+
+    /** {@code mps-context-reserve-mib}: {@code mpsContextReserveMib}. */
+    static String camel(String kebab) {
+        StringBuilder out = new StringBuilder();
+        boolean upper = false;
+        for (char c : kebab.toCharArray()) {
+            if (c == '-') {
+                upper = true;
+            } else {
+                out.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return out.toString();
     }
 
     private static Map<String, Object> section(Path path, String name, Object value) {

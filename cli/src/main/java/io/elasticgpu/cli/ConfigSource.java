@@ -31,9 +31,6 @@ final class ConfigSource implements CommandLine.IDefaultValueProvider {
     /** What every environment variable of a setting starts with. */
     static final String ENV_PREFIX = "EGPU_";
 
-    /** The commands that read a configuration file: the components. */
-    static final List<String> SECTIONS_OF = List.of("scheduler", "node-agent", "controller");
-
     private static final Set<String> NOT_SETTINGS = Set.of(CONFIG, "--help", "--version");
 
     private final CommandSpec command;
@@ -66,7 +63,7 @@ final class ConfigSource implements CommandLine.IDefaultValueProvider {
         if (fromFile == null) {
             return null;
         }
-        origins.put(option, "%s, key %s.%s".formatted(file(), ConfigFile.SECTIONS.get(command.name()), key));
+        origins.put(option, "%s, key %s.%s".formatted(file(), ConfigFile.section(command.name()), key));
         String value = fromFile instanceof List<?> list
                 ? list.stream().map(String::valueOf).collect(Collectors.joining(","))
                 : String.valueOf(fromFile);
@@ -87,17 +84,7 @@ final class ConfigSource implements CommandLine.IDefaultValueProvider {
         if (inverted(option)) {
             name = name.substring("no-".length());
         }
-        StringBuilder key = new StringBuilder();
-        boolean upper = false;
-        for (char c : name.toCharArray()) {
-            if (c == '-') {
-                upper = true;
-            } else {
-                key.append(upper ? Character.toUpperCase(c) : c);
-                upper = false;
-            }
-        }
-        return key.toString();
+        return ConfigFile.camel(name);
     }
 
     /**
@@ -158,7 +145,7 @@ final class ConfigSource implements CommandLine.IDefaultValueProvider {
     private Map<String, Object> checked(ConfigFile file) {
         Map<String, Object> keys = file.sectionOf(command.name());
         Set<String> known = keys(command);
-        String name = ConfigFile.SECTIONS.get(command.name());
+        String name = ConfigFile.section(command.name());
         for (String key : keys.keySet()) {
             if (!known.contains(key)) {
                 throw new ConfigFile.Mistake("%s: unknown key %s.%s; the keys of %s are %s"

@@ -55,7 +55,7 @@ public final class Egpu {
     /** {@code egpu}, its components' settings read under their flags from {@code environment} and their files. */
     static CommandLine commandLine(Map<String, String> environment) {
         CommandLine cli = new CommandLine(new Egpu());
-        ConfigSource.SECTIONS_OF.forEach(name -> configured(cli.getSubcommands().get(name), environment));
+        ConfigFile.COMMANDS.forEach(name -> configured(cli.getSubcommands().get(name), environment));
         CommandLine.IParameterExceptionHandler shown = cli.getParameterExceptionHandler();
         cli.setParameterExceptionHandler((e, args) -> parameterError(e, args, shown));
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {

@@ -104,12 +104,12 @@ final class ReferenceDocs {
     static String schema() {
         List<String> out = new ArrayList<>();
         Map<String, CommandSpec> commands = subcommands();
-        for (String name : ConfigSource.SECTIONS_OF) {
+        for (String name : ConfigFile.COMMANDS) {
             CommandSpec spec = commands.get(name);
             if (!out.isEmpty()) {
                 out.add("");
             }
-            out.add("### `%s` (egpu %s)".formatted(ConfigFile.SECTIONS.get(name), name));
+            out.add("### `%s` (egpu %s)".formatted(ConfigFile.section(name), name));
             out.add("");
             out.add("| key | flag | environment | value | default |");
             out.add("|---|---|---|---|---|");
