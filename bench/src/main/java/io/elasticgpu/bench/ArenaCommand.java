@@ -8,6 +8,7 @@ import io.elasticgpu.bench.arena.ArenaReport;
 import io.elasticgpu.bench.arena.Contender;
 import io.elasticgpu.bench.arena.Standing;
 import io.elasticgpu.bench.cluster.ReplayOptions;
+import io.elasticgpu.core.policy.Policies;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -33,7 +34,8 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = "The same trace, node list and pod order through each contender, each in a fresh control plane,"
                 + " audited from its own records; a table and the allocation-against-arrival curves.%nContenders:"
-                + " elastic, fgd (or another of our policies; POLICY-hami-names gives it HAMi's pods),"
+                + " " + Policies.DEFAULT + " (our default policy), elastic, fgd (or another of our policies;"
+                + " POLICY-hami-names gives it HAMi's pods),"
                 + " hami-binpack-spread (HAMi's default), hami-binpack-binpack (any hami-NODE-GPU of binpack/spread),"
                 + " no-sharing. HAMi's scheduler is built with Go (bench/bin/build-hami).%nWith --report, the table "
                 + "(and"
@@ -52,7 +54,7 @@ public final class ArenaCommand implements Callable<Integer> {
             paramLabel = "NAME,NAME,...",
             order = 0,
             description = "Who runs, in this order (default: all, ${DEFAULT-VALUE}).",
-            defaultValue = "elastic,fgd,hami-binpack-spread,hami-binpack-binpack,no-sharing")
+            defaultValue = Policies.DEFAULT + ",elastic,fgd,hami-binpack-spread,hami-binpack-binpack,no-sharing")
     String contenders;
 
     @Mixin

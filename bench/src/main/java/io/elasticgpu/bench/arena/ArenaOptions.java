@@ -1,6 +1,7 @@
 package io.elasticgpu.bench.arena;
 
 import io.elasticgpu.bench.cluster.ReplayOptions;
+import io.elasticgpu.core.policy.Policies;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -17,7 +18,7 @@ import java.util.List;
 public record ArenaOptions(ReplayOptions replay, List<Contender> contenders, Path json, Path chart) {
 
     public static final List<String> DEFAULT_CONTENDERS =
-            List.of("elastic", "fgd", "hami-binpack-spread", "hami-binpack-binpack", "no-sharing");
+            List.of(Policies.DEFAULT, "elastic", "fgd", "hami-binpack-spread", "hami-binpack-binpack", "no-sharing");
 
     public ArenaOptions {
         contenders = List.copyOf(contenders);

@@ -1,5 +1,6 @@
 package io.elasticgpu.bench.arena;
 
+import io.elasticgpu.core.policy.Policies;
 import io.elasticgpu.simulator.report.Chart;
 import java.nio.file.Path;
 import java.util.List;
@@ -8,19 +9,22 @@ import java.util.Map;
 
 /**
  * The arena's results as people read them: a table with each contender's figures and its ratio against Elastic GPU
- * (the first contender named {@code elastic}, else the first), and the allocation-against-arrival curves as a chart.
- * "over" counts cards over capacity and "lost" bound GPU pods without a record of their cards, each by the
- * contender's own records.
+ * (the contender named for the default policy, {@value Policies#DEFAULT}, else {@code elastic}, else the first), and
+ * the allocation-against-arrival curves as a chart. "over" counts cards over capacity and "lost" bound GPU pods
+ * without a record of their cards, each by the contender's own records.
  */
 public final class ArenaReport {
 
     private ArenaReport() {}
 
-    /** The table; ratios are against the {@code elastic} contender when it ran. */
+    /** The table; ratios are against the default policy's contender, else {@code elastic}'s, when one ran. */
     public static String table(List<Standing> standings) {
         Standing ours = standings.stream()
-                .filter(s -> s.name().equals("elastic"))
+                .filter(s -> s.name().equals(Policies.DEFAULT))
                 .findFirst()
+                .or(() -> standings.stream()
+                        .filter(s -> s.name().equals("elastic"))
+                        .findFirst())
                 .orElse(standings.getFirst());
         StringBuilder t = new StringBuilder(String.format(
                 Locale.ROOT,

@@ -36,6 +36,20 @@ class ArenaReportTest {
     }
 
     @Test
+    void ratiosAreAgainstTheDefaultPolicyWhenItRan() {
+        String table = ArenaReport.table(List.of(
+                standing("elastic", 95, 20, 0),
+                standing(io.elasticgpu.core.policy.Policies.DEFAULT, 96, 20, 0),
+                standing("no-sharing", 80, 40, 0)));
+
+        assertThat(table).contains("ratios against " + io.elasticgpu.core.policy.Policies.DEFAULT);
+        assertThat(table.lines().filter(l -> l.startsWith("no-sharing")))
+                .singleElement()
+                .asString()
+                .contains("0.833x");
+    }
+
+    @Test
     void theTableGivesRatiosAgainstElasticWhereverItIsListed() {
         String table =
                 ArenaReport.table(List.of(standing("hami-binpack-spread", 80, 10, 0), standing("elastic", 95, 20, 0)));
