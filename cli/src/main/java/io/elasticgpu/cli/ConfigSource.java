@@ -53,21 +53,29 @@ final class ConfigSource implements CommandLine.IDefaultValueProvider {
         if (!(arg instanceof OptionSpec option) || NOT_SETTINGS.contains(option.longestName())) {
             return null;
         }
+        Map<String, Object> keys = section(); // the whole section checked, whichever option is asked first
         String key = key(option);
         String fromEnvironment = environment.get(env(key));
+        String value;
         if (fromEnvironment != null) {
             origins.put(option, "environment variable " + env(key));
-            return inverted(option) ? String.valueOf(!Boolean.parseBoolean(fromEnvironment)) : fromEnvironment;
-        }
-        Object fromFile = section().get(key);
-        if (fromFile == null) {
+            value = fromEnvironment;
+        } else if (keys.get(key) != null) {
+            origins.put(option, "%s, key %s.%s".formatted(file(), ConfigFile.section(command.name()), key));
+            value = keys.get(key) instanceof List<?> list
+                    ? list.stream().map(String::valueOf).collect(Collectors.joining(","))
+                    : String.valueOf(keys.get(key));
+        } else {
             return null;
         }
-        origins.put(option, "%s, key %s.%s".formatted(file(), ConfigFile.section(command.name()), key));
-        String value = fromFile instanceof List<?> list
-                ? list.stream().map(String::valueOf).collect(Collectors.joining(","))
-                : String.valueOf(fromFile);
-        return inverted(option) ? String.valueOf(!Boolean.parseBoolean(value)) : value;
+        if (!inverted(option)) {
+            return value;
+        }
+        if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+            throw new ConfigFile.Mistake(
+                    "%s must be true or false, was \"%s\" (from %s)".formatted(key, value, origins.get(option)));
+        }
+        return String.valueOf(!Boolean.parseBoolean(value));
     }
 
     /** The keys a command's section may have: one per option but {@code --config}, help and version. */

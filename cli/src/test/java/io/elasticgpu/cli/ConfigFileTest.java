@@ -163,6 +163,16 @@ class ConfigFileTest {
     }
 
     @Test
+    void aSwitchThatIsNeitherTrueNorFalseIsRefusedNotTakenAsFalse() throws IOException {
+        Path f = file("version: v1\ncontroller:\n  webhook: maybe\n");
+
+        assertThat(run(Map.of(), "controller", "--config", f.toString())).isEqualTo(2);
+        assertThat(err.toString())
+                .startsWith("egpu controller: webhook must be true or false, was \"maybe\" (from " + f
+                        + ", key controller.webhook)");
+    }
+
+    @Test
     void aSettingThatIsWrongFromTheFileIsCheckedWithTheRest() throws IOException {
         Path f = file("version: v1\nscheduler:\n  holdPeriod: PT0S\n");
 
