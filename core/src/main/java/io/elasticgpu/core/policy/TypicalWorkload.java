@@ -153,15 +153,7 @@ public final class TypicalWorkload {
     }
 
     private static Ask shapeOf(Ask ask) {
-        return new Ask(
-                ask.cpuMilli(),
-                0,
-                ask.cards(),
-                ask.milliPerCard(),
-                ask.memoryMibPerCard(),
-                ask.models(),
-                ask.memoryPercentPerCard(),
-                ask.computeAsk());
+        return withMemory(ask, 0);
     }
 
     public List<Typical> typicals() {
