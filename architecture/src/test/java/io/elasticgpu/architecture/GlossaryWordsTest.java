@@ -50,22 +50,15 @@ class GlossaryWordsTest {
     @Test
     void noIdentifierOfMainCodeKeepsARetiredWord() throws IOException {
         List<String> found = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(ROOT)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".java"))
-                    .filter(p -> p.toString().contains("/src/main/"))
-                    .filter(p -> !p.toString().contains("/target/"))
-                    .toList()) {
-                List<String> lines = code(Files.readString(f, StandardCharsets.UTF_8))
-                        .lines()
-                        .toList();
-                for (int i = 0; i < lines.size(); i++) {
-                    for (String identifier : identifiers(lines.get(i))) {
-                        for (String word : words(identifier)) {
-                            String instead = RETIRED.get(word);
-                            if (instead != null) {
-                                found.add(
-                                        "%s:%d: %s (say %s)".formatted(ROOT.relativize(f), i + 1, identifier, instead));
-                            }
+        for (Path f : mainSources()) {
+            List<String> lines =
+                    code(Files.readString(f, StandardCharsets.UTF_8)).lines().toList();
+            for (int i = 0; i < lines.size(); i++) {
+                for (String identifier : identifiers(lines.get(i))) {
+                    for (String word : words(identifier)) {
+                        String instead = RETIRED.get(word);
+                        if (instead != null) {
+                            found.add("%s:%d: %s (say %s)".formatted(ROOT.relativize(f), i + 1, identifier, instead));
                         }
                     }
                 }
@@ -79,15 +72,10 @@ class GlossaryWordsTest {
     @Test
     void everyDeclarationOfAnAskTypeInMainCodeIsNamedForTheAsk() throws IOException {
         List<String> found = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(ROOT)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".java"))
-                    .filter(p -> p.toString().contains("/src/main/"))
-                    .filter(p -> !p.toString().contains("/target/"))
-                    .toList()) {
-                String code = code(Files.readString(f, StandardCharsets.UTF_8));
-                for (String declaration : askDeclarationsNotNamedForTheAsk(code)) {
-                    found.add("%s:%s (name it ask, asks or e.g. podAsk)".formatted(ROOT.relativize(f), declaration));
-                }
+        for (Path f : mainSources()) {
+            String code = code(Files.readString(f, StandardCharsets.UTF_8));
+            for (String declaration : askDeclarationsNotNamedForTheAsk(code)) {
+                found.add("%s:%s (name it ask, asks or e.g. podAsk)".formatted(ROOT.relativize(f), declaration));
             }
         }
         assertThat(found)
@@ -123,6 +111,16 @@ class GlossaryWordsTest {
         code(source).lines().forEach(l -> identifiers(l).forEach(id -> words.addAll(words(id))));
 
         assertThat(words).contains("handouts", "contribution").doesNotContain("handout", "contributions");
+    }
+
+    /** Every Java source of main code in the repository, build output left out. */
+    private static List<Path> mainSources() throws IOException {
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            return files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> p.toString().contains("/src/main/"))
+                    .filter(p -> !p.toString().contains("/target/"))
+                    .toList();
+        }
     }
 
     /** {@code source} with its comments and string and char literals blanked, line breaks kept. */
