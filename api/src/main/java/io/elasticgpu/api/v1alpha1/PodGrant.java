@@ -64,6 +64,14 @@ public record PodGrant(String node, Map<String, List<Share>> containers) {
             return tflops != null;
         }
 
+        /**
+         * The same share on another card of the node (kubelet handed the container other cards than planned): what
+         * was asked and given, TFLOPS included, stays.
+         */
+        public Share movedTo(int otherCard, String otherUuid) {
+            return new Share(otherCard, otherUuid, milli, memoryMib, tflops, precision, tflopsGiven);
+        }
+
         /** A share asked as a share. */
         public Share(int card, String uuid, int milli, long memoryMib) {
             this(card, uuid, milli, memoryMib, null, null, null);

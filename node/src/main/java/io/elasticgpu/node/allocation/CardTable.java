@@ -59,11 +59,7 @@ public interface CardTable {
                 return plan;
             }
             return IntStream.range(0, held.size())
-                    .mapToObj(i -> new Share(
-                            held.get(i),
-                            uuid(held.get(i)),
-                            byCard.get(i).milli(),
-                            byCard.get(i).memoryMib()))
+                    .mapToObj(i -> byCard.get(i).movedTo(held.get(i), uuid(held.get(i))))
                     .toList();
         }
         return plan;

@@ -250,11 +250,8 @@ public final class PlanAllocator implements Allocator {
             return given;
         }
         return java.util.stream.IntStream.range(0, given.size())
-                .mapToObj(i -> new Share(
-                        given.get(i).card(),
-                        given.get(i).uuid(),
-                        plan.get(i).milli(),
-                        plan.get(i).memoryMib()))
+                .mapToObj(i ->
+                        plan.get(i).movedTo(given.get(i).card(), given.get(i).uuid()))
                 .toList();
     }
 

@@ -78,6 +78,15 @@ final class FakeNode implements PodSource, KubeletRecords, CardTable {
         return pod(name, assumeTime, new Share(card, uuid(card), 0, memory), Map.of(resource, memory));
     }
 
+    /** As {@link #slicePod}, its compute asked as 100 TFLOPS of bf16, which became 110 milli giving 108.8. */
+    NodePod tflopsPod(String name, long assumeTime, String resource, long memory, int card) {
+        return pod(
+                name,
+                assumeTime,
+                new Share(card, uuid(card), 110, memory, 100, "bf16", 108.8),
+                Map.of(resource, memory));
+    }
+
     /** A pod with one container asking one whole card ({@code elasticgpu.io/gpu}), planned on {@code card}. */
     NodePod wholeCardPod(String name, long assumeTime, int card) {
         return pod(name, assumeTime, new Share(card, uuid(card), 1000, memoryMib), Map.of("elasticgpu.io/gpu", 1L));

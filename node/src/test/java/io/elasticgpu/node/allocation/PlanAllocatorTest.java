@@ -130,6 +130,35 @@ class PlanAllocatorTest {
     }
 
     @Test
+    void aShareMovedToTheCardKubeletGaveKeepsTheTflopsItWasAskedIn() {
+        node.pods.add(node.tflopsPod("young", 20, MEM, 8192, 1));
+        node.pods.add(node.tflopsPod("old", 10, MEM, 8192, 0));
+        List<String> ids = node.memoryIds(0, 8192);
+        allocator.allocate(MEM, ids); // guessed old; kubelet was admitting young
+        node.record(new ContainerKey("default", "young", "main"), MEM, ids);
+
+        Share young = allocator
+                .reconcile()
+                .get(new ContainerKey("default", "young", "main"))
+                .shares()
+                .getFirst();
+
+        assertThat(young.card()).as("the card kubelet gave").isZero();
+        assertThat(young)
+                .as("its own ask, TFLOPS included, on that card")
+                .isEqualTo(new Share(0, node.uuid(0), 110, 8192, 100, "bf16", 108.8));
+    }
+
+    @Test
+    void wholeCardsKubeletListedAreHeldWithThePlansAskTflopsIncluded() {
+        Share planned = new Share(0, node.uuid(0), 1000, 16_384, 100, "bf16", 108.8);
+
+        List<Share> held = node.listedHolds(List.of(planned), Map.of("elasticgpu.io/gpu", List.of(node.uuid(1))));
+
+        assertThat(held).containsExactly(new Share(1, node.uuid(1), 1000, 16_384, 100, "bf16", 108.8));
+    }
+
+    @Test
     void kubeletIsSteeredToThePlannedCardOfAPodTheWatchHasNotDeliveredYet() {
         String gpu = "elasticgpu.io/gpu";
         node.unwatched.add(node.slicePod("fresh", 1, gpu, 1, 1)); // bound a moment ago; kubelet admits it already
