@@ -18,9 +18,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The soak's users: pods of random shapes, each deleted a random lifetime after it was bound (or, never bound, a
- * while after it was created: its user gave up), created whenever the GPU the live pods ask falls below the fill
- * level, so that the cluster stays 80-100 % full while pods come and go. A pod whose slice an ElasticGPUClaim asks
+ * The soak's users: pods of random shapes, each deleted a random lifetime after it was bound (or, not bound within
+ * {@link #PATIENCE} of its creation, deleted then: its user gave up), created whenever the GPU the live pods ask falls
+ * below the fill level, so that the cluster stays 80-100 % full while pods come and go. A user's patience keeps the
+ * pending pods of the bursts from piling up over the run: the pods the API holds stay level, and a component's memory
+ * over the hour can be read without the growth of a queue in it. A pod whose slice an ElasticGPUClaim asks
  * is created after its claim and must come back with the claim's resources (the webhook); the claim goes with it.
  * Watches its pods for create-to-bound times.
  */
@@ -28,6 +30,9 @@ final class Load implements AutoCloseable {
 
     /** Create while the live pods ask less than this share of the cluster's GPU. */
     private static final double FILL = 0.95;
+
+    /** A pod not bound this long after its creation is deleted by its user; above {@link Auditor#FITS_BUT_PENDING}. */
+    static final Duration PATIENCE = Duration.ofMinutes(5);
 
     private record Live(long createdAt, long milli, Duration lifetime) {}
 
@@ -54,6 +59,7 @@ final class Load implements AutoCloseable {
     private final List<Long> latencies = java.util.Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger created = new AtomicInteger();
     private final AtomicInteger deleted = new AtomicInteger();
+    private final AtomicInteger gaveUp = new AtomicInteger();
     private final AtomicInteger failedCreates = new AtomicInteger();
     private final AtomicInteger claimed = new AtomicInteger();
     private final SharedIndexInformer<Pod> informer;
@@ -157,9 +163,12 @@ final class Load implements AutoCloseable {
         long now = System.nanoTime();
         for (var e : live.entrySet()) {
             Long bound = boundAt.get(e.getKey());
-            long since = bound != null ? bound : e.getValue().createdAt() + longest.toNanos();
-            if (now - since > e.getValue().lifetime().toNanos()) {
-                delete(e.getKey());
+            if (bound != null
+                    ? now - bound > e.getValue().lifetime().toNanos()
+                    : now - e.getValue().createdAt() > PATIENCE.toNanos()) {
+                if (delete(e.getKey()) && bound == null) {
+                    gaveUp.incrementAndGet();
+                }
             }
         }
         long asked = live.values().stream().mapToLong(Live::milli).sum();
@@ -210,7 +219,8 @@ final class Load implements AutoCloseable {
         }
     }
 
-    private void delete(String name) {
+    /** Whether the pod (and its claim) is deleted; false when the API refused, to be tried again at the next step. */
+    private boolean delete(String name) {
         try {
             client.pods()
                     .inNamespace(SoakCluster.NAMESPACE)
@@ -223,8 +233,9 @@ final class Load implements AutoCloseable {
                     .delete();
             live.remove(name);
             deleted.incrementAndGet();
+            return true;
         } catch (KubernetesClientException e) {
-            // tried again at the next step
+            return false;
         }
     }
 
@@ -264,6 +275,16 @@ final class Load implements AutoCloseable {
 
     int deleted() {
         return deleted.get();
+    }
+
+    /** Pods deleted by their users unbound, after {@link #PATIENCE}. */
+    int gaveUp() {
+        return gaveUp.get();
+    }
+
+    /** Pods created and not yet deleted, bound or not, now. */
+    int live() {
+        return live.size();
     }
 
     /** Create-to-bound of every bound pod, nanoseconds, sorted. */

@@ -402,6 +402,7 @@ public final class NodeSoak {
                 0,
                 admitted(),
                 removed,
+                0,
                 admitted() / seconds,
                 Soak.percentile(sorted, 50),
                 Soak.percentile(sorted, 99),

@@ -65,8 +65,17 @@ public final class Soak {
                         AUDIT_EVERY.toMillis(),
                         AUDIT_EVERY.toMillis(),
                         TimeUnit.MILLISECONDS);
+                List<SoakResult.Pods> pods = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
                 heapEvery.scheduleAtFixedRate(
-                        quietly(() -> heap.sample(cluster.jvmPids()), log),
+                        quietly(
+                                () -> {
+                                    pods.add(new SoakResult.Pods(
+                                            Math.round((System.nanoTime() - start) / 60e7) / 100.0,
+                                            load.live(),
+                                            load.pending()));
+                                    heap.sample(cluster.jvmPids());
+                                },
+                                log),
                         HEAP_EVERY.toSeconds() / 2,
                         HEAP_EVERY.toSeconds(),
                         TimeUnit.SECONDS);
@@ -113,6 +122,7 @@ public final class Soak {
                         load.claimed(),
                         load.bound(),
                         load.deleted(),
+                        load.gaveUp(),
                         load.bound() / seconds,
                         percentile(latency, 50),
                         percentile(latency, 99),
@@ -127,7 +137,8 @@ public final class Soak {
                                 oomKills,
                                 cluster.cgroups().peakMib(),
                                 heap.slopes(Math.max(minutes - SLOPE_MINUTES, minutes / 3)),
-                                heap.series()),
+                                heap.series(),
+                                List.copyOf(pods)),
                         Failovers.summary(kills),
                         kills);
             }

@@ -16,6 +16,7 @@ public record SoakResult(
         int claimsCreated,
         int podsBound,
         int podsDeleted,
+        int podsGivenUp,
         double podsPerSecond,
         double p50Seconds,
         double p99Seconds,
@@ -37,17 +38,29 @@ public record SoakResult(
      * @param peakMib   the most memory each component's cgroup used
      * @param slopes    heap after a full collection and RSS, MiB a minute, over the run's end
      * @param perMinute every minute's figures, per component
+     * @param pods      the users' pods each minute, beside the memory that follows them
      */
     public record Memory(
             String limits,
             Map<String, Long> oomKills,
             Map<String, Long> peakMib,
             Map<String, HeapSamples.Slope> slopes,
-            Map<String, List<HeapSamples.Sample>> perMinute) {
+            Map<String, List<HeapSamples.Sample>> perMinute,
+            List<Pods> pods) {
 
         /** For a soak that runs none of our JVMs under the chart's limits. */
-        public static final Memory NOT_MEASURED = new Memory("not measured", Map.of(), Map.of(), Map.of(), Map.of());
+        public static final Memory NOT_MEASURED =
+                new Memory("not measured", Map.of(), Map.of(), Map.of(), Map.of(), List.of());
     }
+
+    /**
+     * The users' pods at one minute.
+     *
+     * @param minute  since the soak began
+     * @param live    created and not yet deleted, bound or not
+     * @param pending created and not yet bound
+     */
+    public record Pods(double minute, int live, int pending) {}
 
     public int totalViolations() {
         return violations.values().stream().mapToInt(Integer::intValue).sum();
@@ -56,17 +69,17 @@ public record SoakResult(
     public String table() {
         StringBuilder out = new StringBuilder();
         out.append("soak: %.1f min, %d nodes, seed %d%n".formatted(minutes, nodes, seed));
-        out.append(
-                ("pods created %d (%d through a claim), bound %d, deleted %d; %.2f bound/s; create->bound p50 %.2f s, "
-                                + "p99 %.2f s%n")
-                        .formatted(
-                                podsCreated,
-                                claimsCreated,
-                                podsBound,
-                                podsDeleted,
-                                podsPerSecond,
-                                p50Seconds,
-                                p99Seconds));
+        out.append(("pods created %d (%d through a claim), bound %d, deleted %d (%d unbound, their users gave up); "
+                        + "%.2f bound/s; create->bound p50 %.2f s, p99 %.2f s%n")
+                .formatted(
+                        podsCreated,
+                        claimsCreated,
+                        podsBound,
+                        podsDeleted,
+                        podsGivenUp,
+                        podsPerSecond,
+                        p50Seconds,
+                        p99Seconds));
         out.append("faults: ").append(faults).append('\n');
         out.append("audit samples: %d; violations: %d %s%n".formatted(auditSamples, totalViolations(), violations));
         violationExamples.forEach(e -> out.append("  ").append(e).append('\n'));
