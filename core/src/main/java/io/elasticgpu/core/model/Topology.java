@@ -53,6 +53,17 @@ public final class Topology {
         return ranks[a * size + b];
     }
 
+    /** The lowest {@link Link#rank()} among the pairs of {@code cards}: their weakest link; 0 for one card. */
+    public int weakestRank(int[] cards) {
+        int weakest = cards.length < 2 ? 0 : Integer.MAX_VALUE;
+        for (int a = 0; a < cards.length; a++) {
+            for (int b = a + 1; b < cards.length; b++) {
+                weakest = Math.min(weakest, rank(cards[a], cards[b]));
+            }
+        }
+        return weakest;
+    }
+
     private void check(int card) {
         if (card < 0 || card >= size) {
             throw new IndexOutOfBoundsException("topology of %d cards has no card %d".formatted(size, card));

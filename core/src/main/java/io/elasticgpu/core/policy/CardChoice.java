@@ -1,6 +1,7 @@
 package io.elasticgpu.core.policy;
 
 import io.elasticgpu.core.model.Ask;
+import io.elasticgpu.core.model.CardSets;
 import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.snapshot.NodeState;
 import java.util.Arrays;
@@ -60,7 +61,7 @@ public final class CardChoice {
         if (candidates.length == k || allAlike(candidates, s)) {
             return Arrays.copyOf(candidates, k);
         }
-        if (binomial(candidates.length, k) <= EXHAUSTIVE_LIMIT) {
+        if (CardSets.count(candidates.length, k) <= EXHAUSTIVE_LIMIT) {
             return exhaustive(candidates, k, s);
         }
         return greedy(candidates, k, s);
@@ -123,7 +124,7 @@ public final class CardChoice {
                 best = set.clone();
                 bestQuality = quality;
             }
-        } while (nextCombination(pick, candidates.length));
+        } while (CardSets.next(pick, candidates.length));
         return best;
     }
 
@@ -206,36 +207,5 @@ public final class CardChoice {
 
     private static boolean better(long[] a, long[] b) {
         return Arrays.compare(a, b) > 0;
-    }
-
-    /**
-     * Advances {@code pick}, a k-combination of {@code 0..n-1} in increasing order, to the next one in
-     * lexicographic order; false after the last.
-     */
-    public static boolean nextCombination(int[] pick, int n) {
-        int k = pick.length;
-        int i = k - 1;
-        while (i >= 0 && pick[i] == n - k + i) {
-            i--;
-        }
-        if (i < 0) {
-            return false;
-        }
-        pick[i]++;
-        for (int j = i + 1; j < k; j++) {
-            pick[j] = pick[j - 1] + 1;
-        }
-        return true;
-    }
-
-    static long binomial(int n, int k) {
-        long result = 1;
-        for (int i = 1; i <= k; i++) {
-            result = result * (n - k + i) / i;
-            if (result > Integer.MAX_VALUE) {
-                return result;
-            }
-        }
-        return result;
     }
 }

@@ -1,5 +1,6 @@
 package io.elasticgpu.core.snapshot;
 
+import io.elasticgpu.core.model.CardSets;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Grant;
 import java.util.ArrayList;
@@ -137,8 +138,9 @@ public final class Evictions {
          */
         List<Evictable<T>> smallest(List<Evictable<T>> pool) {
             int n = base.cardCount();
-            List<Long> cardSets =
-                    cards <= 0 || n > 62 || binomial(n, cards) > MAX_CARD_SETS ? List.of(-1L) : cardSets(n, cards);
+            List<Long> cardSets = cards <= 0 || n > 62 || CardSets.count(n, cards) > MAX_CARD_SETS
+                    ? List.of(-1L)
+                    : cardSets(n, cards);
             long[] touches = new long[pool.size()];
             for (int i = 0; i < pool.size(); i++) {
                 touches[i] = cards(pool.get(i));
@@ -174,7 +176,7 @@ public final class Evictions {
                         if (cost != null && (best == null || cost.compareTo(best) < 0)) {
                             best = cost;
                         }
-                    } while (next(pick, touching.size()));
+                    } while (CardSets.next(pick, touching.size()));
                 }
                 if (best != null) {
                     return members(pool, best.mask());
@@ -281,32 +283,7 @@ public final class Evictions {
                 mask |= 1L << j;
             }
             out.add(mask);
-        } while (next(pick, n));
+        } while (CardSets.next(pick, n));
         return out;
-    }
-
-    /** The next combination of {@code pick.length} of {@code 0..n-1} in lexicographic order; false after the last. */
-    private static boolean next(int[] pick, int n) {
-        int k = pick.length;
-        int i = k - 1;
-        while (i >= 0 && pick[i] == n - k + i) {
-            i--;
-        }
-        if (i < 0) {
-            return false;
-        }
-        pick[i]++;
-        for (int j = i + 1; j < k; j++) {
-            pick[j] = pick[j - 1] + 1;
-        }
-        return true;
-    }
-
-    private static long binomial(int n, int k) {
-        long r = 1;
-        for (int i = 1; i <= k; i++) {
-            r = r * (n - k + i) / i;
-        }
-        return r;
     }
 }

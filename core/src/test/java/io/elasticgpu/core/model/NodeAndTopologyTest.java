@@ -31,6 +31,19 @@ class NodeAndTopologyTest {
     }
 
     @Test
+    void theWeakestRankOfASetIsItsLowestPairAndZeroForOneCard() {
+        Topology t = Topology.builder(3)
+                .link(0, 1, Link.nvlink(4))
+                .link(1, 2, Link.nvlink(2))
+                .link(0, 2, Link.of(LinkKind.PCIE_SWITCH))
+                .build();
+        assertThat(t.weakestRank(new int[] {0, 1})).isEqualTo(Link.nvlink(4).rank());
+        assertThat(t.weakestRank(new int[] {0, 1, 2}))
+                .isEqualTo(Link.of(LinkKind.PCIE_SWITCH).rank());
+        assertThat(t.weakestRank(new int[] {2})).isZero();
+    }
+
+    @Test
     void topologyRejectsLinkingACardToItself() {
         assertThatThrownBy(() -> Topology.builder(2).link(1, 1, Link.nvlink(1)))
                 .hasMessage("topology: cannot link card 1 to card 1 on a node of 2 cards");

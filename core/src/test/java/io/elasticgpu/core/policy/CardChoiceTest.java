@@ -71,7 +71,7 @@ class CardChoiceTest {
             }
         }
         Node node = new Node("big", 1, 1 << 20, 110, cards(20), Map.of(), b.build());
-        assertThat(CardChoice.binomial(20, 10)).isGreaterThan(CardChoice.EXHAUSTIVE_LIMIT);
+        assertThat(io.elasticgpu.core.model.CardSets.count(20, 10)).isGreaterThan(CardChoice.EXHAUSTIVE_LIMIT);
         assertThat(CardChoice.linked(Ask.wholeCards(0, 0, 10), NodeState.empty(node)))
                 .containsExactly(4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
     }

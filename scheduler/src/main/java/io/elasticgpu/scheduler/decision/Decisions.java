@@ -1,7 +1,6 @@
 package io.elasticgpu.scheduler.decision;
 
 import io.elasticgpu.core.model.Ask;
-import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.policy.Choice;
 import io.elasticgpu.core.policy.Lookahead;
 import io.elasticgpu.core.policy.Policy;
@@ -357,17 +356,6 @@ public final class Decisions {
                 e.version(),
                 current,
                 reason,
-                new Verdict(choice.score(), weakestLink(cards, s.node().topology()), cards));
-    }
-
-    /** The lowest {@link io.elasticgpu.core.model.Link#rank()} among the pairs of {@code cards}; 0 for one card. */
-    static int weakestLink(int[] cards, Topology topology) {
-        int weakest = cards.length < 2 ? 0 : Integer.MAX_VALUE;
-        for (int a = 0; a < cards.length; a++) {
-            for (int b = a + 1; b < cards.length; b++) {
-                weakest = Math.min(weakest, topology.rank(cards[a], cards[b]));
-            }
-        }
-        return weakest;
+                new Verdict(choice.score(), s.node().topology().weakestRank(cards), cards));
     }
 }

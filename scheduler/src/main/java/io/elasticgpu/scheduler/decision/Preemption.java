@@ -199,7 +199,7 @@ public final class Preemption {
                 .mapToInt(CardShare::card)
                 .distinct()
                 .toArray();
-        return Decisions.weakestLink(cards, state.node().topology());
+        return state.node().topology().weakestRank(cards);
     }
 
     private static List<Pod> pods(List<Resident> residents) {

@@ -5,7 +5,6 @@ import io.elasticgpu.core.model.Card;
 import io.elasticgpu.core.model.CardShare;
 import io.elasticgpu.core.model.Grant;
 import io.elasticgpu.core.model.Node;
-import io.elasticgpu.core.model.Topology;
 import io.elasticgpu.core.placement.Decision;
 import io.elasticgpu.core.placement.Placer;
 import io.elasticgpu.core.policy.Policy;
@@ -251,7 +250,9 @@ public final class PreemptingReplay {
                     public int link(NodeState state) {
                         return ask.cards() < 2
                                 ? 0
-                                : weakestLink(policy.choose(ask, state).cards(), state);
+                                : state.node()
+                                        .topology()
+                                        .weakestRank(policy.choose(ask, state).cards());
                     }
 
                     @Override
@@ -260,16 +261,5 @@ public final class PreemptingReplay {
                     }
                 })
                 .orElse(List.of());
-    }
-
-    private static int weakestLink(int[] cards, NodeState state) {
-        Topology topology = state.node().topology();
-        int weakest = Integer.MAX_VALUE;
-        for (int a = 0; a < cards.length; a++) {
-            for (int b = a + 1; b < cards.length; b++) {
-                weakest = Math.min(weakest, topology.rank(cards[a], cards[b]));
-            }
-        }
-        return weakest == Integer.MAX_VALUE ? 0 : weakest;
     }
 }
