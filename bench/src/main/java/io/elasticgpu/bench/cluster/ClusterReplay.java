@@ -4,7 +4,6 @@ import io.elasticgpu.core.model.Node;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.nodes.FakeGpuNodes;
 import io.elasticgpu.simulator.trace.TracePod;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -307,13 +306,10 @@ public final class ClusterReplay {
         args.set(policy + 1, policyName);
         args.addAll(flags);
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        return EgpuProcess.start(
-                jvmOptions,
-                "scheduler",
-                args,
-                cp.workDir().resolve("logs").resolve("extender.log"),
-                Ports.free(),
-                "--listen");
+        return EgpuProcess.launch(
+                        "scheduler", args, cp.workDir().resolve("logs").resolve("extender.log"))
+                .jvm(jvmOptions)
+                .start();
     }
 
     private static com.fasterxml.jackson.databind.node.ObjectNode schedulerConfig(

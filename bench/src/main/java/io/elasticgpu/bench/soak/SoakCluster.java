@@ -164,15 +164,13 @@ final class SoakCluster implements AutoCloseable {
     private EgpuProcess startExtender(int replica, int port) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        return EgpuProcess.start(
-                cgroups.launcher(group("extender-" + replica), chart.extender().limitMib()),
-                jvm(chart.extender()),
-                "scheduler",
-                args,
-                log("extender-" + port),
-                port,
-                "--listen",
-                READY);
+        return EgpuProcess.launch("scheduler", args, log("extender-" + port))
+                .launcher(cgroups.launcher(
+                        group("extender-" + replica), chart.extender().limitMib()))
+                .jvm(jvm(chart.extender()))
+                .port(port)
+                .ready(READY)
+                .start();
     }
 
     /**
@@ -193,27 +191,28 @@ final class SoakCluster implements AutoCloseable {
 
     private EgpuProcess startController(int replica, int port) {
         int webhookPort = webhookPorts.get(replica);
-        return EgpuProcess.start(
-                cgroups.launcher(
-                        group("controller-" + replica), chart.controller().limitMib()),
-                jvm(chart.controller()),
-                "controller",
-                List.of(
-                        "--kubeconfig",
-                        cp.kubeconfig().toString(),
-                        "--namespace-for-lease",
-                        SYSTEM,
-                        "--webhook-listen",
-                        "127.0.0.1:" + webhookPort,
-                        "--webhook-url",
-                        "127.0.0.1:" + webhook.port(),
-                        // The chart's default is warn; the soak keeps what each sync wrote, to explain a finding.
-                        "--log-level",
-                        "info"),
-                log("controller-" + port),
-                port,
-                "--http-listen",
-                READY);
+        return EgpuProcess.launch(
+                        "controller",
+                        List.of(
+                                "--kubeconfig",
+                                cp.kubeconfig().toString(),
+                                "--namespace-for-lease",
+                                SYSTEM,
+                                "--webhook-listen",
+                                "127.0.0.1:" + webhookPort,
+                                "--webhook-url",
+                                "127.0.0.1:" + webhook.port(),
+                                // The chart's default is warn; the soak keeps what each sync wrote, to explain a
+                                // finding.
+                                "--log-level",
+                                "info"),
+                        log("controller-" + port))
+                .launcher(cgroups.launcher(
+                        group("controller-" + replica), chart.controller().limitMib()))
+                .jvm(jvm(chart.controller()))
+                .port(port)
+                .ready(READY)
+                .start();
     }
 
     private Path log(String name) {

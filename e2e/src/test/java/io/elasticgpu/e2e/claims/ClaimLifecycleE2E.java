@@ -20,7 +20,6 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
-import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.controlplane.WebhookRollout;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -58,8 +57,7 @@ class ClaimLifecycleE2E {
         extender = EgpuProcess.start(
                 "scheduler",
                 List.of("--kubeconfig", cp.kubeconfig().toString()),
-                cp.workDir().resolve("logs").resolve("claims-extender.log"),
-                Ports.free());
+                cp.workDir().resolve("logs").resolve("claims-extender.log"));
         String yaml = Files.readString(Path.of("src/test/resources/scheduler/extender.yaml"))
                 .replace("${EXTENDER_URL}", extender.url());
         cp.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-claims.yaml"), yaml));

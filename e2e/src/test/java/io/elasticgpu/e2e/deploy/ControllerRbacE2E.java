@@ -194,9 +194,7 @@ class ControllerRbacE2E {
                         "127.0.0.1:" + webhook,
                         "--webhook-url",
                         "127.0.0.1:" + webhook),
-                cp.workDir().resolve("logs").resolve("controller-rbac-" + name + ".log"),
-                Ports.free(),
-                "--http-listen");
+                cp.workDir().resolve("logs").resolve("controller-rbac-" + name + ".log"));
     }
 
     private static LeaseSpec lease(KubernetesClient client) {

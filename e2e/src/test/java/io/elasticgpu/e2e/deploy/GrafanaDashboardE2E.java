@@ -118,9 +118,7 @@ class GrafanaDashboardE2E {
         try (EgpuProcess controller = EgpuProcess.start(
                         "controller",
                         List.of("--kubeconfig", cp.kubeconfig().toString(), "--no-leader-election", "--no-webhook"),
-                        log(cp, "controller"),
-                        Ports.free(),
-                        "--http-listen");
+                        log(cp, "controller"));
                 KubeletDriver kubelet = KubeletDriver.start(driver())) {
             extender = EgpuProcess.start(
                     "scheduler", List.of("--kubeconfig", cp.kubeconfig().toString()), log(cp, "extender"));

@@ -14,7 +14,6 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
 import io.elasticgpu.node.agent.DraConfig;
@@ -274,13 +273,10 @@ class DraPlacementE2E {
     private static EgpuProcess extender(ControlPlane cp, ChartConfig chart, String log) {
         List<String> args = new ArrayList<>(chart.extenderArgs());
         args.addAll(List.of("--kubeconfig", cp.kubeconfig().toString()));
-        return EgpuProcess.start(
-                chart.extenderJvm(),
-                "scheduler",
-                args,
-                cp.workDir().resolve("logs").resolve(log),
-                Ports.free(),
-                "--listen");
+        return EgpuProcess.launch(
+                        "scheduler", args, cp.workDir().resolve("logs").resolve(log))
+                .jvm(chart.extenderJvm())
+                .start();
     }
 
     /** A DRA-mode agent on {@code node} with two simulated T4s; closing it stops the agent and its API client. */

@@ -22,7 +22,6 @@ import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.controlplane.Binaries;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ElasticGPUCrds;
-import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.elasticgpu.node.agent.AgentConfig;
 import io.elasticgpu.node.agent.DraConfig;
@@ -530,9 +529,7 @@ class DraSliceE2E {
         try (EgpuProcess controller = EgpuProcess.start(
                 "controller",
                 List.of("--kubeconfig", cp.kubeconfig().toString(), "--no-webhook", "--no-leader-election"),
-                cp.workDir().resolve("logs").resolve("controller-dra.log"),
-                Ports.free(),
-                "--http-listen")) {
+                cp.workDir().resolve("logs").resolve("controller-dra.log"))) {
             await().atMost(WAIT)
                     .untilAsserted(() -> assertThat(cluster.client()
                                     .resources(ElasticGPU.class)

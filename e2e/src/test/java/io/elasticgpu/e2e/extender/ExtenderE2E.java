@@ -69,11 +69,12 @@ class ExtenderE2E {
     }
 
     static EgpuProcess startExtender(int port) {
-        return EgpuProcess.start(
-                "scheduler",
-                List.of("--kubeconfig", controlPlane.kubeconfig().toString()),
-                controlPlane.workDir().resolve("logs").resolve("extender-" + System.nanoTime() + ".log"),
-                port == 0 ? io.elasticgpu.localcluster.controlplane.Ports.free() : port);
+        return EgpuProcess.launch(
+                        "scheduler",
+                        List.of("--kubeconfig", controlPlane.kubeconfig().toString()),
+                        controlPlane.workDir().resolve("logs").resolve("extender-" + System.nanoTime() + ".log"))
+                .port(port == 0 ? io.elasticgpu.localcluster.controlplane.Ports.free() : port)
+                .start();
     }
 
     static void useExtender(String template, String url) throws IOException {

@@ -158,6 +158,7 @@ final class KueueProcess implements AutoCloseable {
         try (Stream<Path> s = Files.list(crds)) {
             files = s.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
         }
+        List<String> names = new java.util.ArrayList<>();
         for (Path f : files) {
             CustomResourceDefinition crd;
             try (InputStream in = Files.newInputStream(f)) {
@@ -181,18 +182,9 @@ final class KueueProcess implements AutoCloseable {
             }
             crd.getMetadata().setResourceVersion(null);
             client.resource(crd).forceConflicts().serverSideApply();
+            names.add(crd.getMetadata().getName());
         }
-        for (Path f : files) {
-            String name;
-            try (InputStream in = Files.newInputStream(f)) {
-                name = client.apiextensions()
-                        .v1()
-                        .customResourceDefinitions()
-                        .load(in)
-                        .item()
-                        .getMetadata()
-                        .getName();
-            }
+        for (String name : names) {
             client.apiextensions()
                     .v1()
                     .customResourceDefinitions()

@@ -10,7 +10,6 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.components.Metrics;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.nodes.GpuNodeSpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
@@ -75,8 +74,7 @@ class PreemptionE2E {
         extender = EgpuProcess.start(
                 "scheduler",
                 List.of("--kubeconfig", cp.kubeconfig().toString(), "--log-level", "info"),
-                cp.workDir().resolve("logs").resolve("extender-preemption-" + System.nanoTime() + ".log"),
-                Ports.free());
+                cp.workDir().resolve("logs").resolve("extender-preemption-" + System.nanoTime() + ".log"));
         String yaml = Files.readString(TEMPLATE).replace("${EXTENDER_URL}", extender.url());
         controlPlane.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-preemption.yaml"), yaml));
     }

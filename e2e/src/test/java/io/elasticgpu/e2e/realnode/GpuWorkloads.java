@@ -11,7 +11,6 @@ import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.localcluster.components.EgpuProcess;
 import io.elasticgpu.localcluster.components.Metrics;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
-import io.elasticgpu.localcluster.controlplane.Ports;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -66,8 +65,7 @@ final class GpuWorkloads implements AutoCloseable {
                         controlPlane.kubeconfig().toString(),
                         "--memory-block-mib",
                         Integer.toString(MEMORY_BLOCK_MIB)),
-                controlPlane.workDir().resolve("logs").resolve("extender-real-node-" + System.nanoTime() + ".log"),
-                Ports.free());
+                controlPlane.workDir().resolve("logs").resolve("extender-real-node-" + System.nanoTime() + ".log"));
         try {
             String yaml =
                     Files.readString(TEMPLATES.resolve("extender.yaml")).replace("${EXTENDER_URL}", extender.url());

@@ -134,9 +134,7 @@ class WebhookReplicasE2E {
                         "127.0.0.1:" + webhookPort,
                         "--webhook-url",
                         "127.0.0.1:" + balancerPort),
-                controlPlane.workDir().resolve("logs").resolve("controller-" + webhookPort + ".log"),
-                Ports.free(),
-                "--http-listen");
+                controlPlane.workDir().resolve("logs").resolve("controller-" + webhookPort + ".log"));
     }
 
     /** The replica whose pid is in the Lease's holder (identity HOSTNAME-pid-random), once there is one. */

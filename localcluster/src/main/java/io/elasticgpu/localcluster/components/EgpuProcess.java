@@ -37,73 +37,85 @@ public final class EgpuProcess implements AutoCloseable {
     }
 
     /**
-     * Starts {@code egpu <command> <args> --listen 127.0.0.1:<port>} and waits for {@code /readyz}.
+     * Starts {@code egpu <command> <args>} listening on a free loopback port, with the JVM options of a test
+     * component, and waits up to a minute for {@code /readyz}.
      *
      * @param log where its output goes
      */
     public static EgpuProcess start(String command, List<String> args, Path log) {
-        return start(command, args, log, Ports.free());
+        return launch(command, args, log).start();
     }
 
-    /** The same on a given port, e.g. to start again where a killed one listened. */
-    public static EgpuProcess start(String command, List<String> args, Path log, int port) {
-        return start(command, args, log, port, "--listen");
+    /** The same, to be changed first: {@link Launch#port}, {@link Launch#jvm}, {@link Launch#launcher}, ... */
+    public static Launch launch(String command, List<String> args, Path log) {
+        return new Launch(List.of(), TEST_JVM, command, args, log, 0, Duration.ofSeconds(60));
     }
 
-    /** The same for a command whose HTTP port is set by another flag ({@code egpu controller --http-listen}). */
-    public static EgpuProcess start(String command, List<String> args, Path log, int port, String listenFlag) {
-        return start(List.of("-Xmx256m", "-XX:+UseSerialGC"), command, args, log, port, listenFlag);
-    }
-
-    /** The same with the given JVM options, e.g. those a Helm chart sets. */
-    public static EgpuProcess start(
-            List<String> jvm, String command, List<String> args, Path log, int port, String listenFlag) {
-        return start(jvm, command, args, log, port, listenFlag, Duration.ofSeconds(60));
-    }
-
-    /** The same, given {@code ready} to answer {@code /readyz} (a loaded machine, a large cluster to read first). */
-    public static EgpuProcess start(
-            List<String> jvm,
-            String command,
-            List<String> args,
-            Path log,
-            int port,
-            String listenFlag,
-            Duration ready) {
-        return start(List.of(), jvm, command, args, log, port, listenFlag, ready);
-    }
+    private static final List<String> TEST_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
 
     /**
-     * The same, the java command line run by {@code launcher} (a command that ends by running its arguments, e.g.
-     * one that first enters a memory cgroup).
+     * How to start one {@code egpu} command.
+     *
+     * @param launcher a command that ends by running its arguments (one that first enters a memory cgroup), or none
+     * @param jvm      the JVM's options, e.g. those a Helm chart sets
+     * @param port     the loopback port it listens on (its {@code --listen}, the controller's {@code --http-listen});
+     *                 0 for a free one
+     * @param ready    how long {@code /readyz} may take (a loaded machine, a large cluster to read first)
      */
-    public static EgpuProcess start(
+    public record Launch(
             List<String> launcher,
             List<String> jvm,
             String command,
             List<String> args,
             Path log,
             int port,
-            String listenFlag,
             Duration ready) {
-        List<String> line = new ArrayList<>(launcher);
-        line.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        line.addAll(jvm);
-        line.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
-        line.addAll(args);
-        line.addAll(List.of(listenFlag, "127.0.0.1:" + port));
-        ManagedProcess p = ManagedProcess.start(command + "-" + port, line, log);
-        HttpClient http = HttpClient.newHttpClient();
-        p.awaitReady(
-                () -> http.send(
-                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
-                                                .timeout(Duration.ofSeconds(2))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.discarding())
-                                .statusCode()
-                        == 200,
-                ready);
-        return new EgpuProcess(p, port);
+        public Launch {
+            launcher = List.copyOf(launcher);
+            jvm = List.copyOf(jvm);
+            args = List.copyOf(args);
+        }
+
+        /** On a given port, e.g. to start again where a killed one listened. */
+        public Launch port(int onPort) {
+            return new Launch(launcher, jvm, command, args, log, onPort, ready);
+        }
+
+        public Launch jvm(List<String> options) {
+            return new Launch(launcher, options, command, args, log, port, ready);
+        }
+
+        public Launch launcher(List<String> prefix) {
+            return new Launch(prefix, jvm, command, args, log, port, ready);
+        }
+
+        public Launch ready(Duration within) {
+            return new Launch(launcher, jvm, command, args, log, port, within);
+        }
+
+        /** Starts it and waits for {@code /readyz}. */
+        public EgpuProcess start() {
+            int listen = port == 0 ? Ports.free() : port;
+            String listenFlag = command.equals("controller") ? "--http-listen" : "--listen";
+            List<String> line = new ArrayList<>(launcher);
+            line.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            line.addAll(jvm);
+            line.addAll(List.of("-Dsun.net.httpserver.nodelay=true", "-jar", jar().toString(), command));
+            line.addAll(args);
+            line.addAll(List.of(listenFlag, "127.0.0.1:" + listen));
+            ManagedProcess p = ManagedProcess.start(command + "-" + listen, line, log);
+            HttpClient http = HttpClient.newHttpClient();
+            p.awaitReady(
+                    () -> http.send(
+                                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + listen + "/readyz"))
+                                                    .timeout(Duration.ofSeconds(2))
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200,
+                    ready);
+            return new EgpuProcess(p, listen);
+        }
     }
 
     public int port() {
