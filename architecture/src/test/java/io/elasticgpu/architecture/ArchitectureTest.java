@@ -126,6 +126,21 @@ class ArchitectureTest {
             .because("shipped code waits on a clock or a scheduler it is given, or on what it waits for, so that tests"
                     + " control time and nothing stalls a thread for nothing");
 
+    @ArchTest
+    static final ArchRule informersAreOurs = noClasses()
+            .that()
+            .resideInAnyPackage(inside("api", "scheduler", "node", "controller", "cli"))
+            .should()
+            .callMethodWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+                            com.tngtech.archunit.core.domain.properties.HasName.Predicates.name("inform"))
+                    .and(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+                            com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(
+                                    com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo(
+                                            "io.fabric8.kubernetes.client.dsl.Informable")))))
+            .because("an informer of a long-running component is made with runnableInformer and set by"
+                    + " api.watch.Informers.ours before it starts: inform() starts one that gives up on a first list"
+                    + " that times out and keeps every object's managedFields");
+
     /**
      * Each shipped component module's doors: the packages other shipped modules may use (mostly {@code cli}, which
      * wires each component's service from its configuration). The rest of a module is its rooms. The lab

@@ -3,6 +3,7 @@ package io.elasticgpu.node.agent;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.api.v1alpha1.PodAsks;
+import io.elasticgpu.api.watch.Informers;
 import io.elasticgpu.api.watch.OnChange;
 import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.discovery.Hardware;
@@ -88,10 +89,12 @@ public final class KubernetesDraCluster implements DraCluster {
     public synchronized void watchDevicePluginPods(Runnable changed) {
         if (pods == null) {
             // list/watch restricted to this node's pods, as the agent in device plugin mode reads them
-            pods = client.pods()
+            pods = Informers.ours(client.pods()
                     .inAnyNamespace()
                     .withField("spec.nodeName", node)
-                    .inform(new OnChange<>(changed));
+                    .runnableInformer(0));
+            pods.addEventHandler(new OnChange<>(changed));
+            pods.run();
         }
     }
 

@@ -8,6 +8,7 @@ import io.elasticgpu.api.v1alpha1.KubeletAllocate;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.PodGrant;
+import io.elasticgpu.api.watch.Informers;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -38,8 +39,9 @@ public final class ClusterPods implements PodSource, AutoCloseable {
         this.node = node;
         this.units = units;
         this.converted = new ConvertedPods(p -> of(p, node, units));
-        this.informer =
-                client.pods().inAnyNamespace().withField("spec.nodeName", node).inform();
+        this.informer = Informers.ours(
+                client.pods().inAnyNamespace().withField("spec.nodeName", node).runnableInformer(0));
+        informer.run();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.elasticgpu.node.resourceslice;
 
+import io.elasticgpu.api.watch.Informers;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,9 +27,9 @@ public final class SliceGuard implements AutoCloseable {
 
     public SliceGuard(KubernetesClient client, String node) {
         this.publisher = new SlicePublisher(client, node);
-        this.informer = client.resources(ResourceSlice.class)
+        this.informer = Informers.ours(client.resources(ResourceSlice.class)
                 .withField("metadata.name", SlicePublisher.sliceName(node))
-                .runnableInformer(0);
+                .runnableInformer(0));
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(ResourceSlice slice) {
