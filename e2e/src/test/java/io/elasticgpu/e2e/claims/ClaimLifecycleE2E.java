@@ -27,7 +27,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -58,9 +57,7 @@ class ClaimLifecycleE2E {
                 "scheduler",
                 List.of("--kubeconfig", cp.kubeconfig().toString()),
                 cp.workDir().resolve("logs").resolve("claims-extender.log"));
-        String yaml = Files.readString(Path.of("src/test/resources/scheduler/extender.yaml"))
-                .replace("${EXTENDER_URL}", extender.url());
-        cp.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-claims.yaml"), yaml));
+        cp.restartScheduler(Path.of("src/test/resources/scheduler/extender.yaml"), extender.url());
     }
 
     @AfterAll

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -96,8 +95,7 @@ class ExtenderRbacE2E {
                 "scheduler",
                 List.of("--kubeconfig", kubeconfig.toString(), "--ledger-namespace", NS),
                 cp.workDir().resolve("logs").resolve("extender-rbac-" + System.nanoTime() + ".log"));
-        String yaml = Files.readString(template).replace("${EXTENDER_URL}", extender.url());
-        cluster.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-rbac.yaml"), yaml));
+        cp.restartScheduler(template, extender.url());
         return extender;
     }
 

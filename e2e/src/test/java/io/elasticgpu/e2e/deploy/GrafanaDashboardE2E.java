@@ -122,10 +122,7 @@ class GrafanaDashboardE2E {
                 KubeletDriver kubelet = KubeletDriver.start(driver())) {
             extender = EgpuProcess.start(
                     "scheduler", List.of("--kubeconfig", cp.kubeconfig().toString()), log(cp, "extender"));
-            Path config = Files.writeString(
-                    cp.workDir().resolve("scheduler-grafana.yaml"),
-                    Files.readString(SCHEDULER_TEMPLATE).replace("${EXTENDER_URL}", extender.url()));
-            cp.restartScheduler(config);
+            cp.restartScheduler(SCHEDULER_TEMPLATE, extender.url());
 
             // The extender places a pod on both cards, turns the node away for a slice, and picks the victim when
             // a pod of higher priority asks a card.

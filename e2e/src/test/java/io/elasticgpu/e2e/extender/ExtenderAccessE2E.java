@@ -59,9 +59,7 @@ class ExtenderAccessE2E {
                 "scheduler",
                 List.of("--kubeconfig", cp.kubeconfig().toString(), "--metrics-listen", "0.0.0.0:" + metricsPort),
                 cp.workDir().resolve("logs").resolve("extender-access.log"));
-        String yaml = Files.readString(Path.of("src/test/resources/scheduler/extender.yaml"))
-                .replace("${EXTENDER_URL}", extender.url());
-        cp.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-access.yaml"), yaml));
+        cp.restartScheduler(Path.of("src/test/resources/scheduler/extender.yaml"), extender.url());
     }
 
     @AfterAll

@@ -22,7 +22,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,14 +72,12 @@ class ExtenderE2E {
                         "scheduler",
                         List.of("--kubeconfig", controlPlane.kubeconfig().toString()),
                         controlPlane.workDir().resolve("logs").resolve("extender-" + System.nanoTime() + ".log"))
-                .port(port == 0 ? io.elasticgpu.localcluster.controlplane.Ports.free() : port)
+                .port(port)
                 .start();
     }
 
     static void useExtender(String template, String url) throws IOException {
-        String yaml = Files.readString(TEMPLATES.resolve(template)).replace("${EXTENDER_URL}", url);
-        Path config = Files.writeString(controlPlane.workDir().resolve("scheduler-" + template), yaml);
-        controlPlane.restartScheduler(config);
+        controlPlane.restartScheduler(TEMPLATES.resolve(template), url);
     }
 
     // ---- the tests ----

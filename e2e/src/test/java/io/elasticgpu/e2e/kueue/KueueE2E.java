@@ -18,7 +18,6 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,8 +57,7 @@ class KueueE2E {
                 "scheduler",
                 List.of("--kubeconfig", cp.kubeconfig().toString(), "--log-level", "info"),
                 cp.workDir().resolve("logs").resolve("extender-kueue-" + System.nanoTime() + ".log"));
-        String yaml = Files.readString(TEMPLATE).replace("${EXTENDER_URL}", extender.url());
-        controlPlane.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-kueue.yaml"), yaml));
+        controlPlane.restartScheduler(TEMPLATE, extender.url());
         kueue = KueueProcess.start(cp);
     }
 

@@ -19,7 +19,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -75,8 +74,7 @@ class PreemptionE2E {
                 "scheduler",
                 List.of("--kubeconfig", cp.kubeconfig().toString(), "--log-level", "info"),
                 cp.workDir().resolve("logs").resolve("extender-preemption-" + System.nanoTime() + ".log"));
-        String yaml = Files.readString(TEMPLATE).replace("${EXTENDER_URL}", extender.url());
-        controlPlane.restartScheduler(Files.writeString(cp.workDir().resolve("scheduler-preemption.yaml"), yaml));
+        controlPlane.restartScheduler(TEMPLATE, extender.url());
     }
 
     @AfterAll

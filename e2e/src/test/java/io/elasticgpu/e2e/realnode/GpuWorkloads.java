@@ -67,10 +67,7 @@ final class GpuWorkloads implements AutoCloseable {
                         Integer.toString(MEMORY_BLOCK_MIB)),
                 controlPlane.workDir().resolve("logs").resolve("extender-real-node-" + System.nanoTime() + ".log"));
         try {
-            String yaml =
-                    Files.readString(TEMPLATES.resolve("extender.yaml")).replace("${EXTENDER_URL}", extender.url());
-            controlPlane.restartScheduler(
-                    Files.writeString(controlPlane.workDir().resolve("scheduler-real-node.yaml"), yaml));
+            controlPlane.restartScheduler(TEMPLATES.resolve("extender.yaml"), extender.url());
             List<String> options =
                     new java.util.ArrayList<>(List.of("--memory-block-mib", Integer.toString(MEMORY_BLOCK_MIB)));
             options.addAll(agentOptions);

@@ -167,6 +167,19 @@ public final class ControlPlane implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops kube-scheduler and starts it again with the configuration {@code template} calling the extender at
+     * {@code extenderUrl} (its {@code ${EXTENDER_URL}}), written beside the control plane's other files.
+     */
+    public void restartScheduler(Path template, String extenderUrl) {
+        try {
+            String yaml = Files.readString(template).replace("${EXTENDER_URL}", extenderUrl);
+            restartScheduler(Files.writeString(workDir().resolve("scheduler-" + template.getFileName()), yaml));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write a scheduler configuration from " + template, e);
+        }
+    }
+
     /** Stops kube-scheduler and starts it again with {@code config} (null: the default profile). */
     public void restartScheduler(Path config) {
         stopComponent("kube-scheduler");
