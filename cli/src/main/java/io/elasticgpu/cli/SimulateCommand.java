@@ -112,6 +112,17 @@ final class SimulateCommand implements Callable<Integer> {
     String tflops;
 
     @Option(
+            names = "--mig",
+            paramLabel = "MODEL",
+            arity = "0..1",
+            fallbackValue = "NVIDIA H100 80GB HBM3",
+            description = "Compare MIG's fixed partitions with shares on each seed: every card a card of MODEL in MIG"
+                    + " mode (alone: ${FALLBACK-VALUE}), each pod's ask on a card the smallest profile that holds it,"
+                    + " placed keeping the largest profiles (mig) and first fit (mig-first-fit), beside each --policy"
+                    + " on shares; prints JSON.")
+    String mig;
+
+    @Option(
             names = "--model-table",
             paramLabel = "FILE.csv",
             description = "Card models' peak TFLOPS that extend and override the shipped table (rows as in"
@@ -128,6 +139,9 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         if (tflops != null) {
             return tflopsComparison();
+        }
+        if (mig != null) {
+            return migComparison();
         }
         if (!format.equals("table") && !format.equals("json")) {
             throw new IllegalArgumentException("--format must be table or json, was \"%s\"".formatted(format));
@@ -196,6 +210,32 @@ final class SimulateCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println(io.elasticgpu.simulator.report.TflopsReport.json(
                 loaded.name(), policies(policy).getFirst(), precision.label(), results));
+        out.flush();
+        return 0;
+    }
+
+    private Integer migComparison() {
+        io.elasticgpu.core.model.MigGeometry geometry = io.elasticgpu.core.model.MigGeometry.of(mig)
+                .orElseThrow(() -> new IllegalArgumentException("--mig: %s has no MIG geometry here; name one of %s"
+                        .formatted(
+                                mig,
+                                io.elasticgpu.core.model.MigGeometry.shipped().stream()
+                                        .flatMap(g -> g.models().stream())
+                                        .toList())));
+        Trace loaded = trace == null
+                ? SyntheticTrace.generate(SyntheticTrace.DEFAULT_SEED)
+                : nodes == null ? OpenbTrace.read(trace) : OpenbTrace.read(trace, nodes);
+        var comparison = new io.elasticgpu.simulator.replay.MigComparison(
+                new Experiment(loaded, inflation), geometry, policies(policy));
+        ProgressLine progress = new ProgressLine(spec.commandLine().getErr());
+        List<io.elasticgpu.simulator.replay.MigComparison.SeedResult> results = new ArrayList<>();
+        for (long seed : seeds(seeds)) {
+            progress.update("simulate: MIG comparison, seed %d".formatted(seed));
+            results.add(comparison.run(seed));
+        }
+        progress.clear();
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(io.elasticgpu.simulator.report.MigReport.json(loaded.name(), mig, results));
         out.flush();
         return 0;
     }

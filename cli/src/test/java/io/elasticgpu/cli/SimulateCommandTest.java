@@ -92,6 +92,26 @@ class SimulateCommandTest {
     }
 
     @Test
+    void migComparesTheH100sFixedPartitionsWithEachPolicysShares() {
+        assertThat(run("simulate", "--seeds", "1", "--policy", "best-fit", "--mig"))
+                .isZero();
+        assertThat(out.toString())
+                .startsWith(
+                        "{\"trace\": \"synthetic-2026\", \"migGeometry\": \"NVIDIA H100 80GB HBM3\", \"seeds\": [1]")
+                .contains("\"best-fit\": {\"gpuAllocationPct\": ")
+                .contains("\"mig\": {\"gpuAllocationPct\": ")
+                .contains("\"mig-first-fit\": {")
+                .contains("\"1g.10gb\": ");
+    }
+
+    @Test
+    void migOnACardWithoutMigExitsWithTwoAndTheModelsThatHaveIt() {
+        assertThat(run("simulate", "--seeds", "1", "--mig=Tesla T4")).isEqualTo(2);
+        assertThat(err.toString())
+                .contains("--mig: Tesla T4 has no MIG geometry here; name one of [NVIDIA A100-SXM4-40GB,");
+    }
+
+    @Test
     void badSeedsExitWithTwo() {
         assertThat(run("simulate", "--seeds", "forty")).isEqualTo(2);
         assertThat(err.toString()).contains("--seeds must be a range like 42-51 or a list like 42,43, was \"forty\"");

@@ -1,0 +1,161 @@
+package io.elasticgpu.core.model;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How MIG divides the cards of some models: their compute and memory slices and the profiles an instance may take.
+ * The shipped table ({@code mig-profiles.csv} beside this class) is NVIDIA's MIG user guide as data, as the TFLOPS of
+ * {@link ModelTable} are the datasheets'. Immutable.
+ *
+ * @param models        the names NVML reports for the cards of this geometry
+ * @param computeSlices compute slices of a card (7; 4 on the A30)
+ * @param memorySlices  memory slices of a card (8; 4 on the A30)
+ * @param profiles      smallest first: fewest compute slices, then fewest memory slices
+ */
+public record MigGeometry(List<String> models, int computeSlices, int memorySlices, List<MigProfile> profiles) {
+
+    /** The header line of the table. */
+    public static final String HEADER = "models,slices,profile,compute,memory,starts";
+
+    private static final Comparator<MigProfile> SMALLEST_FIRST = Comparator.comparingInt(MigProfile::computeSlices)
+            .thenComparingInt(MigProfile::memorySlices)
+            .thenComparing(MigProfile::name);
+
+    private static volatile List<MigGeometry> shipped;
+
+    public MigGeometry {
+        models = List.copyOf(requireNonNull(models, "models"));
+        profiles = requireNonNull(profiles, "profiles").stream()
+                .sorted(SMALLEST_FIRST)
+                .toList();
+        if (models.isEmpty() || profiles.isEmpty() || computeSlices < 1 || memorySlices < 1 || memorySlices > 30) {
+            throw new IllegalArgumentException(
+                    "MIG geometry of %s: needs models, profiles and 1..30 slices of each kind".formatted(models));
+        }
+        for (MigProfile p : profiles) {
+            if (p.computeSlices() > computeSlices || p.starts().getLast() + p.memorySlices() > memorySlices) {
+                throw new IllegalArgumentException(
+                        "MIG geometry of %s: profile %s does not fit a card of %d compute and %d memory slices"
+                                .formatted(models, p.name(), computeSlices, memorySlices));
+            }
+        }
+        if (profiles.stream().noneMatch(p -> p.computeSlices() == computeSlices)) {
+            throw new IllegalArgumentException("MIG geometry of %s: no profile takes the whole card".formatted(models));
+        }
+    }
+
+    /** The geometry of the card model NVML names {@code model} (names match whatever their case and separators). */
+    public static Optional<MigGeometry> of(String model) {
+        String key = GpuModel.key(model);
+        return shipped().stream()
+                .filter(g -> g.models().stream().anyMatch(m -> GpuModel.key(m).equals(key)))
+                .findFirst();
+    }
+
+    /** Every geometry of the shipped table. */
+    public static List<MigGeometry> shipped() {
+        List<MigGeometry> s = shipped;
+        if (s == null) {
+            try (InputStream in = MigGeometry.class.getResourceAsStream("mig-profiles.csv")) {
+                if (in == null) {
+                    throw new IllegalStateException("mig-profiles.csv is missing from the core jar");
+                }
+                s = parse("mig-profiles.csv", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            shipped = s;
+        }
+        return s;
+    }
+
+    /**
+     * The smallest profile whose compute holds {@code milli} thousandths of a card (fewest compute slices, then
+     * fewest memory slices); the whole card's profile for 1000; empty above.
+     */
+    public Optional<MigProfile> smallestHolding(int milli) {
+        return profiles.stream()
+                .filter(p -> (long) p.computeSlices() * 1000 >= (long) milli * computeSlices)
+                .findFirst();
+    }
+
+    /** The profile named {@code name}, if this geometry has it. */
+    public Optional<MigProfile> profile(String name) {
+        return profiles.stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+
+    /**
+     * @param origin what the text is, for messages
+     * @throws IllegalArgumentException naming the line and the mistake
+     */
+    public static List<MigGeometry> parse(String origin, String text) {
+        Map<String, List<String[]>> rows = new LinkedHashMap<>();
+        String[] lines = text.split("\\R", -1);
+        boolean header = false;
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            if (!header) {
+                if (!line.equals(HEADER)) {
+                    throw new IllegalArgumentException("%s line %d: the first line must be \"%s\", was \"%s\""
+                            .formatted(origin, i + 1, HEADER, line));
+                }
+                header = true;
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            if (f.length != 6) {
+                throw new IllegalArgumentException(
+                        "%s line %d: %d fields, a row has 6: %s".formatted(origin, i + 1, f.length, HEADER));
+            }
+            rows.computeIfAbsent(f[0].strip() + "," + f[1].strip(), k -> new ArrayList<>())
+                    .add(Arrays.copyOf(f, 7));
+            rows.get(f[0].strip() + "," + f[1].strip()).getLast()[6] = Integer.toString(i + 1);
+        }
+        List<MigGeometry> out = new ArrayList<>();
+        rows.forEach((key, group) -> out.add(geometry(origin, group)));
+        return List.copyOf(out);
+    }
+
+    private static MigGeometry geometry(String origin, List<String[]> group) {
+        String[] first = group.getFirst();
+        String at = "%s line %s".formatted(origin, first[6]);
+        try {
+            String[] slices = first[1].strip().split("/", -1);
+            List<MigProfile> profiles = new ArrayList<>();
+            for (String[] f : group) {
+                profiles.add(new MigProfile(
+                        f[2].strip(),
+                        Integer.parseInt(f[3].strip()),
+                        Integer.parseInt(f[4].strip()),
+                        Arrays.stream(f[5].strip().split("\\|"))
+                                .map(String::strip)
+                                .map(Integer::valueOf)
+                                .toList()));
+            }
+            return new MigGeometry(
+                    Arrays.stream(first[0].split("\\|")).map(String::strip).toList(),
+                    Integer.parseInt(slices[0]),
+                    Integer.parseInt(slices[1]),
+                    profiles);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(
+                    "%s: %s; a row is %s, e.g. NVIDIA A30,4/4,1g.6gb,1,1,0|1|2|3".formatted(at, e.getMessage(), HEADER),
+                    e);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.elasticgpu.simulator.replay;
+
+import static java.util.Objects.requireNonNull;
+
+import io.elasticgpu.core.model.MigGeometry;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What MIG's fixed partitions cost against shares, on one trace and cluster: for each seed, the same arrival order
+ * and node priority replayed once per share policy ({@link Replay}) and once per MIG placement ({@link MigReplay}):
+ * each replay's log, and what its MIG instances hand out beyond the asks.
+ */
+public final class MigComparison {
+
+    /**
+     * One replay's outcome.
+     *
+     * @param name            the share policy, or {@code mig} / {@code mig-first-fit}
+     * @param log             the replay's events, for the allocation at each arrival level
+     * @param instances       MIG instances handed out (0 for shares)
+     * @param askedMilli      compute the placed pods asked, milli-cards, at the end of the replay
+     * @param handedOutMilli  compute handed out to them (for shares, their asks)
+     * @param memoryHandedOut memory handed out to them in MIG instances, cards' worth (0 for shares: the trace asks
+     *                        no GPU memory, and a share holds what it asks)
+     * @param mig             for MIG, what the pods that asked part of a card asked and were handed, and the
+     *                        instances per profile
+     */
+    public record Outcome(
+            String name,
+            EventLog log,
+            long instances,
+            long askedMilli,
+            double handedOutMilli,
+            double memoryHandedOut,
+            java.util.Optional<MigReplay.Result> mig) {}
+
+    /** One seed's outcomes, the share policies first. */
+    public record SeedResult(long seed, List<Outcome> outcomes) {}
+
+    private final Experiment experiment;
+    private final MigGeometry geometry;
+    private final List<String> policies;
+
+    public MigComparison(Experiment experiment, MigGeometry geometry, List<String> policies) {
+        this.experiment = requireNonNull(experiment, "experiment");
+        this.geometry = requireNonNull(geometry, "geometry");
+        this.policies = List.copyOf(policies);
+    }
+
+    public SeedResult run(long seed) {
+        List<Outcome> outcomes = new ArrayList<>();
+        for (String policy : policies) {
+            EventLog log = experiment.runOne(policy, seed).log();
+            long used = log.size() == 0 ? 0 : log.used(log.size() - 1);
+            outcomes.add(new Outcome(policy, log, 0, used, used, 0, java.util.Optional.empty()));
+        }
+        Experiment.Order order = experiment.order(seed);
+        for (MigReplay.Placement placement : MigReplay.Placement.values()) {
+            MigReplay.Result r = new MigReplay(order.nodes(), geometry, placement).run(order.arrivals());
+            outcomes.add(new Outcome(
+                    placement.label(),
+                    r.log(),
+                    r.instances(),
+                    r.askedMilli(),
+                    r.handedOutMilli(),
+                    r.memoryHandedOut(),
+                    java.util.Optional.of(r)));
+        }
+        return new SeedResult(seed, outcomes);
+    }
+}
