@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * What MIG's fixed partitions cost against shares, on one trace and cluster: for each seed, the same arrival order
- * and node priority replayed once per share policy ({@link Replay}) and once per MIG placement ({@link MigReplay}):
- * each replay's log, and what its MIG instances hand out beyond the asks.
+ * and node priority replayed once per share policy ({@link Replay}) and once per way of choosing MIG instances
+ * ({@link MigReplay}): each replay's log, and what its MIG instances hand out beyond the asks.
  */
 public final class MigComparison {
 
@@ -56,10 +56,10 @@ public final class MigComparison {
             outcomes.add(new Outcome(policy, log, 0, used, used, 0, java.util.Optional.empty()));
         }
         Experiment.Order order = experiment.order(seed);
-        for (MigReplay.Placement placement : MigReplay.Placement.values()) {
-            MigReplay.Result r = new MigReplay(order.nodes(), geometry, placement).run(order.arrivals());
+        for (MigReplay.Choice choice : MigReplay.Choice.values()) {
+            MigReplay.Result r = new MigReplay(order.nodes(), geometry, choice).run(order.arrivals());
             outcomes.add(new Outcome(
-                    placement.label(),
+                    choice.label(),
                     r.log(),
                     r.instances(),
                     r.askedMilli(),

@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * One replay with every card in MIG mode: each pod's ask on a card becomes an instance of the smallest profile that
  * holds it ({@link MigGeometry#smallestHolding}; a whole card's ask, the whole card's profile, which fits only an empty
- * card), placed as {@link Placement} says; pods arrive one at a time, no retries, no departures, as in {@link Replay}.
+ * card), placed as {@link Choice} says; pods arrive one at a time, no retries, no departures, as in {@link Replay}.
  * The log counts what the pods asked, as the shares' replay does, so that the two allocations compare; the
  * {@link Result} adds what the instances handed out beyond it.
  *
@@ -22,7 +22,7 @@ import java.util.List;
 public final class MigReplay {
 
     /** Where an instance goes. */
-    public enum Placement {
+    public enum Choice {
         /**
          * The node and card the instance leaves fullest (fewest free memory slices), and on that card the start that
          * keeps the most room for the largest profiles ({@link io.elasticgpu.core.model.MigCard#placeKeepingLargest});
@@ -35,7 +35,7 @@ public final class MigReplay {
 
         private final String label;
 
-        Placement(String label) {
+        Choice(String label) {
             this.label = label;
         }
 
@@ -67,7 +67,7 @@ public final class MigReplay {
             java.util.Map<String, Long> profiles) {}
 
     private final MigStates states;
-    private final Placement placement;
+    private final Choice choice;
     private final List<Node> nodes;
     private final long[] freeCpu;
     private final long[] freeMemory;
@@ -84,12 +84,12 @@ public final class MigReplay {
     /**
      * @param nodes     the cluster in priority order: on equal choices the earlier node wins
      * @param geometry  every card's MIG geometry
-     * @param placement where instances go
+     * @param choice    where instances go
      */
-    public MigReplay(List<Node> nodes, MigGeometry geometry, Placement placement) {
+    public MigReplay(List<Node> nodes, MigGeometry geometry, Choice choice) {
         this.nodes = List.copyOf(nodes);
         this.states = new MigStates(requireNonNull(geometry, "geometry"));
-        this.placement = requireNonNull(placement, "placement");
+        this.choice = requireNonNull(choice, "choice");
         this.freeCpu = this.nodes.stream().mapToLong(Node::cpuMilli).toArray();
         this.freeMemory = this.nodes.stream().mapToLong(Node::memoryMib).toArray();
         this.freePods = this.nodes.stream().mapToInt(Node::maxPods).toArray();
@@ -125,7 +125,7 @@ public final class MigReplay {
     /** Places one pod; its node's name, or null when it fits nowhere. */
     private String place(Ask ask) {
         if (!ask.needsCards()) {
-            int n = placement == Placement.FIRST_FIT ? firstHost(ask) : fullestHost(ask);
+            int n = choice == Choice.FIRST_FIT ? firstHost(ask) : fullestHost(ask);
             return n < 0 ? null : take(n, ask, -1, new int[0]);
         }
         MigGeometry geometry = states.geometry();
@@ -146,13 +146,13 @@ public final class MigReplay {
                 continue;
             }
             for (int c = 0; c < cards[n].length; c++) {
-                int next = placement == Placement.FIRST_FIT
+                int next = choice == Choice.FIRST_FIT
                         ? states.firstFit(cards[n][c], p)
                         : states.keepLargest(cards[n][c], p);
                 if (next < 0) {
                     continue;
                 }
-                if (placement == Placement.FIRST_FIT) {
+                if (choice == Choice.FIRST_FIT) {
                     return take(n, ask, p, new int[] {c, next});
                 }
                 if (bestState < 0 || better(next, bestState)) {
@@ -189,7 +189,7 @@ public final class MigReplay {
             if (fitting >= ask.cards() && fitting < bestFitting) {
                 bestNode = n;
                 bestFitting = fitting;
-                if (placement == Placement.FIRST_FIT) {
+                if (choice == Choice.FIRST_FIT) {
                     break;
                 }
             }
@@ -211,7 +211,7 @@ public final class MigReplay {
     }
 
     private int next(int state, int p) {
-        return placement == Placement.FIRST_FIT ? states.firstFit(state, p) : states.keepLargest(state, p);
+        return choice == Choice.FIRST_FIT ? states.firstFit(state, p) : states.keepLargest(state, p);
     }
 
     private int firstHost(Ask ask) {

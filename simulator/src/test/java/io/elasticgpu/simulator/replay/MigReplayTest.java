@@ -29,8 +29,8 @@ class MigReplayTest {
         return new TracePod(name, Ask.computeSlice(1000, 1024, milli));
     }
 
-    private static MigReplay.Result replay(MigReplay.Placement placement, List<Node> nodes, TracePod... pods) {
-        return new MigReplay(nodes, H100, placement).run(List.of(pods));
+    private static MigReplay.Result replay(MigReplay.Choice choice, List<Node> nodes, TracePod... pods) {
+        return new MigReplay(nodes, H100, choice).run(List.of(pods));
     }
 
     @Test
@@ -40,7 +40,7 @@ class MigReplayTest {
             pods.add(slice("p" + i, 100));
         }
         MigReplay.Result r =
-                replay(MigReplay.Placement.KEEP_LARGEST, List.of(node("n", 1)), pods.toArray(TracePod[]::new));
+                replay(MigReplay.Choice.KEEP_LARGEST, List.of(node("n", 1)), pods.toArray(TracePod[]::new));
 
         assertThat(r.instances()).isEqualTo(7);
         assertThat(r.askedMilli()).isEqualTo(700);
@@ -58,8 +58,8 @@ class MigReplayTest {
         TracePod half = slice("half", 500); // a 4g instance, which may only start at slice 0
         List<Node> one = List.of(node("n", 1));
 
-        MigReplay.Result kept = replay(MigReplay.Placement.KEEP_LARGEST, one, small, half);
-        MigReplay.Result first = replay(MigReplay.Placement.FIRST_FIT, one, small, half);
+        MigReplay.Result kept = replay(MigReplay.Choice.KEEP_LARGEST, one, small, half);
+        MigReplay.Result first = replay(MigReplay.Choice.FIRST_FIT, one, small, half);
 
         assertThat(kept.instances()).isEqualTo(2);
         assertThat(first.instances()).isEqualTo(1);
@@ -70,7 +70,7 @@ class MigReplayTest {
     void aWholeCardAskTakesOnlyAnEmptyCardAndASliceGoesToTheCardItLeavesFullest() {
         List<Node> nodes = List.of(node("a", 2), node("b", 1));
         MigReplay.Result r = replay(
-                MigReplay.Placement.KEEP_LARGEST,
+                MigReplay.Choice.KEEP_LARGEST,
                 nodes,
                 slice("s1", 300), // 3g on a's first card (the first of the equally empty cards)
                 new TracePod("two", Ask.wholeCards(1000, 1024, 2)), // needs two empty cards: none on a, b has one
@@ -88,7 +88,7 @@ class MigReplayTest {
         Node t4 = node("t4", 1);
         Node v100 = Node.of("v100", 64_000, 262_144, 110, List.of(Card.of(0, "v-gpu0", "V100M32", 32_768)));
         MigReplay.Result r = replay(
-                MigReplay.Placement.KEEP_LARGEST,
+                MigReplay.Choice.KEEP_LARGEST,
                 List.of(t4, v100),
                 new TracePod("named", Ask.computeSlice(1000, 1024, 100).withModels(List.of("V100M32"))),
                 new TracePod("cpu", Ask.cpuOnly(1000, 1024)));
