@@ -101,7 +101,7 @@ public record MigGeometry(List<String> models, int computeSlices, int memorySlic
      * @throws IllegalArgumentException naming the line and the mistake
      */
     public static List<MigGeometry> parse(String origin, String text) {
-        Map<String, List<String[]>> rows = new LinkedHashMap<>();
+        Map<String, List<Row>> groups = new LinkedHashMap<>(); // "models,slices" -> its rows
         String[] lines = text.split("\\R", -1);
         boolean header = false;
         for (int i = 0; i < lines.length; i++) {
@@ -122,22 +122,25 @@ public record MigGeometry(List<String> models, int computeSlices, int memorySlic
                 throw new IllegalArgumentException(
                         "%s line %d: %d fields, a row has 6: %s".formatted(origin, i + 1, f.length, HEADER));
             }
-            rows.computeIfAbsent(f[0].strip() + "," + f[1].strip(), k -> new ArrayList<>())
-                    .add(Arrays.copyOf(f, 7));
-            rows.get(f[0].strip() + "," + f[1].strip()).getLast()[6] = Integer.toString(i + 1);
+            groups.computeIfAbsent(f[0].strip() + "," + f[1].strip(), k -> new ArrayList<>())
+                    .add(new Row(i + 1, f));
         }
         List<MigGeometry> out = new ArrayList<>();
-        rows.forEach((key, group) -> out.add(geometry(origin, group)));
+        groups.values().forEach(group -> out.add(geometry(origin, group)));
         return List.copyOf(out);
     }
 
-    private static MigGeometry geometry(String origin, List<String[]> group) {
-        String[] first = group.getFirst();
-        String at = "%s line %s".formatted(origin, first[6]);
+    /** One line of the table: its number, for messages, and its six fields. */
+    private record Row(int line, String[] fields) {}
+
+    private static MigGeometry geometry(String origin, List<Row> group) {
+        String[] first = group.getFirst().fields();
+        String at = "%s line %d".formatted(origin, group.getFirst().line());
         try {
             String[] slices = first[1].strip().split("/", -1);
             List<MigProfile> profiles = new ArrayList<>();
-            for (String[] f : group) {
+            for (Row row : group) {
+                String[] f = row.fields();
                 profiles.add(new MigProfile(
                         f[2].strip(),
                         Integer.parseInt(f[3].strip()),

@@ -16,24 +16,12 @@ public final class MigComparison {
     /**
      * One replay's outcome.
      *
-     * @param name            the share policy, or {@code mig} / {@code mig-first-fit}
-     * @param log             the replay's events, for the allocation at each arrival level
-     * @param instances       MIG instances handed out (0 for shares)
-     * @param askedMilli      compute the placed pods asked, milli-cards, at the end of the replay
-     * @param handedOutMilli  compute handed out to them (for shares, their asks)
-     * @param memoryHandedOut memory handed out to them in MIG instances, cards' worth (0 for shares: the trace asks
-     *                        no GPU memory, and a share holds what it asks)
-     * @param mig             for MIG, what the pods that asked part of a card asked and were handed, and the
-     *                        instances per profile
+     * @param name the share policy, or {@code mig} / {@code mig-first-fit}
+     * @param log  the replay's events, for the allocation at each arrival level
+     * @param mig  for MIG, the instances and what they handed out; empty for shares, which hand out what is asked
+     *             (the trace asks no GPU memory, and a share holds what it asks)
      */
-    public record Outcome(
-            String name,
-            EventLog log,
-            long instances,
-            long askedMilli,
-            double handedOutMilli,
-            double memoryHandedOut,
-            java.util.Optional<MigReplay.Result> mig) {}
+    public record Outcome(String name, EventLog log, java.util.Optional<MigReplay.Result> mig) {}
 
     /** One seed's outcomes, the share policies first. */
     public record SeedResult(long seed, List<Outcome> outcomes) {}
@@ -51,21 +39,12 @@ public final class MigComparison {
     public SeedResult run(long seed) {
         List<Outcome> outcomes = new ArrayList<>();
         for (String policy : policies) {
-            EventLog log = experiment.runOne(policy, seed).log();
-            long used = log.size() == 0 ? 0 : log.used(log.size() - 1);
-            outcomes.add(new Outcome(policy, log, 0, used, used, 0, java.util.Optional.empty()));
+            outcomes.add(new Outcome(policy, experiment.runOne(policy, seed).log(), java.util.Optional.empty()));
         }
         Experiment.Order order = experiment.order(seed);
         for (MigReplay.Choice choice : MigReplay.Choice.values()) {
             MigReplay.Result r = new MigReplay(order.nodes(), geometry, choice).run(order.arrivals());
-            outcomes.add(new Outcome(
-                    choice.label(),
-                    r.log(),
-                    r.instances(),
-                    r.askedMilli(),
-                    r.handedOutMilli(),
-                    r.memoryHandedOut(),
-                    java.util.Optional.of(r)));
+            outcomes.add(new Outcome(choice.label(), r.log(), java.util.Optional.of(r)));
         }
         return new SeedResult(seed, outcomes);
     }

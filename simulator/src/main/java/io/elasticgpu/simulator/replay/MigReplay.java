@@ -93,7 +93,9 @@ public final class MigReplay {
         this.freeCpu = this.nodes.stream().mapToLong(Node::cpuMilli).toArray();
         this.freeMemory = this.nodes.stream().mapToLong(Node::memoryMib).toArray();
         this.freePods = this.nodes.stream().mapToInt(Node::maxPods).toArray();
-        this.cards = this.nodes.stream().map(n -> new int[n.cardCount()]).toArray(int[][]::new);
+        this.cards = this.nodes.stream()
+                .map(n -> new int[n.cardCount()]) // every card at state 0, empty
+                .toArray(int[][]::new);
         this.perProfile = new long[geometry.profiles().size()];
     }
 
@@ -146,9 +148,7 @@ public final class MigReplay {
                 continue;
             }
             for (int c = 0; c < cards[n].length; c++) {
-                int next = choice == Choice.FIRST_FIT
-                        ? states.firstFit(cards[n][c], p)
-                        : states.keepLargest(cards[n][c], p);
+                int next = next(cards[n][c], p);
                 if (next < 0) {
                     continue;
                 }

@@ -14,11 +14,10 @@ import java.util.Map;
  * Every state a card of one MIG geometry can reach from empty, numbered, with the state each profile leads to from
  * each (placed keeping the largest profiles, or first fit) and each state's free memory slices and room: the replay's
  * fast form of {@link MigCard}, which decides every transition. Two cards whose instances take the same memory
- * slices and compute slices take the same profiles later, so a state is those two. Immutable.
+ * slices and compute slices take the same profiles later, so a state is those two. The empty card is state 0.
+ * Immutable.
  */
 final class MigStates {
-
-    static final int EMPTY = 0;
 
     private final MigGeometry geometry;
     private final int[][] keepLargest;
@@ -94,10 +93,6 @@ final class MigStates {
         return geometry;
     }
 
-    int states() {
-        return freeMemory.length;
-    }
-
     /** The state after an instance of profile {@code p} placed keeping the largest, or -1 when it does not fit. */
     int keepLargest(int state, int p) {
         return keepLargest[state][p];
@@ -119,6 +114,6 @@ final class MigStates {
     @Override
     public String toString() {
         return "MigStates[%s, %d states, free memory %s]"
-                .formatted(geometry.models().getFirst(), states(), Arrays.toString(freeMemory));
+                .formatted(geometry.models().getFirst(), freeMemory.length, Arrays.toString(freeMemory));
     }
 }

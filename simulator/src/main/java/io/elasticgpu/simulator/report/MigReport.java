@@ -38,9 +38,9 @@ public final class MigReport {
                 RunMetrics.of(o.log()).allocationAt(100),
                 o.log().size(),
                 placed,
-                o.instances(),
-                beyond(o.askedMilli(), o.handedOutMilli()),
-                o.memoryHandedOut(),
+                o.mig().map(MigReplay.Result::instances).orElse(0L),
+                o.mig().map(m -> beyond(m.askedMilli(), m.handedOutMilli())).orElse(0.0),
+                o.mig().map(MigReplay.Result::memoryHandedOut).orElse(0.0),
                 o.mig()
                         .map(m -> beyond(m.sharingAskedMilli(), m.sharingHandedOutMilli()))
                         .orElse(0.0),
