@@ -13,6 +13,8 @@ import io.elasticgpu.localcluster.components.Metrics;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
+import io.elasticgpu.node.agent.AgentConfig;
+import io.elasticgpu.node.deviceplugin.AdvertisedResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -91,14 +93,26 @@ final class GpuWorkloads implements AutoCloseable {
 
     /** Waits until the agent published the node's cards and kubelet advertises them through the device plugin. */
     static List<NodeInventory.Card> awaitDevicePlugin(KubernetesClient client, RealNode node) {
+        // Every name the agent advertises (its own rule, compatibility names on as here), each wholly allocatable:
+        // the agent registers them one by one, and a test that stops kubelet after the first showed would leave
+        // kubelet without the others (a previous agent's stale figures have allocatable 0 below capacity).
+        List<String> names = AgentConfig.builder(node.name()).build().resources().stream()
+                .map(AdvertisedResource::name)
+                .toList();
         await().atMost(RealNodePods.WAIT).until(() -> {
             var n = client.nodes().withName(node.name()).get();
-            Quantity gpus = n.getStatus().getAllocatable().get(ResourceNames.GPU);
-            Quantity memory = n.getStatus().getAllocatable().get(ResourceNames.GPU_MEMORY);
+            Map<String, Quantity> allocatable = n.getStatus().getAllocatable();
+            Map<String, Quantity> capacity = n.getStatus().getCapacity();
+            Quantity gpus = allocatable.get(ResourceNames.GPU);
+            Quantity memory = allocatable.get(ResourceNames.GPU_MEMORY);
             return gpus != null
                     && gpus.getNumericalAmount().intValue() == CARDS
                     && memory != null
                     && memory.getNumericalAmount().longValue() == CARDS * CARD_MIB / MEMORY_BLOCK_MIB
+                    && names.stream()
+                            .allMatch(r -> allocatable.get(r) != null
+                                    && allocatable.get(r).getNumericalAmount().signum() > 0
+                                    && allocatable.get(r).equals(capacity.get(r)))
                     && n.getMetadata().getAnnotations().containsKey(Annotations.INVENTORY);
         });
         return NodeInventory.fromJson(client.nodes()

@@ -517,4 +517,32 @@ class BinderTest {
                 .as("a pod not admitted a minute after its bind is stuck; it holds nobody up")
                 .isInstanceOf(Binder.Outcome.Bound.class);
     }
+
+    @Test
+    void aLookAlikeKubeletRefusedOrThatWasDeletedHoldsNobodyUp() {
+        ClusterCache cache = agentNodeAnd(); // kube-scheduler's word only, as in the moments after a bind
+        Binder binder = binder(cache);
+        Pod small = hami("small", "2048", "10");
+        Pod big = hami("big", "4096", "20");
+        Pod other = hami("other", "1024", "5");
+        List.of(small, big, other).forEach(api::addPod);
+        assertThat(bind(binder, small, "a1")).isInstanceOf(Binder.Outcome.Bound.class);
+        assertThat(bind(binder, big, "a1")).isInstanceOf(Binder.Outcome.Held.class);
+
+        Pod refused = stored("small");
+        refused.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+                .withPhase("Failed")
+                .withReason("UnexpectedAdmissionError")
+                .build());
+        cache.upsertPod(refused);
+        assertThat(bind(binder, big, "a1"))
+                .as("kubelet refused small: it will never be admitted")
+                .isInstanceOf(Binder.Outcome.Bound.class);
+
+        cache.deletePod(stored("big"));
+        api.deletePod("ns", "big");
+        assertThat(bind(binder, other, "a1"))
+                .as("big was deleted before kubelet admitted it")
+                .isInstanceOf(Binder.Outcome.Bound.class);
+    }
 }
