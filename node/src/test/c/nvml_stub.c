@@ -22,6 +22,12 @@
  *                                    a process utilization sample; several per pid are a history
  *   computemode <card> <mode>        nvmlComputeMode_t, 0 DEFAULT .. 3 EXCLUSIVE_PROCESS (default 0); any other
  *                                    number is passed through, as a newer driver's value would be
+ *   migmode <card> <current> <pending>
+ *                                    the card's MIG mode now and after its next reset (default: the card line's mig)
+ *   mig <card> <gi> <ci> <start> <memorySlices> <giSlices> <ciSlices> <memoryMiB> <uuid>
+ *                                    a MIG device: compute instance <ci> of GPU instance <gi>, which takes memory
+ *                                    slices <start>.. and <giSlices> compute slices, of which the compute instance
+ *                                    takes <ciSlices>; MIG device indexes follow the lines' order per card
  *
  * nvmlStubUpdate reads the last five kinds only, and replaces what they describe (every process, sample, spawn count,
  * compute mode and failure) while NVML stays initialised: a node whose processes come and go.
@@ -70,12 +76,28 @@ _Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
 _Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t");
 _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
 
+/* MIG: nvmlDeviceAttributes_t and nvmlGpuInstanceInfo_t as nvml.h has them (NvmlLayouts.MIG_ATTRIBUTES, GPU_INSTANCE). */
+typedef struct {
+    unsigned int multiprocessorCount, sharedCopyEngineCount, sharedDecoderCount, sharedEncoderCount;
+    unsigned int sharedJpegCount, sharedOfaCount, gpuInstanceSliceCount, computeInstanceSliceCount;
+    unsigned long long memorySizeMB;
+} nvmlDeviceAttributes_t;
+typedef struct gpu_instance *nvmlGpuInstance_t;
+typedef struct {
+    nvmlDevice_t device;
+    unsigned int id, profileId, start, size;
+} nvmlGpuInstanceInfo_t;
+_Static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t");
+_Static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t");
+
 #define MAX_CARDS 16
 #define MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS */
 #define MAX_FAILS 32
 #define MAX_QUEUE 64
 #define MAX_PROCESSES 1024
 #define MAX_SAMPLES 256
+#define MAX_MIGS 64
+#define MIGS_PER_CARD 7 /* what nvmlDeviceGetMaxMigDeviceCount says of a card in MIG mode */
 #define IN_COMPUTE 1
 #define IN_MPS 2
 #define NOT_AVAILABLE (~0ULL) /* NVML_VALUE_NOT_AVAILABLE as an unsigned long long */
@@ -87,10 +109,14 @@ _Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtiliza
 struct link { int used, active, kind, remote; };
 struct card {
     char uuid[96], name[96], bus_id[32];
-    unsigned int bus, minor, mig, memory_mib, event_mask, spawn;
+    unsigned int bus, minor, mig, mig_pending, memory_mib, event_mask, spawn;
     int numa, compute_mode;
     struct link links[MAX_LINKS];
+    /* a MIG device only: its card, GPU and compute instance, and the slices they take */
+    int parent;
+    unsigned int gi, ci, start, size, gi_slices, ci_slices;
 };
+struct gpu_instance { int card; unsigned int id, start, size; };
 struct fail { char function[64]; int card; nvmlReturn_t rc; };
 struct event { int card; unsigned long long type, data; nvmlReturn_t rc; };
 struct event_set { unsigned long long mask[MAX_CARDS]; };
@@ -111,6 +137,9 @@ static struct process processes[MAX_PROCESSES];
 static int process_count;
 static struct sample samples[MAX_SAMPLES];
 static int sample_count;
+static struct card migs[MAX_MIGS];
+static int mig_count;
+static struct gpu_instance gpu_instances[MAX_MIGS];
 
 static nvmlReturn_t injected(const char *function, int card) {
     for (int i = 0; i < fail_count; i++) {
@@ -126,6 +155,16 @@ static nvmlReturn_t enter(const char *function, nvmlDevice_t device) {
     if (init_count == 0) return 1;
     if (device < cards || device >= cards + card_count) return 2;
     return injected(function, (int) (device - cards));
+}
+
+static int is_mig(nvmlDevice_t device) { return device >= migs && device < migs + mig_count; }
+
+/* A call that takes a card or a MIG device, as nvmlDeviceGetUUID and nvmlDeviceGetMemoryInfo do; failures injected
+ * for a card hold for its MIG devices too. */
+static nvmlReturn_t enter_any(const char *function, nvmlDevice_t device) {
+    if (init_count == 0) return 1;
+    if (is_mig(device)) return injected(function, device->parent);
+    return enter(function, device);
 }
 
 static int free_link(struct card *c) {
@@ -165,9 +204,24 @@ static int process_directive(char *line) {
     return *end != 0 ? -1 : add_process(card, pid, mib << 20, in);
 }
 
+static int mig_directive(char *line) {
+    int card;
+    unsigned int gi, ci, start, size, gi_slices, ci_slices, memory;
+    char uuid[96];
+    if (sscanf(line, " mig %d %u %u %u %u %u %u %u %95s", &card, &gi, &ci, &start, &size, &gi_slices, &ci_slices,
+               &memory, uuid) != 9 || !known(card) || mig_count == MAX_MIGS) return -1;
+    struct card *m = &migs[mig_count++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->uuid, sizeof m->uuid, "%s", uuid);
+    snprintf(m->name, sizeof m->name, "%s", cards[card].name);
+    m->parent = card, m->gi = gi, m->ci = ci, m->start = start, m->size = size;
+    m->gi_slices = gi_slices, m->ci_slices = ci_slices, m->memory_mib = memory;
+    return 0;
+}
+
 /* The directives of the node itself; nvmlStubUpdate cannot change them. */
 static int fixed(const char *word) {
-    static const char *words[] = {"driver", "card", "topo", "nvlink", "nvswitch", "down", "events"};
+    static const char *words[] = {"driver", "card", "topo", "nvlink", "nvswitch", "down", "events", "migmode", "mig"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) if (strcmp(word, words[i]) == 0) return 1;
     return 0;
 }
@@ -188,7 +242,7 @@ static int directive(char *line, int update) {
         snprintf(k->name, sizeof k->name, "%s", line + rest);
         k->name[strcspn(k->name, "\r\n")] = 0;
         if (sscanf(second, "%*x:%x:", &k->bus) != 1) return -1;
-        k->minor = a, k->numa = b, k->mig = c, k->memory_mib = d, k->event_mask = 0xa;
+        k->minor = a, k->numa = b, k->mig = k->mig_pending = c, k->memory_mib = d, k->event_mask = 0xa;
         card_count++;
         return 0;
     }
@@ -210,6 +264,11 @@ static int directive(char *line, int update) {
         cards[a].event_mask = u;
         return 0;
     }
+    if (sscanf(line, " migmode %d %d %d", &a, &b, &c) == 3 && known(a)) {
+        cards[a].mig = b, cards[a].mig_pending = c;
+        return 0;
+    }
+    if (strcmp(word, "mig") == 0) return mig_directive(line);
     if (strcmp(word, "process") == 0) return process_directive(line);
     if (sscanf(line, " spawn %d %u", &a, &u) == 2 && known(a)) {
         cards[a].spawn = u;
@@ -239,7 +298,7 @@ static int read_config(const char *path, int update) {
     pthread_mutex_lock(&lock);
     if (!update) {
         memset(cards, 0, sizeof cards);
-        card_count = init_count = event_sets = queued = 0;
+        card_count = init_count = event_sets = queued = mig_count = 0;
         for (int a = 0; a < MAX_CARDS; a++) for (int b = 0; b < MAX_CARDS; b++) topo[a][b] = 50;
         snprintf(driver, sizeof driver, "%s", "570.86.15");
     }
@@ -338,7 +397,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev
 }
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned int length) {
-    nvmlReturn_t rc = enter("nvmlDeviceGetUUID", d);
+    nvmlReturn_t rc = enter_any("nvmlDeviceGetUUID", d);
     if (rc == 0) snprintf(uuid, length, "%s", d->uuid);
     return rc;
 }
@@ -350,7 +409,7 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned int length) 
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *memory) {
-    nvmlReturn_t rc = enter("nvmlDeviceGetMemoryInfo", d);
+    nvmlReturn_t rc = enter_any("nvmlDeviceGetMemoryInfo", d);
     if (rc == 0) {
         memory->total = (unsigned long long) d->memory_mib << 20;
         memory->used = 1ULL << 20;
@@ -381,7 +440,81 @@ nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned int *minor) {
 
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *current, unsigned int *pending) {
     nvmlReturn_t rc = enter("nvmlDeviceGetMigMode", d);
-    if (rc == 0) *current = *pending = d->mig;
+    if (rc == 0) *current = d->mig, *pending = d->mig_pending;
+    return rc;
+}
+
+/* Zero when MIG is off, as NVML says of a card not in MIG mode. */
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetMaxMigDeviceCount", d);
+    if (rc == 0) *count = d->mig ? MIGS_PER_CARD : 0;
+    return rc;
+}
+
+/* INVALID_ARGUMENT past the card's last index, NOT_FOUND where no MIG device is, NOT_SUPPORTED with MIG off. */
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int index, nvmlDevice_t *mig) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetMigDeviceHandleByIndex", d);
+    if (rc != 0) return rc;
+    if (!d->mig) return 3;
+    if (index >= MIGS_PER_CARD) return 2;
+    unsigned int n = 0;
+    for (int i = 0; i < mig_count; i++) {
+        if (migs[i].parent == d - cards && n++ == index) {
+            *mig = &migs[i];
+            return 0;
+        }
+    }
+    return NOT_FOUND;
+}
+
+/* NOT_SUPPORTED for a card that is not a MIG device, as NVML says. */
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int *id) {
+    nvmlReturn_t rc = enter_any("nvmlDeviceGetGpuInstanceId", d);
+    if (rc == 0 && !is_mig(d)) rc = 3;
+    if (rc == 0) *id = d->gi;
+    return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int *id) {
+    nvmlReturn_t rc = enter_any("nvmlDeviceGetComputeInstanceId", d);
+    if (rc == 0 && !is_mig(d)) rc = 3;
+    if (rc == 0) *id = d->ci;
+    return rc;
+}
+
+/* A MIG device's slices and memory; a card's memory with no slices. 16 SMs a compute slice, as on an H100. */
+nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttributes_t *attributes) {
+    nvmlReturn_t rc = enter_any("nvmlDeviceGetAttributes_v2", d);
+    if (rc != 0) return rc;
+    memset(attributes, 0, sizeof *attributes);
+    attributes->multiprocessorCount = is_mig(d) ? 16 * d->ci_slices : 132;
+    attributes->gpuInstanceSliceCount = d->gi_slices;
+    attributes->computeInstanceSliceCount = d->ci_slices;
+    attributes->memorySizeMB = d->memory_mib;
+    return 0;
+}
+
+/* NOT_SUPPORTED with MIG off, NOT_FOUND for an id no MIG device of the card has. Profile ids are not modelled. */
+nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t d, unsigned int id, nvmlGpuInstance_t *instance) {
+    nvmlReturn_t rc = enter("nvmlDeviceGetGpuInstanceById", d);
+    if (rc != 0) return rc;
+    if (!d->mig) return 3;
+    for (int i = 0; i < mig_count; i++) {
+        if (migs[i].parent == d - cards && migs[i].gi == id) {
+            gpu_instances[i] = (struct gpu_instance) {migs[i].parent, id, migs[i].start, migs[i].size};
+            *instance = &gpu_instances[i];
+            return 0;
+        }
+    }
+    return NOT_FOUND;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t instance, nvmlGpuInstanceInfo_t *info) {
+    if (init_count == 0) return 1;
+    if (instance < gpu_instances || instance >= gpu_instances + mig_count) return 2;
+    nvmlReturn_t rc = injected("nvmlGpuInstanceGetInfo", instance->card);
+    if (rc == 0) *info = (nvmlGpuInstanceInfo_t) {&cards[instance->card], instance->id, 0, instance->start,
+                                                  instance->size};
     return rc;
 }
 

@@ -5,10 +5,10 @@ import io.elasticgpu.node.allocation.NodePod;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.health.CardHealth;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntPredicate;
 
 /** The API server as the benchmarks need it: a list of pods, and counters of what the agent wrote. */
 final class MemoryCluster implements Cluster {
@@ -39,7 +39,7 @@ final class MemoryCluster implements Cluster {
     }
 
     @Override
-    public void publish(Hardware hardware, IntPredicate healthy) {}
+    public void publish(Hardware hardware, CardHealth health) {}
 
     @Override
     public void close() {}

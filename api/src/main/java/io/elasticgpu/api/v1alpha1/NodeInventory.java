@@ -27,17 +27,63 @@ import java.util.Set;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeInventory(List<Card> cards, List<Link> links) {
 
-    /** One GPU. {@code numa} is -1 when unknown. */
+    /**
+     * One GPU. {@code numa} is -1 when unknown; {@code reason} says why an unhealthy card is (absent when healthy);
+     * {@code mig} is absent for a card whose MIG mode is off and stays so.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Card(
             int index,
             String uuid,
             String model,
             @JsonProperty("memoryMiB") long memoryMib,
             boolean healthy,
-            int numa) {
+            int numa,
+            String reason,
+            Mig mig) {
         public Card {
             requireNonNull(uuid, "uuid");
             requireNonNull(model, "model");
+        }
+
+        /** A card with MIG off, and no reason given. */
+        public Card(int index, String uuid, String model, long memoryMib, boolean healthy, int numa) {
+            this(index, uuid, model, memoryMib, healthy, numa, null, null);
+        }
+    }
+
+    /**
+     * A card's MIG mode now ({@code enabled}) and after its next reset ({@code pending}), and its MIG devices.
+     *
+     * <pre>{@code
+     * "mig": {"enabled": true, "pending": true, "devices": [{"uuid": "MIG-…", "profile": "3g.40gb",
+     *         "gpuInstance": 1, "computeInstance": 0, "start": 4, "memorySlices": 4, "computeSlices": 3,
+     *         "memoryMiB": 40192}]}
+     * }</pre>
+     */
+    public record Mig(boolean enabled, boolean pending, List<MigDevice> devices) {
+        public Mig {
+            devices = List.copyOf(devices == null ? List.of() : devices);
+        }
+    }
+
+    /**
+     * One MIG device: compute instance {@code computeInstance} of GPU instance {@code gpuInstance}, which takes
+     * {@code memorySlices} memory slices from {@code start} (both -1 when NVML would not say) and
+     * {@code computeSlices} compute slices.
+     */
+    public record MigDevice(
+            String uuid,
+            String profile,
+            int gpuInstance,
+            int computeInstance,
+            int start,
+            int memorySlices,
+            int computeSlices,
+            @JsonProperty("memoryMiB") long memoryMib) {
+        public MigDevice {
+            requireNonNull(uuid, "uuid");
+            requireNonNull(profile, "profile");
         }
     }
 

@@ -91,6 +91,13 @@ public record MigGeometry(List<String> models, int computeSlices, int memorySlic
                 .findFirst();
     }
 
+    /** The profile whose instances take {@code computeSlices} and {@code memorySlices}, if this geometry has one. */
+    public Optional<MigProfile> profile(int computeSlices, int memorySlices) {
+        return profiles.stream()
+                .filter(p -> p.computeSlices() == computeSlices && p.memorySlices() == memorySlices)
+                .findFirst();
+    }
+
     /** The profile named {@code name}, if this geometry has it. */
     public Optional<MigProfile> profile(String name) {
         return profiles.stream().filter(p -> p.name().equals(name)).findFirst();

@@ -28,6 +28,14 @@ class MigGeometryTest {
     }
 
     @Test
+    void aProfileIsFoundByTheSlicesItsInstancesTake() {
+        assertThat(h100.profile(1, 2).orElseThrow().name()).isEqualTo("1g.20gb");
+        assertThat(h100.profile(2, 2).orElseThrow().name()).isEqualTo("2g.20gb");
+        assertThat(h100.profile(4, 4).orElseThrow().name()).isEqualTo("4g.40gb");
+        assertThat(h100.profile(5, 6)).as("no 5g on an H100").isEmpty();
+    }
+
+    @Test
     void theSmallestProfileHoldingAnAskHasTheFewestComputeSlicesThenTheFewestMemorySlices() {
         assertThat(h100.smallestHolding(100).orElseThrow().name()).isEqualTo("1g.10gb");
         assertThat(h100.smallestHolding(142).orElseThrow().name())

@@ -4,7 +4,7 @@ import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
-import java.util.function.IntPredicate;
+import io.elasticgpu.node.health.CardHealth;
 
 /** What the agent needs from the API server; {@link KubernetesCluster} in production, fakes in tests. */
 public interface Cluster extends AutoCloseable {
@@ -14,7 +14,7 @@ public interface Cluster extends AutoCloseable {
     TruthWriter truth();
 
     /** Publishes the node's labels and inventory. */
-    void publish(Hardware hardware, IntPredicate healthy);
+    void publish(Hardware hardware, CardHealth health);
 
     /**
      * What the next {@link #publish} says of isolation: the {@link io.elasticgpu.api.v1alpha1.NodeLabels#ISOLATION}

@@ -3,16 +3,16 @@ package io.elasticgpu.node.agent;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.ClaimSource;
+import io.elasticgpu.node.health.CardHealth;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import java.util.List;
 import java.util.Set;
-import java.util.function.IntPredicate;
 
 /** What the agent in DRA mode needs from the API server; {@link KubernetesDraCluster} in production, fakes in tests. */
 public interface DraCluster extends AutoCloseable {
 
     /** The node's labels (saying it uses DRA) and inventory. */
-    void publish(Hardware hardware, IntPredicate healthy);
+    void publish(Hardware hardware, CardHealth health);
 
     /** As {@link Cluster#isolation}. */
     default void isolation(String label, String json) {}

@@ -76,7 +76,7 @@ public final class DraNodeAgent implements AutoCloseable {
             InstantSource clock,
             AgentMetrics metrics) {
         this.hardware = backend.discover();
-        this.health = new CardHealth(hardware.gpus().size(), config.health(), clock);
+        this.health = CardHealth.of(hardware.gpus(), config.health(), clock);
         metrics.watchCards(hardware, health);
         ContainerEnvironment env = new ContainerEnvironment(config.aliyunUnitMib());
         this.mps = config.isolation().mode() == IsolationConfig.Mode.MPS
@@ -220,7 +220,7 @@ public final class DraNodeAgent implements AutoCloseable {
         synchronized (publishing) {
             devicePluginCards = held;
             cluster.publishSlice(SliceDevices.devices(hardware, health, memoryBlockMib, devicePluginCards));
-            cluster.publish(hardware, health::healthy);
+            cluster.publish(hardware, health);
             healthService.changed();
         }
     }

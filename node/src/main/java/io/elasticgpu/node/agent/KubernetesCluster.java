@@ -7,10 +7,10 @@ import io.elasticgpu.node.allocation.PodAnnotations;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.health.CardHealth;
 import io.elasticgpu.node.inventory.InventoryPublisher;
 import io.elasticgpu.node.resourceslice.SlicePublisher;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.util.function.IntPredicate;
 
 /** The agent's view of the API server through fabric8: pods on this node, pod annotations, node inventory. */
 public final class KubernetesCluster implements Cluster {
@@ -68,14 +68,14 @@ public final class KubernetesCluster implements Cluster {
     }
 
     @Override
-    public void publish(Hardware hardware, IntPredicate healthy) {
+    public void publish(Hardware hardware, CardHealth health) {
         if (!sliceWithdrawn) {
             // One API per card: a ResourceSlice left by an earlier run in DRA mode would offer these cards to DRA
             // claims while the device plugin offers them to pods. Removed before the device plugin advertises anything.
             slices.withdraw();
             sliceWithdrawn = true;
         }
-        inventory.publish(hardware, healthy);
+        inventory.publish(hardware, health);
     }
 
     @Override

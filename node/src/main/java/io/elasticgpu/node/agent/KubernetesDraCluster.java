@@ -9,6 +9,7 @@ import io.elasticgpu.node.allocation.ClusterPods;
 import io.elasticgpu.node.discovery.Hardware;
 import io.elasticgpu.node.dra.ApiClaims;
 import io.elasticgpu.node.dra.ClaimSource;
+import io.elasticgpu.node.health.CardHealth;
 import io.elasticgpu.node.inventory.InventoryPublisher;
 import io.elasticgpu.node.resourceslice.SliceGuard;
 import io.elasticgpu.node.usage.PodView;
@@ -18,7 +19,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.List;
 import java.util.Set;
-import java.util.function.IntPredicate;
 
 /**
  * The DRA agent's view of the API server through fabric8: node labels and inventory, the ResourceSlice, claims, and
@@ -71,8 +71,8 @@ public final class KubernetesDraCluster implements DraCluster {
     }
 
     @Override
-    public void publish(Hardware hardware, IntPredicate healthy) {
-        inventory.publish(hardware, healthy);
+    public void publish(Hardware hardware, CardHealth health) {
+        inventory.publish(hardware, health);
     }
 
     @Override

@@ -68,7 +68,7 @@ public final class NodeAgent implements AutoCloseable {
     private NodeAgent(
             AgentConfig config, GpuBackend backend, Cluster cluster, InstantSource clock, AgentMetrics metrics) {
         this.hardware = backend.discover();
-        this.health = new CardHealth(hardware.gpus().size(), config.health(), clock);
+        this.health = CardHealth.of(hardware.gpus(), config.health(), clock);
         this.metrics = metrics;
         metrics.watchCards(hardware, health);
         this.resources = advertised(config, hardware);
@@ -102,13 +102,13 @@ public final class NodeAgent implements AutoCloseable {
         List<PluginService> services = resources.stream()
                 .map(r -> new PluginService(r, catalog, signalling, env, isolation, health::healthy))
                 .toList();
-        cluster.publish(hardware, health::healthy);
+        cluster.publish(hardware, health);
         this.usage = watchUsage(config, backend, cluster, clock);
         this.supervisor = new PluginSupervisor(config.pluginDir(), services);
         metrics.watchPlugins(supervisor);
         this.watch = new HealthWatch(backend, health, () -> {
             supervisor.healthChanged();
-            cluster.publish(hardware, health::healthy);
+            cluster.publish(hardware, health);
         });
         LOG.info(
                 "node agent started node={} backend={} cards={} mode={} resources={}",

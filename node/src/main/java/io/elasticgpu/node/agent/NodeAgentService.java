@@ -141,9 +141,9 @@ public final class NodeAgentService implements AutoCloseable {
         static Publishing start(
                 InventoryPublisher publisher, AgentConfig config, GpuBackend gpus, InstantSource clock) {
             Hardware hw = gpus.discover();
-            CardHealth health = new CardHealth(hw.gpus().size(), config.health(), clock);
-            publisher.publish(hw, health::healthy);
-            return new Publishing(new HealthWatch(gpus, health, () -> publisher.publish(hw, health::healthy)));
+            CardHealth health = CardHealth.of(hw.gpus(), config.health(), clock);
+            publisher.publish(hw, health);
+            return new Publishing(new HealthWatch(gpus, health, () -> publisher.publish(hw, health)));
         }
 
         @Override

@@ -98,7 +98,6 @@ final class Nvml {
             memoryInfo,
             pciInfo,
             minor,
-            migMode,
             commonAncestor,
             nvLinkState,
             nvLinkRemotePci;
@@ -120,7 +119,6 @@ final class Nvml {
         memoryInfo = bind("nvmlDeviceGetMemoryInfo", ADDRESS, ADDRESS);
         pciInfo = bind("nvmlDeviceGetPciInfo_v3", ADDRESS, ADDRESS);
         minor = bind("nvmlDeviceGetMinorNumber", ADDRESS, ADDRESS);
-        migMode = bind("nvmlDeviceGetMigMode", ADDRESS, ADDRESS, ADDRESS);
         commonAncestor = bind("nvmlDeviceGetTopologyCommonAncestor", ADDRESS, ADDRESS, ADDRESS);
         nvLinkState = bind("nvmlDeviceGetNvLinkState", ADDRESS, JAVA_INT, ADDRESS);
         nvLinkRemotePci = bind("nvmlDeviceGetNvLinkRemotePciInfo_v2", ADDRESS, JAVA_INT, ADDRESS);
@@ -246,19 +244,6 @@ final class Nvml {
             MemorySegment out = arena.allocate(JAVA_INT);
             minor.check(minor.invoke(d.handle(), out), d.subject());
             return out.get(JAVA_INT, 0);
-        }
-    }
-
-    /** False also for cards that cannot do MIG (NOT_SUPPORTED). */
-    boolean migEnabled(Device d) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment current = arena.allocate(JAVA_INT);
-            int rc = migMode.invoke(d.handle(), current, arena.allocate(JAVA_INT));
-            if (rc == NOT_SUPPORTED) {
-                return false;
-            }
-            migMode.check(rc, d.subject());
-            return current.get(JAVA_INT, 0) == 1; // NVML_DEVICE_MIG_ENABLE
         }
     }
 
@@ -389,7 +374,7 @@ final class Nvml {
                 this::errorString);
     }
 
-    private Optional<NvmlCall> bindIfPresent(String function, MemoryLayout... arguments) {
+    Optional<NvmlCall> bindIfPresent(String function, MemoryLayout... arguments) {
         return library.find(function).map(s -> bind(function, arguments));
     }
 

@@ -36,6 +36,7 @@ public final class NvmlBackend implements GpuBackend {
 
     private final Nvml nvml;
     private final NvmlEvents events;
+    private final NvmlMig mig;
     private final ReentrantLock waiting = new ReentrantLock(); // held across each native wait, and by close
     private volatile boolean closed;
     private MemorySegment eventSet; // guarded by waiting; created at the first wait
@@ -44,6 +45,7 @@ public final class NvmlBackend implements GpuBackend {
     private NvmlBackend(Nvml nvml) {
         this.nvml = nvml;
         this.events = new NvmlEvents(nvml);
+        this.mig = new NvmlMig(nvml);
         nvml.init();
         if (nvml.processLists().isEmpty()) {
             LOG.debug("the driver has neither nvmlDeviceGetComputeRunningProcesses_v3 nor _v2 (drivers before R455);"
@@ -82,17 +84,19 @@ public final class NvmlBackend implements GpuBackend {
         List<Nvml.Device> cards =
                 IntStream.range(0, nvml.deviceCount()).mapToObj(nvml::device).toList();
         List<Nvml.Pci> slots = cards.stream().map(nvml::pci).toList();
-        List<Gpu> gpus = cards.stream()
-                .map(d -> new Gpu(
-                        d.index(),
-                        nvml.uuid(d),
-                        nvml.name(d),
-                        nvml.memoryTotalBytes(d) / MIB,
-                        slots.get(d.index()).busId(),
-                        nvml.minor(d),
-                        nvml.numaNode(d),
-                        nvml.migEnabled(d)))
-                .toList();
+        List<Gpu> gpus = new ArrayList<>();
+        for (Nvml.Device d : cards) {
+            String model = nvml.name(d);
+            gpus.add(new Gpu(
+                    d.index(),
+                    nvml.uuid(d),
+                    model,
+                    nvml.memoryTotalBytes(d) / MIB,
+                    slots.get(d.index()).busId(),
+                    nvml.minor(d),
+                    nvml.numaNode(d),
+                    mig.read(d, model)));
+        }
         return new Hardware(driver, gpus, NvmlTopology.read(nvml, cards, slots));
     }
 

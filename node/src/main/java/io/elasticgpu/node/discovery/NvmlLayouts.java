@@ -85,6 +85,32 @@ final class NvmlLayouts {
             JAVA_INT.withName("encUtil"),
             JAVA_INT.withName("decUtil"));
 
+    /**
+     * {@code nvmlDeviceAttributes_t} of {@code nvmlDeviceGetAttributes_v2}: eight ints (SMs, five engine counts, the
+     * GPU instance's and the compute instance's compute slices), then the memory in MiB: 40 bytes.
+     */
+    static final StructLayout DEVICE_ATTRIBUTES = MemoryLayout.structLayout(
+            JAVA_INT.withName("multiprocessorCount"),
+            JAVA_INT.withName("sharedCopyEngineCount"),
+            JAVA_INT.withName("sharedDecoderCount"),
+            JAVA_INT.withName("sharedEncoderCount"),
+            JAVA_INT.withName("sharedJpegCount"),
+            JAVA_INT.withName("sharedOfaCount"),
+            JAVA_INT.withName("gpuInstanceSliceCount"),
+            JAVA_INT.withName("computeInstanceSliceCount"),
+            JAVA_LONG.withName("memorySizeMB"));
+
+    /**
+     * {@code nvmlGpuInstanceInfo_t} of {@code nvmlGpuInstanceGetInfo}: the parent card's handle, the instance's id and
+     * profile id, then its placement ({@code nvmlGpuInstancePlacement_t}: first memory slice, slice count): 24 bytes.
+     */
+    static final StructLayout GPU_INSTANCE_INFO = MemoryLayout.structLayout(
+            ADDRESS.withName("device"),
+            JAVA_INT.withName("id"),
+            JAVA_INT.withName("profileId"),
+            JAVA_INT.withName("start"),
+            JAVA_INT.withName("size"));
+
     static final long MEMORY_TOTAL = MEMORY.byteOffset(groupElement("total"));
     static final long PCI_DOMAIN = PCI_INFO.byteOffset(groupElement("domain"));
     static final long PCI_BUS = PCI_INFO.byteOffset(groupElement("bus"));
@@ -98,6 +124,13 @@ final class NvmlLayouts {
     static final long SAMPLE_PID = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("pid"));
     static final long SAMPLE_TIMESTAMP = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("timeStamp"));
     static final long SAMPLE_SM = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("smUtil"));
+    static final long ATTRIBUTES_GPU_INSTANCE_SLICES =
+            DEVICE_ATTRIBUTES.byteOffset(groupElement("gpuInstanceSliceCount"));
+    static final long ATTRIBUTES_COMPUTE_INSTANCE_SLICES =
+            DEVICE_ATTRIBUTES.byteOffset(groupElement("computeInstanceSliceCount"));
+    static final long ATTRIBUTES_MEMORY_MB = DEVICE_ATTRIBUTES.byteOffset(groupElement("memorySizeMB"));
+    static final long GPU_INSTANCE_START = GPU_INSTANCE_INFO.byteOffset(groupElement("start"));
+    static final long GPU_INSTANCE_SIZE = GPU_INSTANCE_INFO.byteOffset(groupElement("size"));
     static final long SAMPLE_MEMORY = PROCESS_UTILIZATION_SAMPLE.byteOffset(groupElement("memUtil"));
 
     /** {@code const char *nvmlErrorString(nvmlReturn_t)}. */

@@ -6,22 +6,31 @@ import io.elasticgpu.core.model.Link;
 import io.elasticgpu.core.model.LinkKind;
 import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.discovery.Mig;
+import io.elasticgpu.node.health.CardHealth;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntPredicate;
 
 /** The labels and inventory a node's hardware and health come to. Pure. */
 public final class InventoryDocument {
 
     private InventoryDocument() {}
 
-    public static NodeInventory inventory(Hardware hw, IntPredicate healthy) {
+    public static NodeInventory inventory(Hardware hw, CardHealth health) {
         List<NodeInventory.Card> cards = new ArrayList<>();
         for (Gpu g : hw.gpus()) {
+            boolean healthy = health.healthy(g.index());
             cards.add(new NodeInventory.Card(
-                    g.index(), g.uuid(), g.model(), g.memoryMib(), healthy.test(g.index()), g.numaNode()));
+                    g.index(),
+                    g.uuid(),
+                    g.model(),
+                    g.memoryMib(),
+                    healthy,
+                    g.numaNode(),
+                    healthy ? null : health.reason(g.index()),
+                    mig(g.mig())));
         }
         List<NodeInventory.Link> links = new ArrayList<>();
         for (int a = 0; a < cards.size(); a++) {
@@ -33,6 +42,27 @@ public final class InventoryDocument {
             }
         }
         return new NodeInventory(cards, links);
+    }
+
+    /** What the inventory says of a card's MIG: nothing for a card whose MIG mode is off and stays so. */
+    private static NodeInventory.Mig mig(Mig mig) {
+        if (!mig.enabled() && !mig.pending()) {
+            return null;
+        }
+        return new NodeInventory.Mig(
+                mig.enabled(),
+                mig.pending(),
+                mig.devices().stream()
+                        .map(d -> new NodeInventory.MigDevice(
+                                d.uuid(),
+                                d.profile(),
+                                d.gpuInstance(),
+                                d.computeInstance(),
+                                d.start(),
+                                d.memorySlices(),
+                                d.computeSlices(),
+                                d.memoryMib()))
+                        .toList());
     }
 
     /** Labels for node selectors; a node with mixed models is labelled by its first card. */

@@ -6,12 +6,12 @@ import io.elasticgpu.api.v1alpha1.Annotations;
 import io.elasticgpu.api.v1alpha1.NodeLabels;
 import io.elasticgpu.api.v1alpha1.NodeUsage;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.health.CardHealth;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.Map;
-import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,13 +68,13 @@ public final class InventoryPublisher {
     }
 
     /** @return whether the node took it (a failure is logged; the next change or restart tries again) */
-    public synchronized boolean publish(Hardware hw, IntPredicate healthy) {
+    public synchronized boolean publish(Hardware hw, CardHealth health) {
         Map<String, String> labels = new java.util.LinkedHashMap<>(InventoryDocument.labels(hw));
         labels.put(NodeLabels.API, api);
         labels.putAll(isolationLabel);
         Map<String, String> annotations = new java.util.LinkedHashMap<>(isolationAnnotation);
         annotations.put(
-                Annotations.INVENTORY, InventoryDocument.inventory(hw, healthy).toJson());
+                Annotations.INVENTORY, InventoryDocument.inventory(hw, health).toJson());
         Map<String, Object> patch = Map.of("metadata", Map.of("labels", labels, "annotations", annotations));
         try {
             client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), JSON.writeValueAsString(patch));

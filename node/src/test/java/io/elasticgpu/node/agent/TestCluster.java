@@ -6,13 +6,13 @@ import io.elasticgpu.node.allocation.NodePod;
 import io.elasticgpu.node.allocation.PodSource;
 import io.elasticgpu.node.allocation.TruthWriter;
 import io.elasticgpu.node.discovery.Hardware;
+import io.elasticgpu.node.health.CardHealth;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntPredicate;
 
 /**
  * The API server as the agent sees it, in memory: pods bound to the node, what the agent recorded, what it published,
@@ -26,6 +26,7 @@ final class TestCluster implements Cluster {
     final Map<String, Boolean> complete = new ConcurrentHashMap<>();
     final AtomicInteger publications = new AtomicInteger();
     volatile boolean[] lastHealth = new boolean[0];
+    volatile String[] lastReasons = new String[0];
     /** Each Warning event posted, as {@code kind namespace/name reason: message}. */
     final List<String> warnings = new CopyOnWriteArrayList<>();
     /** Each eviction asked, as {@code namespace/name uid}. */
@@ -78,11 +79,14 @@ final class TestCluster implements Cluster {
     }
 
     @Override
-    public void publish(Hardware hardware, IntPredicate healthy) {
+    public void publish(Hardware hardware, CardHealth health) {
         boolean[] h = new boolean[hardware.gpus().size()];
+        String[] why = new String[h.length];
         for (int i = 0; i < h.length; i++) {
-            h[i] = healthy.test(i);
+            h[i] = health.healthy(i);
+            why[i] = health.reason(i);
         }
+        lastReasons = why;
         lastHealth = h;
         publications.incrementAndGet();
     }

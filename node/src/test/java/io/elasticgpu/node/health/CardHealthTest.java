@@ -2,7 +2,9 @@ package io.elasticgpu.node.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elasticgpu.node.discovery.Gpu;
 import io.elasticgpu.node.discovery.GpuEvent;
+import io.elasticgpu.node.discovery.Mig;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -107,5 +109,24 @@ class CardHealthTest {
         assertThat(health.lostWork(2))
                 .as("the earlier ECC error does not count for the new outage")
                 .isFalse();
+    }
+
+    @Test
+    void aCardOutOfServiceAsDiscoveredStaysSoThroughEventsAndQuietPeriods() {
+        HealthPolicy policy = new HealthPolicy(HealthPolicy.APPLICATION_XIDS, Duration.ofMinutes(5));
+        Gpu pending = new Gpu(
+                1, "GPU-1", "NVIDIA H100 80GB HBM3", 81559, "00000000:0F:00.0", 1, 0, new Mig(false, true, List.of()));
+        Gpu plain = new Gpu(0, "GPU-0", "NVIDIA H100 80GB HBM3", 81559, "00000000:07:00.0", 0, 0, false);
+        CardHealth discovered = CardHealth.of(List.of(plain, pending), policy, clock);
+
+        assertThat(discovered.healthy(0)).isTrue();
+        assertThat(discovered.healthy(1)).isFalse();
+        assertThat(discovered.reason(1)).startsWith("MIG mode is off and becomes on at the card's next reset");
+        discovered.onEvent(new GpuEvent.Xid(1, 79));
+        assertThat(discovered.reason(1)).as("what keeps it out longest").startsWith("MIG mode is off");
+        now.set(now.get().plus(Duration.ofMinutes(6)));
+        assertThat(discovered.recover(card -> true)).as("nothing came back").isEmpty();
+        assertThat(discovered.healthy(1)).isFalse();
+        assertThat(discovered.reason(1)).startsWith("MIG mode is off");
     }
 }
