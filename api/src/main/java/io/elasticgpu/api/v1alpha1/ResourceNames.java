@@ -24,6 +24,11 @@ public final class ResourceNames {
 
     /** NVIDIA's device plugin: whole cards; with HAMi's names below, the number of cards a share is taken on. */
     public static final String NVIDIA_GPU = "nvidia.com/gpu";
+    /**
+     * NVIDIA's device plugin, mixed strategy: MIG devices of one profile, {@code nvidia.com/mig-3g.40gb}; a compute
+     * instance that takes part of its GPU instance is named so too, {@code nvidia.com/mig-1c.3g.40gb}.
+     */
+    public static final String NVIDIA_MIG_PREFIX = "nvidia.com/mig-";
     /** HAMi: memory of each card of {@link #NVIDIA_GPU}, in MiB. */
     public static final String HAMI_GPU_MEMORY = "nvidia.com/gpumem";
     /** HAMi: memory of each card of {@link #NVIDIA_GPU}, in percent of the card's memory. */

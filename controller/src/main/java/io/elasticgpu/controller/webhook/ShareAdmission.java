@@ -5,9 +5,12 @@ import io.elasticgpu.api.v1alpha1.InvalidAskException;
 import io.elasticgpu.api.v1alpha1.MpsLimits;
 import io.elasticgpu.api.v1alpha1.PodAsks;
 import io.elasticgpu.api.v1alpha1.PodGrant.Share;
+import io.elasticgpu.api.v1alpha1.ResourceNames;
 import io.elasticgpu.core.model.ComputeAsk;
 import io.elasticgpu.core.model.GpuModel;
+import io.elasticgpu.core.model.MigGeometry;
 import io.elasticgpu.core.model.ModelTable;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -97,6 +100,26 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
         this(isolation, MpsLimits.DEFAULT_CONTEXT_RESERVE_MIB, units);
     }
 
+    /** A container asking a MIG profile ({@code nvidia.com/mig-<profile>}) that no card model has. */
+    private static Optional<String> migRefusal(String podName, Pod pod) {
+        for (Container c : PodAsks.containers(pod)) {
+            if (c.getResources() == null || c.getResources().getLimits() == null) {
+                continue;
+            }
+            for (String resource : c.getResources().getLimits().keySet()) {
+                if (resource.startsWith(ResourceNames.NVIDIA_MIG_PREFIX)) {
+                    Optional<String> why =
+                            MigGeometry.unknown(resource.substring(ResourceNames.NVIDIA_MIG_PREFIX.length()));
+                    if (why.isPresent()) {
+                        return Optional.of("pod %s, container %s asks %s: %s"
+                                .formatted(podName, c.getName(), resource, why.get()));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     /**
      * Why the pod cannot be admitted, if it cannot.
      *
@@ -104,6 +127,10 @@ public record ShareAdmission(Isolation isolation, long contextReserveMib, PodAsk
      * @param pod     the pod as it will be admitted (with the claims webhook's patch applied)
      */
     public Optional<String> refusal(String podName, Pod pod) {
+        Optional<String> mig = migRefusal(podName, pod);
+        if (mig.isPresent()) {
+            return mig;
+        }
         List<GpuAsk> sliceAsks = new ArrayList<>();
         try {
             for (GpuAsk ask : PodAsks.of(pod, units)) {

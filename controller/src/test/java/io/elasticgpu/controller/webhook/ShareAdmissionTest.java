@@ -256,6 +256,25 @@ class ShareAdmissionTest {
     }
 
     @Test
+    void aMigProfileNoCardModelHasIsRefusedNamingTheModelsProfilesAndAKnownOneIsAdmitted() {
+        assertThat(ShareAdmission.NONE.refusal(
+                        "team-a/train", pod(Map.of(), container("main", "nvidia.com/mig-5g.50gb", "1"))))
+                .hasValueSatisfying(why -> assertThat(why)
+                        .startsWith(
+                                "pod team-a/train, container main asks nvidia.com/mig-5g.50gb: no card model has MIG"
+                                        + " profile 5g.50gb; the models and their profiles are ")
+                        .contains("NVIDIA H100 80GB HBM3")
+                        .contains("3g.40gb"));
+        assertThat(ShareAdmission.NONE.refusal(
+                        "team-a/train", pod(Map.of(), container("main", "nvidia.com/mig-3g.40gb", "1"))))
+                .isEmpty();
+        assertThat(ShareAdmission.NONE.refusal(
+                        "team-a/train", pod(Map.of(), container("main", "nvidia.com/mig-1c.3g.40gb", "1"))))
+                .as("a compute instance of a known GPU instance profile")
+                .isEmpty();
+    }
+
+    @Test
     void memoryIsReadInTheAgentsUnits() {
         ShareAdmission blocksOf16 =
                 new ShareAdmission(Isolation.MPS, new PodAsks.Units(16, 1024, GPU, MEM, CORE, COUNT));

@@ -104,6 +104,28 @@ public record MigGeometry(List<String> models, int computeSlices, int memorySlic
     }
 
     /**
+     * Why {@code profile} (as a MIG resource names it: {@code 3g.40gb}, or {@code 1c.3g.40gb} for part of a GPU
+     * instance) is no MIG profile of any card model in the shipped table, or empty when some model has it.
+     */
+    public static Optional<String> unknown(String profile) {
+        String gpuInstance = profile.replaceFirst("^\\d+c\\.", "");
+        List<MigGeometry> all = shipped();
+        if (all.stream().anyMatch(g -> g.profile(gpuInstance).isPresent())) {
+            return Optional.empty();
+        }
+        StringBuilder known = new StringBuilder();
+        for (MigGeometry g : all) {
+            known.append(known.isEmpty() ? "" : "; ")
+                    .append(String.join(", ", g.models()))
+                    .append(": ")
+                    .append(String.join(
+                            ", ", g.profiles().stream().map(MigProfile::name).toList()));
+        }
+        return Optional.of(
+                "no card model has MIG profile %s; the models and their profiles are %s".formatted(gpuInstance, known));
+    }
+
+    /**
      * @param origin what the text is, for messages
      * @throws IllegalArgumentException naming the line and the mistake
      */

@@ -36,6 +36,16 @@ class MigGeometryTest {
     }
 
     @Test
+    void aProfileNoModelHasIsUnknownAndOneOfAComputeInstanceIsKnownByItsGpuInstance() {
+        assertThat(MigGeometry.unknown("3g.40gb")).isEmpty();
+        assertThat(MigGeometry.unknown("1c.3g.40gb")).isEmpty();
+        assertThat(MigGeometry.unknown("1g.6gb")).as("the A30's").isEmpty();
+        assertThat(MigGeometry.unknown("5g.50gb").orElseThrow())
+                .startsWith("no card model has MIG profile 5g.50gb; the models and their profiles are")
+                .contains("NVIDIA A30: 1g.6gb, 2g.12gb, 4g.24gb");
+    }
+
+    @Test
     void theSmallestProfileHoldingAnAskHasTheFewestComputeSlicesThenTheFewestMemorySlices() {
         assertThat(h100.smallestHolding(100).orElseThrow().name()).isEqualTo("1g.10gb");
         assertThat(h100.smallestHolding(142).orElseThrow().name())

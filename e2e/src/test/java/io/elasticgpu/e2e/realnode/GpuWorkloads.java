@@ -60,6 +60,25 @@ final class GpuWorkloads implements AutoCloseable {
      */
     static GpuWorkloads start(
             ControlPlane controlPlane, RealNode node, RealNodeAgent.Api api, List<String> agentOptions) {
+        try {
+            return start(
+                    controlPlane,
+                    node,
+                    api,
+                    new RealNodeAgent.Cards.Simulated(simulatedCards(controlPlane.workDir())),
+                    agentOptions);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** As {@link #start(ControlPlane, RealNode, RealNodeAgent.Api, List)}, the agent's cards from {@code cards}. */
+    static GpuWorkloads start(
+            ControlPlane controlPlane,
+            RealNode node,
+            RealNodeAgent.Api api,
+            RealNodeAgent.Cards cards,
+            List<String> agentOptions) {
         EgpuProcess extender = EgpuProcess.start(
                 "scheduler",
                 List.of(
@@ -73,13 +92,12 @@ final class GpuWorkloads implements AutoCloseable {
             List<String> options =
                     new java.util.ArrayList<>(List.of("--memory-block-mib", Integer.toString(MEMORY_BLOCK_MIB)));
             options.addAll(agentOptions);
-            RealNodeAgent agent =
-                    RealNodeAgent.start(node, controlPlane, api, simulatedCards(controlPlane.workDir()), options);
+            RealNodeAgent agent = RealNodeAgent.start(node, controlPlane, api, cards, options);
             return new GpuWorkloads(controlPlane, extender, agent);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             extender.close();
             controlPlane.restartScheduler(null);
-            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+            throw e;
         }
     }
 

@@ -12,12 +12,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code egpu node-agent} on a {@link RealNode}, as its own JVM, with simulated cards: in device-plugin mode it
- * registers with the node's kubelet through {@code /var/lib/kubelet/device-plugins} and reads its pod-resources
- * socket; in DRA mode it registers through kubelet's plugin registration directory and writes CDI specs where the
+ * {@code egpu node-agent} on a {@link RealNode}, as its own JVM, with simulated cards or an NVML (a stand-in one in
+ * tests): in device-plugin mode it registers with the node's kubelet through {@code /var/lib/kubelet/device-plugins}
+ * and reads its pod-resources socket; in DRA mode it registers through kubelet's plugin registration directory and writes CDI specs where the
  * node's containerd reads them. Ready once its {@code /healthz} answers; whether kubelet took it up is for the caller
  * to wait for (the node's allocatable, or its ResourceSlice).
  */
@@ -44,6 +45,19 @@ public final class RealNodeAgent implements AutoCloseable {
         this.port = port;
     }
 
+    /** Where the agent's cards come from. */
+    public sealed interface Cards {
+
+        /** {@code --backend simulated --simulated-gpus file}. */
+        record Simulated(Path file) implements Cards {}
+
+        /**
+         * {@code --backend nvml --nvml-library library}, the agent started with {@code environment} (a stand-in
+         * NVML's configuration, {@code NVML_STUB_CONFIG}).
+         */
+        record Nvml(Path library, Map<String, String> environment) implements Cards {}
+    }
+
     /**
      * Starts the agent and waits for its {@code /healthz}.
      *
@@ -52,8 +66,19 @@ public final class RealNodeAgent implements AutoCloseable {
      */
     public static RealNodeAgent start(
             RealNode node, ControlPlane controlPlane, Api api, Path simulatedGpus, List<String> extra) {
+        return start(node, controlPlane, api, new Cards.Simulated(simulatedGpus), extra);
+    }
+
+    /** Starts the agent on {@code cards} and waits for its {@code /healthz}. */
+    public static RealNodeAgent start(
+            RealNode node, ControlPlane controlPlane, Api api, Cards cards, List<String> extra) {
         int port = Ports.free();
-        List<String> line = new ArrayList<>(List.of(
+        List<String> line = new ArrayList<>();
+        if (cards instanceof Cards.Nvml nvml && !nvml.environment().isEmpty()) {
+            line.add("env");
+            nvml.environment().forEach((k, v) -> line.add(k + "=" + v));
+        }
+        line.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m",
                 "-XX:+UseSerialGC",
@@ -64,12 +89,23 @@ public final class RealNodeAgent implements AutoCloseable {
                 node.name(),
                 "--kubeconfig",
                 controlPlane.kubeconfig().toString(),
-                "--backend",
-                "simulated",
-                "--simulated-gpus",
-                simulatedGpus.toString(),
                 "--metrics-listen",
                 "127.0.0.1:" + port));
+        line.addAll(
+                switch (cards) {
+                    case Cards.Simulated sim ->
+                        List.of(
+                                "--backend",
+                                "simulated",
+                                "--simulated-gpus",
+                                sim.file().toString());
+                    case Cards.Nvml nvml ->
+                        List.of(
+                                "--backend",
+                                "nvml",
+                                "--nvml-library",
+                                nvml.library().toString());
+                });
         NodeLayout layout = node.layout();
         line.addAll(
                 switch (api) {

@@ -14,6 +14,8 @@ import io.elasticgpu.node.allocation.TruthRecorder;
 import io.elasticgpu.node.deviceplugin.AdvertisedResource;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.DeviceCatalog;
+import io.elasticgpu.node.deviceplugin.DevicePlugin;
+import io.elasticgpu.node.deviceplugin.MigDevicePlugin;
 import io.elasticgpu.node.deviceplugin.PluginService;
 import io.elasticgpu.node.deviceplugin.PluginSupervisor;
 import io.elasticgpu.node.deviceplugin.PodResourcesClient;
@@ -99,9 +101,12 @@ public final class NodeAgent implements AutoCloseable {
         this.mps = startIsolation(config, backend, cluster, clock);
         ShareIsolation isolation = mps.<ShareIsolation>map(m -> grant -> isolate(m, grant, cluster.pods()))
                 .orElse(ShareIsolation.NONE);
-        List<PluginService> services = resources.stream()
-                .map(r -> new PluginService(r, catalog, signalling, env, isolation, health::healthy))
-                .toList();
+        List<DevicePlugin> services = new ArrayList<>();
+        resources.forEach(
+                r -> services.add(new PluginService(r, catalog, signalling, env, isolation, health::healthy)));
+        if (config.compatibility()) {
+            services.addAll(MigDevicePlugin.of(hardware, health::quiet)); // NVIDIA's mixed strategy
+        }
         cluster.publish(hardware, health);
         this.usage = watchUsage(config, backend, cluster, clock);
         this.supervisor = new PluginSupervisor(config.pluginDir(), services);
@@ -116,7 +121,7 @@ public final class NodeAgent implements AutoCloseable {
                 backend.name(),
                 hardware.gpus().size(),
                 config.mode(),
-                resources.stream().map(AdvertisedResource::name).toList());
+                services.stream().map(DevicePlugin::resourceName).toList());
     }
 
     /**

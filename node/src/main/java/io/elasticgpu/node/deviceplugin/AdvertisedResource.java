@@ -63,6 +63,11 @@ public record AdvertisedResource(String name, Kind kind, long perCard) {
      * A short name usable in a socket file name: {@code elasticgpu.io/gpu-memory} → {@code elasticgpu.io-gpu-memory}.
      * */
     public String socketName() {
+        return socketName(name);
+    }
+
+    /** The socket file name of resource {@code name}. */
+    static String socketName(String name) {
         return "egpu-" + name.replace('/', '-') + ".sock";
     }
 }

@@ -26,7 +26,7 @@ final class KubeletRegistration {
                             .setVersion(API_VERSION)
                             .setEndpoint(endpoint)
                             .setResourceName(resource)
-                            .setOptions(PluginService.options())
+                            .setOptions(DevicePlugin.options())
                             .build());
         } finally {
             channel.shutdownNow();

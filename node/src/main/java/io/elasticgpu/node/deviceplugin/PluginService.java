@@ -9,32 +9,21 @@ import io.elasticgpu.node.deviceplugin.api.ContainerAllocateRequest;
 import io.elasticgpu.node.deviceplugin.api.ContainerPreferredAllocationRequest;
 import io.elasticgpu.node.deviceplugin.api.ContainerPreferredAllocationResponse;
 import io.elasticgpu.node.deviceplugin.api.Device;
-import io.elasticgpu.node.deviceplugin.api.DevicePluginGrpc;
-import io.elasticgpu.node.deviceplugin.api.DevicePluginOptions;
-import io.elasticgpu.node.deviceplugin.api.Empty;
 import io.elasticgpu.node.deviceplugin.api.ListAndWatchResponse;
 import io.elasticgpu.node.deviceplugin.api.NUMANode;
-import io.elasticgpu.node.deviceplugin.api.PreStartContainerRequest;
-import io.elasticgpu.node.deviceplugin.api.PreStartContainerResponse;
 import io.elasticgpu.node.deviceplugin.api.PreferredAllocationRequest;
 import io.elasticgpu.node.deviceplugin.api.PreferredAllocationResponse;
 import io.elasticgpu.node.deviceplugin.api.TopologyInfo;
 import io.elasticgpu.node.discovery.Gpu;
 import io.grpc.Status;
-import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * One resource's device plugin: translates kubelet's calls to the {@link Allocator} and back. {@code ListAndWatch}
- * streams stay open; {@link #healthChanged} sends every open stream the whole list again, as the API wants.
- */
-public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
+/** One resource's device plugin for cards and their shares: translates kubelet's calls to the {@link Allocator}. */
+public final class PluginService extends DevicePlugin {
 
     private static final Logger LOG = LoggerFactory.getLogger(PluginService.class);
 
@@ -44,7 +33,6 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
     private final ContainerEnvironment environment;
     private final ShareIsolation isolation;
     private final IntPredicate healthy;
-    private final Set<StreamObserver<ListAndWatchResponse>> watchers = ConcurrentHashMap.newKeySet();
 
     public PluginService(
             AdvertisedResource resource,
@@ -65,57 +53,12 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
         return resource;
     }
 
-    static DevicePluginOptions options() {
-        return DevicePluginOptions.newBuilder()
-                .setGetPreferredAllocationAvailable(true)
-                .build();
+    @Override
+    public String resourceName() {
+        return resource.name();
     }
 
     @Override
-    public void getDevicePluginOptions(Empty request, StreamObserver<DevicePluginOptions> out) {
-        out.onNext(options());
-        out.onCompleted();
-    }
-
-    @Override
-    public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> out) {
-        ServerCallStreamObserver<ListAndWatchResponse> stream = (ServerCallStreamObserver<ListAndWatchResponse>) out;
-        stream.setOnCancelHandler(() -> watchers.remove(out));
-        watchers.add(out);
-        synchronized (out) {
-            out.onNext(devices());
-        }
-    }
-
-    /** Sends the current device list, with health, to every open {@code ListAndWatch}. */
-    public void healthChanged() {
-        ListAndWatchResponse list = devices();
-        for (StreamObserver<ListAndWatchResponse> w : watchers) {
-            try {
-                synchronized (w) {
-                    w.onNext(list);
-                }
-            } catch (RuntimeException e) { // the stream closed under us; kubelet will call again
-                watchers.remove(w);
-                LOG.debug("ListAndWatch stream of {} closed: {}", resource.name(), e.toString());
-            }
-        }
-    }
-
-    /** Ends every open stream, so kubelet knows the plugin is going away. */
-    public void closeStreams() {
-        for (StreamObserver<ListAndWatchResponse> w : watchers) {
-            try {
-                synchronized (w) {
-                    w.onCompleted();
-                }
-            } catch (RuntimeException e) {
-                LOG.debug("closing a ListAndWatch stream of {}: {}", resource.name(), e.toString());
-            }
-        }
-        watchers.clear();
-    }
-
     ListAndWatchResponse devices() {
         ListAndWatchResponse.Builder b = ListAndWatchResponse.newBuilder();
         for (Gpu g : catalog.hardware().gpus()) {
@@ -180,11 +123,5 @@ public final class PluginService extends DevicePluginGrpc.DevicePluginImplBase {
             out.onError(
                     Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
         }
-    }
-
-    @Override
-    public void preStartContainer(PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> out) {
-        out.onNext(PreStartContainerResponse.getDefaultInstance());
-        out.onCompleted();
     }
 }

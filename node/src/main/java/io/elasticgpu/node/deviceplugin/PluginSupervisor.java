@@ -37,7 +37,7 @@ public final class PluginSupervisor implements AutoCloseable {
 
     /** One plugin, its server and its registration state; written by the loop thread only (metrics read two). */
     private static final class Endpoint {
-        final PluginService service;
+        final DevicePlugin service;
         final Path socket;
         Server server;
         volatile Object registeredWith;
@@ -45,16 +45,16 @@ public final class PluginSupervisor implements AutoCloseable {
         long nextAttemptNanos;
         Duration backoff = Duration.ofMillis(500);
 
-        Endpoint(PluginService service, Path socket) {
+        Endpoint(DevicePlugin service, Path socket) {
             this.service = service;
             this.socket = socket;
         }
     }
 
-    public PluginSupervisor(Path devicePluginDir, List<PluginService> services) {
+    public PluginSupervisor(Path devicePluginDir, List<? extends DevicePlugin> services) {
         this.dir = devicePluginDir;
-        for (PluginService s : services) {
-            endpoints.add(new Endpoint(s, dir.resolve(s.resource().socketName())));
+        for (DevicePlugin s : services) {
+            endpoints.add(new Endpoint(s, dir.resolve(s.socketName())));
         }
         endpoints.forEach(this::serve);
         this.loop = Thread.ofVirtual().name("egpu-plugin-supervisor").start(this::run);
@@ -80,7 +80,7 @@ public final class PluginSupervisor implements AutoCloseable {
         Object now = identity(dir.resolve("kubelet.sock"));
         return endpoints.stream()
                 .map(e -> new Registration(
-                        e.service.resource().name(), now != null && now.equals(e.registeredWith), e.registrations))
+                        e.service.resourceName(), now != null && now.equals(e.registeredWith), e.registrations))
                 .toList();
     }
 
@@ -115,10 +115,7 @@ public final class PluginSupervisor implements AutoCloseable {
         }
         for (Endpoint e : endpoints) {
             if (!Files.exists(e.socket)) {
-                LOG.info(
-                        "socket {} is gone; serving {} again",
-                        e.socket,
-                        e.service.resource().name());
+                LOG.info("socket {} is gone; serving {} again", e.socket, e.service.resourceName());
                 e.service.closeStreams();
                 e.server.shutdownNow();
                 serve(e);
@@ -133,18 +130,16 @@ public final class PluginSupervisor implements AutoCloseable {
     private void register(Endpoint e, Object kubelet) {
         try {
             KubeletRegistration.register(
-                    dir.resolve("kubelet.sock"),
-                    e.socket.getFileName().toString(),
-                    e.service.resource().name());
+                    dir.resolve("kubelet.sock"), e.socket.getFileName().toString(), e.service.resourceName());
             e.registeredWith = kubelet;
             e.registrations++; // only the loop thread writes it
             e.backoff = Duration.ofMillis(500);
-            LOG.info("registered {} on {}", e.service.resource().name(), e.socket);
+            LOG.info("registered {} on {}", e.service.resourceName(), e.socket);
         } catch (RuntimeException ex) {
             e.nextAttemptNanos = System.nanoTime() + e.backoff.toNanos();
             LOG.warn(
                     "registering {} with kubelet failed ({}); retrying in {} ms",
-                    e.service.resource().name(),
+                    e.service.resourceName(),
                     ex.getMessage(),
                     e.backoff.toMillis());
             e.backoff = e.backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : e.backoff.multipliedBy(2);

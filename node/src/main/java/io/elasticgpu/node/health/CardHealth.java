@@ -61,6 +61,11 @@ public final class CardHealth {
                 && outOfService[card] == null;
     }
 
+    /** Whether {@code card} has had no critical event lately, whatever keeps it out of service otherwise. */
+    public synchronized boolean quiet(int card) {
+        return card >= 0 && card < lastCriticalMillis.length && lastCriticalMillis[card] == 0;
+    }
+
     /** Why {@code card} is unhealthy, or empty. */
     public synchronized String reason(int card) {
         return outOfService[card] != null ? outOfService[card] : reason[card] == null ? "" : reason[card];

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A node with MIG cards, as NVML reports it (the NVML stub's MIG functions), before kubelet's own device manager: the
- * agent serves the card in whole-card mode and keeps out of service the card in MIG mode and the card whose MIG mode
- * waits for a reset, each with its reason.
+ * agent serves the card in whole-card mode whole and in shares, keeps the other two out of that service with their
+ * reasons, and offers the MIG devices of the card in MIG mode by NVIDIA's mixed-strategy names, those of the card
+ * whose MIG mode goes off at its next reset unhealthy.
  */
 class NodeAgentMigIT {
 
@@ -33,9 +34,11 @@ class NodeAgentMigIT {
     private static final String NODE = """
             card GPU-00000000-0000-4000-8000-000000000000 00000000:07:00.0 0 0 0 81559 %1$s
             card GPU-00000000-0000-4000-8000-000000000001 00000000:0F:00.0 1 0 1 81559 %1$s
-            card GPU-00000000-0000-4000-8000-000000000002 00000000:47:00.0 2 0 0 81559 %1$s
+            card GPU-00000000-0000-4000-8000-000000000002 00000000:47:00.0 2 0 1 81559 %1$s
             mig 1 1 0 4 4 3 3 40192 MIG-00000000-0000-4000-8000-00000000a001
-            migmode 2 0 1
+            mig 1 5 0 0 2 2 2 20096 MIG-00000000-0000-4000-8000-00000000a002
+            mig 2 2 0 0 4 3 3 40192 MIG-00000000-0000-4000-8000-00000000b001
+            migmode 2 1 0
             """.formatted(H100);
     private static Path binary;
 
@@ -74,6 +77,15 @@ class NodeAgentMigIT {
         return p;
     }
 
+    private static Pod migPod(String name, int created, String profile) {
+        return pod(
+                name,
+                created,
+                List.of(),
+                List.of(container("main", Map.of(ResourceNames.NVIDIA_MIG_PREFIX + profile, "1"))),
+                Map.of());
+    }
+
     @Test
     void onlyTheCardInWholeCardModeIsServedAndTheOthersArePublishedUnhealthySayingWhy() {
         NvmlStub.configure(NODE);
@@ -82,7 +94,6 @@ class NodeAgentMigIT {
                 .withPluginDir(kubelet.pluginDir())
                 .withPodResourcesSocket(kubelet.podResourcesSocket())
                 .withMemoryBlockMib(1024)
-                .withCompatibility(false)
                 .build();
         gpus = NvmlBackend.open(NvmlStub.library());
         TestCluster cluster = new TestCluster(config);
@@ -98,8 +109,26 @@ class NodeAgentMigIT {
         });
         assertThat(cluster.lastHealth).containsExactly(true, false, false);
         assertThat(cluster.lastReasons[1])
-                .isEqualTo("MIG mode is on (MIG devices 3g.40gb); it is not served whole or" + " in shares");
-        assertThat(cluster.lastReasons[2]).startsWith("MIG mode is off and becomes on at the card's next reset");
+                .isEqualTo("MIG mode is on (MIG devices 3g.40gb, 2g.20gb); it is not served whole or in shares");
+        assertThat(cluster.lastReasons[2]).startsWith("MIG mode is on and becomes off at the card's next reset");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(kubelet.capacity().allocatable(ResourceNames.NVIDIA_MIG_PREFIX + "3g.40gb"))
+                    .as("card 1's; card 2's leaves MIG mode at its next reset")
+                    .isEqualTo(1);
+            assertThat(kubelet.capacity().allocatable(ResourceNames.NVIDIA_MIG_PREFIX + "2g.20gb"))
+                    .isEqualTo(1);
+        });
+
+        Admission onMigDevice = kubelet.admit(migPod("mig", 7, "3g.40gb"));
+        assertThat(onMigDevice).isInstanceOf(Admission.Admitted.class);
+        assertThat(((Admission.Admitted) onMigDevice).container("main").envs())
+                .as("the MIG device's UUID and nothing else of the card")
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", "MIG-00000000-0000-4000-8000-00000000a001")
+                .containsEntry("ELASTICGPU_CARD_INDEX", "1")
+                .containsEntry("ELASTICGPU_MIG_PROFILE", "3g.40gb");
+        assertThat(kubelet.admit(migPod("mig-2", 8, "3g.40gb")))
+                .as("the other 3g.40gb is on a card leaving MIG mode")
+                .isInstanceOf(Admission.Rejected.class);
 
         Pod onMig = planned(cluster, "on-mig", 1);
         assertThat(kubelet.admit(onMig))
