@@ -151,6 +151,14 @@ public final class GpuIsolationCheck {
             report.put("driver", hw.driverVersion());
             report.put("memoryMib", card.memoryMib());
             report.put("computeMode", nvml.computeMode(card.index()).toString());
+            // MIG as the agent reads it (read only: the check never changes the MIG mode)
+            report.put("migEnabled", card.mig().enabled());
+            report.put("migPending", card.mig().pending());
+            report.put(
+                    "migDevices",
+                    card.mig().devices().stream()
+                            .map(d -> d.profile() + " " + d.uuid())
+                            .toList());
             report.step("versions", () -> {
                 try (Probe x = probes.start("versions", Probes.Where.HOST, Map.of(), "versions")) {
                     JsonNode v = x.await("versions", Duration.ofSeconds(90));

@@ -17,9 +17,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -72,7 +69,6 @@ final class NodeRig implements AutoCloseable {
     private final Path workDir;
     private final Path simulated;
     private final String node;
-    private final HttpClient http = HttpClient.newHttpClient();
     private ManagedProcess agent;
     private int metricsPort;
     private int incarnation;
@@ -169,16 +165,7 @@ final class NodeRig implements AutoCloseable {
                 "127.0.0.1:" + metricsPort));
         agent = ManagedProcess.start(
                 "node-agent-" + ++incarnation, line, logs().resolve("node-agent-" + incarnation + ".log"));
-        agent.awaitReady(
-                () -> http.send(
-                                        HttpRequest.newBuilder(
-                                                        URI.create("http://127.0.0.1:" + metricsPort + "/healthz"))
-                                                .timeout(Duration.ofSeconds(2))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.discarding())
-                                .statusCode()
-                        == 200,
-                READY);
+        agent.awaitAnswering(URI.create("http://127.0.0.1:" + metricsPort + "/healthz"), READY);
         awaitRegistered();
     }
 

@@ -1,11 +1,13 @@
 package io.elasticgpu.controller.view;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
  * One card and who holds it. Granted figures count every holder in the cluster, also those a namespace scope hides;
  * {@code holders} lists only those the scope shows, sorted by namespace, pod and container.
  *
+ * @param reason        why an unhealthy card is out of service, as its node agent says; null when healthy or unsaid
  * @param memoryUsedMib what processes hold on the card as the node agent last measured it: every container's, also
  *                      those a scope hides, and processes of no known pod; -1 when unknown (the node publishes no
  *                      readable {@code elasticgpu.io/usage})
@@ -17,6 +19,7 @@ public record CardView(
         String uuid,
         String model,
         boolean healthy,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String reason,
         long memoryGrantedMib,
         long memoryUsedMib,
         long memoryTotalMib,

@@ -282,6 +282,7 @@ final class Census {
                     card.uuid(),
                     card.model(),
                     card.healthy(),
+                    card.healthy() ? null : card.reason(),
                     memory,
                     memoryUsed,
                     card.memoryMib(),

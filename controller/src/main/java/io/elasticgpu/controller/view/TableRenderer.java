@@ -175,6 +175,10 @@ public final class TableRenderer {
         }
         if (node.cards().stream().anyMatch(c -> !c.healthy())) {
             lines.add("  * unhealthy: the scheduler places nothing new on it");
+            node.cards().stream()
+                    .filter(c ->
+                            !c.healthy() && c.reason() != null && !c.reason().isEmpty())
+                    .forEach(c -> lines.add(cut("    card %d: %s".formatted(c.index(), c.reason()), WIDTH)));
         }
         node.cards().stream()
                 .map(CardView::freeTflops)

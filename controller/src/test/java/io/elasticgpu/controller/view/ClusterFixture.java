@@ -61,7 +61,7 @@ final class ClusterFixture {
         }
         List<NodeInventory.Card> t2 = List.of(
                 new NodeInventory.Card(0, uuid("gpu-t2", 0), T4, T4_MIB, true, 0),
-                new NodeInventory.Card(1, uuid("gpu-t2", 1), T4, T4_MIB, false, 0));
+                new NodeInventory.Card(1, uuid("gpu-t2", 1), T4, T4_MIB, false, 0, "Xid 79", null));
         return List.of(
                 withUsage(gpuNode("gpu-t2", new NodeInventory(t2, List.of()), "550.54.15"), T2_USAGE.toJson()),
                 gpuNode("gpu-a8", new NodeInventory(a8, islands), "570.86.15"),

@@ -44,6 +44,7 @@ class TableRendererTest {
                   0     Tesla T4                 10.0/15.0   10.6!  30%          -  aliyun-shar…
                   1*    Tesla T4                  0.0/15.0    0.0    0%          -
                   * unhealthy: the scheduler places nothing new on it
+                    card 1: Xid 79
                   - no bf16 figure in the model table for its model
                   ! a container uses more memory than it was granted; -o wide shows which
                 """);

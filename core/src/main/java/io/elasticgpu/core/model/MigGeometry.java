@@ -2,10 +2,6 @@ package io.elasticgpu.core.model;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -68,14 +64,7 @@ public record MigGeometry(List<String> models, int computeSlices, int memorySlic
     public static List<MigGeometry> shipped() {
         List<MigGeometry> s = shipped;
         if (s == null) {
-            try (InputStream in = MigGeometry.class.getResourceAsStream("mig-profiles.csv")) {
-                if (in == null) {
-                    throw new IllegalStateException("mig-profiles.csv is missing from the core jar");
-                }
-                s = parse("mig-profiles.csv", new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            s = parse("mig-profiles.csv", ShippedText.read("mig-profiles.csv"));
             shipped = s;
         }
         return s;

@@ -2,12 +2,8 @@ package io.elasticgpu.core.model;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -51,14 +47,7 @@ public final class ModelTable {
     public static ModelTable shipped() {
         ModelTable t = shipped;
         if (t == null) {
-            try (InputStream in = ModelTable.class.getResourceAsStream("gpu-models.csv")) {
-                if (in == null) {
-                    throw new IllegalStateException("gpu-models.csv is missing from the core jar");
-                }
-                t = parse("gpu-models.csv", new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            t = parse("gpu-models.csv", ShippedText.read("gpu-models.csv"));
             shipped = t;
         }
         return t;

@@ -401,16 +401,7 @@ class GrafanaDashboardE2E {
                 "--metrics-listen",
                 "127.0.0.1:" + port));
         ManagedProcess p = ManagedProcess.start("node-agent-grafana", line, log(cp, "node-agent"));
-        HttpClient http = HttpClient.newHttpClient();
-        p.awaitReady(
-                () -> http.send(
-                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                                                .timeout(Duration.ofSeconds(2))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.discarding())
-                                .statusCode()
-                        == 200,
-                WAIT);
+        p.awaitAnswering(URI.create("http://127.0.0.1:" + port + "/healthz"), WAIT);
         return p;
     }
 

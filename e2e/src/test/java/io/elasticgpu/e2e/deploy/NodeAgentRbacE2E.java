@@ -43,9 +43,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -391,16 +388,7 @@ class NodeAgentRbacE2E {
                 "node-agent-" + name,
                 line,
                 cluster.controlPlane().workDir().resolve("logs").resolve("node-agent-rbac-" + name + ".log"));
-        HttpClient http = HttpClient.newHttpClient();
-        p.awaitReady(
-                () -> http.send(
-                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                                                .timeout(Duration.ofSeconds(2))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.discarding())
-                                .statusCode()
-                        == 200,
-                WAIT);
+        p.awaitAnswering(URI.create("http://127.0.0.1:" + port + "/healthz"), WAIT);
         return p;
     }
 

@@ -16,9 +16,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,13 +112,7 @@ final class KueueProcess implements AutoCloseable {
                         "info"),
                 cp.workDir().resolve("logs").resolve("kueue-" + System.nanoTime() + ".log"));
         mountCertificates(cp, process, work.resolve("certs"));
-        HttpClient http = HttpClient.newHttpClient();
-        URI readyz = URI.create("http://127.0.0.1:" + healthPort + "/readyz");
-        process.awaitReady(
-                () -> http.send(HttpRequest.newBuilder(readyz).build(), HttpResponse.BodyHandlers.discarding())
-                                .statusCode()
-                        == 200,
-                Duration.ofSeconds(120));
+        process.awaitAnswering(URI.create("http://127.0.0.1:" + healthPort + "/readyz"), Duration.ofSeconds(120));
         return new KueueProcess(process);
     }
 

@@ -3,9 +3,6 @@ package io.elasticgpu.localcluster.components;
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,16 +101,7 @@ public final class EgpuProcess implements AutoCloseable {
             line.addAll(args);
             line.addAll(List.of(listenFlag, "127.0.0.1:" + listen));
             ManagedProcess p = ManagedProcess.start(command + "-" + listen, line, log);
-            HttpClient http = HttpClient.newHttpClient();
-            p.awaitReady(
-                    () -> http.send(
-                                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + listen + "/readyz"))
-                                                    .timeout(Duration.ofSeconds(2))
-                                                    .build(),
-                                            HttpResponse.BodyHandlers.discarding())
-                                    .statusCode()
-                            == 200,
-                    ready);
+            p.awaitAnswering(URI.create("http://127.0.0.1:" + listen + "/readyz"), ready);
             return new EgpuProcess(p, listen);
         }
     }

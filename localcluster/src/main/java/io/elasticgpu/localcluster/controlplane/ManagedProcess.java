@@ -2,6 +2,10 @@ package io.elasticgpu.localcluster.controlplane;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,6 +76,17 @@ public final class ManagedProcess {
             throw new IllegalStateException(
                     "%s was not ready after %d s; the end of %s:%n%s".formatted(name, timeout.toSeconds(), log, tail));
         }
+    }
+
+    /**
+     * {@link #awaitReady} with the probe every component here answers: {@code url} (its {@code /readyz} or
+     * {@code /healthz}) returns 200, each try given 2 s.
+     */
+    public void awaitAnswering(URI url, Duration timeout) {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest get =
+                HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(2)).build();
+        awaitReady(() -> http.send(get, HttpResponse.BodyHandlers.discarding()).statusCode() == 200, timeout);
     }
 
     /** SIGTERM, up to {@code grace} to exit, then SIGKILL; the same for every process it started. */

@@ -5,9 +5,6 @@ import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.controlplane.ManagedProcess;
 import io.elasticgpu.localcluster.controlplane.Ports;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * {@code egpu node-agent} on a {@link RealNode}, as its own JVM, with simulated cards or an NVML (a stand-in one in
  * tests): in device-plugin mode it registers with the node's kubelet through {@code /var/lib/kubelet/device-plugins}
- * and reads its pod-resources socket; in DRA mode it registers through kubelet's plugin registration directory and writes CDI specs where the
- * node's containerd reads them. Ready once its {@code /healthz} answers; whether kubelet took it up is for the caller
- * to wait for (the node's allocatable, or its ResourceSlice).
+ * and reads its pod-resources socket; in DRA mode it registers through kubelet's plugin registration directory and
+ * writes CDI specs where the node's containerd reads them. Ready once its {@code /healthz} answers; whether kubelet
+ * took it up is for the caller to wait for (the node's allocatable, or its ResourceSlice).
  */
 public final class RealNodeAgent implements AutoCloseable {
 
@@ -135,16 +132,7 @@ public final class RealNodeAgent implements AutoCloseable {
     private void launch(Path log) {
         ManagedProcess p = ManagedProcess.start(name, command, log);
         process = p;
-        HttpClient http = HttpClient.newHttpClient();
-        p.awaitReady(
-                () -> http.send(
-                                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-                                                .timeout(Duration.ofSeconds(2))
-                                                .build(),
-                                        HttpResponse.BodyHandlers.discarding())
-                                .statusCode()
-                        == 200,
-                Duration.ofSeconds(90));
+        p.awaitAnswering(URI.create("http://127.0.0.1:" + port + "/healthz"), Duration.ofSeconds(90));
     }
 
     /** SIGKILL, as a crash: no socket removed, nothing said to kubelet. */
