@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.elasticgpu.node.discovery.NvmlStub;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,22 +42,7 @@ class GpuIsolationRehearsalIT {
 
     @BeforeEach
     void standIns() throws Exception {
-        stub = dir.resolve("lib/libnvidia-ml.so.1");
-        Files.createDirectories(stub.getParent());
-        Process gcc = new ProcessBuilder(
-                        "gcc",
-                        "-shared",
-                        "-fPIC",
-                        "-O1",
-                        "-o",
-                        stub.toString(),
-                        NODE.resolve("src/test/c/nvml_stub.c").toString(),
-                        "-lpthread")
-                .redirectErrorStream(true)
-                .start();
-        assertThat(gcc.waitFor(2, TimeUnit.MINUTES) && gcc.exitValue() == 0)
-                .as(new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
-                .isTrue();
+        stub = NvmlStub.buildInto(dir.resolve("lib"));
         config = Files.writeString(
                 dir.resolve("nvml.conf"),
                 "driver 580.159.04\n"

@@ -14,22 +14,20 @@ import io.elasticgpu.e2e.junit.TestCluster;
 import io.elasticgpu.localcluster.controlplane.ControlPlane;
 import io.elasticgpu.localcluster.realnode.RealNode;
 import io.elasticgpu.localcluster.realnode.RealNodeAgent;
+import io.elasticgpu.node.discovery.NvmlStub;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * MIG end to end on the real node, against the NVML stub ({@code node/src/test/c/nvml_stub.c}, compiled here): the
+ * MIG end to end on the real node, against the NVML stub ({@code node/src/test/c/nvml_stub.c}, built here): the
  * node agent runs with {@code --backend nvml} on the stub's three H100s, card 0 in whole-card mode, card 1 in MIG mode
  * with a 3g.40gb and a 2g.20gb MIG device, card 2 in MIG mode until its next reset. A pod asking
  * {@code nvidia.com/mig-3g.40gb} is placed by kube-scheduler, admitted by kubelet through the agent's MIG device
@@ -58,7 +56,7 @@ class RealNodeMigE2E {
     @BeforeAll
     static void startElasticGpu(ControlPlane controlPlane, RealNode node) throws Exception {
         Path dir = Files.createDirectories(controlPlane.workDir().resolve("nvml-stub"));
-        Path library = compileStub(dir);
+        Path library = NvmlStub.buildInto(dir);
         Path config = Files.writeString(dir.resolve("nvml.conf"), CARDS);
         gpus = GpuWorkloads.start(
                 controlPlane,
@@ -81,26 +79,6 @@ class RealNodeMigE2E {
     private static long count(Map<String, Quantity> allocatable, String resource) {
         Quantity q = allocatable.get(resource);
         return q == null ? -1 : q.getNumericalAmount().longValue();
-    }
-
-    private static Path compileStub(Path dir) throws IOException, InterruptedException {
-        Path library = dir.resolve("libnvidia-ml.so.1");
-        Process gcc = new ProcessBuilder(
-                        "gcc",
-                        "-shared",
-                        "-fPIC",
-                        "-O1",
-                        "-o",
-                        library.toString(),
-                        NODE_MODULE.resolve("src/test/c/nvml_stub.c").toString(),
-                        "-lpthread")
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(gcc.waitFor(2, TimeUnit.MINUTES) && gcc.exitValue() == 0)
-                .as("gcc: " + out)
-                .isTrue();
-        return library;
     }
 
     @AfterAll

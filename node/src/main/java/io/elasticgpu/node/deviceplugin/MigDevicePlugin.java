@@ -41,13 +41,11 @@ public final class MigDevicePlugin extends DevicePlugin {
     private static final Logger LOG = LoggerFactory.getLogger(MigDevicePlugin.class);
 
     private final String profile;
-    private final Hardware hardware;
     private final IntPredicate quiet;
     private final Map<String, Gpu> cardByDevice = new LinkedHashMap<>();
 
     private MigDevicePlugin(String profile, Hardware hardware, IntPredicate quiet) {
         this.profile = profile;
-        this.hardware = hardware;
         this.quiet = quiet;
         for (Gpu g : hardware.gpus()) {
             for (MigDevice d : g.mig().devices()) {
@@ -69,10 +67,6 @@ public final class MigDevicePlugin extends DevicePlugin {
         return profiles.stream()
                 .map(p -> new MigDevicePlugin(p, hardware, quiet))
                 .toList();
-    }
-
-    public String profile() {
-        return profile;
     }
 
     @Override
@@ -152,15 +146,5 @@ public final class MigDevicePlugin extends DevicePlugin {
                                 .collect(Collectors.joining(",")))
                 .putEnvs("ELASTICGPU_MIG_PROFILE", profile)
                 .build();
-    }
-
-    /** The cards this plugin's devices are on, for messages. */
-    @Override
-    public String toString() {
-        return "%s on %d of %d cards"
-                .formatted(
-                        resourceName(),
-                        cardByDevice.values().stream().distinct().count(),
-                        hardware.gpus().size());
     }
 }

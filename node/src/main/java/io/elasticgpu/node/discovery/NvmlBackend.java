@@ -87,15 +87,16 @@ public final class NvmlBackend implements GpuBackend {
         List<Gpu> gpus = new ArrayList<>();
         for (Nvml.Device d : cards) {
             String model = nvml.name(d);
+            long memoryMib = nvml.memoryTotalBytes(d) / MIB;
             gpus.add(new Gpu(
                     d.index(),
                     nvml.uuid(d),
                     model,
-                    nvml.memoryTotalBytes(d) / MIB,
+                    memoryMib,
                     slots.get(d.index()).busId(),
                     nvml.minor(d),
                     nvml.numaNode(d),
-                    mig.read(d, model)));
+                    mig.read(d, model, memoryMib)));
         }
         return new Hardware(driver, gpus, NvmlTopology.read(nvml, cards, slots));
     }

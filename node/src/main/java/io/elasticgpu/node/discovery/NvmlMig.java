@@ -67,8 +67,13 @@ final class NvmlMig {
                 : Optional.empty();
     }
 
-    /** {@code d}'s MIG mode and devices; {@link Mig#OFF} for a card that cannot do MIG (NOT_SUPPORTED). */
-    Mig read(Nvml.Device d, String model) {
+    /**
+     * {@code d}'s MIG mode and devices; {@link Mig#OFF} for a card that cannot do MIG (NOT_SUPPORTED).
+     *
+     * @param model   the card's model, for its profiles' names
+     * @param cardMib the card's memory, for a profile named by memory
+     */
+    Mig read(Nvml.Device d, String model, long cardMib) {
         boolean enabled;
         boolean pending;
         try (Arena arena = Arena.ofConfined()) {
@@ -91,7 +96,6 @@ final class NvmlMig {
                     d.index());
             return new Mig(true, pending, List.of());
         }
-        long cardMib = nvml.memoryTotalBytes(d) >> 20;
         return new Mig(true, pending, devices(listing.get(), d, MigGeometry.of(model), cardMib));
     }
 

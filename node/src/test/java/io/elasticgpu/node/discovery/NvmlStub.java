@@ -58,6 +58,7 @@ public final class NvmlStub {
             MethodHandle eventSets) {}
 
     private static final Map<Build, Loaded> LOADED = new EnumMap<>(Build.class);
+    private static final String SOURCE = "src/test/c/nvml_stub.c";
 
     private NvmlStub() {}
 
@@ -187,15 +188,37 @@ public final class NvmlStub {
         }
     }
 
+    /**
+     * Builds the stand-in ({@link Build#CURRENT}) into {@code directory} as {@code libnvidia-ml.so.1}, not loading it
+     * into this JVM: for a program started apart that loads it by path (a node agent's {@code --nvml-library}, the GPU
+     * check's rehearsal), configured through {@code NVML_STUB_CONFIG}. Tests of other modules may call it: the source
+     * is found beside them, in the node module.
+     */
+    public static Path buildInto(Path directory) {
+        return compile(Build.CURRENT, directory);
+    }
+
     private static Path compile(Build build) {
         Path module = Path.of(System.getProperty("basedir", ".")).toAbsolutePath(); // surefire sets basedir
-        Path source = module.resolve("src/test/c/nvml_stub.c");
         // Each build in a directory of its own under the library's real name, which is what Nvml.load looks for.
-        Path directory = module.resolve(
-                build == Build.CURRENT
-                        ? "target/nvml-stub"
-                        : "target/nvml-stub/"
-                                + build.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        return compile(
+                build,
+                module.resolve(
+                        build == Build.CURRENT
+                                ? "target/nvml-stub"
+                                : "target/nvml-stub/"
+                                        + build.name().toLowerCase(Locale.ROOT).replace('_', '-')));
+    }
+
+    /** The node module's {@code src/test/c/nvml_stub.c}: this module's, or its sibling's for another module's tests. */
+    private static Path source() {
+        Path module = Path.of(System.getProperty("basedir", ".")).toAbsolutePath();
+        Path here = module.resolve(SOURCE);
+        return Files.isRegularFile(here) ? here : module.resolveSibling("node").resolve(SOURCE);
+    }
+
+    private static Path compile(Build build, Path directory) {
+        Path source = source();
         Path built = directory.resolve("libnvidia-ml.so.1");
         Path partial =
                 directory.resolve("libnvidia-ml.so.1." + ProcessHandle.current().pid());
