@@ -89,13 +89,7 @@ public final class Placer {
      */
     private int lookahead(Ask ask, ClusterState cluster, int fitting) {
         int[] top = rollouts.candidates(
-                ask,
-                cluster,
-                fitting,
-                j -> true,
-                j -> cluster.node(nodes[j]),
-                j -> choices[j].cards(),
-                (a, b) -> scores[a] > scores[b]);
+                ask, cluster, fitting, j -> true, j -> cluster.node(nodes[j]), (a, b) -> scores[a] > scores[b]);
         int n = top.length;
         int[] candidates = new int[n];
         int[][] cards = new int[n][];

@@ -79,8 +79,7 @@ public final class Rollouts {
      * it: where its model, once the ask is placed, still has free what it keeps for pods that accept fewer models
      * ({@link ModelReserve}). When no fitting node is open, or no pod names a model, of all that it fits.
      *
-     * @param node  the node at a position
-     * @param cards the cards the policy chose for the ask at a position
+     * @param node the node at a position
      */
     public int[] candidates(
             Ask ask,
@@ -88,13 +87,12 @@ public final class Rollouts {
             int count,
             IntPredicate fits,
             IntFunction<NodeState> node,
-            IntFunction<int[]> cards,
             BestPositions.Before before) {
         refresh(cluster);
         int wanted = lookahead.candidates();
         if (headroom.active()) {
-            int[] open = BestPositions.of(
-                    count, wanted, j -> fits.test(j) && headroom.open(ask, node.apply(j), cards.apply(j)), before);
+            int[] open =
+                    BestPositions.of(count, wanted, j -> fits.test(j) && headroom.open(ask, node.apply(j)), before);
             if (open.length > 0) {
                 return open;
             }

@@ -16,9 +16,7 @@ import java.util.Set;
  * (any model when it names none), the typical pods narrower than it (whose {@code M_t} it accepts and which accept
  * fewer of the cluster's models) are spread over their models, the narrowest first, each over what its models have
  * left of their share of the cluster's cards once the narrower ones had theirs (in proportion to their cards when
- * none is left): what a model receives is the share of the cluster's free GPU it keeps from the request. Pods
- * asking several whole cards are also counted by their number of cards, for they need that many idle cards on one
- * node.
+ * none is left): what a model receives is the share of the cluster's free GPU it keeps from the request.
  *
  * <p>Nothing is kept when no typical pod names a model, so on a workload without model names the look-ahead
  * chooses exactly as without this; and a pod that names one model keeps nothing from anyone. Immutable and
@@ -26,28 +24,20 @@ import java.util.Set;
  */
 public final class ModelReserve {
 
-    /** One typical pod that names models: the models, its share of all GPU asked, its cards. */
-    private record Named(Set<String> models, double share, int cards) {}
-
-    /**
-     * What one model keeps from one request, as shares of the cluster's free GPU: {@code gpu} in all, and
-     * {@code idle[k]} (k at least 2) of it for pods asking k whole cards on one node.
-     */
-    public record Kept(double gpu, double[] idle) {}
+    /** The typical pods that name the same models: the models, their share of all GPU asked. */
+    private record Named(Set<String> models, double share) {}
 
     private final List<Named> named;
-    private final int mostCards;
 
     private ModelReserve(List<Named> named) {
         this.named = List.copyOf(named);
-        this.mostCards = named.stream().mapToInt(Named::cards).max().orElse(0);
     }
 
     /** The reserve of {@code workload}: its pods that need cards and name models, the rare ones too. */
     public static ModelReserve of(TypicalWorkload workload) {
         requireNonNull(workload, "workload");
         return new ModelReserve(workload.named().stream()
-                .map(n -> new Named(new LinkedHashSet<>(n.models()), n.share(), n.cards()))
+                .map(n -> new Named(new LinkedHashSet<>(n.models()), n.share()))
                 .toList());
     }
 
@@ -56,18 +46,13 @@ public final class ModelReserve {
         return !named.isEmpty();
     }
 
-    /** The most whole cards one typical pod that names models asks on one node (1 when none asks several). */
-    public int mostCards() {
-        return Math.max(1, mostCards);
-    }
-
     /**
-     * What each model keeps from a request that accepts {@code accepted} (empty: any), given each model's capacity in
-     * the cluster; models that keep nothing are left out.
+     * What each model keeps from a request that accepts {@code accepted} (empty: any), as a share of the cluster's
+     * free GPU, given each model's capacity in the cluster; models that keep nothing are left out.
      *
      * @param capacity milli-cards of each model in the cluster
      */
-    public Map<String, Kept> kept(List<String> accepted, Map<String, Long> capacity) {
+    public Map<String, Double> kept(List<String> accepted, Map<String, Long> capacity) {
         double total = capacity.values().stream().mapToLong(Long::longValue).sum();
         Map<String, Double> left = new HashMap<>();
         capacity.forEach((m, c) -> left.put(m, c / total));
@@ -76,7 +61,7 @@ public final class ModelReserve {
                 .sorted(Comparator.comparingLong(
                         t -> t.models().stream().filter(capacity::containsKey).count()))
                 .toList();
-        Map<String, Kept> out = new HashMap<>();
+        Map<String, Double> out = new HashMap<>();
         for (Named t : narrower) {
             double room = 0;
             double cards = 0;
@@ -94,11 +79,7 @@ public final class ModelReserve {
                 double part =
                         room > 0 ? t.share() * Math.max(0, left.get(m)) / room : t.share() * capacity.get(m) / cards;
                 left.merge(m, -part, Double::sum);
-                Kept k = out.computeIfAbsent(m, x -> new Kept(0, new double[mostCards() + 1]));
-                if (t.cards() > 1) {
-                    k.idle()[t.cards()] += part;
-                }
-                out.put(m, new Kept(k.gpu() + part, k.idle()));
+                out.merge(m, part, Double::sum);
             }
         }
         return out;

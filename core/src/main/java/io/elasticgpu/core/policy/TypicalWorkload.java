@@ -30,10 +30,9 @@ public final class TypicalWorkload {
     }
 
     /**
-     * The pods that name GPU models, grouped by the models they accept and the whole cards they need on one node (1
-     * for one card or a slice): their share of all the GPU the pods ask, 0..1.
+     * The pods that name GPU models, grouped by the models they accept: their share of all the GPU the pods ask, 0..1.
      */
-    public record Named(List<String> models, int cards, double share) {
+    public record Named(List<String> models, double share) {
         public Named {
             models = List.copyOf(requireNonNull(models, "models"));
         }
@@ -106,23 +105,19 @@ public final class TypicalWorkload {
      */
     private static List<Named> named(Map<Ask, Double> weights) {
         double all = 0;
-        Map<List<Object>, Double> groups = new LinkedHashMap<>();
+        Map<List<String>, Double> groups = new LinkedHashMap<>();
         for (Map.Entry<Ask, Double> e : weights.entrySet()) {
             Ask ask = e.getKey();
             double gpu = e.getValue() * ask.cards() * (ask.milliPerCard() > 0 ? ask.milliPerCard() : Card.WHOLE);
             all += gpu;
             if (ask.needsCards() && !ask.models().isEmpty()) {
-                int cards = ask.wholeCards() ? ask.cards() : 1;
-                groups.merge(List.of(ask.models(), cards), gpu, Double::sum);
+                groups.merge(ask.models(), gpu, Double::sum);
             }
         }
-        List<Named> out = new ArrayList<>();
-        for (Map.Entry<List<Object>, Double> g : groups.entrySet()) {
-            @SuppressWarnings("unchecked")
-            List<String> models = (List<String>) g.getKey().get(0);
-            out.add(new Named(models, (Integer) g.getKey().get(1), g.getValue() / all));
-        }
-        return out;
+        double total = all;
+        return groups.entrySet().stream()
+                .map(g -> new Named(g.getKey(), g.getValue() / total))
+                .toList();
     }
 
     /** Ties between equally frequent shapes go to the larger shape: CPU, then milli, then cards, then models. */

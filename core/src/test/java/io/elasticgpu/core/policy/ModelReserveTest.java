@@ -36,14 +36,14 @@ class ModelReserveTest {
         ModelReserve reserve = ModelReserve.of(TypicalWorkload.of(
                 List.of(typical(card("A"), 0.3), typical(card("A", "B"), 0.1), typical(card(), 0.6))));
 
-        Map<String, ModelReserve.Kept> any = reserve.kept(List.of(), CAPACITY);
+        Map<String, Double> any = reserve.kept(List.of(), CAPACITY);
         // A's pods take all of A and more; the pods naming A or B find room only on B
-        assertThat(any.get("A").gpu()).isCloseTo(0.3, within(1e-9));
-        assertThat(any.get("B").gpu()).isCloseTo(0.1, within(1e-9));
+        assertThat(any.get("A")).isCloseTo(0.3, within(1e-9));
+        assertThat(any.get("B")).isCloseTo(0.1, within(1e-9));
         // a pod naming A or B keeps only what pods naming A alone want; one naming A alone keeps nothing
-        Map<String, ModelReserve.Kept> both = reserve.kept(List.of("A", "B"), CAPACITY);
+        Map<String, Double> both = reserve.kept(List.of("A", "B"), CAPACITY);
         assertThat(both).containsOnlyKeys("A");
-        assertThat(both.get("A").gpu()).isCloseTo(0.3, within(1e-9));
+        assertThat(both.get("A")).isCloseTo(0.3, within(1e-9));
         assertThat(reserve.kept(List.of("A"), CAPACITY)).isEmpty();
     }
 
@@ -53,25 +53,22 @@ class ModelReserveTest {
         ModelReserve reserve =
                 ModelReserve.of(TypicalWorkload.of(List.of(typical(card("A", "B"), 0.1), typical(card(), 0.9))));
 
-        Map<String, ModelReserve.Kept> any = reserve.kept(List.of(), CAPACITY);
+        Map<String, Double> any = reserve.kept(List.of(), CAPACITY);
         assertThat(any).containsOnlyKeys("A", "B");
-        assertThat(any.get("A").gpu()).isCloseTo(0.025, within(1e-9));
-        assertThat(any.get("B").gpu()).isCloseTo(0.075, within(1e-9));
+        assertThat(any.get("A")).isCloseTo(0.025, within(1e-9));
+        assertThat(any.get("B")).isCloseTo(0.075, within(1e-9));
         // in a cluster of A and B alone, a pod naming both is no narrower than one that names none
         assertThat(reserve.kept(List.of(), Map.of("A", 2_000L, "B", 6_000L))).isEmpty();
     }
 
     @Test
-    void podsOfSeveralWholeCardsAreAlsoCountedByTheirCards() {
+    void podsOfSeveralWholeCardsCountByAllTheGpuTheyAsk() {
         Ask eightAsk = Ask.wholeCards(8000, 0, 8).withModels(List.of("B"));
         ModelReserve reserve =
                 ModelReserve.of(TypicalWorkload.of(List.of(typical(eightAsk, 0.1), typical(card(), 0.9))));
 
-        ModelReserve.Kept b = reserve.kept(List.of(), CAPACITY).get("B");
-        assertThat(reserve.mostCards()).isEqualTo(8);
         // one eight-card pod asks eight times the GPU of a one-card pod: 0.8 of 1.7
-        assertThat(b.gpu()).isCloseTo(0.8 / 1.7, within(1e-9));
-        assertThat(b.idle()[8]).isCloseTo(0.8 / 1.7, within(1e-9));
+        assertThat(reserve.kept(List.of(), CAPACITY).get("B")).isCloseTo(0.8 / 1.7, within(1e-9));
     }
 
     @Test
@@ -87,13 +84,11 @@ class ModelReserveTest {
         TypicalWorkload workload = TypicalWorkload.estimate(asks, 95);
 
         assertThat(workload.typicals()).extracting(t -> t.ask().models()).containsOnly(List.of());
-        // grouped by the models named and the cards: four shapes, one group of 4 % of the GPU asked
+        // grouped by the models named: four shapes, one group of 4 % of the GPU asked
         assertThat(workload.named()).singleElement().satisfies(n -> {
             assertThat(n.models()).containsExactly("A");
-            assertThat(n.cards()).isEqualTo(1);
             assertThat(n.share()).isCloseTo(0.04, within(1e-9));
         });
-        assertThat(ModelReserve.of(workload).kept(List.of(), CAPACITY).get("A").gpu())
-                .isCloseTo(0.04, within(1e-9));
+        assertThat(ModelReserve.of(workload).kept(List.of(), CAPACITY).get("A")).isCloseTo(0.04, within(1e-9));
     }
 }

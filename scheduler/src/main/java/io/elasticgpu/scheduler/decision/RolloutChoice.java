@@ -49,7 +49,6 @@ final class RolloutChoice {
                 fit.size(),
                 i -> !Double.isNaN(place[i]),
                 i -> cluster.node(slots.applyAsInt(i)),
-                cards,
                 (a, b) -> before(a, b, place, fit));
         int count = top.length;
         if (count == 0) {
