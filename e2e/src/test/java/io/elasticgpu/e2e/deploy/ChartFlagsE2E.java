@@ -13,16 +13,11 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -40,27 +35,9 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 class ChartFlagsE2E {
 
-    private static final Path CHART = RenderedChart.DEPLOY.resolve("helm/elastic-gpu");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     /** The chart's variants check-chart renders, by values file (none: the defaults). */
     private static final Map<String, List<String>> VARIANTS = variants();
-
-    private static String helm;
-    private static String kubeVersion;
-
-    @BeforeAll
-    static void helm() throws Exception {
-        RenderedChart.script("build-helm");
-        helm = run(RenderedChart.DEPLOY.resolve("bin/build-helm").toString(), "--print-path")
-                .strip();
-        kubeVersion = Files.readAllLines(
-                        RenderedChart.DEPLOY.resolveSibling("e2e").resolve("versions.env"))
-                .stream()
-                .filter(l -> l.startsWith("KUBERNETES_VERSION="))
-                .map(l -> l.substring("KUBERNETES_VERSION=".length()))
-                .findFirst()
-                .orElseThrow();
-    }
 
     static Stream<Row> rows() {
         return ChartFlags.ROWS.stream();
@@ -77,7 +54,7 @@ class ChartFlagsE2E {
             options.addAll(List.of("--set", row.value() + "=" + row.example()));
         }
 
-        List<List<String>> args = arguments(render(options)).getOrDefault(row.component(), List.of());
+        List<List<String>> args = arguments(RenderedChart.template(options)).getOrDefault(row.component(), List.of());
 
         assertThat(args)
                 .as("%s containers rendered with %s", row.component().command, options)
@@ -107,7 +84,7 @@ class ChartFlagsE2E {
         for (var variant : VARIANTS.entrySet()) {
             List<String> options = new ArrayList<>(List.of("--namespace", "elastic-gpu-system"));
             variant.getValue().forEach(file -> options.addAll(List.of("--values", file)));
-            for (var component : arguments(render(options)).entrySet()) {
+            for (var component : arguments(RenderedChart.template(options)).entrySet()) {
                 for (List<String> args : component.getValue()) {
                     for (String arg : args) {
                         if (!arg.startsWith("--")) {
@@ -149,14 +126,6 @@ class ChartFlagsE2E {
                 .as("rows whose flag egpu does not have as the chart passes it")
                 .isEmpty();
         assertThat(ChartFlags.ROWS).extracting(Row::component).contains(Component.values());
-    }
-
-    /** {@code helm template} of the chart with {@code options}. */
-    private static String render(List<String> options) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(
-                List.of(helm, "template", "elastic-gpu", CHART.toString(), "--kube-version", kubeVersion));
-        command.addAll(options);
-        return run(command.toArray(String[]::new));
     }
 
     /**
@@ -206,17 +175,5 @@ class ChartFlagsE2E {
                 "per-node",
                 List.of(RenderedChart.DEPLOY.resolve("helm/per-node.yaml").toString()));
         return variants;
-    }
-
-    private static String run(String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(2, TimeUnit.MINUTES))
-                .as("%s finished", String.join(" ", command))
-                .isTrue();
-        assertThat(process.exitValue())
-                .as("%s: %s", String.join(" ", command), out)
-                .isZero();
-        return out;
     }
 }

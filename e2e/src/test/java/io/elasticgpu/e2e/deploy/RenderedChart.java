@@ -11,8 +11,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +26,9 @@ public final class RenderedChart {
             Path.of(System.getProperty("egpu.e2e.dir", "e2e"))
                     .resolveSibling("deploy")
                     .toString()));
+
+    private static String helm;
+    private static String kubeVersion;
 
     private RenderedChart() {}
 
@@ -42,6 +47,44 @@ public final class RenderedChart {
                 .as("%s's exit code; its output:%n%s", name, Files.readString(log))
                 .isZero();
         return Files.readString(log);
+    }
+
+    /**
+     * {@code helm template elastic-gpu} of the chart with {@code options}, for the Kubernetes version the e2e control
+     * plane runs, with helm from {@code deploy/bin/build-helm} (built when missing); helm must succeed.
+     */
+    public static synchronized String template(List<String> options) throws IOException, InterruptedException {
+        if (helm == null) {
+            script("build-helm");
+            helm = run(DEPLOY.resolve("bin/build-helm").toString(), "--print-path")
+                    .strip();
+            kubeVersion = Files.readAllLines(DEPLOY.resolveSibling("e2e").resolve("versions.env")).stream()
+                    .filter(l -> l.startsWith("KUBERNETES_VERSION="))
+                    .map(l -> l.substring("KUBERNETES_VERSION=".length()))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        List<String> command = new ArrayList<>(List.of(
+                helm,
+                "template",
+                "elastic-gpu",
+                DEPLOY.resolve("helm/elastic-gpu").toString(),
+                "--kube-version",
+                kubeVersion));
+        command.addAll(options);
+        return run(command.toArray(String[]::new));
+    }
+
+    private static String run(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(2, TimeUnit.MINUTES))
+                .as("%s finished", String.join(" ", command))
+                .isTrue();
+        assertThat(process.exitValue())
+                .as("%s: %s", String.join(" ", command), out)
+                .isZero();
+        return out;
     }
 
     /** The objects check-chart rendered into deploy/target/elastic-gpu-{variant}.yaml. */
