@@ -110,7 +110,11 @@ class GpuIsolationRehearsalIT {
             // fails at once), a restarted agent adopts it, a client's commands through its pipe directory are run and
             // recorded
             assertThat(l.path("daemonRestartSeconds").asDouble(-1)).as(mode).isBetween(0.0, 21.0);
-            assertThat(l.path("agentRestartKeptDaemon").asBoolean()).as(mode).isTrue();
+            assertThat(l.path("agentRestartKeptDaemon").asBoolean())
+                    .as(
+                            "%s: daemon before the agent's restart %s, after %s%n%s",
+                            mode, l.path("agentRestartDaemonBefore"), l.path("agentRestartDaemonAfter"), r.output())
+                    .isTrue();
             assertThat(l.path("afterRestartLimitsHeld").asBoolean()).as(mode).isTrue();
             assertThat(l.path("controlPipe").path("commands").size()).as(mode).isGreaterThanOrEqualTo(2);
             assertThat(l.path("controlPipe").path("commands").get(0).has("exit"))

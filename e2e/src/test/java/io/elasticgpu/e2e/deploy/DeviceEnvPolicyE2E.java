@@ -107,10 +107,13 @@ class DeviceEnvPolicyE2E {
     }
 
     @Test
-    void voidNoneAndOtherVariablesAreAdmitted(TestCluster cluster) {
+    void voidNoneEmptyAndOtherVariablesAreAdmitted(TestCluster cluster) {
         install(cluster);
         assertThat(refusal(TEAM, pod(env("void")))).isNull();
         assertThat(refusal(TEAM, pod(env("none")))).isNull();
+        assertThat(refusal(TEAM, pod(env(""))))
+                .as("empty, which the toolkit reads as void")
+                .isNull();
         assertThat(refusal(TEAM, pod(new EnvVar("CUDA_VISIBLE_DEVICES", "0", null))))
                 .isNull();
         assertThat(refusal(TEAM, pod())).isNull();

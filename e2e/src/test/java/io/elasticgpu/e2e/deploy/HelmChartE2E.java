@@ -231,19 +231,13 @@ class HelmChartE2E {
                         "--aliyun-unit-mib",
                         "1024");
 
-        String usageOff = run(
-                helm(),
-                "template",
-                "elastic-gpu",
-                DEPLOY.resolve("helm/elastic-gpu").toString(),
+        String usageOff = RenderedChart.template(List.of(
                 "--namespace",
                 RELEASE_NAMESPACE,
-                "--kube-version",
-                kubeVersion(),
                 "--set",
                 "nodeAgent.usage.enabled=false",
                 "--show-only",
-                "templates/node-agent.yaml");
+                "templates/node-agent.yaml"));
         PodSpec withoutUsage = nodeAgent(cluster.client()
                 .load(new java.io.ByteArrayInputStream(usageOff.getBytes(StandardCharsets.UTF_8)))
                 .items());
@@ -317,6 +311,27 @@ class HelmChartE2E {
         }
     }
 
+    @Test
+    void theNodeAgentOnNvmlGetsEveryCardByTheToolkitsDeviceListMountAsWellAsByTheVariable(TestCluster cluster) {
+        // docs/install.md: with the toolkit told to ignore the variable in unprivileged containers, the mount decides
+        PodSpec nvml = nodeAgent(rendered(cluster.client(), "defaults"));
+        assertThat(nvml.getVolumes())
+                .filteredOn(v -> v.getName().equals("nvidia-device-list"))
+                .extracting(v -> v.getHostPath().getPath(), v -> v.getHostPath().getType())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("/dev/null", "CharDevice"));
+        assertThat(nvml.getContainers().getFirst().getVolumeMounts())
+                .filteredOn(m -> m.getName().equals("nvidia-device-list"))
+                .extracting(m -> m.getMountPath(), m -> m.getReadOnly())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("/var/run/nvidia-container-devices/all", true));
+        assertThat(nvml.getContainers().getFirst().getEnv())
+                .extracting(e -> e.getName() + "=" + e.getValue())
+                .contains("NVIDIA_VISIBLE_DEVICES=all");
+        // the simulated backend reads no card
+        assertThat(nodeAgent(rendered(cluster.client(), "all-options")).getVolumes())
+                .extracting(Volume::getName)
+                .doesNotContain("nvidia-device-list");
+    }
+
     /** The pod spec of the one node agent DaemonSet. */
     private static PodSpec nodeAgent(List<HasMetadata> objects) {
         return objects.stream()
@@ -341,19 +356,6 @@ class HelmChartE2E {
                 .getTemplate()
                 .getSpec();
         return RenderedChart.arguments(objects, pod, pod.getContainers().getFirst());
-    }
-
-    private static String helm() throws IOException, InterruptedException {
-        return run(DEPLOY.resolve("bin/build-helm").toString(), "--print-path");
-    }
-
-    /** The Kubernetes version check-chart renders for (e2e/versions.env). */
-    private static String kubeVersion() throws IOException {
-        return Files.readAllLines(DEPLOY.resolveSibling("e2e").resolve("versions.env")).stream()
-                .filter(l -> l.startsWith("KUBERNETES_VERSION="))
-                .map(l -> l.substring("KUBERNETES_VERSION=".length()))
-                .findFirst()
-                .orElseThrow();
     }
 
     /** Applies the CRDs for real, then dry-runs the rest; answers "kind namespace/name: message" per rejection. */

@@ -79,6 +79,19 @@ record ContainerReport(
         return Optional.of(new ContainerReport(env, mounts, devices, files));
     }
 
+    /**
+     * The devices named by the NVIDIA container toolkit's volume-mount device list: what is mounted under {@code
+     * /var/run/nvidia-container-devices}, by name.
+     */
+    List<String> deviceList() {
+        String root = "/var/run/nvidia-container-devices/";
+        return mounts.stream()
+                .map(Mount::mountPoint)
+                .filter(p -> p.startsWith(root))
+                .map(p -> p.substring(root.length()))
+                .toList();
+    }
+
     /** The mount at {@code mountPoint} in the container. */
     Optional<Mount> mountAt(String mountPoint) {
         return mounts.stream().filter(m -> m.mountPoint().equals(mountPoint)).findFirst();

@@ -107,6 +107,10 @@ class RealNodeDevicePluginE2E {
         assertThat(shares).hasSize(2).extracting(Share::card).doesNotHaveDuplicates();
         assertThat(gpuVariables(report)).isEqualTo(expectedEnvironment(shares, true, true));
         assertThat(report.env().get("NVIDIA_VISIBLE_DEVICES").split(",")).hasSize(2);
+        // the same cards as the NVIDIA toolkit's volume-mount device list, through kubelet, containerd and runc
+        assertThat(report.deviceList())
+                .containsExactlyInAnyOrderElementsOf(
+                        shares.stream().map(Share::uuid).toList());
         assertTheAgentCounts(List.of(GpuWorkloads.allocated(cluster.client(), cluster.namespace(), "pair")));
     }
 

@@ -135,6 +135,9 @@ class RealNodeDraE2E {
                     .isEqualTo(new java.util.TreeMap<>(cdiEnv))
                     .containsAllEntriesOf(expected);
             assertThat(report.devices()).as("device nodes the CDI spec names").contains("nvidia" + card, "nvidiactl");
+            assertThat(report.deviceList())
+                    .as("the NVIDIA toolkit's device list the CDI spec mounts")
+                    .containsExactly(uuid);
         }
     }
 

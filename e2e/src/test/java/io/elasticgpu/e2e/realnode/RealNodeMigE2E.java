@@ -101,6 +101,7 @@ class RealNodeMigE2E {
                         "NVIDIA_VISIBLE_DEVICES", MIG_3G,
                         "ELASTICGPU_CARD_INDEX", "1",
                         "ELASTICGPU_MIG_PROFILE", "3g.40gb"));
+        assertThat(report.deviceList()).containsExactly(MIG_3G);
     }
 
     @Test

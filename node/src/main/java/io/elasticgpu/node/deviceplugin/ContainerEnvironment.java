@@ -15,11 +15,12 @@ import java.util.stream.Collectors;
 
 /**
  * What a container is told about its cards: {@code NVIDIA_VISIBLE_DEVICES} (uuids, read by the NVIDIA container
- * runtime), our {@code ELASTICGPU_*} variables, HAMi's {@code CUDA_DEVICE_*} limits, the variables Volcano's and
- * Aliyun's device plugins set for pods that used their names, and, for a share held through MPS, what its layout gives
- * the container to reach its server ({@link MpsAccess}: the pipe directory, a {@code /dev/shm}, and only in the
- * per-card layout the limits themselves, which elsewhere are the server's, where nothing in the container can raise
- * them).
+ * runtime) and, in the device plugin's answer, the same cards as the NVIDIA container toolkit's volume-mount device
+ * list ({@link #deviceList}), our {@code ELASTICGPU_*} variables, HAMi's {@code CUDA_DEVICE_*} limits, the variables
+ * Volcano's and Aliyun's device plugins set for pods that used their names, and, for a share held through MPS, what
+ * its layout gives the container to reach its server ({@link MpsAccess}: the pipe directory, a {@code /dev/shm}, and
+ * only in the per-card layout the limits themselves, which elsewhere are the server's, where nothing in the container
+ * can raise them).
  *
  * @param aliyunUnitMib MiB in one unit of {@code aliyun.com/gpu-mem}
  */
@@ -59,10 +60,35 @@ public record ContainerEnvironment(long aliyunUnitMib) {
                         .setHostPath(host)
                         .setContainerPath(container)
                         .build()));
+        b.addAllMounts(deviceList(
+                grant.shares().stream().map(s -> cards.uuid(s.card())).toList()));
         if (!grant.note().isEmpty()) {
             b.putAnnotations("elasticgpu.io/allocation-note", grant.note());
         }
         return b.build();
+    }
+
+    /** Where the NVIDIA container toolkit reads a container's devices from volume mounts. */
+    public static final String DEVICE_LIST_ROOT = "/var/run/nvidia-container-devices";
+
+    /**
+     * The devices {@code ids} (card or MIG UUIDs) as the NVIDIA container toolkit's volume-mount device list: for each,
+     * the host's {@code /dev/null} mounted read-only at {@value #DEVICE_LIST_ROOT}{@code /<id>}. A toolkit told to
+     * take devices from such mounts ({@code accept-nvidia-visible-devices-as-volume-mounts = true}) and to ignore
+     * {@code NVIDIA_VISIBLE_DEVICES} in unprivileged containers ({@code
+     * accept-nvidia-visible-devices-envvar-when-unprivileged = false}) gives a container only the cards it was
+     * granted, whatever variables it sets: it reads mounts whose source is {@code /dev/null}, which a pod cannot
+     * make without a hostPath volume. With the toolkit's defaults the mounts are inert and the variable decides, as
+     * before. kubelet drops a second mount at the same path, so every answer of a container may carry them.
+     */
+    public static List<Mount> deviceList(List<String> ids) {
+        return ids.stream()
+                .map(id -> Mount.newBuilder()
+                        .setHostPath("/dev/null")
+                        .setContainerPath(DEVICE_LIST_ROOT + "/" + id)
+                        .setReadOnly(true)
+                        .build())
+                .toList();
     }
 
     /**

@@ -145,6 +145,7 @@ public final class MigDevicePlugin extends DevicePlugin {
                                 .map(id -> Integer.toString(cardByDevice.get(id).index()))
                                 .collect(Collectors.joining(",")))
                 .putEnvs("ELASTICGPU_MIG_PROFILE", profile)
+                .addAllMounts(ContainerEnvironment.deviceList(ids))
                 .build();
     }
 }

@@ -3,6 +3,7 @@ package io.elasticgpu.node.dra;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.elasticgpu.node.deviceplugin.ContainerEnvironment;
 import io.elasticgpu.node.deviceplugin.ContainerEnvironment.Variables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -101,8 +102,17 @@ public final class CdiSpecs {
         }
     }
 
-    /** What one CDI device does to a container: its cards' device nodes, variables and mounts. */
-    public record Edits(List<String> deviceNodes, Variables variables) {
+    /**
+     * What one CDI device does to a container: its cards' device nodes, variables and mounts, and its cards ({@code
+     * devices}, UUIDs) as the NVIDIA container toolkit's volume-mount device list ({@link
+     * ContainerEnvironment#deviceList}), as the device plugin gives them.
+     */
+    public record Edits(List<String> deviceNodes, Variables variables, List<String> devices) {
+        public Edits {
+            deviceNodes = List.copyOf(deviceNodes);
+            devices = List.copyOf(devices);
+        }
+
         Map<String, Object> json() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put(
@@ -113,18 +123,26 @@ public final class CdiSpecs {
             m.put(
                     "deviceNodes",
                     deviceNodes.stream().map(p -> Map.of("path", p)).toList());
-            if (!variables.mounts().isEmpty()) {
-                m.put(
-                        "mounts",
-                        variables.mounts().entrySet().stream()
-                                .map(e -> Map.of(
-                                        "hostPath",
-                                        e.getKey(),
-                                        "containerPath",
-                                        e.getValue(),
-                                        "options",
-                                        List.of("rbind", "rw", "nosuid", "nodev")))
-                                .toList());
+            List<Map<String, Object>> mounts = new ArrayList<>();
+            variables
+                    .mounts()
+                    .forEach((host, container) -> mounts.add(Map.of(
+                            "hostPath",
+                            host,
+                            "containerPath",
+                            container,
+                            "options",
+                            List.of("rbind", "rw", "nosuid", "nodev"))));
+            ContainerEnvironment.deviceList(devices)
+                    .forEach(d -> mounts.add(Map.of(
+                            "hostPath",
+                            d.getHostPath(),
+                            "containerPath",
+                            d.getContainerPath(),
+                            "options",
+                            List.of("bind", "ro", "nosuid", "nodev"))));
+            if (!mounts.isEmpty()) {
+                m.put("mounts", mounts);
             }
             return m;
         }

@@ -181,7 +181,9 @@ public final class ClaimPreparation {
             edits.put(
                     CdiSpecs.deviceName(ref.uid(), request),
                     new CdiSpecs.Edits(
-                            nodes, environment.variables(shares, Family.ELASTIC_GPU, cards, true, true, mps)));
+                            nodes,
+                            environment.variables(shares, Family.ELASTIC_GPU, cards, true, true, mps),
+                            shares.stream().map(Share::uuid).distinct().toList()));
         }
         return new PreparedClaim(ref, devices(ref, devices), CdiSpecs.spec(edits));
     }

@@ -168,7 +168,10 @@ class NodeAgentIT {
         MpsDirs dirs = new MpsDirs(mpsRoot.resolve(servers.shares().getFirst().key()));
         assertThat(c.mounts())
                 .extracting(m -> m.hostPath() + " -> " + m.containerPath())
-                .containsExactlyInAnyOrder(dirs.pipe() + " -> /tmp/nvidia-mps", dirs.shm() + " -> /dev/shm");
+                .containsExactlyInAnyOrder(
+                        dirs.pipe() + " -> /tmp/nvidia-mps",
+                        dirs.shm() + " -> /dev/shm",
+                        "/dev/null -> /var/run/nvidia-container-devices/GPU-00000001-aaaa-bbbb-cccc-000000000000");
         assertThat(MpsStandIn.environment(dirs))
                 .contains(
                         "CUDA_VISIBLE_DEVICES=GPU-00000001-aaaa-bbbb-cccc-000000000000",

@@ -54,7 +54,12 @@ class ContainerEnvironmentTest {
                 .containsEntry("ELASTICGPU_CARD_INDEX", "1")
                 .containsEntry("ELASTICGPU_CORE_PERCENT", "30")
                 .doesNotContainKey("ELASTICGPU_MEMORY_LIMIT_MIB");
-        assertThat(memory.getMountsList()).isEmpty();
+        // and both name the card as the NVIDIA toolkit's volume-mount device list (kubelet keeps one mount per path)
+        for (ContainerAllocateResponse r : List.of(memory, core)) {
+            assertThat(r.getMountsList())
+                    .extracting(m -> m.getHostPath() + " -> " + m.getContainerPath() + (m.getReadOnly() ? " ro" : ""))
+                    .containsExactly("/dev/null -> /var/run/nvidia-container-devices/GPU-b ro");
+        }
     }
 
     @Test
@@ -118,7 +123,9 @@ class ContainerEnvironmentTest {
                     .extracting(m -> m.getHostPath() + " -> " + m.getContainerPath())
                     .containsExactly(
                             "/run/elastic-gpu/mps/dp-0123456789abcdef/pipe -> /tmp/nvidia-mps",
-                            "/run/elastic-gpu/mps/dp-0123456789abcdef/shm -> /dev/shm");
+                            "/run/elastic-gpu/mps/dp-0123456789abcdef/shm -> /dev/shm",
+                            "/dev/null -> /var/run/nvidia-container-devices/GPU-a",
+                            "/dev/null -> /var/run/nvidia-container-devices/GPU-b");
         }
     }
 
@@ -131,7 +138,9 @@ class ContainerEnvironmentTest {
         assertThat(r.getEnvsMap())
                 .doesNotContainKey("CUDA_MPS_PIPE_DIRECTORY")
                 .containsEntry("ELASTICGPU_CORE_PERCENT", "100");
-        assertThat(r.getMountsList()).isEmpty();
+        assertThat(r.getMountsList())
+                .extracting(m -> m.getHostPath() + " -> " + m.getContainerPath())
+                .containsExactly("/dev/null -> /var/run/nvidia-container-devices/GPU-a");
     }
 
     @Test

@@ -69,14 +69,7 @@ class MigDevicePluginTest {
 
     @Test
     void anIdThatIsNotOneOfThisProfilesMigDevicesIsRefusedNamingIt() {
-        Answer answer = new Answer();
-        plugins.getLast()
-                .allocate(
-                        AllocateRequest.newBuilder()
-                                .addContainerRequests(
-                                        ContainerAllocateRequest.newBuilder().addDevicesIds("MIG-b"))
-                                .build(),
-                        answer);
+        Answer answer = allocate(plugins.getLast(), "MIG-b");
 
         assertThat(answer.error).isInstanceOf(StatusRuntimeException.class);
         assertThat(answer.error.getMessage())
@@ -84,6 +77,33 @@ class MigDevicePluginTest {
                 .contains("nvidia.com/mig-3g.40gb: [MIG-b] are not MIG devices of this node of that profile;")
                 .contains("it has [MIG-a]");
         assertThat(answer.values).isEmpty();
+    }
+
+    @Test
+    void aContainerIsToldItsMigDevicesAndNothingElseOfTheCardByVariableAndByDeviceListMount() {
+        Answer answer = allocate(plugins.getFirst(), "MIG-c");
+
+        assertThat(answer.error).isNull();
+        var container = answer.values.getFirst().getContainerResponses(0);
+        assertThat(container.getEnvsMap())
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", "MIG-c")
+                .containsEntry("ELASTICGPU_CARD_INDEX", "1")
+                .containsEntry("ELASTICGPU_MIG_PROFILE", "1g.10gb");
+        assertThat(container.getMountsList())
+                .extracting(m -> m.getHostPath() + " -> " + m.getContainerPath() + (m.getReadOnly() ? " ro" : ""))
+                .containsExactly("/dev/null -> /var/run/nvidia-container-devices/MIG-c ro");
+    }
+
+    /** What {@code plugin} answers kubelet's {@code Allocate} of {@code id} for one container. */
+    private static Answer allocate(MigDevicePlugin plugin, String id) {
+        Answer answer = new Answer();
+        plugin.allocate(
+                AllocateRequest.newBuilder()
+                        .addContainerRequests(
+                                ContainerAllocateRequest.newBuilder().addDevicesIds(id))
+                        .build(),
+                answer);
+        return answer;
     }
 
     private static final class Answer implements StreamObserver<AllocateResponse> {

@@ -59,6 +59,11 @@ class ClaimPreparationTest {
                         "CUDA_DEVICE_SM_LIMIT=30");
         assertThat(spec.get("containerEdits").get("deviceNodes").findValuesAsText("path"))
                 .containsExactly("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools");
+        // the card as the NVIDIA toolkit's volume-mount device list, as the device plugin gives it
+        assertThat(edits.get("mounts").findValuesAsText("containerPath"))
+                .containsExactly("/var/run/nvidia-container-devices/GPU-dra00002-0000-0000-0000-000000000000");
+        assertThat(edits.get("mounts").get(0).get("hostPath").asText()).isEqualTo("/dev/null");
+        assertThat(texts(edits.get("mounts").get(0).get("options"))).contains("bind", "ro");
     }
 
     /** An isolation that records what it was asked and answers with a daemon's directories per request. */
@@ -112,7 +117,8 @@ class ClaimPreparationTest {
         assertThat(mounts)
                 .containsExactly(
                         "/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/pipe -> /tmp/nvidia-mps",
-                        "/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/shm -> /dev/shm");
+                        "/run/elastic-gpu/mps/dra-0a1b-uid-a-gpu/shm -> /dev/shm",
+                        "/dev/null -> /var/run/nvidia-container-devices/GPU-dra00002-0000-0000-0000-000000000000");
 
         p.unprepare(A);
         assertThat(isolation.asked).last().isEqualTo("release 0a1b-uid-a");
